@@ -1,0 +1,363 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// Top-level keys we read. MassGen ignores unknown ones, so for them we only warn.
+var topKeys = []string{"agents", "agent", "orchestrator", "ui", "timeout_settings", "memory", "session_id"}
+
+// v1Keys mark a MassGen v1 config, which this version cannot read.
+var v1Keys = []string{"models", "model_configs", "num_agents", "max_rounds", "consensus_threshold",
+	"voting_enabled", "enable_voting"}
+
+// Load reads and validates the config file at path (.yaml, .yml or .json). The Config is nil
+// when the Report has errors.
+func Load(path string) (*Config, Report) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := fmt.Sprintf("cannot read config file %s: %v", path, err)
+		sugg := ""
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "config file not found: " + path
+			sugg = "check the path, or pass a file that exists"
+		}
+		return nil, Report{Errors: []Issue{{Severity: SeverityError, File: path, Message: msg, Suggestion: sugg}}}
+	}
+	return Parse(path, data)
+}
+
+// Parse validates config data read from path; path names the file in issues and its suffix
+// must be .yaml, .yml or .json ("" skips the suffix check). JSON is read by the YAML parser.
+// Every issue carries the line and column of the offending key or value. The Config has all
+// defaults applied and is nil when the Report has errors. Parse never panics.
+func Parse(path string, data []byte) (*Config, Report) {
+	w := &walker{file: path, aliases: map[*ast.AliasNode]ast.Node{}, budget: maxExpansion}
+	cfg := w.parse(path, data)
+	w.rep.Errors = sortIssues(dedupe(w.rep.Errors))
+	w.rep.Warnings = sortIssues(dedupe(w.rep.Warnings))
+	if !w.rep.OK() {
+		return nil, w.rep
+	}
+	cfg.Warnings = w.rep.Warnings
+	return cfg, w.rep
+}
+
+func (w *walker) parse(path string, data []byte) *Config {
+	if path != "" {
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+		default:
+			w.errAt("", fmt.Sprintf("unsupported config file type %q", filepath.Ext(path)),
+				"use a .yaml, .yml or .json file", nil)
+			return nil
+		}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		w.errAt("", "config file is empty", "add an agents: list", nil)
+		return nil
+	}
+	if ok, line, col := flowDepthOK(data); !ok {
+		w.rep.Errors = append(w.rep.Errors, Issue{Severity: SeverityError, File: path, Line: line, Column: col,
+			Message:    fmt.Sprintf("brackets are nested more than %d levels deep", maxFlowDepth),
+			Suggestion: "flatten the structure"})
+		return nil
+	}
+	file, err := parseYAML(data)
+	if err != nil {
+		var yerr yaml.Error
+		if errors.As(err, &yerr) {
+			w.errAt("", "invalid YAML: "+yerr.GetMessage(), "fix the syntax at this position", tokenPos(yerr.GetToken()))
+		} else {
+			w.errAt("", "invalid YAML: "+err.Error(), "fix the syntax", nil)
+		}
+		return nil
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range file.Docs {
+		if !isNil(d) && !isNil(d.Body) {
+			docs = append(docs, d)
+		}
+	}
+	if len(docs) == 0 {
+		w.errAt("", "config file is empty", "add an agents: list", nil)
+		return nil
+	}
+	if len(docs) > 1 {
+		w.errAt("", "config file holds more than one YAML document", "keep one document; remove the extra ---",
+			tokenPos(docs[1].Start), docs[1])
+		return nil
+	}
+	w.collectAliases(docs[0], map[string]ast.Node{}, 0)
+	cfg := defaults()
+	cfg.Path = path
+	w.root(docs[0].Body, cfg)
+	return cfg
+}
+
+// parseYAML runs go-yaml's parser, turning a panic inside it into an error.
+func parseYAML(data []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("the YAML parser failed on this file: %v", r)
+		}
+	}()
+	return parser.ParseBytes(data, 0)
+}
+
+// dedupe drops repeated issues (the same anchored value merged in twice reports once).
+func dedupe(in []Issue) []Issue {
+	seen := map[Issue]bool{}
+	out := in[:0]
+	for _, is := range in {
+		if !seen[is] {
+			seen[is] = true
+			out = append(out, is)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// sortIssues puts issues in file order (issues without a position first).
+func sortIssues(in []Issue) []Issue {
+	sort.SliceStable(in, func(i, j int) bool {
+		if in[i].Line != in[j].Line {
+			return in[i].Line < in[j].Line
+		}
+		return in[i].Column < in[j].Column
+	})
+	return in
+}
+
+func defaults() *Config {
+	return &Config{
+		Orchestrator: Orchestrator{
+			VotingSensitivity: "lenient",
+			AnswerNovelty:     "lenient",
+			FinalPresentation: "regenerate",
+			FailureBudget:     3,
+		},
+		UI: UI{DisplayType: "rich_terminal", LoggingEnabled: true},
+		Timeouts: Timeouts{
+			Orchestrator: 1800 * time.Second,
+			Agent:        300 * time.Second,
+			Presentation: 600 * time.Second,
+		},
+	}
+}
+
+func (w *walker) root(body ast.Node, cfg *Config) {
+	rootN := w.resolve(body)
+	m, ok := rootN.(*ast.MappingNode)
+	if !ok {
+		w.errAt("", "the config must be a mapping of keys (agents:, orchestrator:, ...), not "+kind(rootN),
+			"start the file with agents:", body)
+		return
+	}
+	fields := w.entries(m, "", 0)
+	var v1 []field
+	for _, f := range fields {
+		for _, k := range v1Keys {
+			if f.key == k {
+				v1 = append(v1, f)
+			}
+		}
+	}
+	if len(v1) > 0 {
+		names := make([]string, len(v1))
+		for i, f := range v1 {
+			names[i] = f.key
+		}
+		w.errKey(child("", v1[0]), "rewrite it with an agents: list, each agent with an id and a backend",
+			"this is a MassGen v1 config (%s); the v1 format is not supported", strings.Join(names, ", "))
+		return
+	}
+	var agentF, agentsF *field
+	var agentDefs []agentDef
+	for _, e := range fields {
+		f := child("", e)
+		switch f.key {
+		case "agent":
+			agentF = &f
+		case "agents":
+			agentsF = &f
+		case "orchestrator":
+			w.orchestrator(f, &cfg.Orchestrator)
+		case "ui":
+			w.ui(f, &cfg.UI)
+		case "timeout_settings":
+			w.timeouts(f, &cfg.Timeouts)
+		case "memory":
+			w.memory(f)
+		case "session_id":
+			cfg.SessionID, _ = w.str(f)
+		default:
+			sugg := didYouMean(f.key, topKeys)
+			if f.key == "display" {
+				sugg = "display settings live under ui: display_type, logging_enabled"
+			}
+			w.warnAt(f.loc, fmt.Sprintf("unknown top-level key `%s` is ignored", clip(f.key)), sugg, f.keyN)
+		}
+	}
+	switch {
+	case agentF != nil && agentsF != nil:
+		w.errKey(*agentsF, "keep one of them: agent: for a single agent or agents: for a list",
+			"both `agent` and `agents` are set")
+	case agentF == nil && agentsF == nil:
+		w.errAt("", "missing `agents`", "add an agents: list, each agent with an id and a backend", body)
+	case agentF != nil:
+		if agentF.val == nil {
+			w.errKey(*agentF, "give the agent an id and a backend", "agent must be a mapping, not empty")
+		} else if _, ok := agentF.val.(*ast.MappingNode); !ok {
+			w.errf(*agentF, "use agents: for a list of agents", "agent must be a mapping, not %s", kind(agentF.val))
+		} else {
+			agentDefs = append(agentDefs, w.agent(*agentF))
+		}
+	default:
+		agentDefs = w.agentList(*agentsF)
+	}
+	w.checkAgents(agentDefs)
+	for _, d := range agentDefs {
+		cfg.Agents = append(cfg.Agents, d.agent)
+	}
+}
+
+// agentDef is a parsed agent with the positions later checks need.
+type agentDef struct {
+	agent Agent
+	loc   string
+	idN   ast.Node // nil when the id is missing or invalid
+	voteF *field   // the scripted vote key, when it names a label
+}
+
+func (w *walker) agentList(f field) []agentDef {
+	seq, ok := f.val.(*ast.SequenceNode)
+	if !ok || len(seq.Values) == 0 {
+		what := "empty"
+		if f.val != nil {
+			what = kind(f.val)
+		}
+		w.errf(f, "list agents as `- id: ...` entries, each with a backend",
+			"agents must be a non-empty list of agents, not %s", what)
+		return nil
+	}
+	items, _ := w.list(f)
+	var out []agentDef
+	for _, it := range items {
+		if _, ok := it.val.(*ast.MappingNode); !ok {
+			w.errf(it, "give each agent an id and a backend", "%s must be a mapping, not %s", it.key, kind(it.val))
+			continue
+		}
+		out = append(out, w.agent(it))
+	}
+	return out
+}
+
+var agentKeys = []string{"id", "backend", "system_message", "memory"}
+
+func (w *walker) agent(f field) agentDef {
+	d := agentDef{loc: f.loc}
+	fields, _ := w.mapping(f, 1)
+	var backendF *field
+	for _, e := range fields {
+		g := child(f.loc, e)
+		switch g.key {
+		case "id":
+			d.agent.ID, d.idN = w.agentID(g)
+		case "backend":
+			backendF = &g
+		case "system_message":
+			d.agent.SystemMessage, _ = w.str(g)
+		case "memory":
+			w.memory(g)
+		default:
+			sugg := didYouMean(g.key, agentKeys)
+			if g.key == "system_prompt" || g.key == "instructions" {
+				sugg = "did you mean `system_message`?"
+			}
+			w.errKey(g, sugg, "unknown agent key `%s`", clip(g.key))
+		}
+	}
+	if d.idN == nil && !hasKey(fields, "id") {
+		w.errAt(f.loc, `missing required key "id"`, "add id: with a unique name for this agent", f.raw)
+	}
+	if backendF == nil {
+		w.errAt(f.loc, `missing required key "backend"`, "add backend: with type: scripted, openai, claude, ...", f.raw)
+		return d
+	}
+	d.agent.Backend, d.voteF = w.backend(*backendF)
+	return d
+}
+
+func hasKey(fields []field, key string) bool {
+	for _, f := range fields {
+		if f.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) agentID(f field) (string, ast.Node) {
+	if f.val == nil {
+		w.errf(f, "give the agent a unique name", "id must be a string, not empty")
+		return "", nil
+	}
+	id, ok := w.str(f)
+	if !ok {
+		return "", nil
+	}
+	switch {
+	case strings.TrimSpace(id) == "":
+		w.errf(f, "give the agent a unique name", "id must not be empty")
+		return "", nil
+	case id == "." || id == ".." || strings.ContainsAny(id, `/\`) || strings.ContainsFunc(id, isControl):
+		w.errf(f, "use letters, digits, '-' and '_'", "id %q cannot be used as a directory name", clip(id))
+		return "", nil
+	}
+	return id, f.raw
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// checkAgents reports duplicate ids and scripted votes for labels that do not exist.
+func (w *walker) checkAgents(defs []agentDef) {
+	first := map[string]agentDef{}
+	for _, d := range defs {
+		if d.idN == nil {
+			continue
+		}
+		if p, dup := first[d.agent.ID]; dup {
+			l, c := position(p.idN)
+			w.errAt(d.loc+".id", fmt.Sprintf("duplicate agent id %q: %s at line %d:%d has it too",
+				clip(d.agent.ID), p.loc, l, c), "give every agent a unique id", d.idN)
+			continue
+		}
+		first[d.agent.ID] = d
+	}
+	for _, d := range defs {
+		if d.voteF == nil || d.agent.Backend.Script == nil {
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscanf(d.agent.Backend.Script.Vote, "agent%d", &n); err == nil && n > len(defs) {
+			w.warnAt(d.voteF.loc, fmt.Sprintf("vote label %s does not exist with %d agents",
+				d.agent.Backend.Script.Vote, len(defs)), "the agent will vote for the longest answer instead", d.voteF.raw)
+		}
+	}
+}

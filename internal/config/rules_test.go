@@ -1,0 +1,279 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// okAgents is a valid three-line agents block for cases that test other sections.
+const okAgents = "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"
+
+// scripted wraps backend keys (indented 6 spaces) in a one-agent config; they start on line 5.
+func scripted(lines string) string {
+	return "agents:\n  - id: a\n    backend:\n      type: scripted\n" + lines
+}
+
+// wantIssue is "E|W LINE:COL LOCATION | MESSAGE-FRAGMENT [| SUGGESTION-FRAGMENT]".
+func checkIssues(t *testing.T, rep Report, wants []string) {
+	t.Helper()
+	got := append(append([]Issue{}, rep.Errors...), rep.Warnings...)
+	if len(got) != len(wants) {
+		t.Fatalf("got %d issues, want %d:\n%s", len(got), len(wants), rep.Text())
+	}
+	for i, w := range wants {
+		parts := strings.Split(w, " | ")
+		head := strings.SplitN(parts[0], " ", 3)
+		is := got[i]
+		sev := "E"
+		if is.Severity == SeverityWarning {
+			sev = "W"
+		}
+		loc := ""
+		if len(head) == 3 {
+			loc = head[2]
+		}
+		if sev != head[0] || fmt.Sprintf("%d:%d", is.Line, is.Column) != head[1] || is.Location != loc ||
+			!strings.Contains(is.Message, parts[1]) ||
+			(len(parts) > 2 && !strings.Contains(is.Suggestion, parts[2])) {
+			t.Errorf("issue %d:\n got  %s %d:%d %s | %s | %s\n want %s", i, sev, is.Line, is.Column, is.Location,
+				is.Message, is.Suggestion, w)
+		}
+	}
+}
+
+func TestParse_Rules(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		// Root.
+		{"root list", "- a\n- b\n", []string{"E 1:1  | must be a mapping"}},
+		{"root scalar", "hello\n", []string{"E 1:1  | must be a mapping"}},
+		{"v1 keys one error", "models: [gpt-4o]\nnum_agents: 3\nmax_rounds: 2\n",
+			[]string{"E 1:1 models | MassGen v1 config (models, num_agents, max_rounds)"}},
+		{"neither agent nor agents", "ui: {display_type: simple}\n", []string{"E 1:1  | missing `agents`"}},
+		{"both agent and agents", "agent: {id: x, backend: {type: scripted, answers: [hi]}}\n" + okAgents,
+			[]string{"E 2:1 agents | both `agent` and `agents`"}},
+		{"agents empty", "agents: []\n", []string{"E 1:9 agents | non-empty list of agents, not a list"}},
+		{"agents null", "agents:\n", []string{"E 1:9 agents | non-empty list of agents, not empty"}},
+		{"agents mapping", "agents:\n  a: 1\n", []string{"E 2:3 agents | non-empty list of agents, not a mapping"}},
+		{"agent list", "agent:\n  - id: a\n", []string{"E 2:3 agent | agent must be a mapping, not a list"}},
+		{"agent item scalar", "agents:\n  - hello\n", []string{"E 2:5 agents[0] | agents[0] must be a mapping, not a string"}},
+		{"single agent ok", "agent:\n  id: solo\n  backend: {type: scripted, answers: [hi]}\n", nil},
+		{"unknown top-level warns", okAgents + "agnets: []\n",
+			[]string{"W 4:1 agnets | unknown top-level key `agnets` is ignored | did you mean `agents`?"}},
+		{"display block warns", okAgents + "display:\n  type: rich\n",
+			[]string{"W 4:1 display | unknown top-level key `display` | display settings live under ui"}},
+		{"orchestrator not mapping", okAgents + "orchestrator: 3\n",
+			[]string{"E 4:15 orchestrator | orchestrator must be a mapping (key: value lines), not a number"}},
+		{"session_id", okAgents + "session_id: [x]\n", []string{"E 4:13 session_id | session_id must be a string, not a list"}},
+		{"memory enabled", okAgents + "memory:\n  enabled: true\n", []string{"E 5:3 memory.enabled | `memory` is not supported yet"}},
+		{"memory disabled ok", okAgents + "memory:\n  enabled: false\n  persistent_memory: {enabled: true}\n", nil},
+		{"memory enabled string", okAgents + "memory: {enabled: \"yes\"}\n",
+			[]string{"E 4:19 memory.enabled | enabled must be a boolean | without quotes"}},
+
+		// Agents.
+		{"missing id", "agents:\n  - backend: {type: scripted, answers: [hi]}\n",
+			[]string{`E 2:5 agents[0] | missing required key "id"`}},
+		{"id not string", "agents:\n  - id: 7\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 2:9 agents[0].id | id must be a string, not a number"}},
+		{"id empty", "agents:\n  - id: \"\"\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 2:9 agents[0].id | id must not be empty"}},
+		{"id path", "agents:\n  - id: a/b\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 2:9 agents[0].id | cannot be used as a directory name"}},
+		{"duplicate id", "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n" +
+			"  - id: a\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{`E 4:9 agents[1].id | duplicate agent id "a": agents[0] at line 2:9 has it too`}},
+		{"missing backend", "agents:\n  - id: a\n", []string{`E 2:5 agents[0] | missing required key "backend"`}},
+		{"backend not mapping", "agents:\n  - id: a\n    backend: scripted\n",
+			[]string{"E 3:14 agents[0].backend | backend must be a mapping, not a string"}},
+		{"system_message not string", "agents:\n  - id: a\n    system_message: [x]\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 3:21 agents[0].system_message | system_message must be a string, not a list"}},
+		{"unknown agent key", "agents:\n  - id: a\n    sytem_message: x\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 3:5 agents[0].sytem_message | unknown agent key `sytem_message` | did you mean `system_message`?"}},
+		{"agent memory enabled", "agents:\n  - id: a\n    memory: {enabled: true}\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 3:14 agents[0].memory.enabled | `memory` is not supported yet"}},
+
+		// Backend type.
+		{"missing type", "agents:\n  - id: a\n    backend:\n      model: x\n",
+			[]string{`E 3:5 agents[0].backend | missing required key "type" | add type: scripted, openai, claude`}},
+		{"unknown type", "agents:\n  - id: a\n    backend: {type: openi}\n",
+			[]string{"E 3:21 agents[0].backend.type | unknown backend type 'openi' | did you mean `openai`?"}},
+		{"type case-sensitive", "agents:\n  - id: a\n    backend: {type: OpenAI}\n",
+			[]string{"E 3:21 agents[0].backend.type | unknown backend type 'OpenAI' | case-sensitive"}},
+		{"type not string", "agents:\n  - id: a\n    backend: {type: 3}\n",
+			[]string{"E 3:21 agents[0].backend.type | type must be a string, not a number"}},
+		{"type refused ag2", "agents:\n  - id: a\n    backend: {type: ag2}\n",
+			[]string{"E 3:21 agents[0].backend.type | backend type `ag2` is not supported yet"}},
+		{"type refused claude_code", "agents:\n  - id: a\n    backend: {type: claude_code}\n",
+			[]string{"E 3:21 agents[0].backend.type | backend type `claude_code` is not supported yet"}},
+		{"type not in build", "agents:\n  - id: a\n    backend: {type: openai}\n",
+			[]string{"E 3:21 agents[0].backend.type | backend type `openai` is not supported yet in this build | use type: scripted"}},
+		{"model required", "agents:\n  - id: a\n    backend:\n      type: chatcompletion\n",
+			[]string{`E 3:5 agents[0].backend | missing required key "model"`,
+				"E 4:13 agents[0].backend.type | not supported yet in this build"}},
+		{"model not string", "agents:\n  - id: a\n    backend: {type: openai, model: 5}\n",
+			[]string{"E 3:21 agents[0].backend.type | not supported yet in this build",
+				"E 3:36 agents[0].backend.model | model must be a string, not a number"}},
+
+		// Backend keys (type openai: first issue is always the build error at 4:13).
+		{"web search string", net("      enable_web_search: \"true\"\n"),
+			[]string{buildErr, "E 5:26 agents[0].backend.enable_web_search | enable_web_search must be a boolean | true or false, without quotes"}},
+		{"capability", "agents:\n  - id: a\n    backend:\n      type: lmstudio\n      model: m\n      enable_web_search: true\n",
+			[]string{"E 4:13 agents[0].backend.type | `lmstudio` is not supported yet in this build",
+				"E 6:7 agents[0].backend.enable_web_search | backend type `lmstudio` does not support enable_web_search"}},
+		{"api_key list", net("      api_key: [sk-x]\n"),
+			[]string{buildErr, "E 5:16 agents[0].backend.api_key | api_key must be a string"}},
+		{"allowed_tools item", net("      allowed_tools: [a, 3]\n"),
+			[]string{buildErr, "E 5:26 agents[0].backend.allowed_tools[1] | allowed_tools[1] must be a string, not a number"}},
+		{"allowed and exclude", net("      allowed_tools: [a]\n      exclude_tools: [b]\n"),
+			[]string{buildErr, "W 6:7 agents[0].backend.exclude_tools | both allowed_tools and exclude_tools"}},
+		{"permission_mode", net("      permission_mode: yolo\n"),
+			[]string{buildErr, `E 5:24 agents[0].backend.permission_mode | invalid permission_mode "yolo"`}},
+		{"system_prompt in backend", net("      system_prompt: hi\n      append_system_prompt: more\n"),
+			[]string{buildErr, "E 5:7 agents[0].backend.system_prompt | `system_prompt` is not allowed inside backend | system_message",
+				"E 6:7 agents[0].backend.append_system_prompt | `append_system_prompt` is not allowed"}},
+		{"refused features", net("      custom_tools: [{path: t.py}]\n      mcp_servers: {w: {command: npx}}\n      cwd: ws\n" +
+			"      upload_files: [{image_path: a.png}]\n      context_paths: [{path: .}]\n      enable_mcp_command_line: true\n"),
+			[]string{buildErr, "E 5:7 agents[0].backend.custom_tools | `custom_tools` is not supported yet",
+				"E 6:7 agents[0].backend.mcp_servers | `mcp_servers` is not supported yet",
+				"E 7:7 agents[0].backend.cwd | `cwd` is not supported yet",
+				"E 8:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
+				"E 9:7 agents[0].backend.context_paths | `context_paths` is not supported yet",
+				"E 10:7 agents[0].backend.enable_mcp_command_line | `enable_mcp_command_line: true` is not supported yet"}},
+		{"refused features off", net("      custom_tools: []\n      mcp_servers: {}\n      cwd: \"\"\n" +
+			"      upload_files:\n      enable_mcp_command_line: false\n"), []string{buildErr}},
+		{"params inf", net("      extra_body: {a: [1, .inf]}\n"),
+			[]string{buildErr, "E 5:27 agents[0].backend.extra_body.a[1] | cannot be sent to a provider"}},
+
+		// Scripted backend.
+		{"scripted missing answers", scripted("      vote: first\n"),
+			[]string{`E 3:5 agents[0].backend | missing required key "answers"`}},
+		{"scripted answers empty", scripted("      answers: []\n"),
+			[]string{"E 5:16 agents[0].backend.answers | answers must not be empty"}},
+		{"scripted answers scalar", scripted("      answers: hi\n"),
+			[]string{"E 5:16 agents[0].backend.answers | answers must be a list, not a string"}},
+		{"scripted answer items", scripted("      answers: [\"\", 3, [x]]\n"),
+			[]string{"E 5:17 agents[0].backend.answers[0] | answers[0] must not be empty",
+				"E 5:21 agents[0].backend.answers[1] | answers[1] must be a string, not a number",
+				"E 5:24 agents[0].backend.answers[2] | answers[2] must be a string, not a list"}},
+		{"scripted unknown key", scripted("      answers: [hi]\n      answer: x\n"),
+			[]string{"E 6:7 agents[0].backend.answer | unknown scripted backend key `answer` | did you mean `answers`?"}},
+		{"scripted api key", scripted("      answers: [hi]\n      enable_web_search: true\n"),
+			[]string{"E 6:7 agents[0].backend.enable_web_search | unknown scripted backend key | a scripted backend takes only"}},
+		{"scripted improve_after", scripted("      answers: [hi]\n      improve_after: -1\n"),
+			[]string{"E 6:22 agents[0].backend.improve_after | improve_after must not be negative"}},
+		{"scripted improve_after float", scripted("      answers: [hi]\n      improve_after: 1.5\n"),
+			[]string{"E 6:22 agents[0].backend.improve_after | improve_after must be a whole number, not a number"}},
+		{"scripted vote", scripted("      answers: [hi]\n      vote: longst\n"),
+			[]string{`E 6:13 agents[0].backend.vote | invalid vote "longst" | did you mean ` + "`longest`?"}},
+		{"scripted vote label zero", scripted("      answers: [hi]\n      vote: agent0\n"),
+			[]string{`E 6:13 agents[0].backend.vote | invalid vote "agent0"`}},
+		{"scripted vote label missing", scripted("      answers: [hi]\n      vote: agent2\n"),
+			[]string{"W 6:13 agents[0].backend.vote | vote label agent2 does not exist with 1 agents"}},
+		{"scripted latency", scripted("      answers: [hi]\n      latency: soon\n      chunk_delay: -0.5\n"),
+			[]string{`E 6:16 agents[0].backend.latency | latency "soon" is not a duration`,
+				"E 7:20 agents[0].backend.chunk_delay | chunk_delay must not be negative"}},
+		{"scripted latency list", scripted("      answers: [hi]\n      latency: [1]\n"),
+			[]string{"E 6:16 agents[0].backend.latency | latency must be a duration, not a list"}},
+		{"scripted faults", scripted("      answers: [hi]\n      faults:\n        - {kind: fial}\n        - {call: -1, when: 2}\n        - fail\n"),
+			[]string{`E 7:18 agents[0].backend.faults[0].kind | unknown fault kind "fial" | did you mean ` + "`fail`?",
+				`E 8:11 agents[0].backend.faults[1] | missing required key "kind"`,
+				"E 8:18 agents[0].backend.faults[1].call | call must not be negative",
+				"E 8:22 agents[0].backend.faults[1].when | unknown fault key `when`",
+				"E 9:11 agents[0].backend.faults[2] | faults[2] must be a mapping (key: value lines), not a string"}},
+
+		// Orchestrator.
+		{"orchestrator enums", okAgents + "orchestrator:\n  voting_sensitivity: strictt\n  answer_novelty_requirement: 3\n  final_presentation: copy\n",
+			[]string{`E 5:23 orchestrator.voting_sensitivity | invalid voting_sensitivity "strictt" | did you mean ` + "`strict`?",
+				"E 6:31 orchestrator.answer_novelty_requirement | answer_novelty_requirement must be a string, not a number",
+				`E 7:23 orchestrator.final_presentation | invalid final_presentation "copy" | use regenerate or verbatim`}},
+		{"orchestrator numbers", okAgents + "orchestrator:\n  max_new_answers_per_agent: 0\n  failure_budget: 0\n  max_cost_usd: -1\n",
+			[]string{"E 5:30 orchestrator.max_new_answers_per_agent | must be at least 1",
+				"E 6:19 orchestrator.failure_budget | failure_budget must be at least 1",
+				"E 7:17 orchestrator.max_cost_usd | max_cost_usd must not be negative"}},
+		{"orchestrator null answers ok", okAgents + "orchestrator:\n  max_new_answers_per_agent: null\n  debug_final_answer: true\n  snapshot_storage: snaps\n  agent_temporary_workspace: tmp\n  context_paths: []\n", nil},
+		{"orchestrator bools", okAgents + "orchestrator:\n  skip_coordination_rounds: \"yes\"\n  debug_final_answer: [x]\n",
+			[]string{"E 5:29 orchestrator.skip_coordination_rounds | skip_coordination_rounds must be a boolean",
+				"E 6:23 orchestrator.debug_final_answer | debug_final_answer must be a string or a boolean, not a list"}},
+		{"orchestrator unknown key", okAgents + "orchestrator:\n  voting_sensitivty: strict\n",
+			[]string{"E 5:3 orchestrator.voting_sensitivty | unknown orchestrator key `voting_sensitivty` | did you mean `voting_sensitivity`?"}},
+		{"orchestrator refused", okAgents + "orchestrator:\n  context_paths: [{path: ./src}]\n  dspy: {enabled: true}\n",
+			[]string{"E 5:3 orchestrator.context_paths | `context_paths` is not supported yet",
+				"E 6:10 orchestrator.dspy.enabled | `dspy` is not supported yet"}},
+		{"orchestrator dspy off", okAgents + "orchestrator:\n  dspy: {enabled: false, model: x}\n", nil},
+		{"orchestrator session_storage", okAgents + "orchestrator:\n  session_storage: sessions\n",
+			[]string{"W 5:3 orchestrator.session_storage | `session_storage` is ignored"}},
+		{"orchestrator timeout ok", okAgents + "orchestrator:\n  timeout:\n    orchestrator_timeout_seconds: 60\n",
+			[]string{"W 6:5 orchestrator.timeout.orchestrator_timeout_seconds | is ignored | timeout_settings.orchestrator_timeout_seconds"}},
+		{"orchestrator timeout bad", okAgents + "orchestrator:\n  timeout:\n    orchestrator_timeout_seconds: -5\n    orchestrator_timeout: 3\n",
+			[]string{"E 6:35 orchestrator.timeout.orchestrator_timeout_seconds | must be a positive number",
+				"E 7:5 orchestrator.timeout.orchestrator_timeout | unknown orchestrator.timeout key | did you mean `orchestrator_timeout_seconds`?"}},
+		{"orchestrator timeout string", okAgents + "orchestrator:\n  timeout: {orchestrator_timeout_seconds: \"60\"}\n",
+			[]string{"E 5:43 orchestrator.timeout.orchestrator_timeout_seconds | must be a positive number of seconds, not a string"}},
+
+		// Coordination.
+		{"coordination refused", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: true\n" +
+			"    max_orchestration_restarts: 2\n    enable_agent_task_planning: true\n    enable_memory_filesystem_mode: true\n    use_skills: true\n",
+			[]string{"E 6:5 orchestrator.coordination.enable_planning_mode | `enable_planning_mode: true` is not supported yet",
+				"E 7:5 orchestrator.coordination.max_orchestration_restarts | restarts",
+				"E 8:5 orchestrator.coordination.enable_agent_task_planning | `enable_agent_task_planning: true` is not supported yet",
+				"E 9:5 orchestrator.coordination.enable_memory_filesystem_mode | is not supported yet",
+				"E 10:5 orchestrator.coordination.use_skills | `use_skills: true` is not supported yet"}},
+		{"coordination off ok", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: false\n" +
+			"    max_orchestration_restarts: 0\n    use_skills: false\n    massgen_skills: []\n    max_tasks_per_plan: 10\n", nil},
+		{"coordination bad", okAgents + "orchestrator:\n  coordination:\n    max_orchestration_restarts: -1\n    enable_planing_mode: false\n",
+			[]string{"E 6:33 orchestrator.coordination.max_orchestration_restarts | must not be negative",
+				"E 7:5 orchestrator.coordination.enable_planing_mode | unknown coordination key | did you mean `enable_planning_mode`?"}},
+		{"coordination not mapping", okAgents + "orchestrator:\n  coordination: yes\n",
+			[]string{"E 5:17 orchestrator.coordination | coordination must be a mapping"}},
+
+		// UI.
+		{"ui display_type", okAgents + "ui:\n  display_type: fancy\n",
+			[]string{`E 5:17 ui.display_type | invalid display_type "fancy" | use rich_terminal, simple, terminal or silent`}},
+		{"ui typo", okAgents + "ui:\n  display_typ: simple\n",
+			[]string{"W 5:3 ui.display_typ | unknown ui key `display_typ` is ignored | did you mean `display_type`?"}},
+		{"ui type", okAgents + "ui:\n  type: rich_terminal\n",
+			[]string{"W 5:3 ui.type | unknown ui key `type` is ignored | did you mean `display_type`?"}},
+		{"ui bools", okAgents + "ui:\n  logging_enabled: \"true\"\n  use_orchestrator_for_single_agent: false\n",
+			[]string{"E 5:20 ui.logging_enabled | logging_enabled must be a boolean",
+				"E 6:3 ui.use_orchestrator_for_single_agent | `use_orchestrator_for_single_agent: false` is not supported yet"}},
+		{"ui single agent true", okAgents + "ui:\n  use_orchestrator_for_single_agent: true\n", nil},
+
+		// Timeouts.
+		{"timeouts bad", okAgents + "timeout_settings:\n  orchestrator_timeout_seconds: 0\n  agent_timeout_seconds: abc\n  presentation_timeout: 3\n",
+			[]string{"E 5:33 timeout_settings.orchestrator_timeout_seconds | must be a positive number of seconds",
+				"E 6:26 timeout_settings.agent_timeout_seconds | agent_timeout_seconds must be a positive number of seconds, not a string",
+				"E 7:3 timeout_settings.presentation_timeout | unknown timeout_settings key | did you mean `presentation_timeout_seconds`?"}},
+		{"timeouts inf", okAgents + "timeout_settings:\n  agent_timeout_seconds: .inf\n",
+			[]string{"E 5:26 timeout_settings.agent_timeout_seconds | finite"}},
+
+		// YAML itself.
+		{"syntax error", "agents:\n  - id: a\n    backend: {type: scripted\n", []string{"E 3:14  | invalid YAML"}},
+		{"duplicate key", "agents: []\nagents: []\n", []string{"E 2:1  | invalid YAML: mapping key \"agents\" already defined"}},
+		{"undefined alias", "agents:\n  - id: a\n    backend: *base\n",
+			[]string{"E 3:14  | alias `*base` refers to no anchor", "E 3:14 agents[0].backend | backend must be a mapping, not empty"}},
+		{"two documents", okAgents + "---\nui: {}\n", []string{"E 4:1  | more than one YAML document"}},
+		{"merge key", "base: &b {type: scripted, answers: [hi]}\nagents:\n  - id: a\n    backend:\n      <<: *b\n      vote: frist\n",
+			[]string{`E 6:13 agents[0].backend.vote | invalid vote "frist"`,
+				"W 1:1 base | unknown top-level key `base` is ignored"}},
+		{"bad merge", okAgents + "ui:\n  <<: 3\n", []string{"E 5:7 ui | merge key `<<` needs a mapping"}},
+		{"complex key", okAgents + "ui:\n  [a]: b\n", []string{"E 5:6  | invalid YAML: found an invalid key for this map"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, rep := Parse("c.yaml", []byte(tc.yaml))
+			checkIssues(t, rep, tc.want)
+		})
+	}
+}
+
+// buildErr is the first issue of every net() case.
+const buildErr = "E 4:13 agents[0].backend.type | backend type `openai` is not supported yet in this build"
+
+// net wraps backend keys (indented 6 spaces, from line 5) in an openai backend.
+func net(lines string) string {
+	return "agents:\n  - id: a\n    backend:\n      type: openai\n" + lines
+}

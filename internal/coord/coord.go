@@ -1,0 +1,221 @@
+// Package coord is the coordination protocol as a pure state machine: answers and their
+// versions, votes, invalidation, failure budgets, termination and the winner. It does no I/O,
+// starts no goroutines and reads no clock; the engine drives it and is the only caller.
+package coord
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Settings configure a Machine.
+type Settings struct {
+	// Agents is the number of agents; agent i (0-based) is labelled agent<i+1>.
+	Agents int
+	// MaxNewAnswersPerAgent caps accepted answers per agent; 0 means unlimited.
+	MaxNewAnswersPerAgent int
+	// Novelty is lenient (no check), balanced (reject above 0.70 Jaccard overlap with a current
+	// answer) or strict (above 0.50).
+	Novelty string
+	// FailureBudget is how many consecutive failed turns make an agent dead (at least 1).
+	FailureBudget int
+}
+
+// Answer is one accepted answer.
+type Answer struct {
+	Agent   int    // 0-based agent index
+	Label   string // agent<i>.<k>
+	Content string
+	// Version is the answer-set version this answer started.
+	Version int
+}
+
+// Vote is one accepted vote.
+type Vote struct {
+	Voter, Target int
+	TargetLabel   string // agent<j>
+	AnswerLabel   string // agent<j>.<k>, the answer voted for
+	Reason        string
+	// Version is the answer-set version the voter saw; the vote counts while it is current.
+	Version int
+}
+
+type agentState struct {
+	answers  []Answer
+	vote     *Vote
+	failures int
+	dead     bool
+}
+
+// Machine holds the protocol state of one coordination. It is not safe for concurrent use.
+type Machine struct {
+	s       Settings
+	agents  []agentState
+	version int
+	ended   bool
+}
+
+// New returns a Machine for s.Agents agents, none of which has answered.
+func New(s Settings) *Machine {
+	if s.FailureBudget < 1 {
+		s.FailureBudget = 3
+	}
+	return &Machine{s: s, agents: make([]agentState, s.Agents)}
+}
+
+// Label returns the stable anonymous label of agent i: agent<i+1>.
+func Label(i int) string { return fmt.Sprintf("agent%d", i+1) }
+
+// ParseLabel returns the agent index of a label agent<k>, or -1 if s is not one.
+func ParseLabel(s string, agents int) int {
+	rest, ok := strings.CutPrefix(s, "agent")
+	if !ok || rest == "" || rest[0] == '0' {
+		return -1
+	}
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' || n > agents {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n < 1 || n > agents {
+		return -1
+	}
+	return n - 1
+}
+
+// Version is the current answer-set version: the number of answers accepted so far.
+func (m *Machine) Version() int { return m.version }
+
+// Agents is the number of agents.
+func (m *Machine) Agents() int { return len(m.agents) }
+
+// Current returns agent i's latest answer, if it has one.
+func (m *Machine) Current(i int) (Answer, bool) {
+	a := m.agents[i].answers
+	if len(a) == 0 {
+		return Answer{}, false
+	}
+	return a[len(a)-1], true
+}
+
+// AnswerCount is how many answers agent i has had accepted.
+func (m *Machine) AnswerCount(i int) int { return len(m.agents[i].answers) }
+
+// CurrentAnswers returns the latest answer of every agent that has one, in agent order.
+// Answers of dead agents stay: their work is still on the table.
+func (m *Machine) CurrentAnswers() []Answer {
+	var out []Answer
+	for i := range m.agents {
+		if a, ok := m.Current(i); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// AnswersSince returns the current answers accepted after answer-set version v.
+func (m *Machine) AnswersSince(v int) []Answer {
+	var out []Answer
+	for _, a := range m.CurrentAnswers() {
+		if a.Version > v {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// VoteLabels are the labels a vote may name now: agents that have an answer, in order.
+func (m *Machine) VoteLabels() []string {
+	var out []string
+	for _, a := range m.CurrentAnswers() {
+		out = append(out, Label(a.Agent))
+	}
+	return out
+}
+
+// CurrentVote returns agent i's vote if it still counts.
+func (m *Machine) CurrentVote(i int) (Vote, bool) {
+	v := m.agents[i].vote
+	if v == nil || v.Version != m.version {
+		return Vote{}, false
+	}
+	return *v, true
+}
+
+// Dead reports whether agent i has been left out.
+func (m *Machine) Dead(i int) bool { return m.agents[i].dead }
+
+// Ended reports whether coordination is over.
+func (m *Machine) Ended() bool { return m.ended }
+
+// End stops coordination: no more answers or votes are accepted.
+func (m *Machine) End() { m.ended = true }
+
+// NeedsTurn reports whether agent i must act: it is live, coordination goes on, and it does
+// not hold a current vote.
+func (m *Machine) NeedsTurn(i int) bool {
+	if m.ended || m.agents[i].dead {
+		return false
+	}
+	_, ok := m.CurrentVote(i)
+	return !ok
+}
+
+// Live is the number of agents not dead.
+func (m *Machine) Live() int {
+	n := 0
+	for _, a := range m.agents {
+		if !a.dead {
+			n++
+		}
+	}
+	return n
+}
+
+// Converged reports whether every live agent holds a current vote (and one agent is live).
+func (m *Machine) Converged() bool {
+	if m.Live() == 0 {
+		return false
+	}
+	for i, a := range m.agents {
+		if a.dead {
+			continue
+		}
+		if _, ok := m.CurrentVote(i); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// TurnSucceeded resets agent i's consecutive failures.
+func (m *Machine) TurnSucceeded(i int) { m.agents[i].failures = 0 }
+
+// TurnFailed counts a failed turn of agent i and reports how many failed in a row and whether
+// the agent is now dead.
+func (m *Machine) TurnFailed(i int) (consecutive int, dead bool) {
+	a := &m.agents[i]
+	if a.dead {
+		return a.failures, true
+	}
+	a.failures++
+	if a.failures >= m.s.FailureBudget {
+		a.dead = true
+		a.vote = nil
+	}
+	return a.failures, a.dead
+}
+
+// Kill leaves agent i out at once (a fatal error such as a rejected API key).
+func (m *Machine) Kill(i int) {
+	m.agents[i].dead = true
+	m.agents[i].vote = nil
+}
+
+// Failures is how many turns agent i has failed in a row.
+func (m *Machine) Failures(i int) int { return m.agents[i].failures }
+
+// FailureBudget is the number of consecutive failed turns that kill an agent.
+func (m *Machine) FailureBudget() int { return m.s.FailureBudget }

@@ -1,0 +1,280 @@
+// Package engine drives one coordination session: a goroutine per agent, the tool loop with
+// its enforcement retries, failure budgets, timeouts, cancellation and the final presentation.
+// It asks coord what is allowed and publishes everything that happens as events; it is the only
+// place in massgen with goroutines and clocks.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"massgen/internal/config"
+	"massgen/internal/coord"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+)
+
+// Agent is one participant as the engine runs it.
+type Agent struct {
+	ID       string
+	Backend  string
+	Model    string
+	System   string // the agent's own system message
+	Params   map[string]any
+	Provider provider.Provider
+}
+
+// Options configure a session.
+type Options struct {
+	Question string
+	// History holds earlier turns of an interactive session (user and assistant messages).
+	History   []provider.Message
+	Turn      int
+	SessionID string
+	LogDir    string
+	Agents    []Agent
+	// Orchestrator and Timeouts come from the config; zero values get MassGen's defaults.
+	Orchestrator config.Orchestrator
+	Timeouts     config.Timeouts
+	Bus          *event.Bus
+	// Price returns the USD cost of usage on model; nil prices everything at 0.
+	Price func(backend, model string, u provider.Usage) float64
+	// RetryDelay is the pause after the n-th consecutive failed turn; nil means n×200 ms.
+	RetryDelay func(n int) time.Duration
+	// Now reads the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result is how a session ended.
+type Result struct {
+	Status    string // event.StatusCompleted, StatusTimeout, StatusInterrupted or StatusFailed
+	ExitCode  int    // 0 ok, 2 execution error, 3 timeout, 4 interrupted
+	EndReason string // event.EndConsensus, ...
+	// Winner is the presenting agent's id, "" when no agent produced an answer.
+	Winner      string
+	FinalAnswer string
+	Err         error
+	Duration    time.Duration
+}
+
+type session struct {
+	o      Options
+	agents []Agent
+
+	mu      sync.Mutex // guards everything below
+	m       *coord.Machine
+	changed chan struct{} // closed and replaced when an agent may have to act
+	done    chan struct{} // closed when coordination ends
+	reason  string
+	cost    float64
+}
+
+// Run runs one session to its end and returns how it ended. It publishes SessionStarted first
+// and SessionEnded last; cancelling ctx interrupts it (exit 4) after the best answer so far has
+// been published as the final answer.
+func Run(ctx context.Context, o Options) Result {
+	o = withDefaults(o)
+	s := &session{
+		o:       o,
+		agents:  o.Agents,
+		changed: make(chan struct{}),
+		done:    make(chan struct{}),
+		m: coord.New(coord.Settings{
+			Agents:                len(o.Agents),
+			MaxNewAnswersPerAgent: o.Orchestrator.MaxNewAnswersPerAgent,
+			Novelty:               o.Orchestrator.AnswerNovelty,
+			FailureBudget:         o.Orchestrator.FailureBudget,
+		}),
+	}
+	start := o.Now()
+	s.publish(s.started())
+	if len(o.Agents) == 0 {
+		return s.finish(start, Result{Status: event.StatusFailed, ExitCode: 2, Err: errors.New("no agents configured")})
+	}
+	if o.Orchestrator.SkipCoordinationRounds {
+		s.mu.Lock()
+		s.endLocked(event.EndSkipped)
+		s.mu.Unlock()
+	} else {
+		s.coordinate(ctx)
+	}
+	return s.finish(start, s.present(ctx))
+}
+
+func withDefaults(o Options) Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.RetryDelay == nil {
+		o.RetryDelay = func(n int) time.Duration { return time.Duration(n) * 200 * time.Millisecond }
+	}
+	if o.Price == nil {
+		o.Price = func(string, string, provider.Usage) float64 { return 0 }
+	}
+	if o.Bus == nil {
+		o.Bus = event.NewBus(o.Now)
+	}
+	if o.Turn == 0 {
+		o.Turn = 1
+	}
+	if o.Orchestrator.FailureBudget < 1 {
+		o.Orchestrator.FailureBudget = 3
+	}
+	if o.Orchestrator.FinalPresentation == "" {
+		o.Orchestrator.FinalPresentation = "regenerate"
+	}
+	if o.Orchestrator.VotingSensitivity == "" {
+		o.Orchestrator.VotingSensitivity = "lenient"
+	}
+	if o.Orchestrator.AnswerNovelty == "" {
+		o.Orchestrator.AnswerNovelty = "lenient"
+	}
+	if o.Timeouts.Orchestrator <= 0 {
+		o.Timeouts.Orchestrator = 1800 * time.Second
+	}
+	if o.Timeouts.Agent <= 0 {
+		o.Timeouts.Agent = 300 * time.Second
+	}
+	if o.Timeouts.Presentation <= 0 {
+		o.Timeouts.Presentation = 600 * time.Second
+	}
+	return o
+}
+
+func (s *session) started() event.SessionStarted {
+	infos := make([]event.AgentInfo, len(s.agents))
+	for i, a := range s.agents {
+		infos[i] = event.AgentInfo{ID: a.ID, Label: coord.Label(i), Backend: a.Backend, Model: a.Model}
+	}
+	o := s.o
+	return event.SessionStarted{
+		Question: o.Question, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
+		Agents: infos, History: o.History,
+		Settings: event.Settings{
+			VotingSensitivity:     o.Orchestrator.VotingSensitivity,
+			AnswerNovelty:         o.Orchestrator.AnswerNovelty,
+			MaxNewAnswersPerAgent: o.Orchestrator.MaxNewAnswersPerAgent,
+			FinalPresentation:     o.Orchestrator.FinalPresentation,
+			FailureBudget:         o.Orchestrator.FailureBudget,
+			MaxCostUSD:            o.Orchestrator.MaxCostUSD,
+			TimeoutSeconds:        o.Timeouts.Orchestrator.Seconds(),
+			AgentTimeoutSeconds:   o.Timeouts.Agent.Seconds(),
+		},
+	}
+}
+
+func (s *session) publish(p event.Payload) { s.o.Bus.Publish(p) }
+
+// coordinate runs the agents until coordination ends: consensus, all agents dead, the cost
+// budget spent, the session timeout, or ctx cancelled.
+func (s *session) coordinate(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Orchestrator)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range s.agents {
+		wg.Go(func() { s.runAgent(cctx, i) })
+	}
+	select {
+	case <-s.done:
+	case <-cctx.Done():
+	}
+	s.mu.Lock()
+	if !s.m.Ended() {
+		reason := event.EndTimeout
+		if ctx.Err() != nil {
+			reason = event.EndInterrupted
+		}
+		s.endLocked(reason)
+	}
+	s.mu.Unlock()
+	cancel()
+	wg.Wait()
+}
+
+// endLocked ends coordination once; s.mu must be held.
+func (s *session) endLocked(reason string) {
+	if s.m.Ended() {
+		return
+	}
+	s.m.End()
+	s.reason = reason
+	close(s.done)
+	s.broadcastLocked()
+}
+
+// broadcastLocked wakes every agent waiting for a change; s.mu must be held.
+func (s *session) broadcastLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *session) finish(start time.Time, r Result) Result {
+	r.Duration = s.o.Now().Sub(start)
+	msg := ""
+	if r.Err != nil {
+		msg = r.Err.Error()
+	}
+	s.publish(event.SessionEnded{Status: r.Status, ExitCode: r.ExitCode, Error: msg, DurationSeconds: r.Duration.Seconds()})
+	return r
+}
+
+// outcome maps the end reason to a session status and exit code.
+func outcome(reason string) (status string, code int) {
+	switch reason {
+	case event.EndTimeout:
+		return event.StatusTimeout, 3
+	case event.EndInterrupted:
+		return event.StatusInterrupted, 4
+	case event.EndAllDead:
+		return event.StatusFailed, 2
+	}
+	return event.StatusCompleted, 0
+}
+
+func errorFor(reason string) error {
+	switch reason {
+	case event.EndTimeout:
+		return errors.New("session timed out before the agents agreed")
+	case event.EndInterrupted:
+		return errors.New("interrupted")
+	case event.EndAllDead:
+		return errors.New("every agent failed")
+	}
+	return nil
+}
+
+func (s *session) fail(i int, err error, timeout bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m.Ended() {
+		return
+	}
+	var consecutive int
+	var dead bool
+	if provider.IsFatal(err) {
+		s.m.Kill(i)
+		consecutive, dead = s.m.FailureBudget(), true
+	} else {
+		consecutive, dead = s.m.TurnFailed(i)
+	}
+	id := s.agents[i].ID
+	s.publish(event.AgentError{Agent: id, Message: err.Error(), Consecutive: consecutive, Budget: s.m.FailureBudget(), Timeout: timeout})
+	if !dead {
+		return
+	}
+	s.publish(event.AgentDead{Agent: id, Reason: fmt.Sprintf("%d failed turns in a row: %v", consecutive, err)})
+	s.checkEndLocked()
+}
+
+// checkEndLocked ends coordination when every live agent holds a current vote or none is left.
+func (s *session) checkEndLocked() {
+	switch {
+	case s.m.Live() == 0:
+		s.endLocked(event.EndAllDead)
+	case s.m.Converged():
+		s.endLocked(event.EndConsensus)
+	}
+}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"massgen/internal/coord"
+	"massgen/internal/event"
+	"massgen/internal/prompt"
+	"massgen/internal/provider"
+)
+
+// present picks the winner and produces the final answer: a new generation by the winner
+// (regenerate) or its answer as is (verbatim). An interrupted, failed or dead-winner session
+// gets the stored answer, so nothing produced is lost.
+func (s *session) present(ctx context.Context) Result {
+	s.mu.Lock()
+	reason := s.reason
+	r := s.m.Winner()
+	if reason == event.EndSkipped {
+		r = coord.Result{Winner: 0}
+	}
+	ended := event.CoordinationEnded{Reason: reason, Tie: r.Tie}
+	for _, c := range r.Tally {
+		t := event.Tally{Agent: s.agents[c.Agent].ID, Label: coord.Label(c.Agent), Votes: c.Votes}
+		for _, v := range c.Voters {
+			t.Voters = append(t.Voters, s.agents[v].ID)
+		}
+		ended.Tally = append(ended.Tally, t)
+	}
+	var stored coord.Answer
+	var hasStored bool
+	var winnerDead bool
+	var vr prompt.VoteResult
+	if r.Winner >= 0 {
+		stored, hasStored = s.m.Current(r.Winner)
+		winnerDead = s.m.Dead(r.Winner)
+		ended.Winner, ended.WinnerLabel, ended.AnswerLabel = s.agents[r.Winner].ID, coord.Label(r.Winner), stored.Label
+		vr.Tie = r.Tie
+		for k := range s.agents {
+			if v, ok := s.m.CurrentVote(k); ok && v.Target == r.Winner {
+				vr.Votes++
+				vr.Reasons = append(vr.Reasons, v.Reason)
+			}
+		}
+	}
+	answers := s.visible(s.m.CurrentAnswers())
+	s.publish(ended)
+	s.mu.Unlock()
+
+	status, code := outcome(reason)
+	res := Result{Status: status, ExitCode: code, EndReason: reason, Err: errorFor(reason)}
+	if r.Winner < 0 {
+		if res.Err == nil {
+			res.Status, res.ExitCode = event.StatusFailed, 2
+		}
+		res.Err = errors.Join(res.Err, errors.New("no agent produced an answer"))
+		return res
+	}
+	w := s.agents[r.Winner]
+	mode := s.o.Orchestrator.FinalPresentation
+	if reason == event.EndInterrupted || reason == event.EndAllDead || winnerDead {
+		mode = "verbatim"
+	}
+	s.publish(event.FinalStarted{Agent: w.ID, Mode: mode})
+	content, fallback := stored.Content, true
+	if mode == "regenerate" {
+		user := s.o.Question
+		if reason != event.EndSkipped {
+			user = prompt.PresentationUser(s.o.Question, coord.Label(r.Winner), vr, answers)
+		}
+		req := provider.Request{
+			Model: w.Model, System: prompt.PresentationSystem(w.System), Stage: provider.StagePresentation, Params: w.Params,
+			Messages: []provider.Message{{Role: provider.RoleUser, Content: user}},
+		}
+		s.publish(event.ModelCalled{Agent: w.ID, Stage: provider.StagePresentation, Attempt: 1, Fresh: true, System: req.System, Messages: req.Messages})
+		out, err := s.call(ctx, r.Winner, req, true)
+		switch {
+		case err != nil:
+			s.publish(event.AgentError{Agent: w.ID, Message: fmt.Sprintf("final presentation failed, using the stored answer: %v", err), Budget: s.o.Orchestrator.FailureBudget, Timeout: errors.Is(err, errCallTimeout)})
+		case strings.TrimSpace(out.text) != "":
+			content, fallback = out.text, false
+		}
+		if ctx.Err() != nil && res.ExitCode == 0 {
+			res.Status, res.ExitCode, res.Err = event.StatusInterrupted, 4, errors.New("interrupted during the final presentation")
+		}
+	} else if hasStored {
+		fallback = reason != event.EndConsensus && reason != event.EndBudget
+	}
+	if strings.TrimSpace(content) == "" {
+		res.Status, res.ExitCode = event.StatusFailed, 2
+		res.Err = errors.Join(res.Err, errors.New("the final presentation produced no answer"))
+		return res
+	}
+	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(r.Winner) + ".final", Content: content, Mode: mode, Fallback: fallback})
+	res.Winner, res.FinalAnswer = w.ID, content
+	return res
+}

@@ -1,0 +1,310 @@
+// Package event defines the session's event stream: the closed set of things that happen in a
+// run, in order. Every view (terminal, automation, status.json, coordination table, web, replay)
+// is a projection of this stream, and events.jsonl is the stream on disk.
+package event
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"massgen/internal/provider"
+)
+
+// Event is one entry of the stream. Seq starts at 1 and has no gaps.
+type Event struct {
+	Seq     int64
+	Time    time.Time
+	Payload Payload
+}
+
+// Payload is one of the concrete event types below.
+type Payload interface{ Type() string }
+
+// AgentInfo describes one agent at session start.
+type AgentInfo struct {
+	ID      string `json:"id"`
+	Label   string `json:"label"` // agent<i>, stable for the session
+	Backend string `json:"backend"`
+	Model   string `json:"model,omitempty"`
+}
+
+// Settings are the coordination settings a session ran with.
+type Settings struct {
+	VotingSensitivity     string  `json:"voting_sensitivity"`
+	AnswerNovelty         string  `json:"answer_novelty_requirement"`
+	MaxNewAnswersPerAgent int     `json:"max_new_answers_per_agent,omitempty"`
+	FinalPresentation     string  `json:"final_presentation"`
+	FailureBudget         int     `json:"failure_budget"`
+	MaxCostUSD            float64 `json:"max_cost_usd,omitempty"`
+	TimeoutSeconds        float64 `json:"orchestrator_timeout_seconds"`
+	AgentTimeoutSeconds   float64 `json:"agent_timeout_seconds"`
+}
+
+// SessionStarted opens the stream.
+type SessionStarted struct {
+	Question  string      `json:"question"`
+	Turn      int         `json:"turn"`
+	SessionID string      `json:"session_id"`
+	LogDir    string      `json:"log_dir,omitempty"`
+	Agents    []AgentInfo `json:"agents"`
+	Settings  Settings    `json:"settings"`
+	// History is the conversation carried from earlier turns (interactive mode).
+	History []provider.Message `json:"history,omitempty"`
+}
+
+// TurnStarted: an agent begins a coordination turn (MassGen's context_received). Version is the
+// answer-set version the agent sees; Available the labels it may vote for.
+type TurnStarted struct {
+	Agent     string   `json:"agent"`
+	Version   int      `json:"version"`
+	Available []string `json:"available"`
+	// Fresh is true when the conversation starts anew, false when it continues (P6).
+	Fresh bool `json:"fresh"`
+}
+
+// ModelCalled: a model call is about to be made. Messages are those appended to the agent's
+// conversation since its previous call (the whole conversation when Fresh).
+type ModelCalled struct {
+	Agent    string             `json:"agent"`
+	Stage    provider.Stage     `json:"stage"`
+	Attempt  int                `json:"attempt"` // 1..3 within a turn
+	Fresh    bool               `json:"fresh"`
+	System   string             `json:"system,omitempty"` // set when Fresh
+	Messages []provider.Message `json:"messages"`
+}
+
+// TextDelta is streamed answer text; Presentation marks the final presentation.
+type TextDelta struct {
+	Agent        string `json:"agent"`
+	Text         string `json:"text"`
+	Presentation bool   `json:"presentation,omitempty"`
+}
+
+// ReasoningDelta is streamed reasoning text.
+type ReasoningDelta struct {
+	Agent        string `json:"agent"`
+	Text         string `json:"text"`
+	Presentation bool   `json:"presentation,omitempty"`
+}
+
+// ToolCalled records a complete tool call the model made.
+type ToolCalled struct {
+	Agent string            `json:"agent"`
+	Call  provider.ToolCall `json:"call"`
+}
+
+// ToolRejected: a call was refused and the error went back to the model as its result.
+type ToolRejected struct {
+	Agent  string `json:"agent"`
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool"`
+	Error  string `json:"error"`
+}
+
+// EnforcementSent: the response held no workflow tool call and the agent was told to make one.
+type EnforcementSent struct {
+	Agent   string `json:"agent"`
+	Message string `json:"message"`
+}
+
+// AnswerSubmitted: an answer was accepted. It starts answer-set Version; every vote cast on an
+// earlier version stops counting (Invalidated lists the voters who lost theirs).
+type AnswerSubmitted struct {
+	Agent       string   `json:"agent"`
+	Label       string   `json:"label"` // agent<i>.<k>
+	Content     string   `json:"content"`
+	Version     int      `json:"version"`
+	Invalidated []string `json:"invalidated,omitempty"`
+}
+
+// VoteCast: a vote was accepted and counts while Version is current.
+type VoteCast struct {
+	Agent       string `json:"agent"`
+	Target      string `json:"target"`       // real id of the agent voted for
+	TargetLabel string `json:"target_label"` // agent<j>
+	AnswerLabel string `json:"answer_label"` // agent<j>.<k>, the answer voted for
+	Reason      string `json:"reason"`
+	Version     int    `json:"version"`
+}
+
+// VoteIgnored: a vote was cast on an answer set that is no longer current, so it does not count;
+// the agent continues with the new answers (P6).
+type VoteIgnored struct {
+	Agent          string `json:"agent"`
+	TargetLabel    string `json:"target_label"`
+	Reason         string `json:"reason"`
+	SeenVersion    int    `json:"seen_version"`
+	CurrentVersion int    `json:"current_version"`
+}
+
+// AgentError: a turn failed. Consecutive counts failed turns in a row against Budget.
+type AgentError struct {
+	Agent       string `json:"agent"`
+	Message     string `json:"message"`
+	Consecutive int    `json:"consecutive"`
+	Budget      int    `json:"budget"`
+	Timeout     bool   `json:"timeout,omitempty"`
+}
+
+// AgentDead: the agent is left out of the rest of the session.
+type AgentDead struct {
+	Agent  string `json:"agent"`
+	Reason string `json:"reason"`
+}
+
+// UsageReported: token usage of one model call and its cost.
+type UsageReported struct {
+	Agent   string         `json:"agent"`
+	Usage   provider.Usage `json:"usage"`
+	CostUSD float64        `json:"cost_usd"`
+}
+
+// Tally is one agent's count in a vote result.
+type Tally struct {
+	Agent  string   `json:"agent"`
+	Label  string   `json:"label"`
+	Votes  int      `json:"votes"`
+	Voters []string `json:"voters,omitempty"`
+}
+
+// Coordination end reasons.
+const (
+	EndConsensus   = "consensus"
+	EndTimeout     = "timeout"
+	EndAllDead     = "all_dead"
+	EndInterrupted = "interrupted"
+	EndBudget      = "budget"
+	EndSkipped     = "skipped"
+)
+
+// CoordinationEnded: no more answers or votes. Winner is "" when no agent has an answer.
+type CoordinationEnded struct {
+	Reason      string  `json:"reason"`
+	Winner      string  `json:"winner,omitempty"`
+	WinnerLabel string  `json:"winner_label,omitempty"`
+	AnswerLabel string  `json:"answer_label,omitempty"`
+	Tie         bool    `json:"tie,omitempty"`
+	Tally       []Tally `json:"tally,omitempty"`
+}
+
+// FinalStarted: the winner begins the final presentation (MassGen's final_round_start).
+type FinalStarted struct {
+	Agent string `json:"agent"`
+	Mode  string `json:"mode"` // regenerate | verbatim
+}
+
+// FinalAnswer: the final answer. Fallback is true when the stored answer was used because the
+// presentation produced nothing or failed.
+type FinalAnswer struct {
+	Agent    string `json:"agent"`
+	Label    string `json:"label"` // agent<i>.final
+	Content  string `json:"content"`
+	Mode     string `json:"mode"`
+	Fallback bool   `json:"fallback,omitempty"`
+}
+
+// Session statuses.
+const (
+	StatusCompleted   = "completed"
+	StatusTimeout     = "timeout"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// SessionEnded closes the stream.
+type SessionEnded struct {
+	Status          string  `json:"status"`
+	ExitCode        int     `json:"exit_code"`
+	Error           string  `json:"error,omitempty"`
+	DurationSeconds float64 `json:"duration_seconds"`
+}
+
+func (SessionStarted) Type() string    { return "session_started" }
+func (TurnStarted) Type() string       { return "turn_started" }
+func (ModelCalled) Type() string       { return "model_called" }
+func (TextDelta) Type() string         { return "text_delta" }
+func (ReasoningDelta) Type() string    { return "reasoning_delta" }
+func (ToolCalled) Type() string        { return "tool_called" }
+func (ToolRejected) Type() string      { return "tool_rejected" }
+func (EnforcementSent) Type() string   { return "enforcement_sent" }
+func (AnswerSubmitted) Type() string   { return "answer_submitted" }
+func (VoteCast) Type() string          { return "vote_cast" }
+func (VoteIgnored) Type() string       { return "vote_ignored" }
+func (AgentError) Type() string        { return "agent_error" }
+func (AgentDead) Type() string         { return "agent_dead" }
+func (UsageReported) Type() string     { return "usage" }
+func (CoordinationEnded) Type() string { return "coordination_ended" }
+func (FinalStarted) Type() string      { return "final_started" }
+func (FinalAnswer) Type() string       { return "final_answer" }
+func (SessionEnded) Type() string      { return "session_ended" }
+
+// decoders maps a type name to a function that decodes its payload.
+var decoders = map[string]func(json.RawMessage) (Payload, error){}
+
+func register[T Payload]() {
+	var zero T
+	decoders[zero.Type()] = func(b json.RawMessage) (Payload, error) {
+		var v T
+		err := json.Unmarshal(b, &v)
+		return v, err
+	}
+}
+
+func init() {
+	register[SessionStarted]()
+	register[TurnStarted]()
+	register[ModelCalled]()
+	register[TextDelta]()
+	register[ReasoningDelta]()
+	register[ToolCalled]()
+	register[ToolRejected]()
+	register[EnforcementSent]()
+	register[AnswerSubmitted]()
+	register[VoteCast]()
+	register[VoteIgnored]()
+	register[AgentError]()
+	register[AgentDead]()
+	register[UsageReported]()
+	register[CoordinationEnded]()
+	register[FinalStarted]()
+	register[FinalAnswer]()
+	register[SessionEnded]()
+}
+
+type envelope struct {
+	Seq  int64           `json:"seq"`
+	Time time.Time       `json:"time"`
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// MarshalJSON writes the {seq, time, type, data} envelope.
+func (e Event) MarshalJSON() ([]byte, error) {
+	if e.Payload == nil {
+		return nil, fmt.Errorf("event %d: no payload", e.Seq)
+	}
+	data, err := json.Marshal(e.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
+	}
+	return json.Marshal(envelope{Seq: e.Seq, Time: e.Time, Type: e.Payload.Type(), Data: data})
+}
+
+// UnmarshalJSON reads the envelope; Payload holds the concrete value type, never a pointer.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return err
+	}
+	decode, ok := decoders[env.Type]
+	if !ok {
+		return fmt.Errorf("unknown event type %q", env.Type)
+	}
+	p, err := decode(env.Data)
+	if err != nil {
+		return fmt.Errorf("event %d %s: %w", env.Seq, env.Type, err)
+	}
+	e.Seq, e.Time, e.Payload = env.Seq, env.Time, p
+	return nil
+}

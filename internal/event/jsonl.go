@@ -1,0 +1,97 @@
+package event
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Writer appends events to events.jsonl, one JSON object per line. Deltas are buffered;
+// every other event flushes, so a crash loses at most the text streamed since the last
+// state change.
+type Writer struct {
+	f   *os.File
+	buf *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+// Create opens path for a new event log.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create event log: %w", err)
+	}
+	buf := bufio.NewWriterSize(f, 64<<10)
+	return &Writer{f: f, buf: buf, enc: json.NewEncoder(buf)}, nil
+}
+
+// Handle implements Sink. The first write error is kept and reported by Close.
+func (w *Writer) Handle(e Event) {
+	if w.err != nil {
+		return
+	}
+	if err := w.enc.Encode(e); err != nil {
+		w.err = err
+		return
+	}
+	switch e.Payload.(type) {
+	case TextDelta, ReasoningDelta:
+	default:
+		w.err = w.buf.Flush()
+	}
+}
+
+// Close flushes and closes the file.
+func (w *Writer) Close() error {
+	ferr := w.buf.Flush()
+	cerr := w.f.Close()
+	return errors.Join(w.err, ferr, cerr)
+}
+
+// Read decodes every event of an events.jsonl stream. A truncated last line (a run that was
+// killed mid-write) is ignored; any other bad line is an error naming its line number.
+func Read(r io.Reader) ([]Event, error) {
+	var events []Event
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	line := 0
+	var pending error
+	for sc.Scan() {
+		line++
+		if pending != nil {
+			return nil, pending
+		}
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(b, &e); err != nil {
+			pending = fmt.Errorf("line %d: %w", line, err)
+			continue
+		}
+		events = append(events, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	return events, nil
+}
+
+// ReadFile reads an events.jsonl file.
+func ReadFile(path string) ([]Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	evs, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return evs, nil
+}

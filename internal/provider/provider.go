@@ -1,0 +1,146 @@
+// Package provider defines the one interface every model backend implements, and the neutral
+// request, message and chunk types that cross it. Backends translate these to and from their
+// wire format and nothing else; the engine cannot tell one backend from another.
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+)
+
+// Provider streams one model call. Implementations must be safe for concurrent use by one
+// agent at a time and must stop promptly when ctx is done.
+type Provider interface {
+	// Stream starts the call lazily on the first pull; breaking out of the loop releases it.
+	// Errors travel as the second value and end the stream.
+	Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
+}
+
+// Role is the author of a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation. The system prompt is not a message: it lives in
+// Request.System so that every backend can place it where its API wants it.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID ties a tool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// IsError marks a tool result that reports a rejected call.
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// ToolCall is one complete call as the model made it. Arguments is the raw JSON text the
+// model produced, which may be malformed: validation is the caller's job.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec offers one tool to the model. Parameters is a JSON Schema object.
+type ToolSpec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// Stage tells a backend which part of the protocol a call belongs to (MassGen's CoordinationStage).
+type Stage string
+
+const (
+	StageInitial      Stage = "initial_answer"
+	StageEnforcement  Stage = "enforcement"
+	StagePresentation Stage = "presentation"
+)
+
+// Request is everything one model call needs. Order matters for prompt caching (P10): System
+// and Tools are the stable prefix, Messages grow at the end.
+type Request struct {
+	Model    string     `json:"model,omitempty"`
+	System   string     `json:"system,omitempty"`
+	Messages []Message  `json:"messages"`
+	Tools    []ToolSpec `json:"tools,omitempty"`
+	Stage    Stage      `json:"stage,omitempty"`
+	// Params are backend keys passed through to the request body unchanged.
+	Params map[string]any `json:"-"`
+}
+
+// Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallChunk,
+// UsageChunk or Done.
+type Chunk interface{ isChunk() }
+
+// TextDelta is visible answer text as it arrives.
+type TextDelta struct{ Text string }
+
+// ReasoningDelta is reasoning (thinking, reasoning summary) text as it arrives.
+type ReasoningDelta struct{ Text string }
+
+// ToolCallChunk is one complete tool call, its arguments fully assembled.
+type ToolCallChunk struct{ Call ToolCall }
+
+// UsageChunk reports the tokens of this call. A backend may send several; they add up.
+type UsageChunk struct{ Usage Usage }
+
+// Done ends a successful stream.
+type Done struct{ StopReason string }
+
+func (TextDelta) isChunk()      {}
+func (ReasoningDelta) isChunk() {}
+func (ToolCallChunk) isChunk()  {}
+func (UsageChunk) isChunk()     {}
+func (Done) isChunk()           {}
+
+// Usage counts tokens of one or more calls. InputTokens includes cached ones.
+type Usage struct {
+	InputTokens       int64 `json:"input_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"`
+	OutputTokens      int64 `json:"output_tokens"`
+	ReasoningTokens   int64 `json:"reasoning_tokens,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + o.InputTokens,
+		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
+		OutputTokens:      u.OutputTokens + o.OutputTokens,
+		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+	}
+}
+
+// Error is a failed call. Fatal errors (a rejected key, an unknown model) make the agent dead
+// at once; others count against its failure budget.
+type Error struct {
+	Provider string
+	Status   int // HTTP status, 0 when there was none
+	Fatal    bool
+	Err      error
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: status %d: %v", e.Provider, e.Status, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Provider, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsFatal reports whether err says retrying cannot help.
+func IsFatal(err error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Fatal
+}

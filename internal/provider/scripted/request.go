@@ -1,0 +1,177 @@
+package scripted
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"massgen/internal/provider"
+)
+
+// Workflow tool names, as the engine offers them.
+const (
+	toolNewAnswer = "new_answer"
+	toolVote      = "vote"
+)
+
+// ownMarker precedes the presenter's own answer block in the presentation prompt.
+const ownMarker = "(your own answer)\n"
+
+// view is what one request tells the agent.
+type view struct {
+	// answers maps each label to the latest text shown under it.
+	answers map[string]string
+	// labels are the labels it may vote for (the vote enum), in agent order.
+	labels []string
+	// answerOffered and voteOffered say which workflow tools the request offers.
+	answerOffered, voteOffered bool
+	// presentation is the final presentation stage, or any call without workflow tools.
+	presentation bool
+	// own is the label the request marks as the agent's own answer, if any.
+	own string
+	// tailErrors are the ToolCallIDs of error tool results after the last assistant message.
+	tailErrors []string
+	// inputChars sizes the prompt for the usage estimate.
+	inputChars int
+}
+
+// readRequest extracts the view from req the way a model would read the prompt.
+func readRequest(req provider.Request) *view {
+	v := &view{answers: map[string]string{}}
+	for _, m := range req.Messages {
+		if m.Role == provider.RoleUser || m.Role == provider.RoleTool {
+			if own := parseBlocks(m.Content, v.answers); own != "" {
+				v.own = own
+			}
+		}
+	}
+	for _, t := range req.Tools {
+		switch t.Name {
+		case toolNewAnswer:
+			v.answerOffered = true
+		case toolVote:
+			v.voteOffered = true
+			v.labels = sortLabels(voteEnum(t.Parameters))
+		}
+	}
+	v.presentation = req.Stage == provider.StagePresentation || (!v.answerOffered && !v.voteOffered)
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role == provider.RoleTool; i-- {
+		if m := req.Messages[i]; m.IsError {
+			v.tailErrors = append(v.tailErrors, m.ToolCallID)
+		}
+	}
+	v.inputChars = utf8.RuneCountInString(req.System)
+	// Count what a model would read without serialising the conversation: a few characters of
+	// framing per message plus its text.
+	for _, m := range req.Messages {
+		v.inputChars += 16 + utf8.RuneCountInString(m.Content)
+		for _, c := range m.ToolCalls {
+			v.inputChars += 16 + utf8.RuneCountInString(c.Name) + utf8.RuneCountInString(c.Arguments)
+		}
+	}
+	if len(req.Tools) > 0 {
+		if b, err := json.Marshal(req.Tools); err == nil {
+			v.inputChars += utf8.RuneCount(b)
+		}
+	}
+	return v
+}
+
+// canVote reports whether the request lets the agent vote for someone.
+func (v *view) canVote() bool { return v.voteOffered && len(v.labels) > 0 }
+
+// shownLabels returns the labels of every answer block seen, in agent order.
+func (v *view) shownLabels() []string {
+	labels := make([]string, 0, len(v.answers))
+	for l := range v.answers {
+		labels = append(labels, l)
+	}
+	return sortLabels(labels)
+}
+
+// parseBlocks records every "<agentK>\ntext\n<end of agentK>" block of s into answers, a later
+// block replacing an earlier one with the same label. It returns the label of the last block
+// marked as the reader's own answer, or "".
+func parseBlocks(s string, answers map[string]string) (own string) {
+	for {
+		i := strings.Index(s, "<agent")
+		if i < 0 {
+			return own
+		}
+		before, rest := s[:i], s[i+len("<agent"):]
+		n := 0
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 0 || !strings.HasPrefix(rest[n:], ">\n") {
+			s = rest
+			continue
+		}
+		label := "agent" + rest[:n]
+		body := rest[n+len(">\n"):]
+		end := "\n<end of " + label + ">"
+		k := strings.Index(body, end)
+		if k < 0 {
+			s = rest
+			continue
+		}
+		answers[label] = body[:k]
+		if strings.HasSuffix(before, ownMarker) {
+			own = label
+		}
+		s = body[k+len(end):]
+	}
+}
+
+// voteEnum returns parameters.properties.agent_id.enum of the vote tool, whatever Go types the
+// schema was built from.
+func voteEnum(params map[string]any) []string {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil
+	}
+	var schema struct {
+		Properties struct {
+			AgentID struct {
+				Enum []any `json:"enum"`
+			} `json:"agent_id"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(b, &schema) != nil {
+		return nil
+	}
+	var labels []string
+	for _, e := range schema.Properties.AgentID.Enum {
+		if l, ok := e.(string); ok && l != "" && !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	return labels
+}
+
+// sortLabels sorts agent labels by their number (agent2 before agent10); labels of another
+// shape go last, in string order. It sorts in place and returns labels.
+func sortLabels(labels []string) []string {
+	slices.SortStableFunc(labels, func(a, b string) int {
+		na, oka := labelNumber(a)
+		nb, okb := labelNumber(b)
+		switch {
+		case oka && okb && na != nb:
+			return na - nb
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return labels
+}
+
+func labelNumber(l string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(l, "agent"))
+	return n, err == nil && strings.HasPrefix(l, "agent")
+}

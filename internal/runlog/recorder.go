@@ -1,0 +1,255 @@
+package runlog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"massgen/internal/event"
+)
+
+// Status file pacing: at most one write per minStatusGap, at least one per maxStatusGap.
+const (
+	minStatusGap = 50 * time.Millisecond
+	maxStatusGap = 2 * time.Second
+)
+
+// Meta is what metadata.json needs that the event stream does not carry.
+type Meta struct {
+	Version    string   // massgen version
+	ConfigPath string   // "" when the config was built in memory
+	Config     any      // the config as the caller chose to show it: already redacted, never with keys
+	Args       []string // command-line arguments
+	// Now is the clock for status.json's last_updated and the running elapsed_seconds; nil means
+	// time.Now. Nothing else the Recorder writes reads a clock.
+	Now func() time.Time
+}
+
+// Recorder is an event.Sink that writes a turn's log directory: events.jsonl, status.json,
+// answer and vote snapshots, final/, coordination_table.txt and metadata.json. Handle only
+// queues the event: a writer goroutine owned by the Recorder does all disk work, so a slow disk
+// never holds up the agents. Handle and Close are safe for concurrent use. A write error never
+// stops the run: the first one is kept and returned by Close.
+type Recorder struct {
+	dir  string
+	meta Meta
+	now  func() time.Time
+
+	mu     sync.Mutex // guards queue and closed
+	queue  []event.Event
+	closed bool
+	kick   chan struct{} // cap 1: events are queued, or Close was called
+	done   chan struct{} // closed when the writer goroutine has finished
+
+	// Owned by the writer goroutine (and by Close once it has finished).
+	state      *State
+	table      *Table
+	events     *event.Writer
+	convs      map[string]*conversation
+	folders    map[string]bool // <agent>/<ts> folders in use
+	dirty      bool            // status.json is behind the state
+	lastStatus time.Time
+	summary    int64 // Seq of the last event the summary files were written for
+	err        error
+}
+
+// NewRecorder starts recording into dir, creating dir itself (not its parents) when missing,
+// and starts the writer goroutine. The caller must call Close.
+func NewRecorder(dir string, meta Meta) (*Recorder, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("runlog: %w", err)
+	}
+	w, err := event.Create(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("runlog: %w", err)
+	}
+	now := meta.Now
+	if now == nil {
+		now = time.Now
+	}
+	r := &Recorder{
+		dir:     dir,
+		meta:    meta,
+		now:     now,
+		state:   NewState(),
+		table:   NewTable(),
+		events:  w,
+		convs:   map[string]*conversation{},
+		folders: map[string]bool{},
+		kick:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	go r.loop()
+	return r, nil
+}
+
+// Dir returns the directory the Recorder writes into.
+func (r *Recorder) Dir() string { return r.dir }
+
+// Handle queues e for the writer goroutine. Events after Close are dropped.
+func (r *Recorder) Handle(e event.Event) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.queue = append(r.queue, e)
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *Recorder) signal() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Close writes everything still queued, coordination_table.txt, metadata.json and a final
+// status.json, closes events.jsonl and stops the writer goroutine. It returns the first error
+// met while recording, wrapped with the file's path. Calling Close again returns nil.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	r.signal()
+	<-r.done
+	return r.err
+}
+
+// loop is the writer goroutine. It records queued events in order and writes status.json when
+// the state changed, at most every minStatusGap, and at least every maxStatusGap so
+// elapsed_seconds moves.
+func (r *Recorder) loop() {
+	defer close(r.done)
+	tick := time.NewTicker(maxStatusGap)
+	defer tick.Stop()
+	gap := time.NewTimer(0)
+	<-gap.C
+	for {
+		select {
+		case <-r.kick:
+		case <-tick.C:
+			r.dirty = true
+		case <-gap.C:
+		}
+		r.mu.Lock()
+		batch, closed := r.queue, r.closed
+		r.queue = nil
+		r.mu.Unlock()
+		for _, e := range batch {
+			r.record(e)
+		}
+		if closed {
+			r.finish()
+			return
+		}
+		if !r.dirty || r.state.StartTime.IsZero() {
+			continue
+		}
+		if wait := minStatusGap - r.now().Sub(r.lastStatus); wait > 0 {
+			gap.Reset(wait)
+			continue
+		}
+		r.writeStatusNow()
+	}
+}
+
+// record applies one event to the state and writes the files it calls for.
+func (r *Recorder) record(e event.Event) {
+	r.events.Handle(e)
+	r.state.Apply(e)
+	r.table.Handle(e)
+	switch p := e.Payload.(type) {
+	case event.TextDelta, event.ReasoningDelta:
+		return
+	case event.ModelCalled:
+		r.conv(p.Agent).apply(p)
+	case event.AnswerSubmitted:
+		r.writeAnswer(e, p)
+	case event.VoteCast:
+		r.writeVote(e, p)
+	case event.FinalAnswer:
+		r.writeFinal(p)
+	case event.SessionEnded:
+		r.writeSummary()
+	}
+	r.dirty = true
+}
+
+// finish writes the summary files and the last status.json and closes events.jsonl.
+func (r *Recorder) finish() {
+	if r.summary != r.state.LastSeq || r.summary == 0 {
+		r.writeSummary()
+	}
+	if !r.state.StartTime.IsZero() {
+		r.writeStatusNow()
+	}
+	if err := r.events.Close(); err != nil {
+		r.fail(filepath.Join(r.dir, "events.jsonl"), err)
+	}
+}
+
+func (r *Recorder) writeStatusNow() {
+	r.dirty = false
+	r.lastStatus = r.now()
+	r.writeStatus(StatusJSON(r.state, r.lastStatus))
+}
+
+// writeStatus writes status.json through status.json.tmp and a rename, so readers never see
+// half a file. Only the writer goroutine writes it.
+func (r *Recorder) writeStatus(data []byte) {
+	path := filepath.Join(r.dir, "status.json")
+	tmp := path + ".tmp"
+	err := os.WriteFile(tmp, data, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		r.fail(path, err)
+	}
+}
+
+// writeSummary writes coordination_table.txt and metadata.json.
+func (r *Recorder) writeSummary() {
+	r.summary = r.state.LastSeq
+	r.writeFile("coordination_table.txt", []byte(r.table.String()))
+	r.writeFile("metadata.json", metadataJSON(r.state, r.meta))
+}
+
+// writeFile writes rel (slash-separated, under dir), creating its parent folders.
+func (r *Recorder) writeFile(rel string, data []byte) {
+	path := filepath.Join(r.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		r.fail(path, err)
+		return
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		r.fail(path, err)
+	}
+}
+
+// fail keeps the first error, naming path once.
+func (r *Recorder) fail(path string, err error) {
+	if r.err != nil {
+		return
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	r.err = fmt.Errorf("runlog: write %s: %w", path, err)
+}

@@ -1,0 +1,293 @@
+package runlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"massgen/internal/event"
+	"massgen/internal/provider"
+)
+
+// conversation is an agent's prompt as its model calls rebuilt it: what context.txt shows.
+type conversation struct {
+	System   string             `json:"system"`
+	Messages []provider.Message `json:"messages"`
+}
+
+func (c *conversation) apply(p event.ModelCalled) {
+	if p.Fresh {
+		c.System, c.Messages = p.System, nil
+	}
+	c.Messages = append(c.Messages, p.Messages...)
+}
+
+// snapshot returns the conversation as context.txt shows it ("messages" is never null).
+func (c *conversation) snapshot() conversation {
+	if c.Messages == nil {
+		return conversation{System: c.System, Messages: []provider.Message{}}
+	}
+	return *c
+}
+
+// conv returns agent id's conversation, empty before its first model call. Called by the writer goroutine.
+func (r *Recorder) conv(id string) *conversation {
+	c := r.convs[id]
+	if c == nil {
+		c = &conversation{}
+		r.convs[id] = c
+	}
+	return c
+}
+
+// snapshotDir returns a new <agent>/<YYYYMMDD_HHMMSS_ffffff> folder name for a snapshot taken
+// at t, adding _2, _3, ... when the agent already has one with that name. Called by the writer goroutine.
+func (r *Recorder) snapshotDir(agent string, t time.Time) string {
+	base := path.Join(safeName(agent), folderTime(t))
+	name := base
+	for n := 2; r.folders[name]; n++ {
+		name = fmt.Sprintf("%s_%d", base, n)
+	}
+	r.folders[name] = true
+	return name
+}
+
+// folderTime formats t as MassGen names snapshot and log folders.
+func folderTime(t time.Time) string {
+	return fmt.Sprintf("%s_%06d", t.Format("20060102_150405"), t.Nanosecond()/1000)
+}
+
+// safeName makes an agent id usable as one path element.
+func safeName(id string) string {
+	id = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, id)
+	if id == "" || id == "." || id == ".." {
+		return "_" + id
+	}
+	return id
+}
+
+// writeAnswer writes <agent>/<ts>/answer.txt and context.txt. Called by the writer goroutine.
+func (r *Recorder) writeAnswer(e event.Event, p event.AnswerSubmitted) {
+	dir := r.snapshotDir(p.Agent, e.Time)
+	r.writeFile(dir+"/answer.txt", []byte(p.Content))
+	r.writeFile(dir+"/context.txt", indentJSON(r.conv(p.Agent).snapshot()))
+}
+
+// voteFile is vote.json: MassGen's fields, with answer_set_version instead of its iteration
+// and round counters.
+type voteFile struct {
+	VoterID              string      `json:"voter_id"`
+	VoterAnonID          string      `json:"voter_anon_id"`
+	VotedFor             string      `json:"voted_for"`
+	VotedForAnon         string      `json:"voted_for_anon"`
+	VotedForLabel        string      `json:"voted_for_label"`
+	Reason               string      `json:"reason"`
+	Timestamp            string      `json:"timestamp"`
+	UnixTimestamp        float64     `json:"unix_timestamp"`
+	AnswerSetVersion     int         `json:"answer_set_version"`
+	AvailableOptions     []string    `json:"available_options"`
+	AvailableOptionsAnon []string    `json:"available_options_anon"`
+	VoteContext          voteContext `json:"vote_context"`
+}
+
+type voteContext struct {
+	TotalAgents       int    `json:"total_agents"`
+	AgentsWithAnswers int    `json:"agents_with_answers"`
+	CurrentTask       string `json:"current_task"`
+}
+
+// writeVote writes <agent>/<ts>/vote.json and context.txt. Called by the writer goroutine; the vote is
+// already applied to r.state.
+func (r *Recorder) writeVote(e event.Event, p event.VoteCast) {
+	s := r.state
+	voter := s.Agent(p.Agent)
+	v := voteFile{
+		VoterID:              p.Agent,
+		VotedFor:             p.Target,
+		VotedForAnon:         p.TargetLabel,
+		VotedForLabel:        p.AnswerLabel,
+		Reason:               p.Reason,
+		Timestamp:            e.Time.Format(time.RFC3339Nano),
+		UnixTimestamp:        unix(e.Time),
+		AnswerSetVersion:     p.Version,
+		AvailableOptions:     []string{},
+		AvailableOptionsAnon: []string{},
+		VoteContext:          voteContext{TotalAgents: len(s.Agents), CurrentTask: s.Question},
+	}
+	if voter != nil {
+		v.VoterAnonID = voter.Label
+	}
+	for _, a := range s.AgentsWithAnswers() {
+		v.AvailableOptions = append(v.AvailableOptions, a.ID)
+		v.AvailableOptionsAnon = append(v.AvailableOptionsAnon, a.Label)
+	}
+	v.VoteContext.AgentsWithAnswers = len(v.AvailableOptions)
+	dir := r.snapshotDir(p.Agent, e.Time)
+	r.writeFile(dir+"/vote.json", indentJSON(v))
+	r.writeFile(dir+"/context.txt", indentJSON(r.conv(p.Agent).snapshot()))
+}
+
+// finalContext is final/<winner>/context.txt: the winner's conversation, plus what MassGen's
+// final snapshot adds, the answers and the current votes.
+type finalContext struct {
+	conversation
+	Answers []finalAnswerEntry `json:"answers"`
+	Votes   []finalVoteEntry   `json:"votes"`
+}
+
+type finalAnswerEntry struct {
+	Label   string `json:"label"`
+	Agent   string `json:"agent"`
+	Content string `json:"content"`
+}
+
+type finalVoteEntry struct {
+	Voter       string `json:"voter"`
+	VoterLabel  string `json:"voter_label"`
+	AnswerLabel string `json:"voted_for_label"`
+	Reason      string `json:"reason"`
+}
+
+// writeFinal writes final/<winner>/answer.txt (the content exactly) and context.txt. Called by
+// the writer goroutine.
+func (r *Recorder) writeFinal(p event.FinalAnswer) {
+	s := r.state
+	ctx := finalContext{conversation: r.conv(p.Agent).snapshot(), Answers: []finalAnswerEntry{}, Votes: []finalVoteEntry{}}
+	for _, a := range s.AgentsWithAnswers() {
+		l := a.LatestAnswer()
+		ctx.Answers = append(ctx.Answers, finalAnswerEntry{Label: l.Label, Agent: a.ID, Content: l.Content})
+	}
+	for _, a := range s.Agents {
+		if v := a.Vote; v != nil && v.Version == s.Version {
+			ctx.Votes = append(ctx.Votes, finalVoteEntry{Voter: a.ID, VoterLabel: a.Label, AnswerLabel: v.AnswerLabel, Reason: v.Reason})
+		}
+	}
+	dir := "final/" + safeName(p.Agent)
+	r.writeFile(dir+"/answer.txt", []byte(p.Content))
+	r.writeFile(dir+"/context.txt", indentJSON(ctx))
+}
+
+// metadataFile is metadata.json.
+type metadataFile struct {
+	Version          string          `json:"version"`
+	Question         string          `json:"question"`
+	SessionID        string          `json:"session_id"`
+	Turn             int             `json:"turn"`
+	LogDir           string          `json:"log_dir"`
+	ConfigPath       string          `json:"config_path"`
+	Config           any             `json:"config"`
+	Args             []string        `json:"args"`
+	StartedAt        *string         `json:"started_at"`
+	EndedAt          *string         `json:"ended_at"`
+	DurationSeconds  float64         `json:"duration_seconds"`
+	Status           string          `json:"status"`
+	ExitCode         *int            `json:"exit_code"`
+	Error            string          `json:"error,omitempty"`
+	EndReason        *string         `json:"end_reason"`
+	Winner           *string         `json:"winner"`
+	FinalAnswerLabel *string         `json:"final_answer_label"`
+	Agents           []metadataAgent `json:"agents"`
+	Totals           metadataTotals  `json:"totals"`
+}
+
+type metadataAgent struct {
+	ID      string     `json:"id"`
+	Label   string     `json:"label"`
+	Backend string     `json:"backend"`
+	Model   string     `json:"model"`
+	Answers int        `json:"answers"`
+	Votes   int        `json:"votes"`
+	Status  Status     `json:"status"`
+	Usage   tokensJSON `json:"usage"`
+	CostUSD float64    `json:"cost_usd"`
+}
+
+type metadataTotals struct {
+	Answers      int        `json:"answers"`
+	Votes        int        `json:"votes"`
+	IgnoredVotes int        `json:"ignored_votes"`
+	Usage        tokensJSON `json:"usage"`
+	CostUSD      float64    `json:"cost_usd"`
+}
+
+// metadataJSON renders metadata.json. A session without SessionEnded (the recording stopped
+// early) has status "incomplete", no ended_at and no exit_code.
+func metadataJSON(s *State, meta Meta) []byte {
+	m := metadataFile{
+		Version:    meta.Version,
+		Question:   s.Question,
+		SessionID:  s.SessionID,
+		Turn:       s.Turn,
+		LogDir:     s.LogDir,
+		ConfigPath: meta.ConfigPath,
+		Config:     meta.Config,
+		Args:       slices.Clone(meta.Args),
+		StartedAt:  timeString(s.StartTime),
+		Status:     "incomplete",
+		EndReason:  optional(s.EndReason),
+		Winner:     optional(s.Winner),
+		Agents:     []metadataAgent{},
+		Totals: metadataTotals{
+			Answers:      s.Totals.Answers,
+			Votes:        s.Totals.Votes,
+			IgnoredVotes: s.Totals.IgnoredVotes,
+			Usage:        toTokensJSON(s.Totals.Usage),
+			CostUSD:      roundCost(s.Totals.CostUSD),
+		},
+	}
+	if m.Args == nil {
+		m.Args = []string{}
+	}
+	end := s.LastTime
+	if s.Ended {
+		end = s.EndTime
+		m.EndedAt = timeString(s.EndTime)
+		m.Status, m.ExitCode, m.Error = s.SessionStatus, &s.ExitCode, s.SessionError
+	}
+	if !s.StartTime.IsZero() {
+		m.DurationSeconds = max(0, end.Sub(s.StartTime).Seconds())
+	}
+	if s.Final != nil {
+		m.FinalAnswerLabel = &s.Final.Label
+	}
+	for _, a := range s.Agents {
+		m.Agents = append(m.Agents, metadataAgent{
+			ID: a.ID, Label: a.Label, Backend: a.Backend, Model: a.Model,
+			Answers: len(a.Answers), Votes: a.VotesCast, Status: a.Status,
+			Usage: toTokensJSON(a.Usage), CostUSD: roundCost(a.CostUSD),
+		})
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		// Only Config can fail to encode; say so in its place rather than lose the file.
+		m.Config = fmt.Sprintf("config not encodable: %v", err)
+		b, _ = json.MarshalIndent(m, "", "  ")
+	}
+	return append(b, '\n')
+}
+
+func timeString(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.Format(time.RFC3339Nano)
+	return &s
+}
+
+// indentJSON encodes v (built from strings, numbers and provider messages, which cannot fail)
+// as indented JSON with a trailing newline.
+func indentJSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		b = fmt.Appendf(nil, "%q", "encode: "+err.Error())
+	}
+	return append(b, '\n')
+}

@@ -1,0 +1,254 @@
+package runlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"massgen/internal/provider"
+)
+
+// Preview lengths, in runes, as MassGen cuts them.
+const (
+	reasonPreview = 100
+	finalPreview  = 200
+)
+
+// statusFile is status.json. Field names and order follow MassGen's save_status_file; fields
+// that are ours have keys MassGen does not use.
+type statusFile struct {
+	Meta         statusMeta    `json:"meta"`
+	Coordination statusCoord   `json:"coordination"`
+	Agents       statusAgents  `json:"agents"`
+	Results      statusResults `json:"results"`
+	Usage        usageJSON     `json:"usage"` // ours: the whole session
+}
+
+type statusMeta struct {
+	LastUpdated    float64 `json:"last_updated"`
+	SessionID      string  `json:"session_id"`
+	LogDir         string  `json:"log_dir"`
+	Question       string  `json:"question"`
+	StartTime      float64 `json:"start_time"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Status         string  `json:"status"` // ours: running|completed|timeout|interrupted|failed
+	Turn           int     `json:"turn"`   // ours
+}
+
+type statusCoord struct {
+	Phase                Phase   `json:"phase"`
+	ActiveAgent          *string `json:"active_agent"`
+	CompletionPercentage int     `json:"completion_percentage"`
+	IsFinalPresentation  bool    `json:"is_final_presentation"`
+	AnswerSetVersion     int     `json:"answer_set_version"` // ours
+}
+
+type statusAgent struct {
+	Status            Status       `json:"status"`
+	AnswerCount       int          `json:"answer_count"`
+	LatestAnswerLabel *string      `json:"latest_answer_label"`
+	VoteCast          *statusVote  `json:"vote_cast"`
+	TimesRestarted    int          `json:"times_restarted"` // times THIS agent was sent back to work (B11)
+	LastActivity      *float64     `json:"last_activity"`
+	Error             *statusError `json:"error"`
+	// Ours.
+	Label          string    `json:"anon_id"`
+	CausedRestarts int       `json:"caused_restarts"`
+	ErrorCount     int       `json:"error_count"`
+	Usage          usageJSON `json:"usage"`
+}
+
+type statusVote struct {
+	VotedForAgent string `json:"voted_for_agent"`
+	VotedForLabel string `json:"voted_for_label"` // the answer label, agent<j>.<k>
+	ReasonPreview string `json:"reason_preview"`
+	VotedForAnon  string `json:"voted_for_anon"` // ours: agent<j>
+}
+
+type statusError struct {
+	Type      string  `json:"type"`
+	Message   string  `json:"message"`
+	Timestamp float64 `json:"timestamp"`
+}
+
+type statusResults struct {
+	Votes              map[string]int `json:"votes"`
+	Winner             *string        `json:"winner"`
+	FinalAnswerPreview *string        `json:"final_answer_preview"`
+	EndReason          *string        `json:"end_reason"` // ours
+	ExitCode           *int           `json:"exit_code"`  // ours
+}
+
+// tokensJSON is token usage as status.json and metadata.json show it.
+type tokensJSON struct {
+	InputTokens       int64 `json:"input_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+	ReasoningTokens   int64 `json:"reasoning_tokens"`
+}
+
+// usageJSON is token usage with its cost.
+type usageJSON struct {
+	tokensJSON
+	CostUSD float64 `json:"cost_usd"`
+}
+
+func toTokensJSON(u provider.Usage) tokensJSON {
+	return tokensJSON{
+		InputTokens:       u.InputTokens,
+		CachedInputTokens: u.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens,
+		OutputTokens:      u.OutputTokens,
+		ReasoningTokens:   u.ReasoningTokens,
+	}
+}
+
+func toUsageJSON(u provider.Usage, cost float64) usageJSON {
+	return usageJSON{toTokensJSON(u), roundCost(cost)}
+}
+
+// statusAgents keeps the agents in config order, as MassGen's dict does.
+type statusAgents struct {
+	ids    []string
+	agents []statusAgent
+}
+
+func (a statusAgents) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, id := range a.ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(id)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(a.agents[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// StatusJSON renders status.json for s as of now: MassGen's fields (features.md 2.6) computed
+// from the CURRENT state, so invalidated votes do not count, vote_cast is the agent's current
+// vote and the final answer preview appears once the answer exists (B11). now sets
+// last_updated and, while the session runs, elapsed_seconds. The output is indented JSON with
+// a fixed key order and a trailing newline.
+func StatusJSON(s *State, now time.Time) []byte {
+	f := statusFile{
+		Meta: statusMeta{
+			LastUpdated: unix(now),
+			SessionID:   s.SessionID,
+			LogDir:      s.LogDir,
+			Question:    s.Question,
+			StartTime:   unix(s.StartTime),
+			Status:      "running",
+			Turn:        s.Turn,
+		},
+		Coordination: statusCoord{
+			Phase:                s.Phase,
+			CompletionPercentage: s.CompletionPercentage(),
+			IsFinalPresentation:  s.FinalPresentation,
+			AnswerSetVersion:     s.Version,
+		},
+		Results: statusResults{Votes: map[string]int{}, Winner: optional(s.Winner)},
+		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD),
+	}
+	end := now
+	if s.Ended {
+		end = s.EndTime
+		f.Meta.Status = s.SessionStatus
+		f.Results.ExitCode = &s.ExitCode
+	}
+	if !s.StartTime.IsZero() {
+		f.Meta.ElapsedSeconds = max(0, math.Round(end.Sub(s.StartTime).Seconds()*1000)/1000)
+	}
+	if a := s.ActiveAgent(); a != nil {
+		f.Coordination.ActiveAgent = &a.ID
+	}
+	for _, a := range s.Agents {
+		f.Agents.ids = append(f.Agents.ids, a.ID)
+		f.Agents.agents = append(f.Agents.agents, agentStatus(s, a))
+	}
+	for _, c := range s.Tally() {
+		f.Results.Votes[c.AnswerLabel] = c.Votes
+	}
+	if s.Final != nil {
+		p := preview(s.Final.Content, finalPreview)
+		f.Results.FinalAnswerPreview = &p
+	}
+	f.Results.EndReason = optional(s.EndReason)
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		// Only strings, numbers and bools: marshalling cannot fail.
+		panic("runlog: status.json: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+func agentStatus(s *State, a *Agent) statusAgent {
+	st := statusAgent{
+		Status:            a.Status,
+		AnswerCount:       len(a.Answers),
+		LatestAnswerLabel: optional(a.LatestAnswerLabel()),
+		TimesRestarted:    a.Restarts,
+		Label:             a.Label,
+		CausedRestarts:    a.CausedRestarts,
+		ErrorCount:        a.Errors,
+		Usage:             toUsageJSON(a.Usage, a.CostUSD),
+	}
+	if v := a.Vote; v != nil && v.Version == s.Version {
+		st.VoteCast = &statusVote{
+			VotedForAgent: v.Target,
+			VotedForLabel: v.AnswerLabel,
+			ReasonPreview: preview(v.Reason, reasonPreview),
+			VotedForAnon:  v.TargetLabel,
+		}
+	}
+	if !a.LastActivity.IsZero() {
+		t := unix(a.LastActivity)
+		st.LastActivity = &t
+	}
+	// The error shows while it describes the agent's status; ErrorCount keeps the history.
+	if e := a.LastError; e != nil && (a.Status == StatusError || a.Status == StatusTimeout || a.Status == StatusDead) {
+		st.Error = &statusError{Type: e.Type, Message: e.Message, Timestamp: unix(e.Time)}
+	}
+	return st
+}
+
+// unix returns t as unix seconds with microsecond precision, 0 for the zero time.
+func unix(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixMicro()) / 1e6
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// preview returns the first n runes of s; longer text is cut and ends in "...".
+func preview(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimRight(string(r[:n-3]), " \t\n") + "..."
+}
+
+// roundCost drops float noise below a nano-dollar.
+func roundCost(c float64) float64 { return math.Round(c*1e9) / 1e9 }

@@ -1,0 +1,69 @@
+package runlog
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"massgen/internal/event"
+)
+
+// TestStatusJSON_Golden renders status.json mid-run (after an invalidated vote, a dead agent
+// and a fresh vote) and at the end.
+func TestStatusJSON_Golden(t *testing.T) {
+	events := session().events
+	mid := 0
+	for i, e := range events {
+		if _, ok := e.Payload.(event.CoordinationEnded); ok {
+			mid = i - 1 // before bob's vote: one current vote, bob streaming
+			break
+		}
+	}
+	running := fold(events[:mid])
+	golden(t, "status_running.golden", StatusJSON(running, running.LastTime.Add(250*time.Millisecond)))
+	done := fold(events)
+	golden(t, "status_done.golden", StatusJSON(done, done.LastTime.Add(time.Second)))
+}
+
+func TestStatusJSON_CurrentState(t *testing.T) {
+	s := started()
+	long := strings.Repeat("because ", 30)
+	s.add(time.Millisecond, event.AnswerSubmitted{Agent: "alice", Label: "agent1.1", Content: "A", Version: 1}).
+		add(time.Millisecond, event.VoteCast{Agent: "bob", Target: "alice", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "first", Version: 1}).
+		add(time.Millisecond, event.AnswerSubmitted{Agent: "carol", Label: "agent3.1", Content: "C", Version: 2, Invalidated: []string{"bob"}}).
+		add(time.Millisecond, event.VoteCast{Agent: "bob", Target: "carol", TargetLabel: "agent3", AnswerLabel: "agent3.1", Reason: long, Version: 2})
+	var got struct {
+		Coordination struct {
+			Phase                string `json:"phase"`
+			CompletionPercentage int    `json:"completion_percentage"`
+		} `json:"coordination"`
+		Agents map[string]struct {
+			Status   string `json:"status"`
+			VoteCast *struct {
+				VotedForAgent string `json:"voted_for_agent"`
+				ReasonPreview string `json:"reason_preview"`
+			} `json:"vote_cast"`
+			TimesRestarted int `json:"times_restarted"`
+		} `json:"agents"`
+		Results struct {
+			Votes map[string]int `json:"votes"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(StatusJSON(fold(s.events), t0), &got); err != nil {
+		t.Fatal(err)
+	}
+	bob := got.Agents["bob"]
+	if bob.VoteCast == nil || bob.VoteCast.VotedForAgent != "carol" || bob.TimesRestarted != 1 {
+		t.Errorf("bob = %+v, want his latest vote (for carol) and one restart", bob)
+	}
+	if n := len([]rune(bob.VoteCast.ReasonPreview)); n > reasonPreview {
+		t.Errorf("reason preview has %d runes", n)
+	}
+	if len(got.Results.Votes) != 1 || got.Results.Votes["agent3.1"] != 1 {
+		t.Errorf("votes = %v, want only the current vote", got.Results.Votes)
+	}
+	if got.Coordination.Phase != "enforcement" || got.Coordination.CompletionPercentage != 33 {
+		t.Errorf("coordination = %+v", got.Coordination)
+	}
+}

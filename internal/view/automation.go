@@ -1,0 +1,65 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"massgen/internal/event"
+)
+
+// Automation prints MassGen's automation lines (reference/features.md 2.6): a few stable,
+// parseable lines for scripts and other agents, no ANSI, no streamed text.
+type Automation struct {
+	w      io.Writer
+	logDir string
+	agents int
+	winner string
+	answer string
+}
+
+// NewAutomation returns an Automation view writing to w.
+func NewAutomation(w io.Writer) *Automation { return &Automation{w: w} }
+
+// Handle implements event.Sink.
+func (a *Automation) Handle(e event.Event) {
+	switch v := e.Payload.(type) {
+	case event.SessionStarted:
+		a.logDir, a.agents = v.LogDir, len(v.Agents)
+		if v.LogDir != "" {
+			fmt.Fprintf(a.w, "LOG_DIR: %s\n", v.LogDir)
+			fmt.Fprintf(a.w, "STATUS: %s\n", filepath.Join(v.LogDir, "status.json"))
+		}
+		fmt.Fprintf(a.w, "QUESTION: %s\n", oneLine(v.Question, 500))
+		fmt.Fprintln(a.w, "[Coordination in progress - monitor status.json for real-time updates]")
+	case event.AgentDead:
+		fmt.Fprintf(a.w, "AGENT_DEAD: %s: %s\n", v.Agent, oneLine(v.Reason, 200))
+	case event.FinalAnswer:
+		a.winner, a.answer = v.Agent, v.Content
+	case event.SessionEnded:
+		if a.winner != "" {
+			fmt.Fprintf(a.w, "WINNER: %s\n", a.winner)
+			if a.logDir != "" {
+				fmt.Fprintf(a.w, "ANSWER_FILE: %s\n", filepath.Join(a.logDir, "final", a.winner, "answer.txt"))
+			}
+		}
+		fmt.Fprintf(a.w, "DURATION: %.1fs\n", v.DurationSeconds)
+		if a.winner != "" {
+			fmt.Fprintf(a.w, "ANSWER_PREVIEW: %s\n", preview(a.answer, 200))
+		}
+		if v.Status != event.StatusCompleted {
+			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, v.Error)
+		}
+		fmt.Fprintf(a.w, "COMPLETED: %d agents, %.1fs total\n", a.agents, v.DurationSeconds)
+	}
+}
+
+// preview folds whitespace onto one line and cuts to n runes, marking the cut with [...].
+func preview(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) > n {
+		return string(r[:n]) + "[...]"
+	}
+	return string(r)
+}

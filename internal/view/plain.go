@@ -1,0 +1,224 @@
+// Package view renders the event stream for people and scripts: plain streaming text and
+// MassGen's automation lines. Views only consume events; replaying a log through the same view
+// prints the same coordination again.
+package view
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"massgen/internal/event"
+)
+
+// Plain prints a session as readable lines: each agent's streamed text prefixed with its label,
+// then every answer, vote, error and the final answer. It is an event.Sink; it is not safe for
+// use outside the bus's ordering.
+type Plain struct {
+	w io.Writer
+	// Timestamps prefixes every line with the event's time (for massgen.log).
+	Timestamps bool
+	// Reasoning includes reasoning deltas; Calls includes model-call details (for --debug).
+	Reasoning bool
+	Calls     bool
+
+	labels  map[string]string // agent id -> agent<i>
+	partial map[string]*strings.Builder
+	order   []string
+	final   bool // inside the final presentation stream
+	wrote   bool // presentation text was streamed
+	winner  string
+	now     time.Time
+}
+
+// NewPlain returns a Plain view writing to w.
+func NewPlain(w io.Writer) *Plain {
+	return &Plain{w: w, labels: map[string]string{}, partial: map[string]*strings.Builder{}}
+}
+
+// Handle implements event.Sink.
+func (p *Plain) Handle(e event.Event) {
+	p.now = e.Time
+	switch v := e.Payload.(type) {
+	case event.SessionStarted:
+		for _, a := range v.Agents {
+			p.labels[a.ID] = a.Label
+			p.order = append(p.order, a.ID)
+		}
+		p.line("massgen: %d agents on: %s", len(v.Agents), oneLine(v.Question, 200))
+		for _, a := range v.Agents {
+			p.line("  %s = %s (%s %s)", a.Label, a.ID, a.Backend, a.Model)
+		}
+	case event.TextDelta:
+		if v.Presentation {
+			p.finalText(v.Text)
+			return
+		}
+		p.stream(v.Agent, v.Text)
+	case event.ReasoningDelta:
+		if p.Reasoning && !v.Presentation {
+			p.stream(v.Agent, v.Text)
+		}
+	case event.ModelCalled:
+		if p.Calls {
+			p.flush(v.Agent)
+			p.line("%s: model call %d (%s), %d new message(s)", p.who(v.Agent), v.Attempt, v.Stage, len(v.Messages))
+		}
+	case event.ToolRejected:
+		p.flush(v.Agent)
+		p.line("%s: %s rejected: %s", p.who(v.Agent), v.Tool, v.Error)
+	case event.EnforcementSent:
+		p.flush(v.Agent)
+		p.line("%s: no workflow tool call; reminded to vote or answer", p.who(v.Agent))
+	case event.AnswerSubmitted:
+		p.flush(v.Agent)
+		p.line("%s: new answer %s", p.who(v.Agent), v.Label)
+		if len(v.Invalidated) > 0 {
+			p.line("  votes of %s no longer count", p.labelList(v.Invalidated))
+		}
+	case event.VoteCast:
+		p.flush(v.Agent)
+		p.line("%s: votes for %s (%s): %s", p.who(v.Agent), v.TargetLabel, v.AnswerLabel, oneLine(v.Reason, 160))
+	case event.VoteIgnored:
+		p.flush(v.Agent)
+		p.line("%s: vote for %s not counted (cast on answers v%d, now v%d); continuing with the new answers",
+			p.who(v.Agent), v.TargetLabel, v.SeenVersion, v.CurrentVersion)
+	case event.AgentError:
+		p.flush(v.Agent)
+		p.line("%s: error (%d/%d): %s", p.who(v.Agent), v.Consecutive, v.Budget, oneLine(v.Message, 300))
+	case event.AgentDead:
+		p.flush(v.Agent)
+		p.line("%s: dead, left out of the session: %s", p.who(v.Agent), oneLine(v.Reason, 300))
+	case event.CoordinationEnded:
+		p.flushAll()
+		p.coordinationEnded(v)
+	case event.FinalStarted:
+		p.winner = v.Agent
+		p.line("final answer by %s (%s):", p.who(v.Agent), v.Mode)
+		p.line("%s", strings.Repeat("-", 60))
+		p.final = true
+	case event.FinalAnswer:
+		if !p.final {
+			p.line("final answer by %s:", p.who(v.Agent))
+			p.line("%s", strings.Repeat("-", 60))
+		}
+		if v.Fallback || !p.wrote {
+			if p.wrote {
+				p.line("")
+			}
+			p.finalText(v.Content)
+		}
+		p.endFinal()
+		if v.Fallback {
+			p.line("(the stored answer %s was used as the final answer)", p.labels[v.Agent])
+		}
+	case event.SessionEnded:
+		p.flushAll()
+		p.endFinal()
+		line := fmt.Sprintf("session %s (exit %d) in %.1fs", v.Status, v.ExitCode, v.DurationSeconds)
+		if v.Error != "" {
+			line += ": " + v.Error
+		}
+		p.line("%s", line)
+	}
+}
+
+func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
+	p.line("coordination ended: %s", v.Reason)
+	for _, t := range v.Tally {
+		voters := ""
+		if len(t.Voters) > 0 {
+			voters = " from " + p.labelList(t.Voters)
+		}
+		p.line("  %s: %d vote(s)%s", t.Label, t.Votes, voters)
+	}
+	switch {
+	case v.Winner == "":
+		p.line("no agent produced an answer")
+	case v.Tie:
+		p.line("winner: %s (%s), tie broken by agent order", v.WinnerLabel, v.AnswerLabel)
+	default:
+		p.line("winner: %s (%s)", v.WinnerLabel, v.AnswerLabel)
+	}
+}
+
+func (p *Plain) who(id string) string {
+	if l, ok := p.labels[id]; ok {
+		return l + " " + id
+	}
+	return id
+}
+
+func (p *Plain) labelList(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = p.labels[id]
+		if out[i] == "" {
+			out[i] = id
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// stream buffers an agent's text and prints whole lines, so agents streaming at once do not
+// interleave mid-line.
+func (p *Plain) stream(id, text string) {
+	b := p.partial[id]
+	if b == nil {
+		b = &strings.Builder{}
+		p.partial[id] = b
+	}
+	b.WriteString(text)
+	s := b.String()
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		for _, l := range strings.Split(s[:i], "\n") {
+			p.line("[%s] %s", p.labels[id], l)
+		}
+		b.Reset()
+		b.WriteString(s[i+1:])
+	}
+}
+
+func (p *Plain) flush(id string) {
+	if b := p.partial[id]; b != nil && b.Len() > 0 {
+		p.line("[%s] %s", p.labels[id], b.String())
+		b.Reset()
+	}
+}
+
+func (p *Plain) flushAll() {
+	for _, id := range p.order {
+		p.flush(id)
+	}
+}
+
+func (p *Plain) finalText(s string) {
+	p.wrote = p.wrote || s != ""
+	fmt.Fprint(p.w, s)
+}
+
+func (p *Plain) endFinal() {
+	if p.final {
+		fmt.Fprintln(p.w)
+		p.line("%s", strings.Repeat("-", 60))
+		p.final = false
+	}
+}
+
+func (p *Plain) line(format string, args ...any) {
+	if p.Timestamps {
+		fmt.Fprint(p.w, p.now.Format("15:04:05.000 "))
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// oneLine folds whitespace and cuts s to max runes with an ellipsis.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > max {
+		return string(r[:max]) + "..."
+	}
+	return s
+}
