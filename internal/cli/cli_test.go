@@ -249,7 +249,7 @@ agents:
   - id: good
     backend: {type: scripted, answers: ["Paris."]}
   - id: confused
-    backend: {type: scripted, answers: ["Paris, France."], faults: [{kind: bad_vote, call: 2}]}
+    backend: {type: scripted, answers: ["Paris, France."], latency: 50ms, faults: [{kind: bad_vote, call: 2}]}
 `, want: []string{`vote rejected: invalid agent_id "agent99"; valid agents: agent1, agent2`, "session completed (exit 0)"}},
 		{name: "every agent fails", wantCode: 2, config: `
 agents:

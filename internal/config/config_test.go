@@ -146,6 +146,19 @@ func TestLoad_SingleAgent(t *testing.T) {
 	}
 }
 
+func TestParse_ByteOrderMarkAndCRLF(t *testing.T) {
+	for _, data := range []string{
+		"\xef\xbb\xbf" + okAgents,
+		"\xef\xbb\xbf{\"agents\": [{\"id\": \"a\", \"backend\": {\"type\": \"scripted\", \"answers\": [\"x\"]}}]}",
+	} {
+		if _, rep := Parse("bom.json", []byte(data)); !rep.OK() || len(rep.Warnings) != 0 {
+			t.Errorf("Parse(%q):\n%s", data, rep.Text())
+		}
+	}
+	_, rep := Parse("crlf.yaml", []byte(strings.ReplaceAll(okAgents+"ui:\n  display_type: simplee\n", "\n", "\r\n")))
+	checkIssues(t, rep, []string{`E 5:17 ui.display_type | invalid display_type "simplee"`})
+}
+
 func TestParse_ParamsDecoded(t *testing.T) {
 	implement(t, "openai", "chatcompletion")
 	cfg, rep := Parse("p.yaml", []byte(`anchors: &common {temperature: 0.5}

@@ -65,6 +65,7 @@ func (w *walker) parse(path string, data []byte) *Config {
 			return nil
 		}
 	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	if len(bytes.TrimSpace(data)) == 0 {
 		w.errAt("", "config file is empty", "add an agents: list", nil)
 		return nil
@@ -246,14 +247,17 @@ type agentDef struct {
 }
 
 func (w *walker) agentList(f field) []agentDef {
+	const sugg = "list agents as `- id: ...` entries, each with a backend"
 	seq, ok := f.val.(*ast.SequenceNode)
-	if !ok || len(seq.Values) == 0 {
-		what := "empty"
-		if f.val != nil {
-			what = kind(f.val)
-		}
-		w.errf(f, "list agents as `- id: ...` entries, each with a backend",
-			"agents must be a non-empty list of agents, not %s", what)
+	switch {
+	case f.val == nil:
+		w.errf(f, sugg, "agents must be a non-empty list of agents, not empty")
+		return nil
+	case !ok:
+		w.errf(f, sugg, "agents must be a non-empty list of agents, not %s", kind(f.val))
+		return nil
+	case len(seq.Values) == 0:
+		w.errf(f, sugg, "agents must not be empty")
 		return nil
 	}
 	items, _ := w.list(f)

@@ -56,7 +56,7 @@ func TestParse_Rules(t *testing.T) {
 		{"neither agent nor agents", "ui: {display_type: simple}\n", []string{"E 1:1  | missing `agents`"}},
 		{"both agent and agents", "agent: {id: x, backend: {type: scripted, answers: [hi]}}\n" + okAgents,
 			[]string{"E 2:1 agents | both `agent` and `agents`"}},
-		{"agents empty", "agents: []\n", []string{"E 1:9 agents | non-empty list of agents, not a list"}},
+		{"agents empty", "agents: []\n", []string{"E 1:9 agents | agents must not be empty"}},
 		{"agents null", "agents:\n", []string{"E 1:9 agents | non-empty list of agents, not empty"}},
 		{"agents mapping", "agents:\n  a: 1\n", []string{"E 2:3 agents | non-empty list of agents, not a mapping"}},
 		{"agent list", "agent:\n  - id: a\n", []string{"E 2:3 agent | agent must be a mapping, not a list"}},

@@ -4,7 +4,7 @@
 package coord
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -51,6 +51,7 @@ type agentState struct {
 type Machine struct {
 	s       Settings
 	agents  []agentState
+	labels  []string
 	version int
 	ended   bool
 }
@@ -60,11 +61,15 @@ func New(s Settings) *Machine {
 	if s.FailureBudget < 1 {
 		s.FailureBudget = 3
 	}
-	return &Machine{s: s, agents: make([]agentState, s.Agents)}
+	labels := make([]string, s.Agents)
+	for i := range labels {
+		labels[i] = Label(i)
+	}
+	return &Machine{s: s, agents: make([]agentState, s.Agents), labels: labels}
 }
 
 // Label returns the stable anonymous label of agent i: agent<i+1>.
-func Label(i int) string { return fmt.Sprintf("agent%d", i+1) }
+func Label(i int) string { return "agent" + strconv.Itoa(i+1) }
 
 // ParseLabel returns the agent index of a label agent<k>, or -1 if s is not one.
 func ParseLabel(s string, agents int) int {
@@ -105,21 +110,13 @@ func (m *Machine) AnswerCount(i int) int { return len(m.agents[i].answers) }
 
 // CurrentAnswers returns the latest answer of every agent that has one, in agent order.
 // Answers of dead agents stay: their work is still on the table.
-func (m *Machine) CurrentAnswers() []Answer {
-	var out []Answer
-	for i := range m.agents {
-		if a, ok := m.Current(i); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+func (m *Machine) CurrentAnswers() []Answer { return m.AnswersSince(0) }
 
-// AnswersSince returns the current answers accepted after answer-set version v.
+// AnswersSince returns the current answers accepted after answer-set version v, in agent order.
 func (m *Machine) AnswersSince(v int) []Answer {
 	var out []Answer
-	for _, a := range m.CurrentAnswers() {
-		if a.Version > v {
+	for i := range m.agents {
+		if a, ok := m.Current(i); ok && a.Version > v {
 			out = append(out, a)
 		}
 	}
@@ -129,8 +126,10 @@ func (m *Machine) AnswersSince(v int) []Answer {
 // VoteLabels are the labels a vote may name now: agents that have an answer, in order.
 func (m *Machine) VoteLabels() []string {
 	var out []string
-	for _, a := range m.CurrentAnswers() {
-		out = append(out, Label(a.Agent))
+	for i := range m.agents {
+		if len(m.agents[i].answers) > 0 {
+			out = append(out, m.labels[i])
+		}
 	}
 	return out
 }

@@ -304,3 +304,39 @@ func TestRun_CostBudgetStopsCoordination(t *testing.T) {
 		t.Errorf("%d priced calls, want 3 (0.2 each, budget 0.5)", n)
 	}
 }
+
+func TestRun_PresentationFailureFallsBackToStoredAnswer(t *testing.T) {
+	a := &fake{next: func(n int, req provider.Request) step {
+		if req.Stage == provider.StagePresentation {
+			return step{err: errRetryable}
+		}
+		if !hasOwnAnswer(req, "Paris.") {
+			return answer("Paris.")
+		}
+		return vote("agent1", "mine")
+	}}
+	res, evs := run(t, t.Context(), Options{Agents: agents(a)})
+	if res.ExitCode != 0 || res.FinalAnswer != "Paris." {
+		t.Fatalf("result %+v", res)
+	}
+	f := ofType[event.FinalAnswer](evs)
+	if len(f) != 1 || !f[0].Fallback || f[0].Mode != "regenerate" {
+		t.Fatalf("final %+v", f)
+	}
+}
+
+func TestRun_SkipCoordinationRounds(t *testing.T) {
+	a := &fake{next: func(n int, req provider.Request) step {
+		if req.Stage != provider.StagePresentation {
+			t.Error("coordination call made although skipped")
+		}
+		return step{text: "Paris, directly."}
+	}}
+	res, evs := run(t, t.Context(), Options{Agents: agents(a, answerThenVote("x", "agent1")), Orchestrator: config.Orchestrator{SkipCoordinationRounds: true}})
+	if res.ExitCode != 0 || res.Winner != "a1" || res.FinalAnswer != "Paris, directly." {
+		t.Fatalf("result %+v", res)
+	}
+	if e := ofType[event.CoordinationEnded](evs); len(e) != 1 || e[0].Reason != event.EndSkipped {
+		t.Fatalf("ended %+v", e)
+	}
+}

@@ -6,6 +6,7 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"massgen/internal/provider"
@@ -279,7 +280,8 @@ type envelope struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// MarshalJSON writes the {seq, time, type, data} envelope.
+// MarshalJSON writes the {seq, time, type, data} envelope. It is built by hand around the
+// marshalled payload, which would otherwise be re-scanned and copied as a json.RawMessage.
 func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Payload == nil {
 		return nil, fmt.Errorf("event %d: no payload", e.Seq)
@@ -288,7 +290,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
 	}
-	return json.Marshal(envelope{Seq: e.Seq, Time: e.Time, Type: e.Payload.Type(), Data: data})
+	b := make([]byte, 0, len(data)+96)
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"time":"`...)
+	b = e.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","type":"`...)
+	b = append(b, e.Payload.Type()...)
+	b = append(b, `","data":`...)
+	b = append(b, data...)
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads the envelope; Payload holds the concrete value type, never a pointer.

@@ -11,8 +11,11 @@ import (
 
 // Writer appends events to events.jsonl, one JSON object per line. Deltas are buffered;
 // every other event flushes, so a crash loses at most the text streamed since the last
-// state change.
+// state change. A writer that handles events in batches sets Batched and calls Flush after
+// each batch instead.
 type Writer struct {
+	Batched bool
+
 	f   *os.File
 	buf *bufio.Writer
 	enc *json.Encoder
@@ -38,9 +41,19 @@ func (w *Writer) Handle(e Event) {
 		w.err = err
 		return
 	}
+	if w.Batched {
+		return
+	}
 	switch e.Payload.(type) {
 	case TextDelta, ReasoningDelta:
 	default:
+		w.Flush()
+	}
+}
+
+// Flush writes buffered events to the file.
+func (w *Writer) Flush() {
+	if w.err == nil {
 		w.err = w.buf.Flush()
 	}
 }

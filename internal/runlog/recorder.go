@@ -71,6 +71,7 @@ func NewRecorder(dir string, meta Meta) (*Recorder, error) {
 	if now == nil {
 		now = time.Now
 	}
+	w.Batched = true
 	r := &Recorder{
 		dir:     dir,
 		meta:    meta,
@@ -148,6 +149,7 @@ func (r *Recorder) loop() {
 		for _, e := range batch {
 			r.record(e)
 		}
+		r.events.Flush()
 		if closed {
 			r.finish()
 			return

@@ -128,6 +128,18 @@ func parseBlocks(s string, answers map[string]string) (own string) {
 // voteEnum returns parameters.properties.agent_id.enum of the vote tool, whatever Go types the
 // schema was built from.
 func voteEnum(params map[string]any) []string {
+	// The engine builds the schema from maps and []any: read it directly, and round-trip
+	// through JSON only for other shapes.
+	if props, ok := params["properties"].(map[string]any); ok {
+		if id, ok := props["agent_id"].(map[string]any); ok {
+			if enum, ok := id["enum"].([]any); ok {
+				return enumLabels(enum)
+			}
+			if _, has := id["enum"]; !has {
+				return nil
+			}
+		}
+	}
 	b, err := json.Marshal(params)
 	if err != nil {
 		return nil
@@ -142,8 +154,12 @@ func voteEnum(params map[string]any) []string {
 	if json.Unmarshal(b, &schema) != nil {
 		return nil
 	}
+	return enumLabels(schema.Properties.AgentID.Enum)
+}
+
+func enumLabels(enum []any) []string {
 	var labels []string
-	for _, e := range schema.Properties.AgentID.Enum {
+	for _, e := range enum {
 		if l, ok := e.(string); ok && l != "" && !slices.Contains(labels, l) {
 			labels = append(labels, l)
 		}

@@ -1,0 +1,105 @@
+package event
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"massgen/internal/provider"
+)
+
+// every holds one value of each payload type, so a new type without a decoder fails here.
+var every = []Payload{
+	SessionStarted{Question: "q", Turn: 1, SessionID: "log_x", Agents: []AgentInfo{{ID: "a", Label: "agent1", Backend: "scripted"}},
+		History: []provider.Message{{Role: provider.RoleUser, Content: "earlier"}}},
+	TurnStarted{Agent: "a", Version: 2, Available: []string{"agent1"}, Fresh: true},
+	ModelCalled{Agent: "a", Stage: provider.StageInitial, Attempt: 1, Fresh: true, System: "s",
+		Messages: []provider.Message{{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{{ID: "c", Name: "vote", Arguments: "{}"}}}}},
+	TextDelta{Agent: "a", Text: "Par"},
+	ReasoningDelta{Agent: "a", Text: "hmm", Presentation: true},
+	ToolCalled{Agent: "a", Call: provider.ToolCall{ID: "c", Name: "new_answer", Arguments: `{"content":"x"}`}},
+	ToolRejected{Agent: "a", CallID: "c", Tool: "vote", Error: "invalid"},
+	EnforcementSent{Agent: "a", Message: "call a tool"},
+	AnswerSubmitted{Agent: "a", Label: "agent1.1", Content: "Paris", Version: 1, Invalidated: []string{"b"}},
+	VoteCast{Agent: "b", Target: "a", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "r", Version: 1},
+	VoteIgnored{Agent: "b", TargetLabel: "agent1", SeenVersion: 1, CurrentVersion: 2},
+	AgentError{Agent: "b", Message: "boom", Consecutive: 1, Budget: 3, Timeout: true},
+	AgentDead{Agent: "b", Reason: "3 failures"},
+	UsageReported{Agent: "a", Usage: provider.Usage{InputTokens: 10, CachedInputTokens: 2, OutputTokens: 3, ReasoningTokens: 1}, CostUSD: 0.25},
+	CoordinationEnded{Reason: EndConsensus, Winner: "a", WinnerLabel: "agent1", AnswerLabel: "agent1.1", Tally: []Tally{{Agent: "a", Label: "agent1", Votes: 1, Voters: []string{"b"}}}},
+	FinalStarted{Agent: "a", Mode: "regenerate"},
+	FinalAnswer{Agent: "a", Label: "agent1.final", Content: "Paris.", Mode: "regenerate"},
+	SessionEnded{Status: StatusCompleted, DurationSeconds: 1.5},
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := NewBus(func() time.Time { return time.Date(2026, 11, 30, 1, 2, 3, 4000, time.UTC) })
+	bus.Subscribe(w)
+	var want []Event
+	for _, p := range every {
+		want = append(want, bus.Publish(p))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	for i, e := range got {
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+	}
+}
+
+func TestRead_TruncatedLastLineIsIgnored(t *testing.T) {
+	b, _ := json.Marshal(Event{Seq: 1, Payload: TextDelta{Agent: "a", Text: "x"}})
+	evs, err := Read(strings.NewReader(string(b) + "\n" + `{"seq":2,"type":"text_de`))
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("got %d events, %v", len(evs), err)
+	}
+}
+
+func TestRead_BadLineNamesItsNumber(t *testing.T) {
+	b, _ := json.Marshal(Event{Seq: 1, Payload: TextDelta{Agent: "a", Text: "x"}})
+	_, err := Read(strings.NewReader("garbage\n" + string(b) + "\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Read(strings.NewReader(`{"seq":1,"type":"no_such_event","data":{}}` + "\n" + string(b) + "\n"))
+	if err == nil || !strings.Contains(err.Error(), `unknown event type "no_such_event"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestWriter_FlushesStateChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Handle(Event{Seq: 1, Payload: TextDelta{Agent: "a", Text: "buffered"}})
+	w.Handle(Event{Seq: 2, Payload: AnswerSubmitted{Agent: "a", Label: "agent1.1", Content: "x", Version: 1}})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Fatalf("%d lines on disk before Close, want 2 (an answer flushes)", n)
+	}
+}
