@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,27 @@ import (
 	"massgen/internal/event"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// keyVars are the variables a default team is built from; the tests run without them and with
+// an empty home folder, whatever the machine has.
+var keyVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "XAI_API_KEY"}
+
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "massgen-home")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("HOME", home)
+	for _, k := range keyVars {
+		os.Unsetenv(k)
+	}
+	code := m.Run()
+	if err := goleak.Find(); code == 0 && err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.RemoveAll(home)
+	os.Exit(code)
+}
 
 // execute runs the command line in a fresh working directory and returns exit code and output.
 func execute(t *testing.T, ctx context.Context, args ...string) (int, string, string) {

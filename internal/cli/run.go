@@ -17,6 +17,7 @@ import (
 	"massgen/internal/provider"
 	"massgen/internal/provider/scripted"
 	"massgen/internal/runlog"
+	"massgen/internal/usage"
 	"massgen/internal/view"
 )
 
@@ -64,16 +65,24 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 	case o.configPath != "":
 		cfg, rep = config.Load(o.configPath)
 	case o.backend != "" || o.model != "":
-		if o.backend == "" {
-			return nil, exitf(ExitConfig, "--model without --backend: choosing a backend from the model name is not supported yet; add --backend TYPE")
+		backend := o.backend
+		if backend == "" {
+			if backend = inferBackend(o.model); backend == "" {
+				return nil, exitf(ExitConfig, "cannot tell which backend serves model %q: add --backend TYPE (one of %s)",
+					o.model, strings.Join(config.BackendTypeNames(), ", "))
+			}
 		}
-		cfg, rep = config.QuickAgent(o.backend, o.model, o.baseURL, o.sysMessage)
+		cfg, rep = config.QuickAgent(backend, o.model, o.baseURL, o.sysMessage)
 	default:
-		path := defaultConfig()
-		if path == "" {
-			return nil, exitf(ExitConfig, "no config given: pass --config FILE (try the offline demo: massgen --config examples/demo.yaml \"What is the capital of France?\")")
+		if path := defaultConfig(); path != "" {
+			cfg, rep = config.Load(path)
+			break
 		}
-		cfg, rep = config.Load(path)
+		team, err := defaultTeam(os.Getenv)
+		if err != nil {
+			return nil, &exitError{code: ExitConfig, err: err}
+		}
+		cfg, rep = config.Parse("", []byte(team))
 	}
 	if !rep.OK() {
 		fmt.Fprint(stderr, rep.Text())
@@ -137,8 +146,11 @@ func logDir(root string, now time.Time) (string, string, error) {
 	return name, turn, nil
 }
 
-// run executes one question and returns the process exit code.
+// run executes one question; the error carries the exit code.
 func run(ctx context.Context, o runOptions, question string, stdout, stderr io.Writer) error {
+	if err := loadDotEnv(); err != nil {
+		return exitf(ExitConfig, "%v", err)
+	}
 	cfg, err := loadConfig(o, stderr)
 	if err != nil {
 		return err
@@ -215,6 +227,7 @@ func run(ctx context.Context, o runOptions, question string, stdout, stderr io.W
 		Orchestrator: cfg.Orchestrator,
 		Timeouts:     cfg.Timeouts,
 		Bus:          bus,
+		Price:        usage.Cost,
 	})
 	var closeErr error
 	for _, c := range closers {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 )
 
 // Provider streams one model call. Implementations must be safe for concurrent use by one
@@ -143,4 +144,53 @@ func (e *Error) Unwrap() error { return e.Err }
 func IsFatal(err error) bool {
 	var pe *Error
 	return errors.As(err, &pe) && pe.Fatal
+}
+
+// Options configure a network backend. Every backend package exposes New(Options).
+type Options struct {
+	// Type is the configured backend type ("openai", "groq", ...), used in messages.
+	Type  string
+	Model string
+	// APIKey is the secret; KeyEnv names the variable it came from (or "api_key in the
+	// config"), the only thing an error may say about it.
+	APIKey string
+	KeyEnv string
+	// BaseURL overrides the service's default endpoint.
+	BaseURL string
+	// Params are backend keys passed through to the request body unchanged.
+	Params map[string]any
+	// HTTPClient is used for every request when set (tests, proxies).
+	HTTPClient *http.Client
+	// MaxRetries bounds the retries of 429, 5xx and connection errors, which honour
+	// Retry-After; 0 means 3.
+	MaxRetries int
+}
+
+// Retries returns MaxRetries with its default applied.
+func (o Options) Retries() int {
+	if o.MaxRetries <= 0 {
+		return 3
+	}
+	return o.MaxRetries
+}
+
+// StatusError turns a failed HTTP exchange into an *Error. A rejected key (401, 403) is fatal
+// and says which variable to fix; an unknown model or endpoint (404) is fatal too; anything
+// else can be retried by the engine. detail is the service's own message, which must not hold
+// the key.
+func StatusError(o Options, status int, detail string) *Error {
+	name := o.Type
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		env := o.KeyEnv
+		if env == "" {
+			env = "the api_key in the config"
+		}
+		return &Error{Provider: name, Status: status, Fatal: true,
+			Err: fmt.Errorf("the API key was rejected: check %s (%s)", env, detail)}
+	case http.StatusNotFound:
+		return &Error{Provider: name, Status: status, Fatal: true,
+			Err: fmt.Errorf("not found: check the model %q and the base_url (%s)", o.Model, detail)}
+	}
+	return &Error{Provider: name, Status: status, Err: errors.New(detail)}
 }

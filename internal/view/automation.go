@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // Automation prints MassGen's automation lines (reference/features.md 2.6): a few stable,
@@ -17,6 +18,8 @@ type Automation struct {
 	agents int
 	winner string
 	answer string
+	usage  provider.Usage
+	cost   float64
 }
 
 // NewAutomation returns an Automation view writing to w.
@@ -35,6 +38,9 @@ func (a *Automation) Handle(e event.Event) {
 		fmt.Fprintln(a.w, "[Coordination in progress - monitor status.json for real-time updates]")
 	case event.AgentDead:
 		fmt.Fprintf(a.w, "AGENT_DEAD: %s: %s\n", v.Agent, oneLine(v.Reason, 200))
+	case event.UsageReported:
+		a.usage = a.usage.Add(v.Usage)
+		a.cost += v.CostUSD
 	case event.FinalAnswer:
 		a.winner, a.answer = v.Agent, v.Content
 	case event.SessionEnded:
@@ -50,6 +56,9 @@ func (a *Automation) Handle(e event.Event) {
 		}
 		if v.Status != event.StatusCompleted {
 			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, v.Error)
+		}
+		if a.usage != (provider.Usage{}) {
+			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(a.usage, a.cost))
 		}
 		fmt.Fprintf(a.w, "COMPLETED: %d agents, %.1fs total\n", a.agents, v.DurationSeconds)
 	}

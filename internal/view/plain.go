@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // Plain prints a session as readable lines: each agent's streamed text prefixed with its label,
@@ -28,8 +29,11 @@ type Plain struct {
 	order   []string
 	final   bool // inside the final presentation stream
 	wrote   bool // presentation text was streamed
+	nl      bool // the last presentation text ended with a newline
 	winner  string
 	now     time.Time
+	usage   provider.Usage
+	cost    float64
 }
 
 // NewPlain returns a Plain view writing to w.
@@ -65,6 +69,9 @@ func (p *Plain) Handle(e event.Event) {
 			p.flush(v.Agent)
 			p.line("%s: model call %d (%s), %d new message(s)", p.who(v.Agent), v.Attempt, v.Stage, len(v.Messages))
 		}
+	case event.UsageReported:
+		p.usage = p.usage.Add(v.Usage)
+		p.cost += v.CostUSD
 	case event.ToolRejected:
 		p.flush(v.Agent)
 		p.line("%s: %s rejected: %s", p.who(v.Agent), v.Tool, v.Error)
@@ -121,7 +128,34 @@ func (p *Plain) Handle(e event.Event) {
 			line += ": " + v.Error
 		}
 		p.line("%s", line)
+		if p.usage != (provider.Usage{}) {
+			p.line("%s", UsageLine(p.usage, p.cost))
+		}
 	}
+}
+
+// UsageLine summarises tokens and cost: "tokens: 1234 input (200 cached), 56 output (10 reasoning); cost $0.0123".
+func UsageLine(u provider.Usage, cost float64) string {
+	s := fmt.Sprintf("tokens: %d input", u.InputTokens)
+	if u.CachedInputTokens > 0 {
+		s += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
+	}
+	s += fmt.Sprintf(", %d output", u.OutputTokens)
+	if u.ReasoningTokens > 0 {
+		s += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+	}
+	return s + "; cost " + Dollars(cost)
+}
+
+// Dollars formats a cost as MassGen does: 4 decimals under a cent, 3 under a dollar, else 2.
+func Dollars(c float64) string {
+	switch {
+	case c < 0.01:
+		return fmt.Sprintf("$%.4f", c)
+	case c < 1:
+		return fmt.Sprintf("$%.3f", c)
+	}
+	return fmt.Sprintf("$%.2f", c)
 }
 
 func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
@@ -194,13 +228,17 @@ func (p *Plain) flushAll() {
 }
 
 func (p *Plain) finalText(s string) {
-	p.wrote = p.wrote || s != ""
+	if s != "" {
+		p.wrote, p.nl = true, strings.HasSuffix(s, "\n")
+	}
 	fmt.Fprint(p.w, s)
 }
 
 func (p *Plain) endFinal() {
 	if p.final {
-		fmt.Fprintln(p.w)
+		if !p.nl {
+			fmt.Fprintln(p.w)
+		}
 		p.line("%s", strings.Repeat("-", 60))
 		p.final = false
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -24,6 +25,7 @@ func session() []event.Event {
 		event.TextDelta{Agent: "bob", Text: "Lyon?\nNo: "},
 		event.TextDelta{Agent: "alice", Text: " the capital."},
 		event.AnswerSubmitted{Agent: "alice", Label: "agent1.1", Content: "Paris is the capital.", Version: 1},
+		event.UsageReported{Agent: "alice", Usage: provider.Usage{InputTokens: 1200, CachedInputTokens: 200, OutputTokens: 80, ReasoningTokens: 20}, CostUSD: 0.0123},
 		event.TextDelta{Agent: "bob", Text: "Paris."},
 		event.AnswerSubmitted{Agent: "bob", Label: "agent2.1", Content: "Paris.", Version: 2},
 		event.ToolRejected{Agent: "alice", Tool: "vote", Error: `invalid agent_id "agent9"; valid agents: agent1, agent2`},

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"massgen/internal/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestAPIKey(t *testing.T) {
+	tests := []struct {
+		name     string
+		backend  config.Backend
+		env      map[string]string
+		wantKey  string
+		wantFrom string
+		wantErr  string
+	}{
+		{"config wins", config.Backend{Type: "openai", APIKey: "k1"}, map[string]string{"OPENAI_API_KEY": "k2"}, "k1", "api_key in the config", ""},
+		{"type variable", config.Backend{Type: "openai"}, map[string]string{"OPENAI_API_KEY": "k2"}, "k2", "OPENAI_API_KEY", ""},
+		{"gemini tries both", config.Backend{Type: "gemini"}, map[string]string{"GEMINI_API_KEY": "g"}, "g", "GEMINI_API_KEY", ""},
+		{"chatcompletion follows the host", config.Backend{Type: "chatcompletion", BaseURL: "https://api.groq.com/openai/v1"},
+			map[string]string{"GROQ_API_KEY": "gq", "OPENAI_API_KEY": "o"}, "gq", "GROQ_API_KEY", ""},
+		{"chatcompletion unknown host falls back to OpenAI's", config.Backend{Type: "chatcompletion", BaseURL: "http://127.0.0.1:9/v1"},
+			map[string]string{"OPENAI_API_KEY": "o"}, "o", "OPENAI_API_KEY", ""},
+		{"local server needs none", config.Backend{Type: "ollama"}, nil, "", "", ""},
+		{"missing key names the variable", config.Backend{Type: "claude"}, nil, "", "ANTHROPIC_API_KEY", "set ANTHROPIC_API_KEY"},
+		{"moonshot names both", config.Backend{Type: "moonshot"}, nil, "", "MOONSHOT_API_KEY", "MOONSHOT_API_KEY or KIMI_API_KEY"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key, from, err := apiKey(tc.backend, env(tc.env))
+			if key != tc.wantKey || from != tc.wantFrom {
+				t.Errorf("got %q from %q", key, from)
+			}
+			if (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestInferBackend(t *testing.T) {
+	for model, want := range map[string]string{
+		"gpt-5-mini": "openai", "o4-mini": "openai", "claude-sonnet-4-5-20250929": "claude", "gemini-2.5-pro": "gemini",
+		"grok-4": "grok", "glm-4.5": "zai", "GPT-4o": "openai", "llama3": "",
+	} {
+		if got := inferBackend(model); got != want {
+			t.Errorf("inferBackend(%q) = %q, want %q", model, got, want)
+		}
+	}
+}
+
+func TestDefaultTeam(t *testing.T) {
+	if _, err := defaultTeam(env(nil)); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "examples/demo.yaml") {
+		t.Fatalf("no keys: %v", err)
+	}
+	one, err := defaultTeam(env(map[string]string{"ANTHROPIC_API_KEY": "x"}))
+	if err != nil || strings.Count(one, "type: claude") != 3 {
+		t.Fatalf("one provider gives three agents of it:\n%s (%v)", one, err)
+	}
+	many, err := defaultTeam(env(map[string]string{"OPENAI_API_KEY": "x", "GOOGLE_API_KEY": "y", "GEMINI_API_KEY": "z"}))
+	if err != nil || strings.Count(many, "- id:") != 2 || !strings.Contains(many, "type: openai") || !strings.Contains(many, "type: gemini") {
+		t.Fatalf("one agent per provider:\n%s (%v)", many, err)
+	}
+	// The team is a valid config, whatever this build can run.
+	if _, rep := config.Parse("", []byte(many)); len(rep.Errors) > 0 && !strings.Contains(rep.Text(), "not supported yet in this build") {
+		t.Fatalf("team config invalid:\n%s", rep.Text())
+	}
+}

@@ -1,0 +1,54 @@
+package usage
+
+import (
+	"math"
+	"testing"
+
+	"massgen/internal/provider"
+)
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		backend, model string
+		want           Price
+		ok             bool
+	}{
+		{"openai", "gpt-5", prices["gpt-5"], true},
+		{"openai", "gpt-5-mini", prices["gpt-5-mini"], true},
+		{"openai", "gpt-5-mini-2025-08-07", prices["gpt-5-mini"], true},
+		{"claude", "claude-sonnet-4-5-20250929", prices["claude-sonnet-4-5"], true},
+		{"claude", "claude-sonnet-4-20250514", prices["claude-sonnet-4"], true},
+		{"gemini", "models/gemini-2.5-flash", prices["gemini-2.5-flash"], true},
+		{"gemini", "gemini-2.5-flash-lite", prices["gemini-2.5-flash-lite"], true},
+		{"openrouter", "openai/gpt-4o-mini", prices["gpt-4o-mini"], true},
+		{"groq", "openai/gpt-oss-120b", prices["openai/gpt-oss-120b"], true},
+		{"ollama", "llama3.2", Price{}, true},
+		{"scripted", "anything", Price{}, true},
+		{"chatcompletion", "my-finetune", Price{}, false},
+		{"openai", "gpt-50", Price{}, false}, // a prefix of the name, not a family
+	}
+	for _, tc := range tests {
+		got, ok := Lookup(tc.backend, tc.model)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Lookup(%s, %s) = %+v %v, want %+v %v", tc.backend, tc.model, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	// 1M input of which 200k cached and 100k written to the cache, 50k output.
+	u := provider.Usage{InputTokens: 1_000_000, CachedInputTokens: 200_000, CacheWriteTokens: 100_000, OutputTokens: 50_000, ReasoningTokens: 10_000}
+	got := Cost("claude", "claude-sonnet-4-5", u)
+	want := 0.7*3 + 0.2*0.30 + 0.1*3.75 + 0.05*15
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("claude cost = %v, want %v", got, want)
+	}
+	// Without a cache-write price, writes are billed as input.
+	got = Cost("openai", "gpt-5", provider.Usage{InputTokens: 1000, CacheWriteTokens: 1000, OutputTokens: 0})
+	if want := 1000 * 1.25 / 1e6; math.Abs(got-want) > 1e-12 {
+		t.Errorf("gpt-5 write cost = %v, want %v", got, want)
+	}
+	if c := Cost("chatcompletion", "unknown", u); c != 0 {
+		t.Errorf("unknown model costs %v", c)
+	}
+}
