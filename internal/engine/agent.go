@@ -16,6 +16,9 @@ import (
 // enforcement retries, as in MassGen.
 const maxCallsPerTurn = 3
 
+// maxToolRounds bounds the responses in one turn (or presentation) that only call tools.
+const maxToolRounds = 25
+
 // conversation is one agent's dialogue with its model. It is owned by the agent's goroutine.
 type conversation struct {
 	system string
@@ -86,12 +89,12 @@ func (s *session) beginTurnLocked(i int, c *conversation) {
 		c.system = prompt.System(a.System, s.o.Orchestrator.VotingSensitivity, s.o.Orchestrator.AnswerNovelty)
 		c.msgs = []provider.Message{{Role: provider.RoleUser, Content: prompt.User(s.o.Question, s.o.History, s.visible(s.m.CurrentAnswers()))}}
 	} else {
-		last := c.msgs[len(c.msgs)-1]
 		news := prompt.Update(c.lead, s.visible(s.m.AnswersSince(c.seen)))
-		if len(last.ToolCalls) == 0 {
+		open := unanswered(c.msgs)
+		if len(open) == 0 {
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: news})
 		}
-		for _, call := range last.ToolCalls {
+		for _, call := range open {
 			content := "not run: only the workflow call of a response is acted on"
 			if call.ID == c.accepted {
 				content = news
@@ -112,16 +115,20 @@ func (s *session) visible(answers []coord.Answer) []prompt.Answer {
 	return out
 }
 
-// turn runs one coordination turn of agent i: up to maxCallsPerTurn model calls until one
-// workflow call is accepted. It returns the error that failed the turn, if any.
+// turn runs one coordination turn of agent i: model calls until one workflow call is accepted.
+// Responses that only use other tools (MCP, files, commands) run them and go on without using
+// up one of the maxCallsPerTurn attempts; maxToolRounds bounds those. It returns the error
+// that failed the turn, if any.
 func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, timeout bool) {
 	a := s.agents[i]
-	for attempt := 1; attempt <= maxCallsPerTurn; attempt++ {
+	attempt, rounds := 1, 0
+	for {
 		stage := provider.StageInitial
-		if attempt > 1 || !c.fresh() {
+		if attempt > 1 || rounds > 0 || !c.fresh() {
 			stage = provider.StageEnforcement
 		}
-		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: prompt.Tools(c.labels), Stage: stage, Params: a.Params}
+		tools := append(a.Tools.Specs(), prompt.Tools(c.labels)...)
+		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params}
 		mc := event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: attempt, Fresh: c.fresh(), Messages: c.msgs[c.sent:]}
 		if mc.Fresh {
 			mc.System = c.system
@@ -132,25 +139,46 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if err != nil {
 			return err, errors.Is(err, errCallTimeout)
 		}
-		calls := make([]coord.Call, len(res.calls))
-		for k, tc := range res.calls {
-			calls[k] = coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
-		}
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleAssistant, Content: res.text, ToolCalls: res.calls})
+		var workflow []coord.Call
+		var other []provider.ToolCall
+		for _, tc := range res.calls {
+			if tc.Name == coord.ToolVote || tc.Name == coord.ToolNewAnswer {
+				workflow = append(workflow, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+			} else {
+				other = append(other, tc)
+			}
+		}
+		if len(other) > 0 {
+			if rounds++; rounds > maxToolRounds {
+				return fmt.Errorf("more than %d rounds of tool calls without a new_answer or vote", maxToolRounds), false
+			}
+			s.runTools(ctx, i, c, other)
+			if ctx.Err() != nil {
+				return ctx.Err(), false
+			}
+		}
 
 		s.mu.Lock()
 		if s.m.Ended() {
 			s.mu.Unlock()
 			return nil, false
 		}
-		out := s.m.Resolve(i, calls, res.text, c.seen)
+		if len(workflow) == 0 && len(other) > 0 {
+			s.catchUpLocked(i, c)
+			s.mu.Unlock()
+			continue
+		}
+		out := s.m.Resolve(i, workflow, res.text, c.seen)
 		done := s.applyLocked(i, c, out)
 		s.mu.Unlock()
 		if done {
 			return nil, false
 		}
+		if attempt++; attempt > maxCallsPerTurn {
+			return fmt.Errorf("no accepted new_answer or vote after %d model calls", maxCallsPerTurn), false
+		}
 	}
-	return fmt.Errorf("no accepted new_answer or vote after %d model calls", maxCallsPerTurn), false
 }
 
 // applyLocked publishes an outcome and updates the conversation; it reports whether the turn is
@@ -160,6 +188,12 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 	switch out.Kind {
 	case coord.Answered:
 		s.m.TurnSucceeded(i)
+		// Snapshot before anyone can see the answer, so the files peers open match it.
+		if ws := s.agents[i].Workspace; ws != nil {
+			if err := ws.Snapshot(); err != nil {
+				s.publish(event.ToolServerStatus{Server: "workspace", Status: "snapshot failed", Detail: fmt.Sprintf("%s: %v", id, err)})
+			}
+		}
 		inv := make([]string, len(out.Invalidated))
 		for k, v := range out.Invalidated {
 			inv[k] = s.agents[v].ID
@@ -193,12 +227,38 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		s.publish(event.EnforcementSent{Agent: id, Message: prompt.Enforcement})
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: prompt.Enforcement})
 	}
-	// The turn goes on: bring the agent up to date if answers arrived since it looked.
+	s.catchUpLocked(i, c)
+	return false
+}
+
+// catchUpLocked brings an agent whose turn goes on up to date if answers arrived since it
+// looked. s.mu must be held.
+func (s *session) catchUpLocked(i int, c *conversation) {
 	if news := s.m.AnswersSince(c.seen); len(news) > 0 {
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser,
 			Content: strings.TrimSpace(prompt.Update("While you were working, the current answers changed.", s.visible(news)))})
 	}
 	c.seen = s.m.Version()
 	c.labels = s.m.VoteLabels()
-	return false
+}
+
+// unanswered returns the calls of the last assistant message that have no tool result yet.
+func unanswered(msgs []provider.Message) []provider.ToolCall {
+	answered := map[string]bool{}
+	for k := len(msgs) - 1; k >= 0; k-- {
+		m := msgs[k]
+		switch m.Role {
+		case provider.RoleTool:
+			answered[m.ToolCallID] = true
+		case provider.RoleAssistant:
+			var open []provider.ToolCall
+			for _, tc := range m.ToolCalls {
+				if !answered[tc.ID] {
+					open = append(open, tc)
+				}
+			}
+			return open
+		}
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"massgen/internal/coord"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/tool"
 )
 
 // Agent is one participant as the engine runs it.
@@ -25,6 +26,21 @@ type Agent struct {
 	System   string // the agent's own system message
 	Params   map[string]any
 	Provider provider.Provider
+	// Tools are offered besides the workflow tools (MCP, workspace files, commands); the engine
+	// runs them in its tool loop.
+	Tools tool.Set
+	// Workspace, when set, is snapshotted on every accepted answer and given write access to
+	// the context paths for the final presentation only.
+	Workspace Workspace
+}
+
+// Workspace is what the engine needs of an agent's working directory.
+type Workspace interface {
+	// Snapshot publishes the workspace to the other agents (read-only, under the agent's label).
+	Snapshot() error
+	// GrantFinal and RevokeFinal open and close write access to writable context paths.
+	GrantFinal()
+	RevokeFinal()
 }
 
 // Options configure a session.

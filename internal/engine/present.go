@@ -71,17 +71,16 @@ func (s *session) present(ctx context.Context) Result {
 		if reason != event.EndSkipped {
 			user = prompt.PresentationUser(s.o.Question, coord.Label(r.Winner), vr, answers)
 		}
-		req := provider.Request{
-			Model: w.Model, System: prompt.PresentationSystem(w.System), Stage: provider.StagePresentation, Params: w.Params,
-			Messages: []provider.Message{{Role: provider.RoleUser, Content: user}},
+		if ws := w.Workspace; ws != nil {
+			ws.GrantFinal()
+			defer ws.RevokeFinal()
 		}
-		s.publish(event.ModelCalled{Agent: w.ID, Stage: provider.StagePresentation, Attempt: 1, Fresh: true, System: req.System, Messages: req.Messages})
-		out, err := s.call(ctx, r.Winner, req, true)
+		text, err := s.presentation(ctx, r.Winner, user)
 		switch {
 		case err != nil:
 			s.publish(event.AgentError{Agent: w.ID, Message: fmt.Sprintf("final presentation failed, using the stored answer: %v", err), Budget: s.o.Orchestrator.FailureBudget, Timeout: errors.Is(err, errCallTimeout)})
-		case strings.TrimSpace(out.text) != "":
-			content, fallback = out.text, false
+		case strings.TrimSpace(text) != "":
+			content, fallback = text, false
 		}
 		if ctx.Err() != nil && res.ExitCode == 0 {
 			res.Status, res.ExitCode, res.Err = event.StatusInterrupted, 4, errors.New("interrupted during the final presentation")
@@ -97,4 +96,42 @@ func (s *session) present(ctx context.Context) Result {
 	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(r.Winner) + ".final", Content: content, Mode: mode, Fallback: fallback})
 	res.Winner, res.FinalAnswer = w.ID, content
 	return res
+}
+
+// presentation runs the winner's final presentation: no workflow tools, its own tools (with
+// write access to context paths) in a loop until it answers with text.
+func (s *session) presentation(ctx context.Context, i int, user string) (string, error) {
+	w := s.agents[i]
+	system := prompt.PresentationSystem(w.System)
+	msgs := []provider.Message{{Role: provider.RoleUser, Content: user}}
+	sent := 0
+	var all strings.Builder
+	for round := 0; ; round++ {
+		req := provider.Request{Model: w.Model, System: system, Stage: provider.StagePresentation, Params: w.Params,
+			Messages: msgs, Tools: w.Tools.Specs()}
+		mc := event.ModelCalled{Agent: w.ID, Stage: provider.StagePresentation, Attempt: round + 1, Fresh: sent == 0, Messages: msgs[sent:]}
+		if mc.Fresh {
+			mc.System = system
+		}
+		s.publish(mc)
+		sent = len(msgs)
+		out, err := s.call(ctx, i, req, true)
+		if err != nil {
+			return "", err
+		}
+		all.WriteString(out.text)
+		if len(out.calls) == 0 {
+			if strings.TrimSpace(out.text) == "" {
+				return all.String(), nil
+			}
+			return out.text, nil
+		}
+		if round >= maxToolRounds {
+			return "", fmt.Errorf("more than %d rounds of tool calls in the final presentation", maxToolRounds)
+		}
+		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: out.text, ToolCalls: out.calls})
+		c := conversation{msgs: msgs}
+		s.runTools(ctx, i, &c, out.calls)
+		msgs = c.msgs
+	}
 }

@@ -95,6 +95,33 @@ type ToolCalled struct {
 	Call  provider.ToolCall `json:"call"`
 }
 
+// ToolResult: a non-workflow tool (MCP, file, command) ran; Content is what went back to the
+// model, cut to a few KiB here (the model got all of it).
+type ToolResult struct {
+	Agent      string  `json:"agent"`
+	CallID     string  `json:"call_id"`
+	Tool       string  `json:"tool"`
+	Content    string  `json:"content"`
+	IsError    bool    `json:"is_error,omitempty"`
+	Truncated  bool    `json:"truncated,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// ToolOutput is output a running tool streams (a command's stdout, for example).
+type ToolOutput struct {
+	Agent  string `json:"agent"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Text   string `json:"text"`
+}
+
+// ToolServerStatus reports an MCP server starting, ready, failing, dying or stopping.
+type ToolServerStatus struct {
+	Server string `json:"server"`
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
 // ToolRejected: a call was refused and the error went back to the model as its result.
 type ToolRejected struct {
 	Agent  string `json:"agent"`
@@ -228,6 +255,9 @@ func (TextDelta) Type() string         { return "text_delta" }
 func (ReasoningDelta) Type() string    { return "reasoning_delta" }
 func (ToolCalled) Type() string        { return "tool_called" }
 func (ToolRejected) Type() string      { return "tool_rejected" }
+func (ToolResult) Type() string        { return "tool_result" }
+func (ToolOutput) Type() string        { return "tool_output" }
+func (ToolServerStatus) Type() string  { return "tool_server_status" }
 func (EnforcementSent) Type() string   { return "enforcement_sent" }
 func (AnswerSubmitted) Type() string   { return "answer_submitted" }
 func (VoteCast) Type() string          { return "vote_cast" }
@@ -260,6 +290,9 @@ func init() {
 	register[ReasoningDelta]()
 	register[ToolCalled]()
 	register[ToolRejected]()
+	register[ToolResult]()
+	register[ToolOutput]()
+	register[ToolServerStatus]()
 	register[EnforcementSent]()
 	register[AnswerSubmitted]()
 	register[VoteCast]()
