@@ -5,29 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"massgen/internal/app"
 	"massgen/internal/config"
-	"massgen/internal/engine"
 	"massgen/internal/event"
-	"massgen/internal/provider"
-	"massgen/internal/provider/scripted"
-	"massgen/internal/runlog"
-	"massgen/internal/usage"
 	"massgen/internal/view"
 )
 
 // Exit codes (design.md section 4).
 const (
-	ExitOK          = 0
-	ExitConfig      = 1
-	ExitExecution   = 2
-	ExitTimeout     = 3
-	ExitInterrupted = 4
+	ExitOK          = app.ExitOK
+	ExitConfig      = app.ExitConfig
+	ExitExecution   = app.ExitExecution
+	ExitTimeout     = app.ExitTimeout
+	ExitInterrupted = app.ExitInterrupted
 )
 
 // runOptions are the flags of a run.
@@ -67,7 +62,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 	case o.backend != "" || o.model != "":
 		backend := o.backend
 		if backend == "" {
-			if backend = inferBackend(o.model); backend == "" {
+			if backend = app.InferBackend(o.model); backend == "" {
 				return nil, exitf(ExitConfig, "cannot tell which backend serves model %q: add --backend TYPE (one of %s)",
 					o.model, strings.Join(config.BackendTypeNames(), ", "))
 			}
@@ -78,7 +73,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 			cfg, rep = config.Load(path)
 			break
 		}
-		team, err := defaultTeam(os.Getenv)
+		team, err := app.DefaultTeam(os.Getenv)
 		if err != nil {
 			return nil, &exitError{code: ExitConfig, err: err}
 		}
@@ -109,46 +104,9 @@ func defaultConfig() string {
 	return ""
 }
 
-// newProvider builds the backend of one agent.
-func newProvider(b config.Backend) (provider.Provider, error) {
-	switch b.Type {
-	case "scripted":
-		if b.Script == nil {
-			return nil, errors.New("scripted backend without a script")
-		}
-		return scripted.New(*b.Script, b.Model), nil
-	}
-	return nil, fmt.Errorf("backend type %q is not supported yet in this build (use type: scripted for offline agents)", b.Type)
-}
-
-// logDir creates .massgen/massgen_logs/log_<timestamp>/turn_1 under root, never reusing a
-// folder another run made: two runs started in the same microsecond get different names.
-func logDir(root string, now time.Time) (string, string, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", "", err
-	}
-	base := "log_" + strings.Replace(now.Format("20060102_150405.000000"), ".", "_", 1)
-	name := base
-	for n := 2; ; n++ {
-		err := os.Mkdir(filepath.Join(root, name), 0o755)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || n > 1000 {
-			return "", "", err
-		}
-		name = fmt.Sprintf("%s_%d", base, n)
-	}
-	turn := filepath.Join(root, name, "turn_1")
-	if err := os.Mkdir(turn, 0o755); err != nil {
-		return "", "", err
-	}
-	return name, turn, nil
-}
-
 // run executes one question; the error carries the exit code.
 func run(ctx context.Context, o runOptions, question string, stdout, stderr io.Writer) error {
-	if err := loadDotEnv(); err != nil {
+	if err := app.LoadDotEnv(); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
 	cfg, err := loadConfig(o, stderr)
@@ -176,81 +134,37 @@ func run(ctx context.Context, o runOptions, question string, stdout, stderr io.W
 		logging = true
 	}
 
-	agents := make([]engine.Agent, len(cfg.Agents))
-	for i, a := range cfg.Agents {
-		p, err := newProvider(a.Backend)
-		if err != nil {
-			return exitf(ExitConfig, "agents[%d] (%s): %v", i, a.ID, err)
-		}
-		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p}
+	var sink event.Sink = view.NewPlain(stdout)
+	if display == "silent" {
+		sink = view.NewAutomation(stdout)
 	}
-
-	bus := event.NewBus(nil)
-	sessionID, turnDir := "", ""
-	var closers []func() error
-	if logging {
-		root := o.logRoot
-		if root == "" {
-			root = filepath.Join(".massgen", "massgen_logs")
-		}
-		sessionID, turnDir, err = logDir(root, time.Now())
-		if err != nil {
-			return exitf(ExitExecution, "cannot create the log directory under %s: %v (fix its permissions, run from a writable folder, or pass --no-logs)", root, err)
-		}
-		rec, err := runlog.NewRecorder(turnDir, runlog.Meta{Version: Version, ConfigPath: cfg.Path, Config: redacted(cfg), Args: o.args})
-		if err != nil {
-			return exitf(ExitExecution, "cannot write the log directory %s: %v (fix its permissions or pass --no-logs)", turnDir, err)
-		}
-		bus.Subscribe(rec)
-		closers = append(closers, rec.Close)
-		logFile, err := os.Create(filepath.Join(turnDir, logName(o.debug)))
-		if err != nil {
-			return exitf(ExitExecution, "cannot write the log directory %s: %v", turnDir, err)
-		}
-		lv := view.NewPlain(logFile)
-		lv.Timestamps, lv.Reasoning, lv.Calls = true, o.debug, o.debug
-		bus.Subscribe(lv)
-		closers = append(closers, logFile.Close)
-	}
-	switch display {
-	case "silent":
-		bus.Subscribe(view.NewAutomation(stdout))
-	default:
-		bus.Subscribe(view.NewPlain(stdout))
-	}
-
-	res := engine.Run(ctx, engine.Options{
-		Question:     question,
-		SessionID:    sessionID,
-		LogDir:       turnDir,
-		Agents:       agents,
-		Orchestrator: cfg.Orchestrator,
-		Timeouts:     cfg.Timeouts,
-		Bus:          bus,
-		Price:        usage.Cost,
+	res, err := app.Run(ctx, cfg, app.Options{
+		Question: question,
+		Logging:  logging,
+		LogRoot:  o.logRoot,
+		Debug:    o.debug,
+		Sinks:    []event.Sink{sink},
+		Version:  Version,
+		Args:     o.args,
 	})
-	var closeErr error
-	for _, c := range closers {
-		closeErr = errors.Join(closeErr, c())
+	if err != nil {
+		var ae *app.Error
+		if errors.As(err, &ae) {
+			return &exitError{code: ae.Code, err: ae.Err}
+		}
+		return &exitError{code: ExitExecution, err: err}
 	}
-	if closeErr != nil {
-		fmt.Fprintf(stderr, "massgen: some log files could not be written: %v\n", closeErr)
+	if res.CloseErr != nil {
+		fmt.Fprintf(stderr, "massgen: some log files could not be written: %v\n", res.CloseErr)
 	}
-	if display != "silent" && turnDir != "" {
-		fmt.Fprintf(stdout, "logs: %s\n", turnDir)
+	if display != "silent" && res.Dir != "" {
+		fmt.Fprintf(stdout, "logs: %s\n", res.Dir)
 	}
 	if res.ExitCode != ExitOK {
 		return &exitError{code: res.ExitCode, err: res.Err}
 	}
-	if closeErr != nil {
-		return &exitError{code: ExitExecution, err: closeErr}
+	if res.CloseErr != nil {
+		return &exitError{code: ExitExecution, err: res.CloseErr}
 	}
 	return nil
-}
-
-func logName(debug bool) string {
-	if debug {
-		return "massgen_debug.log"
-	}
-	return "massgen.log"
 }

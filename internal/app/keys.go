@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"massgen/internal/config"
 )
 
-// loadDotEnv reads ./.env, then ~/.massgen/.env. Variables already set win, and ./.env wins
+// LoadDotEnv reads ./.env, then ~/.massgen/.env. Variables already set win, and ./.env wins
 // over the home file: each file only fills what is still unset.
-func loadDotEnv() error {
+func LoadDotEnv() error {
 	files := []string{".env"}
 	if home, err := os.UserHomeDir(); err == nil {
 		files = append(files, filepath.Join(home, ".massgen", ".env"))
@@ -69,10 +69,10 @@ func keyEnvs(b config.Backend) []string {
 // keyOptional are types that run on the user's own machine and accept requests without a key.
 var keyOptional = map[string]bool{"ollama": true, "lmstudio": true, "vllm": true, "sglang": true, "scripted": true}
 
-// apiKey resolves b's key: the config's api_key, else the first variable set. It returns the
+// APIKey resolves b's key: the config's api_key, else the first variable set. It returns the
 // key and where it came from (a variable name, or "api_key in the config"), or an error that
 // says which variables to set. The error never contains a key.
-func apiKey(b config.Backend, getenv func(string) string) (key, from string, err error) {
+func APIKey(b config.Backend, getenv func(string) string) (key, from string, err error) {
 	if b.APIKey != "" {
 		return b.APIKey, "api_key in the config", nil
 	}
@@ -100,8 +100,8 @@ var modelBackends = []struct{ prefix, backend string }{
 	{"deepseek-", "deepseek"},
 }
 
-// inferBackend returns the backend type serving model, or "" when it is not known.
-func inferBackend(model string) string {
+// InferBackend returns the backend type serving model, or "" when it is not known.
+func InferBackend(model string) string {
 	m := strings.ToLower(model)
 	for _, mb := range modelBackends {
 		if strings.HasPrefix(m, mb.prefix) {
@@ -120,10 +120,10 @@ var defaultModels = []struct{ backend, model, env string }{
 	{"grok", "grok-4-fast", "XAI_API_KEY"},
 }
 
-// defaultTeam builds the config used when no config is given: one agent per provider whose key
+// DefaultTeam builds the config used when no config is given: one agent per provider whose key
 // is set, or three agents of the only one. It returns the YAML it validated, so the user can
 // save it, and an error naming the variables when no key is set.
-func defaultTeam(getenv func(string) string) (string, error) {
+func DefaultTeam(getenv func(string) string) (string, error) {
 	type member struct{ backend, model string }
 	var team []member
 	for _, d := range defaultModels {

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"regexp"
@@ -9,9 +9,9 @@ import (
 // secretKey matches parameter names whose values must never be logged.
 var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|authorization|credential)`)
 
-// redacted returns the config as metadata.json shows it: every secret replaced, so the log
+// Redacted returns the config as metadata.json shows it: every secret replaced, so the log
 // directory can be shared.
-func redacted(cfg *config.Config) map[string]any {
+func Redacted(cfg *config.Config) map[string]any {
 	agents := make([]map[string]any, len(cfg.Agents))
 	for i, a := range cfg.Agents {
 		b := map[string]any{"type": a.Backend.Type, "model": a.Backend.Model}

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"strings"
@@ -31,7 +31,7 @@ func TestAPIKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			key, from, err := apiKey(tc.backend, env(tc.env))
+			key, from, err := APIKey(tc.backend, env(tc.env))
 			if key != tc.wantKey || from != tc.wantFrom {
 				t.Errorf("got %q from %q", key, from)
 			}
@@ -47,21 +47,21 @@ func TestInferBackend(t *testing.T) {
 		"gpt-5-mini": "openai", "o4-mini": "openai", "claude-sonnet-4-5-20250929": "claude", "gemini-2.5-pro": "gemini",
 		"grok-4": "grok", "glm-4.5": "zai", "GPT-4o": "openai", "llama3": "",
 	} {
-		if got := inferBackend(model); got != want {
-			t.Errorf("inferBackend(%q) = %q, want %q", model, got, want)
+		if got := InferBackend(model); got != want {
+			t.Errorf("InferBackend(%q) = %q, want %q", model, got, want)
 		}
 	}
 }
 
 func TestDefaultTeam(t *testing.T) {
-	if _, err := defaultTeam(env(nil)); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "examples/demo.yaml") {
+	if _, err := DefaultTeam(env(nil)); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "examples/demo.yaml") {
 		t.Fatalf("no keys: %v", err)
 	}
-	one, err := defaultTeam(env(map[string]string{"ANTHROPIC_API_KEY": "x"}))
+	one, err := DefaultTeam(env(map[string]string{"ANTHROPIC_API_KEY": "x"}))
 	if err != nil || strings.Count(one, "type: claude") != 3 {
 		t.Fatalf("one provider gives three agents of it:\n%s (%v)", one, err)
 	}
-	many, err := defaultTeam(env(map[string]string{"OPENAI_API_KEY": "x", "GOOGLE_API_KEY": "y", "GEMINI_API_KEY": "z"}))
+	many, err := DefaultTeam(env(map[string]string{"OPENAI_API_KEY": "x", "GOOGLE_API_KEY": "y", "GEMINI_API_KEY": "z"}))
 	if err != nil || strings.Count(many, "- id:") != 2 || !strings.Contains(many, "type: openai") || !strings.Contains(many, "type: gemini") {
 		t.Fatalf("one agent per provider:\n%s (%v)", many, err)
 	}

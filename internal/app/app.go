@@ -1,0 +1,189 @@
+// Package app runs one turn of a configured team: it builds each agent's provider, resolves
+// its key, prepares the log directory and the recorder, runs the engine with the caller's views
+// attached, and closes everything. The command line, interactive mode and the web server all
+// run sessions through it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"massgen/internal/config"
+	"massgen/internal/engine"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+	"massgen/internal/runlog"
+	"massgen/internal/usage"
+	"massgen/internal/view"
+)
+
+// Exit codes (design.md section 4).
+const (
+	ExitOK          = 0
+	ExitConfig      = 1
+	ExitExecution   = 2
+	ExitTimeout     = 3
+	ExitInterrupted = 4
+)
+
+// Error is a session that could not start; Code is the exit code it maps to.
+type Error struct {
+	Code int
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func errorf(code int, format string, args ...any) error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// Options configure one turn.
+type Options struct {
+	Question string
+	// History holds earlier turns (interactive mode, the chat API).
+	History []provider.Message
+	// Logging writes the log directory: <LogRoot>/log_<timestamp>/turn_<Turn>. With Session
+	// set, the turn goes into that existing log_<timestamp> folder instead (multi-turn).
+	Logging bool
+	LogRoot string // default .massgen/massgen_logs
+	Session string // an existing log_<timestamp> folder under LogRoot, or "" for a new one
+	Turn    int    // default 1
+	Debug   bool
+	// Sinks receive every event (the views).
+	Sinks []event.Sink
+	// Getenv reads API keys; nil means os.Getenv.
+	Getenv  func(string) string
+	Version string
+	Args    []string
+	// NewProvider overrides the backend factory (tests); nil means the built-in one.
+	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
+}
+
+// Result is how a turn ended.
+type Result struct {
+	engine.Result
+	// Session is the log_<timestamp> folder name and Dir the turn folder ("" without logs).
+	Session, Dir string
+	// CloseErr reports log files that could not be written; the run itself went on.
+	CloseErr error
+}
+
+// Run runs one turn of cfg. An error means the turn could not start (an *Error with its exit
+// code); a turn that ran reports how it ended in Result, its exit code included.
+func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.NewProvider == nil {
+		o.NewProvider = NewProvider
+	}
+	if o.Turn == 0 {
+		o.Turn = 1
+	}
+	agents := make([]engine.Agent, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		key, from, err := APIKey(a.Backend, o.Getenv)
+		if err != nil {
+			return Result{}, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+		}
+		p, err := o.NewProvider(a.Backend, key, from)
+		if err != nil {
+			return Result{}, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+		}
+		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p}
+	}
+
+	bus := event.NewBus(nil)
+	var res Result
+	var closers []func() error
+	closeAll := func() error {
+		var err error
+		for k := len(closers) - 1; k >= 0; k-- {
+			err = errors.Join(err, closers[k]())
+		}
+		return err
+	}
+	if o.Logging {
+		root := o.LogRoot
+		if root == "" {
+			root = filepath.Join(".massgen", "massgen_logs")
+		}
+		var err error
+		res.Session, res.Dir, err = turnDir(root, o.Session, o.Turn, time.Now())
+		if err != nil {
+			return Result{}, errorf(ExitExecution, "cannot create the log directory under %s: %v (fix its permissions, run from a writable folder, or pass --no-logs)", root, err)
+		}
+		rec, err := runlog.NewRecorder(res.Dir, runlog.Meta{Version: o.Version, ConfigPath: cfg.Path, Config: Redacted(cfg), Args: o.Args})
+		if err != nil {
+			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v (fix its permissions or pass --no-logs)", res.Dir, err)
+		}
+		bus.Subscribe(rec)
+		closers = append(closers, rec.Close)
+		name := "massgen.log"
+		if o.Debug {
+			name = "massgen_debug.log"
+		}
+		logFile, err := os.Create(filepath.Join(res.Dir, name))
+		if err != nil {
+			_ = closeAll()
+			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v", res.Dir, err)
+		}
+		lv := view.NewPlain(logFile)
+		lv.Timestamps, lv.Reasoning, lv.Calls = true, o.Debug, o.Debug
+		bus.Subscribe(lv)
+		closers = append(closers, logFile.Close)
+	}
+	for _, s := range o.Sinks {
+		bus.Subscribe(s)
+	}
+	res.Result = engine.Run(ctx, engine.Options{
+		Question:     o.Question,
+		History:      o.History,
+		Turn:         o.Turn,
+		SessionID:    res.Session,
+		LogDir:       res.Dir,
+		Agents:       agents,
+		Orchestrator: cfg.Orchestrator,
+		Timeouts:     cfg.Timeouts,
+		Bus:          bus,
+		Price:        usage.Cost,
+	})
+	res.CloseErr = closeAll()
+	return res, nil
+}
+
+// turnDir creates <root>/log_<timestamp>/turn_<n>, or turn_<n> inside the existing session
+// folder. A new session folder is never one another run made: two runs started in the same
+// microsecond get different names.
+func turnDir(root, session string, turn int, now time.Time) (string, string, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", "", err
+	}
+	if session == "" {
+		base := "log_" + strings.Replace(now.Format("20060102_150405.000000"), ".", "_", 1)
+		session = base
+		for n := 2; ; n++ {
+			err := os.Mkdir(filepath.Join(root, session), 0o755)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, fs.ErrExist) || n > 1000 {
+				return "", "", err
+			}
+			session = fmt.Sprintf("%s_%d", base, n)
+		}
+	}
+	dir := filepath.Join(root, session, fmt.Sprintf("turn_%d", turn))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	return session, dir, nil
+}
