@@ -112,23 +112,25 @@ func (w *walker) networkBackend(f field, fields []field, bt BackendType, known b
 			w.capability(g, bt, known, bt.CodeExecution)
 		case "enable_code_interpreter":
 			w.capability(g, bt, known, bt.CodeInterpreter)
-		case "allowed_tools", "exclude_tools", "disallowed_tools":
-			// Tool filters apply to MCP servers, which are not supported yet: checked, unused.
-			w.strList(g)
+		case "disallowed_tools":
+			w.strList(g) // claude_code's native-tool filter: checked, unused
+		case "allowed_tools", "exclude_tools":
+			w.toolKey(g, &b.Tools)
 			if g.key == "allowed_tools" {
 				allowedF = &g
-			} else if g.key == "exclude_tools" {
+			} else {
 				excludeF = &g
 			}
 		case "permission_mode":
 			w.enum(g, permissionModes)
 		case "system_prompt", "append_system_prompt":
 			w.errKey(g, "use the agent-level system_message instead", "`%s` is not allowed inside backend", g.key)
-		case "custom_tools", "mcp_servers", "cwd", "upload_files", "context_paths":
+		case "custom_tools", "upload_files":
 			w.emptyOnly(g)
-		case "enable_mcp_command_line":
-			w.offOnly(g)
 		default:
+			if w.toolKey(g, &b.Tools) {
+				continue
+			}
 			if c := closest(g.key, commonBackendKeys); c != "" && editDistance(strings.ToLower(g.key), c) <= 2 {
 				w.warnAt(g.loc, fmt.Sprintf("`%s` is passed to the provider as a request parameter", clip(g.key)),
 					fmt.Sprintf("did you mean `%s`?", c), g.keyN)

@@ -36,6 +36,8 @@ type Backend struct {
 	Params map[string]any
 	// Script is set for type "scripted" only.
 	Script *Script
+	// Tools are the agent's MCP servers, workspace and command line.
+	Tools Tools
 }
 
 // Script describes a deterministic offline agent (backend type "scripted").
@@ -59,6 +61,15 @@ type Script struct {
 	ChunkDelay time.Duration
 	// Faults make the agent misbehave on chosen calls.
 	Faults []Fault
+	// ToolCalls are made in order, one per model call, before the first answer; a string
+	// argument "{{result}}" stands for the previous tool result's text.
+	ToolCalls []ScriptedToolCall
+}
+
+// ScriptedToolCall is one tool call a scripted agent makes.
+type ScriptedToolCall struct {
+	Name string
+	Args map[string]any
 }
 
 // FaultKind is a way a scripted agent misbehaves.
@@ -100,6 +111,8 @@ type Orchestrator struct {
 	// MaxCostUSD stops coordination once spent (0: no limit).
 	MaxCostUSD             float64
 	SkipCoordinationRounds bool
+	// ContextPaths are shared with every agent (orchestrator.context_paths).
+	ContextPaths []ContextPath
 }
 
 // UI holds display settings.

@@ -135,14 +135,23 @@ func TestParse_Rules(t *testing.T) {
 		{"system_prompt in backend", net("      system_prompt: hi\n      append_system_prompt: more\n"),
 			[]string{buildErr, "E 5:7 agents[0].backend.system_prompt | `system_prompt` is not allowed inside backend | system_message",
 				"E 6:7 agents[0].backend.append_system_prompt | `append_system_prompt` is not allowed"}},
-		{"refused features", net("      custom_tools: [{path: t.py}]\n      mcp_servers: {w: {command: npx}}\n      cwd: ws\n" +
-			"      upload_files: [{image_path: a.png}]\n      context_paths: [{path: .}]\n      enable_mcp_command_line: true\n"),
+		{"refused features", net("      custom_tools: [{path: t.py}]\n      upload_files: [{image_path: a.png}]\n" +
+			"      command_line_execution_mode: docker\n"),
 			[]string{buildErr, "E 5:7 agents[0].backend.custom_tools | `custom_tools` is not supported yet",
-				"E 6:7 agents[0].backend.mcp_servers | `mcp_servers` is not supported yet",
-				"E 7:7 agents[0].backend.cwd | `cwd` is not supported yet",
-				"E 8:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
-				"E 9:7 agents[0].backend.context_paths | `context_paths` is not supported yet",
-				"E 10:7 agents[0].backend.enable_mcp_command_line | `enable_mcp_command_line: true` is not supported yet"}},
+				"E 6:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
+				"E 7:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
+		{"tool keys", net("      mcp_servers: {w: {command: npx, args: [-y, srv], env: {K: \"${K}\"}}}\n      cwd: ws\n" +
+			"      context_paths: [{path: ., permission: write, protected_paths: [a]}]\n      enable_mcp_command_line: true\n" +
+			"      command_line_blocked_commands: [\"^git push\"]\n"), []string{buildErr}},
+		{"mcp server errors", net("      mcp_servers:\n        - {name: a}\n        - {name: \"b c\", command: x}\n" +
+			"        - {name: d, type: sse, url: \"http://x\"}\n        - {name: e, type: streamable-http}\n        - {name: f, command: x, comand: y}\n" +
+			"        - {name: f, command: x}\n"),
+			[]string{buildErr, "E 6:11 agents[0].backend.mcp_servers[0] | missing required key \"command\"",
+				"E 7:11 agents[0].backend.mcp_servers[1] | invalid mcp server name \"b c\"",
+				"E 8:27 agents[0].backend.mcp_servers[2].type | the sse transport is deprecated | streamable-http",
+				"E 9:11 agents[0].backend.mcp_servers[3] | streamable-http needs an http(s) url",
+				"E 10:33 agents[0].backend.mcp_servers[4].comand | unknown mcp server key `comand` | did you mean `command`?",
+				"E 11:11 agents[0].backend.mcp_servers[5] | mcp server \"f\" is declared twice"}},
 		{"refused features off", net("      custom_tools: []\n      mcp_servers: {}\n      cwd: \"\"\n" +
 			"      upload_files:\n      enable_mcp_command_line: false\n"), []string{buildErr}},
 		{"params inf", net("      extra_body: {a: [1, .inf]}\n"),
@@ -200,8 +209,8 @@ func TestParse_Rules(t *testing.T) {
 				"E 6:23 orchestrator.debug_final_answer | debug_final_answer must be a string or a boolean, not a list"}},
 		{"orchestrator unknown key", okAgents + "orchestrator:\n  voting_sensitivty: strict\n",
 			[]string{"E 5:3 orchestrator.voting_sensitivty | unknown orchestrator key `voting_sensitivty` | did you mean `voting_sensitivity`?"}},
-		{"orchestrator refused", okAgents + "orchestrator:\n  context_paths: [{path: ./src}]\n  dspy: {enabled: true}\n",
-			[]string{"E 5:3 orchestrator.context_paths | `context_paths` is not supported yet",
+		{"orchestrator refused", okAgents + "orchestrator:\n  context_paths: [{path: ./src, permision: write}]\n  dspy: {enabled: true}\n",
+			[]string{"E 5:33 orchestrator.context_paths[0].permision | unknown context path key `permision` | did you mean `permission`?",
 				"E 6:10 orchestrator.dspy.enabled | `dspy` is not supported yet"}},
 		{"orchestrator dspy off", okAgents + "orchestrator:\n  dspy: {enabled: false, model: x}\n", nil},
 		{"orchestrator session_storage", okAgents + "orchestrator:\n  session_storage: sessions\n",

@@ -13,7 +13,7 @@ import (
 
 var (
 	scriptedKeys = []string{"type", "model", "answers", "improve_after", "vote", "reason", "final", "thinking",
-		"latency", "chunk_delay", "faults"}
+		"latency", "chunk_delay", "faults", "tool_calls"}
 	voteModes  = []string{"longest", "first", "last", "self"}
 	voteLabel  = regexp.MustCompile(`^agent[1-9][0-9]*$`)
 	faultKeys  = []string{"kind", "call"}
@@ -73,7 +73,12 @@ func (w *walker) scripted(f field, fields []field, b *Backend) *field {
 			s.ChunkDelay, _ = w.duration(g)
 		case "faults":
 			s.Faults = w.faults(g)
+		case "tool_calls":
+			s.ToolCalls = w.scriptedToolCalls(g)
 		default:
+			if w.toolKey(g, &b.Tools) {
+				continue
+			}
 			sugg := didYouMean(g.key, scriptedKeys)
 			if closest(g.key, scriptedKeys) == "" {
 				sugg = "a scripted backend takes only " + strings.Join(scriptedKeys, ", ")
@@ -228,4 +233,37 @@ func faultKindList() string {
 		names[i] = string(k)
 	}
 	return oneOf(names)
+}
+
+func (w *walker) scriptedToolCalls(f field) []ScriptedToolCall {
+	items, _ := w.list(f)
+	var out []ScriptedToolCall
+	for _, it := range items {
+		fields, ok := w.mapping(it, 2)
+		if !ok {
+			continue
+		}
+		var c ScriptedToolCall
+		for _, e := range fields {
+			g := child(it.loc, e)
+			switch g.key {
+			case "name":
+				c.Name, _ = w.str(g)
+			case "args":
+				if m, ok := w.decode(g, g.raw, 0).(map[string]any); ok {
+					c.Args = m
+				} else if g.val != nil {
+					w.errf(g, "write args: {key: value}", "args must be a mapping")
+				}
+			default:
+				w.errKey(g, didYouMean(g.key, []string{"name", "args"}), "unknown tool call key `%s`", clip(g.key))
+			}
+		}
+		if c.Name == "" {
+			w.errAt(it.loc, `missing required key "name"`, "add name: with the tool to call", it.raw)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -96,9 +96,9 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 		case "dspy":
 			w.dspy(g)
 		case "context_paths":
-			w.emptyOnly(g)
+			o.ContextPaths = w.contextPaths(g)
 		case "snapshot_storage", "agent_temporary_workspace":
-			w.str(g) // harmless without cwd: accepted and unused
+			w.str(g) // accepted for compatibility: every run gets its own folders
 		default:
 			w.errKey(g, didYouMean(g.key, orchestratorKeys), "unknown orchestrator key `%s`", clip(g.key))
 		}

@@ -175,8 +175,8 @@ func (o Options) Retries() int {
 }
 
 // StatusError turns a failed HTTP exchange into an *Error. A rejected key (401, 403) is fatal
-// and says which variable to fix; an unknown model or endpoint (404) is fatal too; anything
-// else can be retried by the engine. detail is the service's own message, which must not hold
+// and says which variable to fix; an unknown model or endpoint (404) and a rejected request
+// (400, 422) are fatal too, since repeating them cannot help; anything else can be retried. detail is the service's own message, which must not hold
 // the key.
 func StatusError(o Options, status int, detail string) *Error {
 	name := o.Type
@@ -191,6 +191,10 @@ func StatusError(o Options, status int, detail string) *Error {
 	case http.StatusNotFound:
 		return &Error{Provider: name, Status: status, Fatal: true,
 			Err: fmt.Errorf("not found: check the model %q and the base_url (%s)", o.Model, detail)}
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		// Sending the same request again gets the same answer.
+		return &Error{Provider: name, Status: status, Fatal: true,
+			Err: fmt.Errorf("the request was rejected: check the backend's parameters in the config (%s)", detail)}
 	}
 	return &Error{Provider: name, Status: status, Err: errors.New(detail)}
 }

@@ -1,0 +1,183 @@
+// Package openai is the `openai` backend: OpenAI's Responses API (POST {base}/responses,
+// streamed as server-sent events) through the official openai-go SDK. It translates the
+// neutral provider.Request into a Responses request and the stream's events back into
+// neutral chunks, and nothing else.
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"massgen/internal/provider"
+)
+
+// DefaultBaseURL is used when Options.BaseURL is empty. Like every OpenAI-style base URL it
+// includes the /v1 prefix.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Provider streams calls to the Responses API. It is safe for concurrent use.
+type Provider struct {
+	o   provider.Options
+	svc responses.ResponseService
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New builds the backend from o. It reads nothing from the environment: the key, base URL,
+// organisation and headers are exactly what o says, whatever OPENAI_* variables are set.
+// o.Type defaults to "openai" and names the backend in errors.
+func New(o provider.Options) (*Provider, error) {
+	if o.Type == "" {
+		o.Type = "openai"
+	}
+	base := o.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	var hc option.HTTPClient = defaultHTTPClient()
+	if o.HTTPClient != nil {
+		hc = o.HTTPClient
+	}
+	// responses.NewResponseService is what openai.NewClient builds for client.Responses, minus
+	// NewClient's environment defaults (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID,
+	// OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY, OPENAI_CUSTOM_HEADERS), which we must not inherit.
+	svc := responses.NewResponseService(
+		option.WithBaseURL(base),
+		option.WithAPIKey(o.APIKey),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(o.Retries()),
+	)
+	return &Provider{o: o, svc: svc}, nil
+}
+
+// defaultHTTPClient is shared by every backend built without Options.HTTPClient, so that
+// agents reuse connections. Like the SDK's own default it bounds the wait for response
+// headers (not the stream), so a server that accepts and never answers cannot hang a call
+// that has no deadline.
+var defaultHTTPClient = sync.OnceValue(func() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = 10 * time.Minute
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{}
+})
+
+// Stream makes one streamed call. The request starts on the first pull; breaking out of the
+// loop closes it. After an error nothing more is yielded.
+func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
+	return func(yield func(provider.Chunk, error) bool) {
+		params, opts, err := p.toWire(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		var raw *http.Response
+		opts = append(opts, option.WithResponseInto(&raw))
+		stream := p.svc.NewStreaming(ctx, params, opts...)
+		defer stream.Close()
+
+		var tr translator
+		for stream.Next() {
+			if ctx.Err() != nil {
+				break
+			}
+			chunks, err := tr.event(stream.Current())
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(nil, p.streamError(err))
+				return
+			}
+			if tr.finished {
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			yield(nil, &provider.Error{Provider: p.o.Type, Err: fmt.Errorf("stream: %w", ctx.Err())})
+			return
+		}
+		if err := stream.Err(); err != nil {
+			yield(nil, p.requestError(err, raw))
+			return
+		}
+		yield(nil, p.streamError(errTruncated))
+	}
+}
+
+// errTruncated is a stream that ended without response.completed, .incomplete or .failed.
+var errTruncated = errors.New("stream ended before response.completed")
+
+// streamError wraps a failure reported inside a 200 stream. It can be retried.
+func (p *Provider) streamError(err error) error {
+	return &provider.Error{Provider: p.o.Type, Err: p.scrubbed(err)}
+}
+
+// requestError classifies what the SDK returned after its own retries: an HTTP status goes
+// through provider.StatusError (401/403/404 fatal), anything else (a dropped connection, a
+// malformed event) is retryable.
+func (p *Provider) requestError(err error, raw *http.Response) error {
+	var ae *responses.Error
+	if errors.As(err, &ae) {
+		return provider.StatusError(p.o, ae.StatusCode, p.scrub(apiDetail(ae)))
+	}
+	// An error body that is not OpenAI's JSON (a proxy's HTML page) makes the SDK return its
+	// decoding error instead of an *Error; the status is still what counts.
+	if raw != nil && raw.StatusCode >= 400 {
+		detail := http.StatusText(raw.StatusCode)
+		if raw.Body != nil {
+			b, _ := io.ReadAll(io.LimitReader(raw.Body, 512))
+			if s := strings.TrimSpace(string(b)); s != "" {
+				detail = s
+			}
+		}
+		return provider.StatusError(p.o, raw.StatusCode, p.scrub(detail))
+	}
+	return p.streamError(fmt.Errorf("stream: %w", err))
+}
+
+// apiDetail is the service's own explanation of a failed request.
+func apiDetail(ae *responses.Error) string {
+	msg := ae.Message
+	if msg == "" {
+		msg = http.StatusText(ae.StatusCode)
+	}
+	if ae.Code != "" {
+		msg += " (" + ae.Code + ")"
+	}
+	return msg
+}
+
+// keyLike matches API keys, masked or not, as OpenAI quotes them in its 401 messages
+// ("Incorrect API key provided: sk-proj-****abcd").
+var keyLike = regexp.MustCompile(`\bsk-[A-Za-z0-9_*.-]+`)
+
+// scrub removes the key, and anything that looks like one, from text bound for an error.
+func (p *Provider) scrub(s string) string {
+	if p.o.APIKey != "" {
+		s = strings.ReplaceAll(s, p.o.APIKey, "[key]")
+	}
+	return keyLike.ReplaceAllString(s, "[key]")
+}
+
+// scrubbed keeps err (and what it wraps) unless its text mentions a key.
+func (p *Provider) scrubbed(err error) error {
+	if s := err.Error(); p.scrub(s) != s {
+		return errors.New(p.scrub(s))
+	}
+	return err
+}

@@ -1,0 +1,170 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"massgen/internal/provider"
+)
+
+// owned are body keys the translation writes itself; pass-through params cannot replace them.
+var owned = map[string]bool{"model": true, "instructions": true, "input": true, "tools": true, "stream": true}
+
+// toWire translates a neutral request into Responses params plus the pass-through keys as
+// body edits (Options.Params first, then Request.Params).
+func (p *Provider) toWire(req provider.Request) (responses.ResponseNewParams, []option.RequestOption, error) {
+	var params responses.ResponseNewParams
+	model := req.Model
+	if model == "" {
+		model = p.o.Model
+	}
+	if model == "" {
+		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: errors.New("no model configured")}
+	}
+	input, err := toWireInput(req.Messages)
+	if err != nil {
+		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
+	}
+	params.Model = model
+	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	if req.System != "" {
+		params.Instructions = param.NewOpt(req.System)
+	}
+	params.Tools = toWireTools(req.Tools)
+	// Every call carries the whole conversation (no previous_response_id), so there is
+	// nothing to gain from OpenAI keeping the response for 30 days; "store: true" in the
+	// params turns it back on.
+	params.Store = param.NewOpt(false)
+	return params, passThrough(p.o.Params, req.Params), nil
+}
+
+// toWireInput maps messages to input items: user and assistant text as messages, an
+// assistant's tool calls as function_call items, tool results as function_call_output.
+// The Responses API rejects a call without an output and an output without its call, so a
+// result that answers no open call (unknown, or answered already) is dropped, and a call
+// still unanswered when the next message starts gets an error output there.
+func toWireInput(msgs []provider.Message) (responses.ResponseInputParam, error) {
+	var items responses.ResponseInputParam
+	var open []string            // calls of the last assistant message not yet answered, in order
+	pending := map[string]bool{} // the same, as a set
+	closeOpen := func() {
+		for _, id := range open {
+			if pending[id] {
+				items = append(items, functionOutput(id, "Error: no result was recorded for this call."))
+			}
+		}
+		open, pending = nil, map[string]bool{}
+	}
+	for i, m := range msgs {
+		switch m.Role {
+		case provider.RoleUser:
+			closeOpen()
+			items = append(items, message(responses.EasyInputMessageRoleUser, m.Content))
+		case provider.RoleAssistant:
+			closeOpen()
+			if m.Content != "" {
+				items = append(items, message(responses.EasyInputMessageRoleAssistant, m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				args := c.Arguments
+				if strings.TrimSpace(args) == "" {
+					args = "{}"
+				}
+				items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
+					CallID: c.ID, Name: c.Name, Arguments: args,
+				}})
+				if !pending[c.ID] {
+					open = append(open, c.ID)
+				}
+				pending[c.ID] = true
+			}
+		case provider.RoleTool:
+			if !pending[m.ToolCallID] {
+				continue // no call to answer, or answered already
+			}
+			delete(pending, m.ToolCallID)
+			out := m.Content
+			if m.IsError && !strings.HasPrefix(strings.ToLower(out), "error") {
+				out = "Error: " + out
+			}
+			items = append(items, functionOutput(m.ToolCallID, out))
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+	}
+	closeOpen()
+	return items, nil
+}
+
+func message(role responses.EasyInputMessageRole, text string) responses.ResponseInputItemUnionParam {
+	return responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
+		Role: role, Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt(text)},
+	}}
+}
+
+func functionOutput(callID, out string) responses.ResponseInputItemUnionParam {
+	return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+		CallID: param.NewOpt(callID),
+		Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(out)},
+	}}
+}
+
+// toWireTools offers each tool as a non-strict function tool: strict mode would demand that
+// every property be required and additionalProperties be false, which MCP schemas rarely are.
+func toWireTools(specs []provider.ToolSpec) []responses.ToolUnionParam {
+	var tools []responses.ToolUnionParam
+	for _, s := range specs {
+		schema := s.Parameters
+		if schema == nil {
+			schema = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		ft := &responses.FunctionToolParam{Name: s.Name, Parameters: schema, Strict: param.NewOpt(false)}
+		if s.Description != "" {
+			ft.Description = param.NewOpt(s.Description)
+		}
+		tools = append(tools, responses.ToolUnionParam{OfFunction: ft})
+	}
+	return tools
+}
+
+// passThrough turns backend params into body edits, in a stable order. Later maps win.
+// max_tokens becomes max_output_tokens (unless that is set too), and the entries of
+// extra_body are merged into the body as the Python SDK does.
+func passThrough(layers ...map[string]any) []option.RequestOption {
+	merged := map[string]any{}
+	for _, l := range layers {
+		maps.Copy(merged, l)
+	}
+	if extra, ok := merged["extra_body"].(map[string]any); ok {
+		delete(merged, "extra_body")
+		for k, v := range extra {
+			if _, set := merged[k]; !set {
+				merged[k] = v
+			}
+		}
+	}
+	if v, ok := merged["max_tokens"]; ok {
+		delete(merged, "max_tokens")
+		if _, set := merged["max_output_tokens"]; !set {
+			merged["max_output_tokens"] = v
+		}
+	}
+	var opts []option.RequestOption
+	for _, k := range slices.Sorted(maps.Keys(merged)) {
+		if owned[k] {
+			continue
+		}
+		opts = append(opts, option.WithJSONSet(sjsonKey(k), merged[k]))
+	}
+	return opts
+}
+
+// sjsonKey escapes a top-level key for WithJSONSet, whose keys are sjson paths.
+var sjsonKey = strings.NewReplacer(`\`, `\\`, `.`, `\.`, `*`, `\*`, `?`, `\?`).Replace
