@@ -35,6 +35,8 @@ type view struct {
 	tailErrors []string
 	// inputChars sizes the prompt for the usage estimate.
 	inputChars int
+	// lastResult is the text of the last tool result in the conversation.
+	lastResult string
 }
 
 // readRequest extracts the view from req the way a model would read the prompt.
@@ -45,6 +47,9 @@ func readRequest(req provider.Request) *view {
 			if own := parseBlocks(m.Content, v.answers); own != "" {
 				v.own = own
 			}
+		}
+		if m.Role == provider.RoleTool {
+			v.lastResult = m.Content
 		}
 	}
 	for _, t := range req.Tools {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 
 	"massgen/internal/config"
@@ -38,6 +39,7 @@ type Provider struct {
 	mu      sync.Mutex
 	calls   int    // Stream calls started, for fault matching
 	toolIDs int    // tool calls emitted, for call IDs
+	steps   int    // script.ToolCalls made so far
 	next    int    // index in script.Answers of the next answer to submit
 	latest  string // the latest answer taken as accepted
 	has     bool   // whether any answer was accepted
@@ -58,6 +60,7 @@ var _ provider.Provider = (*Provider)(nil)
 func New(s config.Script, model string) *Provider {
 	s.Answers = slices.Clone(s.Answers)
 	s.Faults = slices.Clone(s.Faults)
+	s.ToolCalls = slices.Clone(s.ToolCalls)
 	return &Provider{script: s, model: model}
 }
 
@@ -95,11 +98,51 @@ func (p *Provider) plan(req provider.Request) *plan {
 		return &plan{err: p.fatalError()}
 	case v.presentation:
 		pl = &plan{text: p.presentation(v), stop: "stop"}
+	case fault == "" && !p.has && p.steps < len(p.script.ToolCalls):
+		pl = p.toolStep(v)
 	default:
 		pl = p.coordination(v, p.decide(v, rejected), fault)
 	}
 	pl.usage = usageOf(v.inputChars, pl)
 	return pl
+}
+
+// toolStep makes the next scripted tool call, "{{result}}" in its string arguments standing
+// for the previous tool result.
+func (p *Provider) toolStep(v *view) *plan {
+	tc := p.script.ToolCalls[p.steps]
+	p.steps++
+	args := substitute(tc.Args, v.lastResult)
+	if args == nil {
+		args = map[string]any{}
+	}
+	return &plan{text: "Using " + tc.Name + ".", calls: []provider.ToolCall{p.call(tc.Name, marshal(args))}, stop: "tool_calls"}
+}
+
+// substitute returns v with "{{result}}" replaced by result in every string it holds.
+func substitute(v any, result string) map[string]any {
+	m, _ := substituteValue(v, result).(map[string]any)
+	return m
+}
+
+func substituteValue(v any, result string) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, "{{result}}", result)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = substituteValue(e, result)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = substituteValue(e, result)
+		}
+		return out
+	}
+	return v
 }
 
 // resolvePending settles the answer sent on the previous call: rejected when the request ends

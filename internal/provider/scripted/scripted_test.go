@@ -466,3 +466,26 @@ func TestParseBlocks(t *testing.T) {
 		t.Errorf("own = %q, want agent2", own)
 	}
 }
+
+func TestToolCallsBeforeTheFirstAnswer(t *testing.T) {
+	p := New(config.Script{Answers: []string{"Done."}, ToolCalls: []config.ScriptedToolCall{
+		{Name: "mcp__everything__echo", Args: map[string]any{"message": "hi"}},
+		{Name: "write_file", Args: map[string]any{"path": "out.txt", "content": "echo said: {{result}}"}},
+	}}, "m")
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "q"}}, Tools: []provider.ToolSpec{{Name: "new_answer"}, {Name: "vote"}}}
+	first := collect(t, p.Stream(t.Context(), req))
+	if len(first.calls) != 1 || first.calls[0].Name != "mcp__everything__echo" || first.calls[0].Arguments != `{"message":"hi"}` {
+		t.Fatalf("first call: %+v", first.calls)
+	}
+	req.Messages = append(req.Messages,
+		provider.Message{Role: provider.RoleAssistant, ToolCalls: first.calls},
+		provider.Message{Role: provider.RoleTool, ToolCallID: first.calls[0].ID, Content: "Echo: hi"})
+	second := collect(t, p.Stream(t.Context(), req))
+	if len(second.calls) != 1 || second.calls[0].Name != "write_file" || !strings.Contains(second.calls[0].Arguments, `"echo said: Echo: hi"`) {
+		t.Fatalf("second call: %+v", second.calls)
+	}
+	third := collect(t, p.Stream(t.Context(), req))
+	if len(third.calls) != 1 || third.calls[0].Name != "new_answer" {
+		t.Fatalf("third call: %+v", third.calls)
+	}
+}
