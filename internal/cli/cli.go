@@ -30,12 +30,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		stop() // a second signal gets the default behaviour
 	}()
 	defer stop()
-	return Execute(ctx, args, stdout, stderr)
+	return Execute(ctx, args, os.Stdin, stdout, stderr)
 }
 
-// Execute runs the command line under ctx and returns the exit code.
-func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+// Execute runs the command line under ctx and returns the exit code. stdin feeds the
+// interactive mode.
+func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -55,7 +56,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitConfig
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var o runOptions
 	var validate string
 	var strict, asJSON, version bool
@@ -68,6 +69,7 @@ the most-voted agent presents the final answer.
 
 Try it offline with the scripted demo team:
   massgen --config examples/demo.yaml "What is the capital of France?"
+Without a question it asks for one, turn after turn, carrying the conversation (/help there).
 
 Exit codes: 0 ok, 1 configuration or usage error, 2 execution error (every agent failed, or no
 answer), 3 session timeout (the best answer is still written), 4 interrupted (Ctrl-C; everything
@@ -86,14 +88,11 @@ produced so far is kept).`,
 				return exitf(ExitConfig, "--strict and --json go with --validate FILE")
 			}
 			o.args = os.Args
-			if len(args) == 0 {
-				return exitf(ExitConfig, "no question given: pass it as an argument, e.g. massgen --config examples/demo.yaml \"What is the capital of France?\" (interactive mode is not built yet)")
-			}
 			question := strings.TrimSpace(strings.Join(args, " "))
-			if question == "" {
-				return exitf(ExitConfig, "the question is empty: pass a non-empty question")
+			if len(args) > 0 && question == "" {
+				return exitf(ExitConfig, "the question is empty: pass a non-empty question, or none for interactive mode")
 			}
-			return run(cmd.Context(), o, question, stdout, stderr)
+			return run(cmd.Context(), o, question, stdin, stdout, stderr)
 		},
 	}
 	f := root.Flags()

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 func execute(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute(ctx, args, &out, &errb)
+	code := Execute(ctx, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -216,8 +216,8 @@ func TestBadInput(t *testing.T) {
 		{name: "missing file", args: []string{"--config", "nope.yaml", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`config file not found: nope\.yaml`)},
 		{name: "empty question", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"   "}, wantCode: 1,
 			wantErr: regexp.MustCompile(`question is empty`)},
-		{name: "no question", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{}, wantCode: 1,
-			wantErr: regexp.MustCompile(`no question given`)},
+		{name: "automation without a question", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--automation"}, wantCode: 1,
+			wantErr: regexp.MustCompile(`--automation needs a question`)},
 		{name: "unknown flag", args: []string{"--bogus", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --bogus`)},
 		{name: "no config at all", args: []string{"q"}, wantCode: 1, wantErr: regexp.MustCompile(`examples/demo\.yaml`)},
 		{name: "negative timeout", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "-5", "q"}, wantCode: 1,

@@ -104,8 +104,9 @@ func defaultConfig() string {
 	return ""
 }
 
-// run executes one question; the error carries the exit code.
-func run(ctx context.Context, o runOptions, question string, stdout, stderr io.Writer) error {
+// run executes one question, or the interactive loop when question is empty; the error
+// carries the exit code.
+func run(ctx context.Context, o runOptions, question string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := app.LoadDotEnv(); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
@@ -133,17 +134,26 @@ func run(ctx context.Context, o runOptions, question string, stdout, stderr io.W
 	if o.debug {
 		logging = true
 	}
-
-	var sink event.Sink = view.NewPlain(stdout)
-	if display == "silent" {
-		sink = view.NewAutomation(stdout)
+	views := func(turn int) ([]event.Sink, func(app.Result) error) {
+		var sink event.Sink = view.NewPlain(stdout)
+		if display == "silent" {
+			sink = view.NewAutomation(stdout)
+		}
+		return []event.Sink{sink}, func(res app.Result) error { return finishTurn(res, display, stdout, stderr) }
 	}
+	if question == "" {
+		if display == "silent" {
+			return exitf(ExitConfig, "--automation needs a question: pass it as an argument")
+		}
+		return interactive(ctx, cfg, o, logging, stdin, stdout, stderr, views)
+	}
+	sinks, after := views(1)
 	res, err := app.Run(ctx, cfg, app.Options{
 		Question: question,
 		Logging:  logging,
 		LogRoot:  o.logRoot,
 		Debug:    o.debug,
-		Sinks:    []event.Sink{sink},
+		Sinks:    sinks,
 		Version:  Version,
 		Args:     o.args,
 	})
@@ -154,17 +164,26 @@ func run(ctx context.Context, o runOptions, question string, stdout, stderr io.W
 		}
 		return &exitError{code: ExitExecution, err: err}
 	}
-	if res.CloseErr != nil {
-		fmt.Fprintf(stderr, "massgen: some log files could not be written: %v\n", res.CloseErr)
-	}
-	if display != "silent" && res.Dir != "" {
-		fmt.Fprintf(stdout, "logs: %s\n", res.Dir)
+	if err := after(res); err != nil {
+		return err
 	}
 	if res.ExitCode != ExitOK {
 		return &exitError{code: res.ExitCode, err: res.Err}
 	}
 	if res.CloseErr != nil {
 		return &exitError{code: ExitExecution, err: res.CloseErr}
+	}
+	return nil
+}
+
+// finishTurn reports what a plain or automation view does not: unwritable log files and, for
+// people, where the logs are.
+func finishTurn(res app.Result, display string, stdout, stderr io.Writer) error {
+	if res.CloseErr != nil {
+		fmt.Fprintf(stderr, "massgen: some log files could not be written: %v\n", res.CloseErr)
+	}
+	if display != "silent" && res.Dir != "" {
+		fmt.Fprintf(stdout, "logs: %s\n", res.Dir)
 	}
 	return nil
 }
