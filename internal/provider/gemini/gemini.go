@@ -1,0 +1,267 @@
+// Package gemini is the `gemini` backend: Google's Gemini API (generativelanguage, not Vertex)
+// through google.golang.org/genai, streamed with streamGenerateContent over SSE. It translates
+// the neutral provider types to Gemini contents, function declarations and generation config, and
+// Gemini response chunks back to neutral chunks; nothing else.
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/genai"
+
+	"massgen/internal/provider"
+)
+
+// DefaultBaseURL is the Gemini API host root used when Options.BaseURL is empty.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com"
+
+// defaultAPIVersion is the path segment the SDK puts before models/...; a base URL that ends
+// with an API version segment overrides it.
+const defaultAPIVersion = "v1beta"
+
+// Provider streams calls to the Gemini API. It is safe for concurrent use.
+type Provider struct {
+	o      provider.Options
+	name   string
+	client *genai.Client
+
+	// ids numbers the calls the API sent without an ID: call_1, call_2, ... over the
+	// provider's lifetime, so that IDs stay unique within one agent's conversation.
+	ids atomic.Int64
+	// calls remembers what a later request must send back about a call this provider
+	// streamed: its thought signature and whether the API gave its ID.
+	calls callMemory
+}
+
+// New builds a Gemini backend. o.APIKey is required; o.BaseURL is the host root (default
+// DefaultBaseURL; a trailing /v1beta or /v1 selects that API version). New never reads the
+// environment: GOOGLE_API_KEY, GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL and GOOGLE_GENAI_USE_VERTEXAI
+// cannot change the key, the backend or the endpoint.
+func New(o provider.Options) (*Provider, error) {
+	name := o.Type
+	if name == "" {
+		name = "gemini"
+	}
+	if o.APIKey == "" {
+		env := o.KeyEnv
+		if env == "" {
+			env = "api_key in the config"
+		}
+		return nil, fmt.Errorf("%s: no API key: set %s", name, env)
+	}
+	base, version, err := splitBaseURL(o.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := wireParams(o.Params); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	o.Type = name
+	hc := &http.Client{}
+	if o.HTTPClient != nil {
+		c := *o.HTTPClient
+		hc = &c
+	}
+	hc.Transport = &retryTransport{base: hc.Transport, retries: o.Retries()}
+
+	// The SDK fills an empty APIKey, Backend or BaseURL from the environment (see
+	// genai.NewInternalAPIClient): all three are set here so that it never does.
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey:     o.APIKey,
+		Backend:    genai.BackendGeminiAPI,
+		HTTPClient: hc,
+		HTTPOptions: genai.HTTPOptions{
+			BaseURL:    base,
+			APIVersion: version,
+			// One attempt per request at the SDK level: its retry loop ignores Retry-After, so
+			// retries of 429, 5xx and connection errors happen in retryTransport below it,
+			// before the first byte of the stream, o.Retries() times.
+			RetryOptions: &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](1)},
+		},
+	})
+	if err != nil {
+		// The SDK's messages print the whole config, key included.
+		return nil, fmt.Errorf("%s: client: %s", name, redact(err.Error(), o.APIKey))
+	}
+	return &Provider{o: o, name: name, client: client}, nil
+}
+
+// splitBaseURL returns the host root and API version for a configured base URL.
+func splitBaseURL(raw string) (base, version string, err error) {
+	if raw == "" {
+		raw = DefaultBaseURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("base_url %q is not an http(s) URL", raw)
+	}
+	version = defaultAPIVersion
+	p := strings.TrimRight(u.Path, "/")
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		if last := p[i+1:]; last == "v1beta" || last == "v1" || last == "v1alpha" {
+			version, p = last, p[:i]
+		}
+	}
+	u.Path = p + "/"
+	u.RawPath = ""
+	return u.String(), version, nil
+}
+
+// Stream makes one streamed call. The request starts on the first pull; breaking out of the
+// loop closes it. Errors are *provider.Error values, wrapping ctx.Err() when ctx ended the call.
+func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
+	return func(yield func(provider.Chunk, error) bool) {
+		model := req.Model
+		if model == "" {
+			model = p.o.Model
+		}
+		if model == "" {
+			yield(nil, &provider.Error{Provider: p.name, Fatal: true, Err: errors.New("no model configured")})
+			return
+		}
+		contents, cfg, err := p.toWire(req)
+		if err != nil {
+			yield(nil, &provider.Error{Provider: p.name, Fatal: true, Err: err})
+			return
+		}
+		t := &translator{nextID: p.nextID, remember: p.calls.put}
+		for resp, err := range p.client.Models.GenerateContentStream(ctx, model, contents, cfg) {
+			if err != nil {
+				t.fail(p.wireError(ctx, err))
+				break
+			}
+			for _, c := range t.chunk(resp) {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		if cerr := ctx.Err(); cerr != nil && t.finish == "" {
+			// However the SDK ended the stream, ctx is why.
+			t.fail(&provider.Error{Provider: p.name, Err: fmt.Errorf("stream: %w", cerr)})
+		}
+		chunks, err := t.end()
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return
+			}
+		}
+		if err != nil {
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				err = &provider.Error{Provider: p.name, Err: err}
+			}
+			yield(nil, err)
+		}
+	}
+}
+
+func (p *Provider) nextID() string { return fmt.Sprintf("call_%d", p.ids.Add(1)) }
+
+// wireError turns an SDK or transport error into a *provider.Error that never holds the key.
+func (p *Provider) wireError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return &provider.Error{Provider: p.name, Err: fmt.Errorf("stream: %w", cerr)}
+	}
+	var ae genai.APIError
+	var aep *genai.APIError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &aep) && aep != nil:
+		ae = *aep
+	default:
+		// A malformed chunk's message quotes the chunk: clip it.
+		return &provider.Error{Provider: p.name, Err: errors.New("stream: " + clip(redact(err.Error(), p.o.APIKey)))}
+	}
+	detail := clip(redact(ae.Message, p.o.APIKey))
+	reason := errorReason(ae)
+	if tag := strings.Trim(ae.Status+", "+reason, ", "); tag != "" {
+		detail += " (" + tag + ")"
+	}
+	if ae.Code == 0 {
+		return &provider.Error{Provider: p.name, Err: errors.New(detail)}
+	}
+	if ae.Code == http.StatusBadRequest && reason == "API_KEY_INVALID" {
+		// The Gemini API answers a bad key with 400 INVALID_ARGUMENT, not 401.
+		e := provider.StatusError(p.o, http.StatusUnauthorized, detail)
+		e.Status = ae.Code
+		return e
+	}
+	return provider.StatusError(p.o, ae.Code, detail)
+}
+
+// errorReason returns the google.rpc.ErrorInfo reason of an API error, if any.
+func errorReason(ae genai.APIError) string {
+	for _, d := range ae.Details {
+		if r, ok := d["reason"].(string); ok && r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// redact removes the key from a message that may echo it.
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
+}
+
+// clip shortens a service message (an HTML error page, say) to something readable.
+func clip(s string) string {
+	const max = 500
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
+// callMeta is what a later request must send back about a call.
+type callMeta struct {
+	signature []byte // the thought signature of the functionCall part
+	apiID     bool   // the ID came from the API, so it is sent back
+}
+
+// callMemory maps call IDs to callMeta, keeping the most recent maxCalls.
+type callMemory struct {
+	mu    sync.Mutex
+	m     map[string]callMeta
+	order []string
+}
+
+const maxCalls = 4096
+
+func (c *callMemory) put(id string, meta callMeta) {
+	if len(meta.signature) == 0 && !meta.apiID {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]callMeta{}
+	}
+	if _, ok := c.m[id]; !ok {
+		c.order = append(c.order, id)
+	}
+	c.m[id] = meta
+	if len(c.order) > maxCalls {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *callMemory) get(id string) callMeta {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[id]
+}
