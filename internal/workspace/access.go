@@ -1,0 +1,310 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Limits on the paths tools receive.
+const (
+	maxPath      = 4096
+	maxComponent = 255
+)
+
+type grantKind int
+
+const (
+	kindWorkspace grantKind = iota
+	kindSnapshots
+	kindContext
+)
+
+// grant is one root an agent holds. root is opened on path, or on its parent for a file grant.
+type grant struct {
+	kind      grantKind
+	path      string // symlinks resolved
+	file      bool   // grants only the file at path
+	write     bool   // context path with permission: write
+	protected []string
+	root      *os.Root
+}
+
+// defaultExclusions are read-only inside writable context paths (MassGen's list).
+var defaultExclusions = map[string]bool{
+	".massgen": true, ".env": true, ".git": true, "node_modules": true, "__pycache__": true,
+	".venv": true, "venv": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true,
+	".DS_Store": true, "massgen_logs": true,
+}
+
+type access int
+
+const (
+	read access = iota
+	write
+	remove // like write, but the last component is not resolved: a link is deleted, not its target
+)
+
+// target is a checked path: abs is resolved, rel is abs relative to g.root.
+type target struct {
+	raw   string
+	abs   string
+	g     *grant
+	rel   string
+	flags int // extra open flags (no-follow for a file grant)
+}
+
+// check resolves raw and checks acc against what the agent holds at this moment. Errors are
+// written for the model: they say what is allowed.
+func (a *Agent) check(raw string, acc access) (target, error) {
+	t, err := a.resolve(raw, acc)
+	if err == nil && a.afterCheck != nil {
+		a.afterCheck(t.abs)
+	}
+	return t, err
+}
+
+func (a *Agent) resolve(raw string, acc access) (target, error) {
+	if err := a.checkSyntax(raw); err != nil {
+		return target{}, err
+	}
+	p := raw
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.dir, p)
+	}
+	p = filepath.Clean(p)
+	var abs string
+	var err error
+	if acc == remove && filepath.Dir(p) != p {
+		abs, err = realPath(filepath.Dir(p))
+		abs = filepath.Join(abs, filepath.Base(p))
+	} else {
+		abs, err = realPath(p)
+	}
+	grants, final := a.grants()
+	if err != nil {
+		if deepest(grants, p) == nil {
+			return target{}, a.outside(raw, grants, final)
+		}
+		return target{}, fmt.Errorf("%s cannot be used: %w", show(raw), err)
+	}
+	g := deepest(grants, abs)
+	if g == nil || systemPath(abs) {
+		return target{}, a.outside(raw, grants, final)
+	}
+	for _, h := range a.run.hiddenPaths() {
+		if within(h, abs) && !within(h, g.path) {
+			return target{}, fmt.Errorf("%s is private to massgen (other agents' workspaces and logs); the agents' shared work is under %s",
+				show(raw), a.run.snapDir)
+		}
+	}
+	if err := a.allow(g, abs, acc, final, raw); err != nil {
+		return target{}, err
+	}
+	t := target{raw: raw, abs: abs, g: g}
+	base := g.path
+	if g.file {
+		base, t.flags = filepath.Dir(g.path), oNoFollow
+	}
+	if t.rel, err = filepath.Rel(base, abs); err != nil {
+		return target{}, fmt.Errorf("%s cannot be used: %w", show(raw), err)
+	}
+	return t, nil
+}
+
+func (a *Agent) checkSyntax(raw string) error {
+	switch {
+	case raw == "":
+		return fmt.Errorf("the path is empty: give a path relative to your workspace %s, or an absolute path", a.dir)
+	case strings.IndexByte(raw, 0) >= 0:
+		return fmt.Errorf("%s contains a NUL byte; paths cannot contain one", show(raw))
+	case len(raw) > maxPath:
+		return fmt.Errorf("the path is %d bytes long; the limit is %d", len(raw), maxPath)
+	case strings.HasPrefix(raw, "~"):
+		return fmt.Errorf(`%s: "~" is not expanded here. Use a path relative to your workspace %s, or an absolute path`,
+			show(raw), a.dir)
+	}
+	for c := range strings.SplitSeq(raw, string(filepath.Separator)) {
+		if len(c) > maxComponent {
+			return fmt.Errorf("a component of the path is %d bytes long; the limit is %d", len(c), maxComponent)
+		}
+	}
+	return nil
+}
+
+// allow decides acc on abs, which lies in g.
+func (a *Agent) allow(g *grant, abs string, acc access, final bool, raw string) error {
+	if acc == read {
+		return nil
+	}
+	switch g.kind {
+	case kindSnapshots:
+		return fmt.Errorf("%s is in the agents' shared snapshots, which are read-only. Copy what you need into your workspace %s (copy_file) and change it there",
+			show(raw), a.dir)
+	case kindContext:
+		if !g.write {
+			return fmt.Errorf("%s is in the read-only context path %s. You can write only inside your workspace %s",
+				show(raw), g.path, a.dir)
+		}
+		if !final {
+			return fmt.Errorf("%s is in the context path %s, which only the agent presenting the final answer may change; until then it is read-only. Prepare your changes in your workspace %s",
+				show(raw), g.path, a.dir)
+		}
+		for _, p := range g.protected {
+			if within(p, abs) {
+				return fmt.Errorf("%s is protected inside the context path %s: it can be read but never changed or deleted",
+					show(raw), g.path)
+			}
+		}
+		if rel, err := filepath.Rel(g.path, abs); err == nil {
+			for c := range strings.SplitSeq(rel, string(filepath.Separator)) {
+				if defaultExclusions[c] {
+					return fmt.Errorf("%s is read-only: agents never change %s inside a context path (read-only there: .git, .env, node_modules, __pycache__, .venv, .massgen, massgen_logs and the like)",
+						show(raw), c)
+				}
+			}
+		}
+	}
+	if acc == remove {
+		if abs == g.path {
+			return fmt.Errorf("%s is the top of %s and cannot be deleted; delete what is inside it instead", show(raw), describeKind(g))
+		}
+		if b := filepath.Base(abs); b == ".git" || b == ".massgen" {
+			return fmt.Errorf("%s is a %s directory; it is never deleted by the file tools", show(raw), b)
+		}
+	}
+	return nil
+}
+
+func (a *Agent) outside(raw string, grants []*grant, final bool) error {
+	return fmt.Errorf("%s is outside what you can access. %s", show(raw), a.holdings(grants, final))
+}
+
+// holdings describes the roots for the model.
+func (a *Agent) holdings(grants []*grant, final bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You can use: your workspace %s (read/write; relative paths start there); the latest shared work of every agent, one folder per anonymous label (agent1, agent2, ...), under %s (read-only)",
+		a.dir, a.run.snapDir)
+	for _, g := range grants {
+		if g.kind != kindContext {
+			continue
+		}
+		what := "directory"
+		if g.file {
+			what = "file"
+		}
+		mode := "read-only"
+		switch {
+		case g.write && final:
+			mode = "read/write"
+		case g.write:
+			mode = "read-only; writable only by the agent presenting the final answer"
+		}
+		fmt.Fprintf(&b, "; context %s %s (%s)", what, g.path, mode)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+func describeKind(g *grant) string {
+	switch g.kind {
+	case kindWorkspace:
+		return "your workspace"
+	case kindSnapshots:
+		return "the shared snapshots"
+	}
+	return "a context path"
+}
+
+// deepest returns the grant with the longest path holding abs, or nil.
+func deepest(grants []*grant, abs string) *grant {
+	var best *grant
+	for _, g := range grants {
+		ok := within(g.path, abs)
+		if g.file {
+			ok = abs == g.path
+		}
+		if ok && (best == nil || len(g.path) > len(best.path)) {
+			best = g
+		}
+	}
+	return best
+}
+
+// within reports whether p is base or lies below it. Both are clean absolute paths.
+func within(base, p string) bool {
+	if base == string(filepath.Separator) {
+		return true
+	}
+	return p == base || strings.HasPrefix(p, base+string(filepath.Separator))
+}
+
+// systemPath reports whether abs is in /proc, /sys or /dev, which no tool ever reaches.
+func systemPath(abs string) bool {
+	return within("/proc", abs) || within("/sys", abs) || within("/dev", abs)
+}
+
+// realPath resolves the symbolic links in the clean absolute path p. For a path that does not
+// exist yet, its deepest existing ancestor is resolved and the rest appended.
+func realPath(p string) (string, error) {
+	cur := p
+	var rest []string
+	for {
+		_, err := os.Lstat(cur)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", unwrapPath(err)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			break
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+	r, err := filepath.EvalSymlinks(cur)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errors.New("it goes through a symbolic link that points nowhere")
+	} else if err != nil {
+		return "", unwrapPath(err)
+	}
+	for i := len(rest) - 1; i >= 0; i-- {
+		r = filepath.Join(r, rest[i])
+	}
+	return r, nil
+}
+
+// unwrapPath drops the operation and path from an *fs.PathError, leaving the reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// show quotes a path for a message, clipped so that a huge argument stays readable.
+func show(raw string) string {
+	if len(raw) > 200 {
+		raw = raw[:200] + "..."
+	}
+	return fmt.Sprintf("%q", raw)
+}
+
+// exemptFromReadBeforeDelete are caches MassGen lets agents delete unread.
+func exemptFromReadBeforeDelete(abs string) bool {
+	if strings.HasSuffix(abs, ".pyc") {
+		return true
+	}
+	for c := range strings.SplitSeq(abs, string(filepath.Separator)) {
+		if c == "__pycache__" || c == ".pytest_cache" {
+			return true
+		}
+	}
+	return false
+}

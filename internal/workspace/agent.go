@@ -1,0 +1,267 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Agent is one agent's view of the run: its workspace, the snapshots, its context paths and
+// the tools confined to them. Its methods are safe for concurrent use.
+type Agent struct {
+	run       *Run
+	id, label string
+	dir       string // the workspace, symlinks resolved
+	ws, snap  *grant
+
+	snapMu sync.Mutex // serialises Snapshot and CopyOut
+
+	mu               sync.Mutex
+	contexts         []*grant
+	final            bool
+	readBeforeDelete bool
+	touched          map[string]bool // resolved paths read or created by the agent's tools
+
+	// afterCheck, when set by a test, runs between the permission check and the file
+	// operation, to swap files in as an attacker would.
+	afterCheck func(abs string)
+}
+
+// ID is the agent's real id, which names its workspace folder.
+func (a *Agent) ID() string { return a.id }
+
+// Label is the agent's anonymous label, which names its snapshot folder.
+func (a *Agent) Label() string { return a.label }
+
+// Dir is the agent's workspace directory.
+func (a *Agent) Dir() string { return a.dir }
+
+// SnapshotDir is where the agent's latest snapshot is shared (it may not exist yet).
+func (a *Agent) SnapshotDir() string { return filepath.Join(a.run.snapDir, a.label) }
+
+// SetContextPaths replaces the agent's context paths (use MergeContextPaths for the
+// orchestrator's and the backend's lists). Every path must exist; "/" and the system trees
+// /proc, /sys and /dev are refused. Call it before Tools, whose descriptions list the paths.
+func (a *Agent) SetContextPaths(paths []ContextPath) error {
+	var gs []*grant
+	var errs []error
+	for i, c := range paths {
+		g, err := newContextGrant(c)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("workspace: context_paths[%d]: %w", i, err))
+			continue
+		}
+		gs = append(gs, g)
+	}
+	if err := errors.Join(errs...); err != nil {
+		for _, g := range gs {
+			_ = g.root.Close()
+		}
+		return err
+	}
+	a.mu.Lock()
+	old := a.contexts
+	a.contexts = gs
+	a.mu.Unlock()
+	for _, g := range old {
+		_ = g.root.Close()
+	}
+	return nil
+}
+
+func newContextGrant(c ContextPath) (*grant, error) {
+	if c.Path == "" {
+		return nil, errors.New("path is empty")
+	}
+	abs, err := filepath.Abs(c.Path)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%s must exist: %w", c.Path, err)
+	}
+	if real == "/" || systemPath(real) {
+		return nil, fmt.Errorf("%s would expose the system; name a project directory or file", c.Path)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	g := &grant{kind: kindContext, path: real, write: c.Write, file: !info.IsDir()}
+	for _, p := range c.Protected {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(real, p)
+		}
+		rp, err := realPath(filepath.Clean(p))
+		if err != nil {
+			return nil, fmt.Errorf("protected path %s: %w", p, err)
+		}
+		if !within(real, rp) {
+			return nil, fmt.Errorf("protected path %s is outside %s", p, c.Path)
+		}
+		g.protected = append(g.protected, rp)
+	}
+	rootDir := real
+	if g.file {
+		rootDir = filepath.Dir(real)
+	}
+	if g.root, err = os.OpenRoot(rootDir); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// SetReadBeforeDelete switches MassGen's enforce_read_before_delete (on by default): a file can
+// be deleted only after the agent read or created it with its tools.
+func (a *Agent) SetReadBeforeDelete(on bool) {
+	a.mu.Lock()
+	a.readBeforeDelete = on
+	a.mu.Unlock()
+}
+
+// GrantFinal opens write access to the context paths marked Write, for the agent presenting
+// the final answer. Protected paths and the default exclusions stay read-only. Idempotent.
+func (a *Agent) GrantFinal() {
+	a.mu.Lock()
+	a.final = true
+	a.mu.Unlock()
+}
+
+// RevokeFinal closes what GrantFinal opened (MassGen never does: bug B13). Idempotent.
+func (a *Agent) RevokeFinal() {
+	a.mu.Lock()
+	a.final = false
+	a.mu.Unlock()
+}
+
+// Snapshot publishes a copy of the workspace as the agent's shared snapshot, replacing the
+// previous one: the copy is built in the run's staging folder and renamed into place, so
+// readers never see a half-written snapshot (only, for an instant, none). An empty workspace
+// keeps the previous snapshot, as MassGen does. The workspace itself is left as it is (MassGen
+// empties it: bug B9). Symbolic links are copied only when relative and pointing inside the
+// workspace; devices, sockets and pipes are skipped.
+func (a *Agent) Snapshot() error {
+	a.snapMu.Lock()
+	defer a.snapMu.Unlock()
+	empty, err := isEmpty(a.ws.root)
+	if err != nil {
+		return fmt.Errorf("workspace: snapshot %s: %w", a.label, err)
+	}
+	if empty {
+		return nil
+	}
+	r := a.run
+	r.mu.Lock()
+	r.seq++
+	stage := filepath.Join(r.stageDir, fmt.Sprintf("%s-%d", a.label, r.seq))
+	old := stage + ".old"
+	r.mu.Unlock()
+	if err := a.copyOutTo(stage); err != nil {
+		_ = os.RemoveAll(stage)
+		return fmt.Errorf("workspace: snapshot %s: %w", a.label, err)
+	}
+	final := a.SnapshotDir()
+	hadOld := true
+	if err := os.Rename(final, old); errors.Is(err, os.ErrNotExist) {
+		hadOld = false
+	} else if err != nil {
+		_ = os.RemoveAll(stage)
+		return fmt.Errorf("workspace: snapshot %s: %w", a.label, err)
+	}
+	if err := os.Rename(stage, final); err != nil {
+		if hadOld {
+			_ = os.Rename(old, final)
+		}
+		_ = os.RemoveAll(stage)
+		return fmt.Errorf("workspace: snapshot %s: %w", a.label, err)
+	}
+	if hadOld {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("workspace: snapshot %s: remove previous: %w", a.label, err)
+		}
+	}
+	return nil
+}
+
+// CopyOut copies the workspace into dst (created if missing; existing files are overwritten),
+// e.g. to <log dir>/final/<winner>/workspace. Links and special files are treated as by
+// Snapshot.
+func (a *Agent) CopyOut(dst string) error {
+	if abs, err := filepath.Abs(dst); err == nil && within(a.dir, abs) {
+		return fmt.Errorf("workspace: copy %s out: %s is inside the workspace", a.id, dst)
+	}
+	a.snapMu.Lock()
+	defer a.snapMu.Unlock()
+	if err := a.copyOutTo(dst); err != nil {
+		return fmt.Errorf("workspace: copy %s out: %w", a.id, err)
+	}
+	return nil
+}
+
+func (a *Agent) copyOutTo(dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	_, err = copyTree(context.Background(), a.ws.root, ".", out, ".", nil)
+	return err
+}
+
+// ShareText rewrites the agent's workspace path in text (an answer) into its snapshot path,
+// so that paths in an answer can be opened by the agents reading it and do not name the real
+// agent id. Call it on answers taken after a Snapshot.
+func (a *Agent) ShareText(text string) string {
+	return strings.ReplaceAll(text, a.dir, a.SnapshotDir())
+}
+
+func (a *Agent) close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	errs := []error{a.ws.root.Close()}
+	for _, g := range a.contexts {
+		errs = append(errs, g.root.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// grants returns what the agent holds at this moment, with the final-write state.
+func (a *Agent) grants() ([]*grant, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]*grant{a.ws, a.snap}, a.contexts...), a.final
+}
+
+func (a *Agent) touch(abs string) {
+	a.mu.Lock()
+	a.touched[abs] = true
+	a.mu.Unlock()
+}
+
+func (a *Agent) wasTouched(abs string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.readBeforeDelete || a.touched[abs]
+}
+
+func isEmpty(r *os.Root) (bool, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) == 0 && err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return len(names) == 0, nil
+}

@@ -1,0 +1,257 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"massgen/internal/tool"
+)
+
+// CommandOptions configure execute_command (backend keys enable_mcp_command_line and
+// command_line_*). The zero value gives MassGen's defaults.
+type CommandOptions struct {
+	// DefaultTimeout applies when a call sets no timeout_seconds; 0 means 60 s.
+	DefaultTimeout time.Duration
+	// MaxTimeout caps timeout_seconds; 0 means 10 minutes.
+	MaxTimeout time.Duration
+	// OutputLimit caps what is kept of stdout and of stderr, each, in bytes; 0 means 64 KiB.
+	OutputLimit int
+	// Allowed (command_line_allowed_commands): when non-empty, a command must match one of
+	// these regular expressions from its start (like Python's re.match).
+	Allowed []string
+	// Blocked (command_line_blocked_commands): a command matching any of these anywhere in it
+	// is refused.
+	Blocked []string
+	// DropEnv names environment variables removed besides the credentials always removed.
+	DropEnv []string
+	// Env is the environment commands start from; nil means os.Environ().
+	Env []string
+}
+
+// Validate reports invalid Allowed and Blocked patterns, naming the config key and index.
+func (o CommandOptions) Validate() error { return newCommandFilter(o.Allowed, o.Blocked).err }
+
+func (o CommandOptions) withDefaults() CommandOptions {
+	if o.DefaultTimeout <= 0 {
+		o.DefaultTimeout = 60 * time.Second
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = 10 * time.Minute
+	}
+	o.DefaultTimeout = min(o.DefaultTimeout, o.MaxTimeout)
+	if o.OutputLimit <= 0 {
+		o.OutputLimit = 64 << 10
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	return o
+}
+
+// CommandTool returns execute_command, which runs `sh -c <command>` in the agent's workspace
+// (or a work_dir inside it) with a timeout that kills the command's whole process group, stdout
+// and stderr captured separately, capped, and streamed through tool.Output as they arrive, and
+// an environment without credentials (every variable whose name mentions API_KEY, SECRET,
+// PASSWORD, CREDENTIAL, PRIVATE_KEY or ends in _TOKEN, every AWS_* variable, and opts.DropEnv).
+// A .venv in the workspace is put first on PATH. A non-zero exit is an error result carrying
+// the output. Invalid patterns in opts make every call fail with the reason (see Validate).
+//
+// This is not a sandbox. The filter refuses MassGen's dangerous patterns (recursive deletion
+// of / or ~, dd, writes to disk devices, fork bombs, mv to /dev/null, mkfs, sudo, su, chmod,
+// chown), the configured allow and block lists, and redirections or rm/mv/cp/touch/tee/mkdir
+// whose literal target lies outside what the agent may write; it is a speed bump that a
+// determined command gets past (variables, scripts, cd, interpreters). The confinement of
+// commands is the working directory plus this filter: a command can read and write whatever
+// the user running massgen can. Real isolation is MassGen's Docker mode, which is not built.
+func (a *Agent) CommandTool(opts CommandOptions) tool.Tool {
+	opts = opts.withDefaults()
+	filter := newCommandFilter(opts.Allowed, opts.Blocked)
+	desc := fmt.Sprintf("Run a shell command (sh -c) in your workspace %s and return its exit code, stdout and stderr (each capped at %d KiB). "+
+		"Default timeout %d s, at most %d s; on timeout the command and its children are killed. Output of other agents is readable under %s. "+
+		"sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace.",
+		a.dir, opts.OutputLimit>>10, int(opts.DefaultTimeout.Seconds()), int(opts.MaxTimeout.Seconds()), a.run.snapDir)
+	return tool.Tool{
+		Spec: spec("execute_command", desc, map[string]any{
+			"command":         map[string]any{"type": "string", "description": "Shell command line."},
+			"timeout_seconds": map[string]any{"type": "integer", "description": "Timeout in seconds."},
+			"work_dir":        map[string]any{"type": "string", "description": "Directory to run in, relative to your workspace (default: the workspace)."},
+		}, "command"),
+		Run: func(ctx context.Context, args string) tool.Result { return a.execute(ctx, args, opts, filter) },
+	}
+}
+
+func (a *Agent) execute(ctx context.Context, args string, opts CommandOptions, filter commandFilter) tool.Result {
+	var in struct {
+		Command        string `json:"command"`
+		TimeoutSeconds int    `json:"timeout_seconds"`
+		WorkDir        string `json:"work_dir"`
+	}
+	if r, ok := parse(args, &in, `{"command": "ls -la"}`); !ok {
+		return r
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return tool.Errorf(`command is empty; send {"command": "..."}`)
+	}
+	if strings.IndexByte(in.Command, 0) >= 0 {
+		return tool.Errorf("the command contains a NUL byte")
+	}
+	if msg := filter.refuse(in.Command); msg != "" {
+		return tool.Errorf(msg)
+	}
+	dir := a.dir
+	if in.WorkDir != "" {
+		t, err := a.check(in.WorkDir, read)
+		if err != nil || t.g != a.ws {
+			return tool.Errorf(fmt.Sprintf("work_dir %s must be inside your workspace %s", show(in.WorkDir), a.dir))
+		}
+		if info, err := t.g.root.Stat(t.rel); err != nil || !info.IsDir() {
+			return tool.Errorf(fmt.Sprintf("work_dir %s is not an existing directory in your workspace %s", show(in.WorkDir), a.dir))
+		}
+		dir = t.abs
+	}
+	if msg := a.checkWriteTargets(in.Command, dir); msg != "" {
+		return tool.Errorf(msg)
+	}
+	timeout, note := opts.DefaultTimeout, ""
+	if in.TimeoutSeconds > 0 {
+		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+		if timeout > opts.MaxTimeout {
+			timeout = opts.MaxTimeout
+			note = fmt.Sprintf("(timeout_seconds lowered to the maximum, %d)\n", int(timeout.Seconds()))
+		}
+	}
+	return a.runCommand(ctx, in.Command, dir, timeout, opts, note)
+}
+
+// checkWriteTargets refuses a command whose literal write targets the agent may not write.
+func (a *Agent) checkWriteTargets(command, dir string) string {
+	paths, deletes := writeTargets(command)
+	for i, p := range paths {
+		if harmlessTarget(p) || strings.ContainsAny(p, "$`") {
+			continue
+		}
+		if strings.HasPrefix(p, "~") {
+			return fmt.Sprintf("Command refused: it writes to %s, in your home directory; write inside your workspace %s", show(p), a.dir)
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		acc := write
+		if deletes[i] {
+			acc = remove
+		}
+		if _, err := a.resolve(p, acc); err != nil {
+			return "Command refused: " + err.Error()
+		}
+	}
+	return ""
+}
+
+func (a *Agent) runCommand(ctx context.Context, command, dir string, timeout time.Duration, opts CommandOptions, note string) tool.Result {
+	env := cleanEnv(opts.Env, opts.DropEnv)
+	if venv := filepath.Join(a.dir, ".venv"); isDir(filepath.Join(venv, "bin")) {
+		env = withVenv(env, venv)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, "sh", "-c", command)
+	cmd.Dir, cmd.Env = dir, env
+	ownGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	emit := tool.Output(ctx)
+	var emitMu sync.Mutex
+	stream := func(s string) { emitMu.Lock(); emit(s); emitMu.Unlock() }
+	stdout := &capture{limit: opts.OutputLimit, emit: stream}
+	stderr := &capture{limit: opts.OutputLimit, emit: stream}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+
+	var b strings.Builder
+	b.WriteString(note)
+	isErr := true
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		b.WriteString("Command cancelled; its process group was killed.\n")
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		fmt.Fprintf(&b, "Command timed out after %s; its process group was killed.\n", timeout)
+	case errors.As(err, &exitErr):
+		fmt.Fprintf(&b, "Command failed with exit code %d.\n", exitErr.ExitCode())
+	case err != nil:
+		fmt.Fprintf(&b, "Command could not run: %v\n", err)
+	default:
+		isErr = false
+		b.WriteString("Exit code: 0\n")
+	}
+	stdout.write(&b, "stdout")
+	stderr.write(&b, "stderr")
+	return tool.Result{Content: strings.TrimRight(b.String(), "\n"), IsError: isErr}
+}
+
+// capture keeps the first limit bytes written to it and streams them.
+type capture struct {
+	limit int
+	emit  func(string)
+	mu    sync.Mutex
+	buf   []byte
+	total int
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total += len(p)
+	if room := c.limit - len(c.buf); room > 0 {
+		keep := p[:min(room, len(p))]
+		c.buf = append(c.buf, keep...)
+		c.emit(string(keep))
+	}
+	return len(p), nil
+}
+
+func (c *capture) write(b *strings.Builder, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.total == 0 {
+		return
+	}
+	fmt.Fprintf(b, "[%s]\n%s", name, c.buf)
+	if len(c.buf) > 0 && c.buf[len(c.buf)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	if c.total > len(c.buf) {
+		fmt.Fprintf(b, "[%s truncated: %d bytes in total, the first %d shown]\n", name, c.total, len(c.buf))
+	}
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
+// withVenv activates the virtual environment venv in env.
+func withVenv(env []string, venv string) []string {
+	out := make([]string, 0, len(env)+2)
+	path := ""
+	for _, kv := range env {
+		switch {
+		case strings.HasPrefix(kv, "PATH="):
+			path = kv[len("PATH="):]
+		case strings.HasPrefix(kv, "VIRTUAL_ENV="):
+		default:
+			out = append(out, kv)
+		}
+	}
+	bin := filepath.Join(venv, "bin")
+	if path != "" {
+		bin += string(os.PathListSeparator) + path
+	}
+	return append(out, "PATH="+bin, "VIRTUAL_ENV="+venv)
+}

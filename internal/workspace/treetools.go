@@ -1,0 +1,353 @@
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"massgen/internal/tool"
+)
+
+// noDescend are directories list_directory and search_files do not walk into.
+var noDescend = map[string]bool{
+	".git": true, "node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
+	".massgen": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true,
+}
+
+// walk visits t and everything below it through its root; within is slash-separated and
+// relative to t ("" for t itself).
+func walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) error) error {
+	start := filepath.ToSlash(t.rel)
+	return fs.WalkDir(t.g.root.FS(), start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		within := p
+		switch {
+		case p == start:
+			within = ""
+		case start != ".":
+			within = strings.TrimPrefix(p, start+"/")
+		}
+		return fn(within, d)
+	})
+}
+
+func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
+	var in struct {
+		Path      string `json:"path"`
+		Recursive bool   `json:"recursive"`
+	}
+	if r, ok := parse(args, &in, `{"path": "."}`); !ok {
+		return r
+	}
+	if in.Path == "" {
+		in.Path = "."
+	}
+	t, err := a.check(in.Path, read)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	info, err := t.g.root.Stat(t.rel)
+	if err != nil {
+		return fail(t, err)
+	}
+	if !info.IsDir() {
+		return tool.Result{Content: fmt.Sprintf("%s is a file of %d bytes (read it with read_file).", t.abs, info.Size())}
+	}
+	var lines []string
+	full := false
+	err = walk(ctx, t, func(within string, d fs.DirEntry) error {
+		if within == "" {
+			return nil
+		}
+		if len(lines) == maxList {
+			full = true
+			return fs.SkipAll
+		}
+		switch {
+		case d.IsDir() && in.Recursive && noDescend[d.Name()]:
+			lines = append(lines, within+"/ (not expanded)")
+			return fs.SkipDir
+		case d.IsDir():
+			lines = append(lines, within+"/")
+			if !in.Recursive {
+				return fs.SkipDir
+			}
+		case d.Type()&fs.ModeSymlink != 0:
+			link, _ := t.g.root.Readlink(filepath.Join(t.rel, within))
+			lines = append(lines, within+" -> "+link)
+		case d.Type().IsRegular():
+			size := int64(0)
+			if fi, err := d.Info(); err == nil {
+				size = fi.Size()
+			}
+			lines = append(lines, fmt.Sprintf("%s (%d bytes)", within, size))
+		default:
+			lines = append(lines, within+" (special file)")
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(t, err)
+	}
+	if len(lines) == 0 {
+		return tool.Result{Content: fmt.Sprintf("%s is empty.", t.abs)}
+	}
+	out := fmt.Sprintf("%s:\n%s", t.abs, strings.Join(lines, "\n"))
+	if full {
+		out += fmt.Sprintf("\n[listing stopped at %d entries; list a subdirectory to see more]", maxList)
+	}
+	return tool.Result{Content: out}
+}
+
+func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
+	var in struct {
+		Pattern         string `json:"pattern"`
+		Path            string `json:"path"`
+		Regex           bool   `json:"regex"`
+		CaseInsensitive bool   `json:"case_insensitive"`
+		MaxResults      int    `json:"max_results"`
+	}
+	if r, ok := parse(args, &in, `{"pattern": "TODO", "path": "."}`); !ok {
+		return r
+	}
+	if in.Pattern == "" {
+		return tool.Errorf(`pattern is empty; send {"pattern": "text to find"}`)
+	}
+	match := func(s string) bool { return strings.Contains(s, in.Pattern) }
+	if in.Regex || in.CaseInsensitive {
+		expr := in.Pattern
+		if !in.Regex {
+			expr = regexp.QuoteMeta(expr)
+		}
+		if in.CaseInsensitive {
+			expr = "(?i)" + expr
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return tool.Errorf(fmt.Sprintf("pattern is not a valid RE2 regular expression: %v", err))
+		}
+		match = re.MatchString
+	}
+	limit := in.MaxResults
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, maxSearch)
+	if in.Path == "" {
+		in.Path = "."
+	}
+	t, err := a.check(in.Path, read)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	var hits []string
+	skipped := 0
+	err = walk(ctx, t, func(within string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if within != "" && noDescend[d.Name()] {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || binaryRefusal(d.Name()) != "" {
+			return nil
+		}
+		if len(hits) >= limit {
+			return fs.SkipAll
+		}
+		name := within
+		if name == "" {
+			name = filepath.Base(t.abs)
+		}
+		if !searchFile(t, within, name, match, limit, &hits) {
+			skipped++
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(t, err)
+	}
+	if len(hits) == 0 {
+		return tool.Result{Content: fmt.Sprintf("No matches for %q under %s.", in.Pattern, t.abs)}
+	}
+	out := fmt.Sprintf("Matches under %s:\n%s", t.abs, strings.Join(hits, "\n"))
+	if len(hits) >= limit {
+		out += fmt.Sprintf("\n[stopped at %d matches; narrow the path or the pattern]", limit)
+	}
+	if skipped > 0 {
+		out += fmt.Sprintf("\n[%d binary, unreadable or files over %d MiB were not searched]", skipped, maxSearchIn>>20)
+	}
+	return tool.Result{Content: out}
+}
+
+// searchFile appends the matching lines of one file; it reports false for a file it skipped.
+func searchFile(t target, within, name string, match func(string) bool, limit int, hits *[]string) bool {
+	f, err := openRegular(t.g.root, filepath.Join(t.rel, filepath.FromSlash(within)), 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || info.Size() > maxSearchIn {
+		return false
+	}
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(8000); bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan() && len(*hits) < limit; n++ {
+		if line := sc.Text(); match(line) {
+			if len(line) > 300 {
+				line = line[:300] + "..."
+			}
+			*hits = append(*hits, fmt.Sprintf("%s:%d: %s", name, n, line))
+		}
+	}
+	return true
+}
+
+func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
+	var in struct {
+		Source      string `json:"source"`
+		Destination string `json:"destination"`
+		Overwrite   bool   `json:"overwrite"`
+	}
+	if r, ok := parse(args, &in, `{"source": "/.../snapshots/agent1/app.py", "destination": "app.py"}`); !ok {
+		return r
+	}
+	if in.Destination == "" {
+		return tool.Errorf("destination is empty; give the path of the copy (relative to your workspace " + a.dir + ")")
+	}
+	src, err := a.check(in.Source, read)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	dst, err := a.check(in.Destination, write)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	info, err := src.g.root.Stat(src.rel)
+	if err != nil {
+		return fail(src, err)
+	}
+	if info.IsDir() && within(src.abs, dst.abs) {
+		return tool.Errorf(fmt.Sprintf("destination %s is inside the source directory %s; copy somewhere else", show(in.Destination), show(in.Source)))
+	}
+	if _, err := dst.g.root.Lstat(dst.rel); err == nil && !in.Overwrite {
+		return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", show(in.Destination)))
+	}
+	if err := dst.g.root.MkdirAll(filepath.Dir(dst.rel), 0o755); err != nil {
+		return fail(dst, err)
+	}
+	var created []string
+	visit := func(w string, dir bool) error {
+		abs := filepath.Join(dst.abs, filepath.FromSlash(w))
+		_, final := a.grants()
+		if err := a.allow(dst.g, abs, write, final, abs); err != nil {
+			return err
+		}
+		if len(created) == maxCopy {
+			return fmt.Errorf("copy stopped after %d entries; copy smaller parts", maxCopy)
+		}
+		created = append(created, abs)
+		return nil
+	}
+	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, visit)
+	for _, p := range created {
+		a.touch(p)
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fail(dst, err)
+		}
+		return tool.Errorf(fmt.Sprintf("copy stopped: %v (%d files copied)", err, st.files))
+	}
+	msg := fmt.Sprintf("Copied %s to %s", src.abs, dst.abs)
+	if info.IsDir() {
+		msg += fmt.Sprintf(" (%d files, %d bytes)", st.files, st.bytes)
+	}
+	if st.skipped > 0 {
+		msg += fmt.Sprintf("; skipped %d links or special files", st.skipped)
+	}
+	return tool.Result{Content: msg + "."}
+}
+
+func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
+	var in struct {
+		Path      string `json:"path"`
+		Recursive bool   `json:"recursive"`
+	}
+	if r, ok := parse(args, &in, `{"path": "old.txt"}`); !ok {
+		return r
+	}
+	t, err := a.check(in.Path, remove)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	info, err := t.g.root.Lstat(t.rel)
+	if err != nil {
+		return fail(t, err)
+	}
+	if !info.IsDir() {
+		if info.Mode().IsRegular() && !a.wasTouched(t.abs) && !exemptFromReadBeforeDelete(t.abs) {
+			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then delete it. Files are deleted only after they have been looked at", show(in.Path)))
+		}
+		if err := t.g.root.Remove(t.rel); err != nil {
+			return fail(t, err)
+		}
+		return tool.Result{Content: fmt.Sprintf("Deleted %s.", t.abs)}
+	}
+	var unread []string
+	entries := 0
+	_, final := a.grants()
+	err = walk(ctx, t, func(w string, d fs.DirEntry) error {
+		if w == "" {
+			return nil
+		}
+		entries++
+		abs := filepath.Join(t.abs, filepath.FromSlash(w))
+		if err := a.allow(t.g, abs, remove, final, abs); err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && !a.wasTouched(abs) && !exemptFromReadBeforeDelete(abs) {
+			unread = append(unread, w)
+		}
+		return nil
+	})
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fail(t, err)
+		}
+		return tool.Errorf(fmt.Sprintf("cannot delete %s: %v", show(in.Path), err))
+	}
+	if entries > 0 && !in.Recursive {
+		return tool.Errorf(fmt.Sprintf("%s is a directory that is not empty (%d entries); set recursive to true to delete it with everything in it", show(in.Path), entries))
+	}
+	if len(unread) > 0 {
+		more := ""
+		if len(unread) > 5 {
+			more = fmt.Sprintf(" and %d more", len(unread)-5)
+			unread = unread[:5]
+		}
+		return tool.Errorf(fmt.Sprintf("%s holds files you have not read or created: %s%s. Read them first (read_file), or delete only what you made",
+			show(in.Path), strings.Join(unread, ", "), more))
+	}
+	if err := t.g.root.RemoveAll(t.rel); err != nil {
+		return fail(t, err)
+	}
+	return tool.Result{Content: fmt.Sprintf("Deleted directory %s (%d entries).", t.abs, entries)}
+}

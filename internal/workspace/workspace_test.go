@@ -1,0 +1,364 @@
+package workspace
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"massgen/internal/tool"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newRun creates a run under a fresh temporary root.
+func newRun(t *testing.T) (*Run, string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRun(filepath.Join(base, "workspaces"), "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r, base
+}
+
+func newAgent(t *testing.T, r *Run, id, label string) *Agent {
+	t.Helper()
+	a, err := r.Agent(id, label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// call runs the tool called name of a with args marshalled to JSON.
+func call(t *testing.T, a *Agent, name string, args map[string]any) tool.Result {
+	t.Helper()
+	tl, ok := a.Tools().Find(name)
+	if !ok {
+		t.Fatalf("no tool %s", name)
+	}
+	return run(t, tl, args)
+}
+
+func run(t *testing.T, tl tool.Tool, args map[string]any) tool.Result {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl.Run(t.Context(), string(b))
+}
+
+func mustOK(t *testing.T, r tool.Result) string {
+	t.Helper()
+	if r.IsError {
+		t.Fatalf("unexpected error result: %s", r.Content)
+	}
+	return r.Content
+}
+
+func mustFail(t *testing.T, r tool.Result, want string) {
+	t.Helper()
+	if !r.IsError {
+		t.Fatalf("want an error containing %q, got success: %s", want, r.Content)
+	}
+	if !strings.Contains(r.Content, want) {
+		t.Fatalf("error %q does not contain %q", r.Content, want)
+	}
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestNewRun_Layout(t *testing.T) {
+	r, base := newRun(t)
+	a := newAgent(t, r, "alice", "agent1")
+	if want := filepath.Join(base, "workspaces", "run1"); r.Dir() != want {
+		t.Errorf("Dir = %s, want %s", r.Dir(), want)
+	}
+	if want := filepath.Join(r.Dir(), "alice", "workspace"); a.Dir() != want {
+		t.Errorf("agent Dir = %s, want %s", a.Dir(), want)
+	}
+	if want := filepath.Join(r.Dir(), "snapshots", "agent1"); a.SnapshotDir() != want {
+		t.Errorf("SnapshotDir = %s, want %s", a.SnapshotDir(), want)
+	}
+	if !isDir(a.Dir()) || !isDir(r.SnapshotsDir()) {
+		t.Error("workspace or snapshots directory missing")
+	}
+}
+
+func TestNewRun_RefusesExistingDir(t *testing.T) {
+	r, base := newRun(t)
+	_ = r
+	if _, err := NewRun(filepath.Join(base, "workspaces"), "run1"); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("second NewRun with the same id: err = %v", err)
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", ".hidden"} {
+		if _, err := NewRun(base, bad); err == nil {
+			t.Errorf("NewRun(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestRun_AgentValidation(t *testing.T) {
+	r, _ := newRun(t)
+	newAgent(t, r, "alice", "agent1")
+	for _, c := range [][2]string{{"alice", "agent9"}, {"bob", "agent1"}, {"snapshots", "agent2"}, {"../x", "agent3"}, {"carol", "a/b"}} {
+		if _, err := r.Agent(c[0], c[1]); err == nil {
+			t.Errorf("Agent(%q, %q) succeeded", c[0], c[1])
+		}
+	}
+}
+
+// Two runs of the same config (same agent ids and labels) never share a directory (B14).
+func TestNewRun_ParallelRunsShareNothing(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "workspaces")
+	var agents []*Agent
+	for _, id := range []string{"20260101_120000_1", "20260101_120000_2"} {
+		r, err := NewRun(root, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		a := newAgent(t, r, "alice", "agent1")
+		mustOK(t, call(t, a, "write_file", map[string]any{"path": "out.txt", "content": id}))
+		if err := a.Snapshot(); err != nil {
+			t.Fatal(err)
+		}
+		agents = append(agents, a)
+	}
+	a, b := agents[0], agents[1]
+	if a.Dir() == b.Dir() || a.SnapshotDir() == b.SnapshotDir() || a.run.stageDir == b.run.stageDir {
+		t.Fatal("runs share a directory")
+	}
+	if got := readFile(t, filepath.Join(a.SnapshotDir(), "out.txt")); got != "20260101_120000_1" {
+		t.Errorf("run 1 snapshot = %q", got)
+	}
+	if got := readFile(t, filepath.Join(b.SnapshotDir(), "out.txt")); got != "20260101_120000_2" {
+		t.Errorf("run 2 snapshot = %q", got)
+	}
+	// One run's agent cannot read the other run's files.
+	mustFail(t, call(t, a, "read_file", map[string]any{"path": filepath.Join(b.Dir(), "out.txt")}), "outside what you can access")
+	mustFail(t, call(t, a, "read_file", map[string]any{"path": filepath.Join(b.SnapshotDir(), "out.txt")}), "outside what you can access")
+}
+
+func TestSnapshot_CopyReplaceEmptyKeep(t *testing.T) {
+	r, base := newRun(t)
+	alice := newAgent(t, r, "alice", "agent1")
+	bob := newAgent(t, r, "bob", "agent2")
+
+	// Nothing yet: an empty workspace makes no snapshot.
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(alice.SnapshotDir()); !os.IsNotExist(err) {
+		t.Fatalf("empty workspace produced a snapshot: %v", err)
+	}
+
+	writeFile(t, filepath.Join(alice.Dir(), "a.txt"), "one")
+	writeFile(t, filepath.Join(alice.Dir(), "src", "main.go"), "package main")
+	writeFile(t, filepath.Join(base, "secret.txt"), "secret")
+	if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(alice.Dir(), "abs_link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../secret.txt", filepath.Join(alice.Dir(), "src", "escaping_link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("main.go", filepath.Join(alice.Dir(), "src", "inner_link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	snap := alice.SnapshotDir()
+	if got := readFile(t, filepath.Join(snap, "src", "main.go")); got != "package main" {
+		t.Errorf("snapshot main.go = %q", got)
+	}
+	if got := readFile(t, filepath.Join(snap, "src", "inner_link")); got != "package main" {
+		t.Errorf("inner link not kept: %q", got)
+	}
+	for _, p := range []string{"abs_link", "src/escaping_link"} {
+		if _, err := os.Lstat(filepath.Join(snap, p)); !os.IsNotExist(err) {
+			t.Errorf("link %s leading out of the workspace was copied", p)
+		}
+	}
+	// B9: the workspace keeps its files.
+	if got := readFile(t, filepath.Join(alice.Dir(), "a.txt")); got != "one" {
+		t.Errorf("workspace emptied: a.txt = %q", got)
+	}
+	// Bob reads it through his tools, by label.
+	if got := mustOK(t, call(t, bob, "read_file", map[string]any{"path": filepath.Join(r.SnapshotsDir(), "agent1", "a.txt")})); got != "one" {
+		t.Errorf("bob reads %q", got)
+	}
+
+	// A new snapshot replaces the old one entirely.
+	if err := os.Remove(filepath.Join(alice.Dir(), "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(alice.Dir(), "b.txt"), "two")
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(snap, "a.txt")); !os.IsNotExist(err) {
+		t.Error("old file survived the new snapshot")
+	}
+	if got := readFile(t, filepath.Join(snap, "b.txt")); got != "two" {
+		t.Errorf("b.txt = %q", got)
+	}
+
+	// An emptied workspace keeps the previous snapshot.
+	left, _ := os.ReadDir(alice.Dir())
+	for _, e := range left {
+		if err := os.RemoveAll(filepath.Join(alice.Dir(), e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(snap, "b.txt")); got != "two" {
+		t.Errorf("empty workspace replaced the snapshot: b.txt = %q", got)
+	}
+
+	// Only labels appear under snapshots/, and staging is left clean.
+	entries, _ := os.ReadDir(r.SnapshotsDir())
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"agent1"}) {
+		t.Errorf("snapshots/ holds %v, want [agent1]", names)
+	}
+	if staged, _ := os.ReadDir(r.stageDir); len(staged) != 0 {
+		t.Errorf("staging not cleaned: %d entries", len(staged))
+	}
+}
+
+// Readers never see a partial snapshot while it is being replaced.
+func TestSnapshot_ConcurrentReaders(t *testing.T) {
+	r, _ := newRun(t)
+	alice := newAgent(t, r, "alice", "agent1")
+	bob := newAgent(t, r, "bob", "agent2")
+	writeFile(t, filepath.Join(alice.Dir(), "a.txt"), strings.Repeat("x", 1000))
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 20 {
+			if err := alice.Snapshot(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	p := filepath.Join(alice.SnapshotDir(), "a.txt")
+	for range 50 {
+		res := call(t, bob, "read_file", map[string]any{"path": p})
+		if !res.IsError && len(res.Content) != 1000 {
+			t.Fatalf("partial read: %d bytes", len(res.Content))
+		}
+		if res.IsError && !strings.Contains(res.Content, "does not exist") {
+			t.Fatalf("unexpected error: %s", res.Content)
+		}
+	}
+	wg.Wait()
+}
+
+func TestCopyOut(t *testing.T) {
+	r, base := newRun(t)
+	a := newAgent(t, r, "alice", "agent1")
+	writeFile(t, filepath.Join(a.Dir(), "dir", "f.txt"), "final")
+	dst := filepath.Join(base, "logs", "final", "alice", "workspace")
+	if err := a.CopyOut(dst); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dst, "dir", "f.txt")); got != "final" {
+		t.Errorf("copied f.txt = %q", got)
+	}
+	writeFile(t, filepath.Join(a.Dir(), "dir", "f.txt"), "again")
+	if err := a.CopyOut(dst); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dst, "dir", "f.txt")); got != "again" {
+		t.Errorf("second CopyOut: f.txt = %q", got)
+	}
+	if err := a.CopyOut(filepath.Join(a.Dir(), "dir", "copy")); err == nil {
+		t.Error("CopyOut into the workspace itself succeeded")
+	}
+}
+
+func TestShareText(t *testing.T) {
+	r, _ := newRun(t)
+	a := newAgent(t, r, "alice", "agent1")
+	got := a.ShareText("see " + filepath.Join(a.Dir(), "app.py"))
+	if want := "see " + filepath.Join(r.SnapshotsDir(), "agent1", "app.py"); got != want || strings.Contains(got, "alice") {
+		t.Errorf("ShareText = %q, want %q", got, want)
+	}
+}
+
+func TestSetContextPaths_Validation(t *testing.T) {
+	r, base := newRun(t)
+	a := newAgent(t, r, "alice", "agent1")
+	writeFile(t, filepath.Join(base, "proj", "x"), "")
+	cases := []ContextPath{
+		{Path: filepath.Join(base, "missing")},
+		{Path: "/"},
+		{Path: "/proc"},
+		{Path: filepath.Join(base, "proj"), Protected: []string{"../elsewhere"}},
+	}
+	for _, c := range cases {
+		if err := a.SetContextPaths([]ContextPath{c}); err == nil {
+			t.Errorf("SetContextPaths(%+v) succeeded", c)
+		}
+	}
+	if err := a.SetContextPaths([]ContextPath{{Path: filepath.Join(base, "proj"), Protected: []string{"x", "not-yet"}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMergeContextPaths_OrchestratorWins(t *testing.T) {
+	got := MergeContextPaths(
+		[]ContextPath{{Path: "/p", Write: false}},
+		[]ContextPath{{Path: "/p/", Write: true}, {Path: "/q", Write: true}},
+	)
+	want := []ContextPath{{Path: "/p"}, {Path: "/q", Write: true}}
+	if len(got) != 2 || got[0].Path != want[0].Path || got[0].Write || got[1].Path != "/q" {
+		t.Errorf("MergeContextPaths = %+v, want %+v", got, want)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
