@@ -1,0 +1,173 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+
+	"massgen/internal/provider"
+)
+
+// errNoFinish is a stream that ended cleanly but without a finish reason: cut short by a proxy
+// or a server that gave up, so the response cannot be trusted to be complete.
+var errNoFinish = errors.New("stream: ended without a finish reason")
+
+// reasoningFields are the non-standard delta fields that carry reasoning text, in order of
+// preference: DeepSeek, vLLM, SGLang and Qwen send reasoning_content; OpenRouter, Groq and
+// newer vLLM send reasoning (some send both with the same text, so only one is read).
+var reasoningFields = []string{"reasoning_content", "reasoning"}
+
+// translator turns the chunks of one Chat Completions stream into provider chunks. Text and
+// reasoning go out as they arrive; tool calls, usage and Done when the stream ends, so a
+// ToolCallChunk is always a complete call of a complete response.
+type translator struct {
+	calls     []*pendingCall         // in order of first appearance
+	open      map[int64]*pendingCall // by the index the wire gives each call
+	finish    string
+	usage     *provider.Usage // from the standard usage field, the last one seen
+	groqUsage *provider.Usage // from x_groq.usage, used when no standard usage came
+}
+
+type pendingCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+// add reads one chunk. It returns the chunks to emit now, and an error when the service said
+// the response failed.
+func (t *translator) add(c openai.ChatCompletionChunk) ([]provider.Chunk, error) {
+	var out []provider.Chunk
+	// Usage comes in a last chunk with no choices when stream_options.include_usage is set;
+	// some servers put it on the last choice chunk instead. Both are read here.
+	if c.JSON.Usage.Valid() {
+		u := fromWireUsage(c.Usage)
+		t.usage = &u
+	} else if raw := extraField(c.JSON.ExtraFields, "x_groq"); raw != "" {
+		var xg struct {
+			Usage *openai.CompletionUsage `json:"usage"`
+		}
+		if json.Unmarshal([]byte(raw), &xg) == nil && xg.Usage != nil {
+			u := fromWireUsage(*xg.Usage)
+			t.groqUsage = &u
+		}
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // n > 1 is never requested; only the first choice is the answer
+		}
+		d := ch.Delta
+		if r := reasoningText(d); r != "" {
+			out = append(out, provider.ReasoningDelta{Text: r})
+		}
+		if d.Content != "" {
+			out = append(out, provider.TextDelta{Text: d.Content})
+		}
+		if d.Refusal != "" {
+			out = append(out, provider.TextDelta{Text: d.Refusal})
+		}
+		for _, tc := range d.ToolCalls {
+			t.addCall(tc)
+		}
+		switch ch.FinishReason {
+		case "":
+		case "error":
+			// OpenRouter ends a response whose upstream failed this way.
+			return out, errors.New("stream: the service ended the response with finish_reason error")
+		default:
+			t.finish = ch.FinishReason
+		}
+	}
+	return out, nil
+}
+
+// addCall adds one tool call fragment. The first fragment of a call carries its ID and name,
+// later ones only pieces of the arguments, all under the call's index. A fragment with a new
+// ID at an index already in use starts another call (some servers send every call at index 0).
+func (t *translator) addCall(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	pc := t.open[d.Index]
+	if pc == nil || (d.ID != "" && pc.id != "" && d.ID != pc.id) {
+		pc = &pendingCall{}
+		if t.open == nil {
+			t.open = map[int64]*pendingCall{}
+		}
+		t.open[d.Index] = pc
+		t.calls = append(t.calls, pc)
+	}
+	if pc.id == "" {
+		pc.id = d.ID
+	}
+	// Some servers repeat the whole name in every fragment; others could split it.
+	if n := d.Function.Name; n != "" && n != pc.name {
+		pc.name += n
+	}
+	pc.args.WriteString(d.Function.Arguments)
+}
+
+// end is called when the stream ended without an error. A response without a finish reason is
+// incomplete; otherwise the tool calls, the usage and Done go out.
+func (t *translator) end() ([]provider.Chunk, error) {
+	if t.finish == "" {
+		return nil, errNoFinish
+	}
+	var out []provider.Chunk
+	for _, pc := range t.calls {
+		if pc.name == "" && pc.args.Len() == 0 {
+			continue
+		}
+		out = append(out, provider.ToolCallChunk{Call: provider.ToolCall{ID: pc.id, Name: pc.name, Arguments: pc.args.String()}})
+	}
+	u := t.usage
+	if u == nil {
+		u = t.groqUsage
+	}
+	if u != nil {
+		out = append(out, provider.UsageChunk{Usage: *u})
+	}
+	return append(out, provider.Done{StopReason: t.finish}), nil
+}
+
+// reasoningText is the reasoning text of a delta, from the first non-empty reasoning field.
+func reasoningText(d openai.ChatCompletionChunkChoiceDelta) string {
+	for _, k := range reasoningFields {
+		var s string
+		if raw := extraField(d.JSON.ExtraFields, k); raw != "" && json.Unmarshal([]byte(raw), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// extraField is the raw JSON of a field the SDK does not know, "" when it is absent or null.
+// (The SDK marks every extra field invalid, so Field.Valid cannot tell.)
+func extraField(fields map[string]respjson.Field, name string) string {
+	raw := fields[name].Raw()
+	if raw == "null" {
+		return ""
+	}
+	return raw
+}
+
+// fromWireUsage maps the wire usage. prompt_tokens already includes cached tokens and
+// completion_tokens reasoning tokens, as provider.Usage wants. DeepSeek reports its cache hits
+// as prompt_cache_hit_tokens instead of prompt_tokens_details.cached_tokens.
+func fromWireUsage(w openai.CompletionUsage) provider.Usage {
+	u := provider.Usage{
+		InputTokens:       w.PromptTokens,
+		CachedInputTokens: w.PromptTokensDetails.CachedTokens,
+		CacheWriteTokens:  w.PromptTokensDetails.CacheWriteTokens,
+		OutputTokens:      w.CompletionTokens,
+		ReasoningTokens:   w.CompletionTokensDetails.ReasoningTokens,
+	}
+	if u.CachedInputTokens == 0 {
+		if raw := extraField(w.JSON.ExtraFields, "prompt_cache_hit_tokens"); raw != "" {
+			var n int64
+			if json.Unmarshal([]byte(raw), &n) == nil {
+				u.CachedInputTokens = n
+			}
+		}
+	}
+	return u
+}
