@@ -1,0 +1,184 @@
+// Package anthropic is the `claude` backend: Anthropic's Messages API, streamed through the
+// official SDK (github.com/anthropics/anthropic-sdk-go/v2). It translates a provider.Request
+// into a Messages request (top-level system, alternating user and assistant turns, tool_use
+// and tool_result blocks, prompt-cache breakpoints, pass-through params) and the server-sent
+// events back into neutral chunks. Nothing else in massgen sees Anthropic's wire format.
+package anthropic
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"massgen/internal/provider"
+)
+
+const (
+	// Type is the backend type name in the configuration.
+	Type = "claude"
+	// KeyEnv is the variable the API key conventionally comes from.
+	KeyEnv = "ANTHROPIC_API_KEY"
+	// DefaultBaseURL is the API host; the SDK adds /v1/messages.
+	DefaultBaseURL = "https://api.anthropic.com"
+	// DefaultMaxTokens is sent when the params set no max_tokens (MassGen's default).
+	DefaultMaxTokens = 4096
+)
+
+// Provider streams Messages API calls. It is safe for concurrent use.
+type Provider struct {
+	o      provider.Options
+	client sdk.Client
+	memo   *thinkingMemo
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New builds the backend from o. Only o is used: ANTHROPIC_* variables and the SDK's profile
+// files are never read, so nothing in the environment can redirect the client or change its
+// key. o.BaseURL is the host root (default DefaultBaseURL); o.HTTPClient, when nil, is a
+// client shared by every Anthropic backend.
+func New(o provider.Options) (*Provider, error) {
+	o.Type = cmp.Or(o.Type, Type)
+	if o.APIKey == "" {
+		return nil, fmt.Errorf("anthropic: no API key: set %s", cmp.Or(o.KeyEnv, KeyEnv))
+	}
+	base := cmp.Or(o.BaseURL, DefaultBaseURL)
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("anthropic: base_url %q: want an http or https URL", base)
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = defaultClient()
+	}
+	client := sdk.NewClient(
+		option.WithoutEnvironmentDefaults(),
+		option.WithoutOpenTelemetry(),
+		option.WithAPIKey(o.APIKey),
+		option.WithBaseURL(base),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(o.Retries()),
+	)
+	return &Provider{o: o, client: client, memo: &thinkingMemo{}}, nil
+}
+
+// defaultClient is the SDK's own default: the standard transport with a bound on the wait for
+// response headers (the body of a stream is not bounded; the caller's context is).
+var defaultClient = sync.OnceValue(func() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = responseHeaderTimeout
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{}
+})
+
+const responseHeaderTimeout = 10 * time.Minute // as the SDK's default client
+
+func (p *Provider) name() string { return p.o.Type }
+
+// Stream makes one Messages call. The request starts on the first pull; breaking out of the
+// loop closes it. A stream that ends without message_stop is a retryable error.
+func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
+	return func(yield func(provider.Chunk, error) bool) {
+		params, opts, err := p.toWire(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		stream := p.client.Messages.NewStreaming(ctx, params, opts...)
+		defer stream.Close()
+		t := newTranslator()
+		for stream.Next() {
+			if ctx.Err() != nil {
+				break
+			}
+			chunks, err := t.event(stream.Current())
+			if err != nil {
+				yield(nil, &provider.Error{Provider: p.name(), Err: fmt.Errorf("malformed stream: %w", err)})
+				return
+			}
+			if t.done {
+				p.memo.remember(t.thinkingBlocks())
+			}
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+			if t.done {
+				return
+			}
+		}
+		if err := cmp.Or(ctx.Err(), stream.Err()); err != nil {
+			yield(nil, p.wireError(ctx, err))
+			return
+		}
+		yield(nil, &provider.Error{Provider: p.name(), Err: errors.New("stream ended before message_stop")})
+	}
+}
+
+// wireError turns an SDK error into a *provider.Error: HTTP statuses through
+// provider.StatusError, an `error` event inside the stream (overloaded_error, ...) and
+// transport or decoding failures as retryable, a done context as itself, wrapped.
+func (p *Provider) wireError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return &provider.Error{Provider: p.name(), Err: fmt.Errorf("call: %w", ctxErr)}
+	}
+	var ae *sdk.Error
+	if errors.As(err, &ae) {
+		detail := p.scrub(apiDetail(ae))
+		if ae.StatusCode >= 400 {
+			return provider.StatusError(p.o, ae.StatusCode, detail)
+		}
+		return &provider.Error{Provider: p.name(), Err: fmt.Errorf("error event in stream: %s", detail)}
+	}
+	if s := err.Error(); p.scrub(s) != s {
+		err = errors.New(p.scrub(s))
+	}
+	return &provider.Error{Provider: p.name(), Err: fmt.Errorf("stream: %w", err)}
+}
+
+// apiDetail is the service's own account of an error, "type: message", or the start of a body
+// that is not the API's JSON (a proxy's page). It never includes the request, whose headers
+// hold the key.
+func apiDetail(ae *sdk.Error) string {
+	typ, msg := string(ae.Type()), strings.TrimSpace(ae.Message)
+	switch {
+	case typ != "" && msg != "":
+		return typ + ": " + msg
+	case typ != "" || msg != "":
+		return typ + msg
+	}
+	if raw := strings.TrimSpace(ae.RawJSON()); raw != "" {
+		if len(raw) > 200 {
+			raw = raw[:200] + "..."
+		}
+		return raw
+	}
+	if ae.StatusCode >= 400 {
+		return strings.ToLower(http.StatusText(ae.StatusCode))
+	}
+	return "unknown error"
+}
+
+// keyLike matches Anthropic API keys, in case a proxy quotes one back.
+var keyLike = regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_*-]+`)
+
+// scrub removes the key, and anything that looks like one, from text bound for an error.
+func (p *Provider) scrub(s string) string {
+	if p.o.APIKey != "" {
+		s = strings.ReplaceAll(s, p.o.APIKey, "[key]")
+	}
+	return keyLike.ReplaceAllString(s, "[key]")
+}

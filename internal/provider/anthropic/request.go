@@ -1,0 +1,313 @@
+package anthropic
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"massgen/internal/provider"
+)
+
+// reserved are body keys the translation owns: a pass-through param cannot replace them.
+// Every other param, max_tokens included, is set in the body as it is.
+var reserved = map[string]bool{"model": true, "messages": true, "system": true, "tools": true, "stream": true}
+
+// toWire translates a neutral request into Messages API params plus the per-request options
+// (beta header) that go with them.
+func (p *Provider) toWire(req provider.Request) (sdk.MessageNewParams, []option.RequestOption, error) {
+	params := mergeParams(p.o.Params, req.Params)
+	model := cmp.Or(req.Model, p.o.Model)
+	if model == "" {
+		return sdk.MessageNewParams{}, nil, &provider.Error{Provider: p.name(), Fatal: true,
+			Err: errors.New("no model configured")}
+	}
+	w := sdk.MessageNewParams{
+		Model:     sdk.Model(model),
+		MaxTokens: maxTokens(params),
+		System:    toWireSystem(req.System),
+		Tools:     toWireTools(req.Tools),
+		Messages:  toWireMessages(req.Messages, p.memo.lookup),
+	}
+	markLastBlock(w.Messages)
+
+	var opts []option.RequestOption
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		switch {
+		case k == "betas":
+			if b := betas(params[k]); b != "" {
+				opts = append(opts, option.WithHeader("anthropic-beta", b))
+			}
+		case reserved[k]:
+		default:
+			opts = append(opts, option.WithJSONSet(sjsonKey(k), params[k]))
+		}
+	}
+	return w, opts, nil
+}
+
+// mergeParams layers the request's params over the configured ones and, as the Python SDK
+// does, merges the entries of extra_body into the body (without replacing a key set directly).
+func mergeParams(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	maps.Copy(out, base)
+	maps.Copy(out, over)
+	if extra, ok := out["extra_body"].(map[string]any); ok {
+		delete(out, "extra_body")
+		for k, v := range extra {
+			if _, set := out[k]; !set {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// sjsonKey escapes a top-level key for WithJSONSet, whose keys are sjson paths.
+var sjsonKey = strings.NewReplacer(`\`, `\\`, `.`, `\.`, `*`, `\*`, `?`, `\?`).Replace
+
+// maxTokens is the configured max_tokens (the pass-through value wins anyway), else
+// DefaultMaxTokens, raised above a thinking budget that would not fit in it.
+func maxTokens(params map[string]any) int64 {
+	if n, ok := number(params["max_tokens"]); ok {
+		return n
+	}
+	if th, ok := params["thinking"].(map[string]any); ok {
+		if budget, ok := number(th["budget_tokens"]); ok && budget >= DefaultMaxTokens {
+			return budget + DefaultMaxTokens
+		}
+	}
+	return DefaultMaxTokens
+}
+
+// number reads an integer from a decoded config value.
+func number(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case uint:
+		return int64(n), true
+	case uint32:
+		return int64(n), true
+	case uint64:
+		return int64(n), true
+	case float32:
+		return int64(n), n == float32(int64(n))
+	case float64:
+		return int64(n), n == float64(int64(n))
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// betas renders the `betas` param (a list or a comma-separated string) as a header value.
+func betas(v any) string {
+	var out []string
+	switch b := v.(type) {
+	case string:
+		out = strings.Split(b, ",")
+	case []string:
+		out = b
+	case []any:
+		for _, x := range b {
+			out = append(out, fmt.Sprint(x))
+		}
+	}
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return strings.Join(slices.DeleteFunc(out, func(s string) bool { return s == "" }), ",")
+}
+
+// toWireSystem is the top-level system prompt as one text block carrying the first cache
+// breakpoint.
+func toWireSystem(system string) []sdk.TextBlockParam {
+	if system == "" {
+		return nil
+	}
+	return []sdk.TextBlockParam{{Text: system, CacheControl: sdk.NewCacheControlEphemeralParam()}}
+}
+
+// toWireTools offers the tools with their JSON Schemas; the last one carries the second cache
+// breakpoint, so system plus tools form one cached prefix.
+func toWireTools(tools []provider.ToolSpec) []sdk.ToolUnionParam {
+	if len(tools) == 0 {
+		return nil
+	}
+	out := make([]sdk.ToolUnionParam, len(tools))
+	for i, t := range tools {
+		tp := &sdk.ToolParam{Name: t.Name, InputSchema: toWireSchema(t.Parameters)}
+		if t.Description != "" {
+			tp.Description = sdk.String(t.Description)
+		}
+		if i == len(tools)-1 {
+			tp.CacheControl = sdk.NewCacheControlEphemeralParam()
+		}
+		out[i] = sdk.ToolUnionParam{OfTool: tp}
+	}
+	return out
+}
+
+// toWireSchema maps a JSON Schema object onto input_schema, keeping every other keyword
+// (additionalProperties, $defs, ...) as it is.
+func toWireSchema(schema map[string]any) sdk.ToolInputSchemaParam {
+	var s sdk.ToolInputSchemaParam
+	extra := map[string]any{}
+	for k, v := range schema {
+		switch k {
+		case "type":
+		case "properties":
+			s.Properties = v
+		case "required":
+			s.Required = stringList(v)
+		default:
+			extra[k] = v
+		}
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]any{}
+	}
+	if len(extra) > 0 {
+		s.ExtraFields = extra
+	}
+	return s
+}
+
+// stringList reads a list of strings from a decoded schema value.
+func stringList(v any) []string {
+	switch l := v.(type) {
+	case []string:
+		return l
+	case []any:
+		out := make([]string, 0, len(l))
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// turn is one wire message under construction.
+type turn struct {
+	user   bool
+	blocks []sdk.ContentBlockParamUnion
+}
+
+// toWireMessages turns the neutral conversation into alternating user and assistant turns:
+// tool results become tool_result blocks of a user turn, consecutive turns of one role are
+// merged (the API requires alternation), and empty messages are dropped (it rejects empty
+// text). thinking returns the thinking blocks that preceded a tool call, which the API
+// requires back when the conversation continues after that call with thinking on.
+func toWireMessages(msgs []provider.Message, thinking func(callID string) []sdk.ContentBlockParamUnion) []sdk.MessageParam {
+	var turns []turn
+	for _, m := range msgs {
+		user := m.Role != provider.RoleAssistant
+		var blocks []sdk.ContentBlockParamUnion
+		switch m.Role {
+		case provider.RoleTool:
+			blocks = append(blocks, toolResult(m))
+		case provider.RoleAssistant:
+			if len(m.ToolCalls) > 0 && thinking != nil {
+				blocks = append(blocks, thinking(m.ToolCalls[0].ID)...)
+			}
+			if m.Content != "" {
+				blocks = append(blocks, sdk.NewTextBlock(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
+			}
+		default:
+			if m.Content != "" {
+				blocks = append(blocks, sdk.NewTextBlock(m.Content))
+			}
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		if n := len(turns); n > 0 && turns[n-1].user == user {
+			turns[n-1].blocks = append(turns[n-1].blocks, blocks...)
+			continue
+		}
+		turns = append(turns, turn{user: user, blocks: blocks})
+	}
+	out := make([]sdk.MessageParam, len(turns))
+	for i, t := range turns {
+		if !t.user {
+			out[i] = sdk.NewAssistantMessage(t.blocks...)
+			continue
+		}
+		// tool_result blocks must open a user turn; text that arrived with them follows.
+		slices.SortStableFunc(t.blocks, func(a, b sdk.ContentBlockParamUnion) int {
+			return boolInt(b.OfToolResult != nil) - boolInt(a.OfToolResult != nil)
+		})
+		out[i] = sdk.NewUserMessage(t.blocks...)
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toolResult is a tool message as a tool_result block.
+func toolResult(m provider.Message) sdk.ContentBlockParamUnion {
+	r := &sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+	if m.Content != "" {
+		r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
+	}
+	if m.IsError {
+		r.IsError = sdk.Bool(true)
+	}
+	return sdk.ContentBlockParamUnion{OfToolResult: r}
+}
+
+// toolInput is a call's arguments as the tool_use input object. Arguments that are not a
+// JSON object (the model may have produced anything) become {} so the conversation can go on;
+// the rejection already told the model what was wrong.
+func toolInput(args string) json.RawMessage {
+	args = strings.TrimSpace(args)
+	if strings.HasPrefix(args, "{") && json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	return json.RawMessage("{}")
+}
+
+// markLastBlock puts the third cache breakpoint on the last block of the final message, so
+// the whole conversation so far is cached for the next call of the turn.
+func markLastBlock(msgs []sdk.MessageParam) {
+	if len(msgs) == 0 {
+		return
+	}
+	last := msgs[len(msgs)-1]
+	var blocks []sdk.ContentBlockParamUnion
+	switch {
+	case last.OfUser != nil:
+		blocks = last.OfUser.Content
+	case last.OfAssistant != nil:
+		blocks = last.OfAssistant.Content
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if cc := blocks[i].GetCacheControl(); cc != nil {
+			*cc = sdk.NewCacheControlEphemeralParam()
+			return
+		}
+	}
+}
