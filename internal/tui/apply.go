@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"massgen/internal/event"
+	"massgen/internal/runlog"
+)
+
+// pane is the view state of one agent beyond what runlog.State holds: its last tool activity,
+// its run of failed turns, and the cache of its wrapped text.
+type pane struct {
+	a *runlog.Agent
+	// ver changes whenever anything shown about the agent changes.
+	ver int64
+	// activity is the agent's last tool activity, e.g. "vote -> agent2"; bad marks a rejection
+	// or a failure.
+	activity string
+	bad      bool
+	// failures is the run of consecutive failed turns, out of budget.
+	failures, budget int
+
+	body bodyCache
+	chr  chrome
+}
+
+// bodyCache holds a pane's wrapped, styled text lines for one version and size.
+type bodyCache struct {
+	ver   int64
+	w, n  int
+	lines []string
+}
+
+// Apply folds one event into the model: the session state, the coordination table and the
+// agents' view state. It is the pure reducer behind Update and can be used without a program.
+func (m *Model) Apply(e event.Event) {
+	if p, ok := e.Payload.(event.AnswerSubmitted); ok {
+		m.invalidated(p)
+	}
+	m.st.Apply(e)
+	switch e.Payload.(type) {
+	case event.TextDelta, event.ReasoningDelta:
+	default:
+		m.table.Handle(e)
+		m.tableVer++
+	}
+	m.dirty = true
+	switch p := e.Payload.(type) {
+	case event.SessionStarted:
+		for len(m.panes) < len(m.st.Agents) {
+			pn := &pane{a: m.st.Agents[len(m.panes)], budget: p.Settings.FailureBudget}
+			m.panes = append(m.panes, pn)
+			m.byID[pn.a.ID] = pn
+		}
+	case event.TextDelta:
+		m.touch(p.Agent)
+	case event.ReasoningDelta:
+		m.touch(p.Agent)
+	case event.TurnStarted:
+		m.touch(p.Agent)
+	case event.ModelCalled:
+		m.touch(p.Agent)
+	case event.ToolCalled:
+		m.activity(p.Agent, describeCall(p.Call.Name, p.Call.Arguments), false)
+	case event.ToolRejected:
+		m.activity(p.Agent, "rejected: "+p.Tool+": "+oneLine(p.Error, 200), true)
+	case event.EnforcementSent:
+		m.activity(p.Agent, "no new_answer or vote: reminded", true)
+	case event.AnswerSubmitted:
+		m.activity(p.Agent, "new_answer "+p.Label, false)
+		m.succeeded(p.Agent)
+	case event.VoteCast:
+		m.activity(p.Agent, "vote -> "+p.TargetLabel, false)
+		m.succeeded(p.Agent)
+	case event.VoteIgnored:
+		m.activity(p.Agent, fmt.Sprintf("vote -> %s not counted: saw v%d, now v%d", p.TargetLabel, p.SeenVersion, p.CurrentVersion), true)
+		m.succeeded(p.Agent)
+	case event.AgentError:
+		kind := "error"
+		if p.Timeout {
+			kind = "timeout"
+		}
+		m.activity(p.Agent, fmt.Sprintf("%s (%d/%d): %s", kind, p.Consecutive, p.Budget, oneLine(p.Message, 200)), true)
+		if pn := m.pane(p.Agent); pn != nil {
+			pn.failures, pn.budget = p.Consecutive, p.Budget
+		}
+	case event.AgentDead:
+		m.activity(p.Agent, "dead: "+oneLine(p.Reason, 200), true)
+	case event.FinalStarted:
+		m.activity(p.Agent, "presenting the final answer ("+p.Mode+")", false)
+	case event.FinalAnswer:
+		text := "final answer " + p.Label
+		if p.Fallback {
+			text += " (stored answer used)"
+		}
+		m.activity(p.Agent, text, false)
+	case event.CoordinationEnded, event.SessionEnded:
+		for _, pn := range m.panes {
+			pn.ver++
+		}
+	case event.UsageReported:
+		m.touch(p.Agent)
+	}
+}
+
+// invalidated records, before the state forgets them, the votes a new answer makes stale.
+func (m *Model) invalidated(p event.AnswerSubmitted) {
+	for _, pn := range m.panes {
+		v := pn.a.Vote
+		if v == nil || pn.a.ID == p.Agent || (v.Version >= p.Version && !slices.Contains(p.Invalidated, pn.a.ID)) {
+			continue
+		}
+		pn.activity, pn.bad = "vote for "+v.AnswerLabel+" invalidated by "+p.Label, true
+		pn.ver++
+	}
+}
+
+// pane returns the pane of agent id, or nil.
+func (m *Model) pane(id string) *pane { return m.byID[id] }
+
+// touch marks agent id's pane changed.
+func (m *Model) touch(id string) {
+	if pn := m.pane(id); pn != nil {
+		pn.ver++
+	}
+}
+
+func (m *Model) activity(id, text string, bad bool) {
+	if pn := m.pane(id); pn != nil {
+		pn.activity, pn.bad = text, bad
+		pn.ver++
+	}
+}
+
+// succeeded ends agent id's run of failed turns.
+func (m *Model) succeeded(id string) {
+	if pn := m.pane(id); pn != nil {
+		pn.failures = 0
+	}
+}
+
+// describeCall summarises a tool call: "vote -> agent2", "new_answer ...", "tool(args)".
+func describeCall(name, args string) string {
+	var a struct {
+		AgentID string `json:"agent_id"`
+	}
+	switch name {
+	case "vote":
+		if json.Unmarshal([]byte(args), &a) == nil && a.AgentID != "" {
+			return "vote -> " + oneLine(a.AgentID, 40)
+		}
+		return "vote"
+	case "new_answer":
+		return "new_answer ..."
+	}
+	return oneLine(name, 60) + "(" + oneLine(args, 80) + ")"
+}
