@@ -41,22 +41,22 @@ type BackendType struct {
 // BackendTypes is every backend type a config may name, by name. Names are case-sensitive.
 var BackendTypes = map[string]BackendType{
 	"openai": {Name: "openai", Protocol: ProtocolResponses, DefaultBaseURL: "https://api.openai.com/v1",
-		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o",
+		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o", Implemented: true,
 		WebSearch: true, CodeExecution: true, CodeInterpreter: true},
 	"claude": {Name: "claude", Protocol: ProtocolMessages, DefaultBaseURL: "https://api.anthropic.com",
-		APIKeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5-20250929",
+		APIKeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5-20250929", Implemented: true,
 		WebSearch: true, CodeExecution: true},
 	"claude_code": {Name: "claude_code", Protocol: ProtocolOther, APIKeyEnv: []string{"ANTHROPIC_API_KEY"},
 		DefaultModel: "claude-sonnet-4-5-20250929", Refused: true},
 	"gemini": {Name: "gemini", Protocol: ProtocolGemini, DefaultBaseURL: "https://generativelanguage.googleapis.com",
-		APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, DefaultModel: "gemini-2.5-flash",
+		APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, DefaultModel: "gemini-2.5-flash", Implemented: true,
 		WebSearch: true, CodeExecution: true},
 	"grok": {Name: "grok", Protocol: ProtocolChat, DefaultBaseURL: "https://api.x.ai/v1",
-		APIKeyEnv: []string{"XAI_API_KEY"}, DefaultModel: "grok-4", WebSearch: true},
+		APIKeyEnv: []string{"XAI_API_KEY"}, DefaultModel: "grok-4", Implemented: true, WebSearch: true},
 	"azure_openai": {Name: "azure_openai", Protocol: ProtocolChat, APIKeyEnv: []string{"AZURE_OPENAI_API_KEY"},
 		DefaultModel: "gpt-4o", Refused: true, WebSearch: true, CodeExecution: true, CodeInterpreter: true},
 	"chatcompletion": {Name: "chatcompletion", Protocol: ProtocolChat, DefaultBaseURL: "https://api.openai.com/v1",
-		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: CustomModel},
+		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: CustomModel, Implemented: true},
 	"cerebras": chatType("cerebras", "https://api.cerebras.ai/v1", "llama-3.3-70b", "CEREBRAS_API_KEY"),
 	"together": chatType("together", "https://api.together.xyz/v1",
 		"meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo", "TOGETHER_API_KEY"),
@@ -87,7 +87,7 @@ var BackendTypes = map[string]BackendType{
 
 func chatType(name, baseURL, model string, keyEnv ...string) BackendType {
 	return BackendType{Name: name, Protocol: ProtocolChat, DefaultBaseURL: baseURL, APIKeyEnv: keyEnv,
-		DefaultModel: model}
+		DefaultModel: model, Implemented: true}
 }
 
 // BackendTypeNames lists the names in BackendTypes, sorted, scripted first.

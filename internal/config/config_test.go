@@ -88,18 +88,6 @@ func TestParse_Defaults(t *testing.T) {
 	}
 }
 
-func TestLoad_MassGenShowcase_NotInBuild(t *testing.T) {
-	cfg, rep := Load("testdata/massgen_three_agents.yaml")
-	if cfg != nil {
-		t.Fatal("config returned despite errors")
-	}
-	checkIssues(t, rep, []string{
-		"E 5:13 agents[0].backend.type | backend type `gemini` is not supported yet in this build | use type: scripted for offline agents",
-		"E 10:13 agents[1].backend.type | backend type `openai` is not supported yet in this build",
-		"E 18:13 agents[2].backend.type | backend type `claude` is not supported yet in this build",
-	})
-}
-
 func TestLoad_MassGenShowcase_Implemented(t *testing.T) {
 	implement(t, "gemini", "openai", "claude")
 	cfg := mustLoad(t, "testdata/massgen_three_agents.yaml")
@@ -317,8 +305,11 @@ func TestParse_DeepNesting(t *testing.T) {
 }
 
 func TestQuickAgent(t *testing.T) {
-	_, rep := QuickAgent("openai", "gpt-5", "", "")
-	checkIssues(t, rep, []string{"E 0:0 agents[0].backend.type | backend type `openai` is not supported yet in this build"})
+	if _, rep := QuickAgent("openai", "gpt-5", "", ""); !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	_, rep := QuickAgent("ag2", "", "", "")
+	checkIssues(t, rep, []string{"E 0:0 agents[0].backend.type | backend type `ag2` is not supported yet"})
 
 	_, rep = QuickAgent("openi", "", "", "")
 	checkIssues(t, rep, []string{"E 0:0 agents[0].backend.type | unknown backend type 'openi' | did you mean `openai`?"})
@@ -327,8 +318,7 @@ func TestQuickAgent(t *testing.T) {
 	checkIssues(t, rep, []string{`E 0:0 agents[0].backend | missing required key "type"`})
 
 	_, rep = QuickAgent("vllm", "", "", "")
-	checkIssues(t, rep, []string{`E 0:0 agents[0].backend | missing required key "model"`,
-		"E 0:0 agents[0].backend.type | not supported yet in this build"})
+	checkIssues(t, rep, []string{`E 0:0 agents[0].backend | missing required key "model"`})
 
 	implement(t, "openai", "chatcompletion")
 	cfg, rep := QuickAgent("openai", "", "", "Be \"brief\".\n\tOK: yes # not a comment")
@@ -442,7 +432,7 @@ func TestBackendTypes_Table(t *testing.T) {
 		default:
 			t.Errorf("%s: protocol %q", name, bt.Protocol)
 		}
-		if bt.Implemented != (name == "scripted") {
+		if bt.Implemented == bt.Refused {
 			t.Errorf("%s: Implemented = %v", name, bt.Implemented)
 		}
 		if bt.Refused && bt.Implemented {

@@ -109,53 +109,48 @@ func TestParse_Rules(t *testing.T) {
 			[]string{"E 3:21 agents[0].backend.type | backend type `ag2` is not supported yet"}},
 		{"type refused claude_code", "agents:\n  - id: a\n    backend: {type: claude_code}\n",
 			[]string{"E 3:21 agents[0].backend.type | backend type `claude_code` is not supported yet"}},
-		{"type not in build", "agents:\n  - id: a\n    backend: {type: openai}\n",
-			[]string{"E 3:21 agents[0].backend.type | backend type `openai` is not supported yet in this build | use type: scripted"}},
 		{"model required", "agents:\n  - id: a\n    backend:\n      type: chatcompletion\n",
-			[]string{`E 3:5 agents[0].backend | missing required key "model"`,
-				"E 4:13 agents[0].backend.type | not supported yet in this build"}},
+			[]string{`E 3:5 agents[0].backend | missing required key "model"`}},
 		{"model not string", "agents:\n  - id: a\n    backend: {type: openai, model: 5}\n",
-			[]string{"E 3:21 agents[0].backend.type | not supported yet in this build",
-				"E 3:36 agents[0].backend.model | model must be a string, not a number"}},
+			[]string{"E 3:36 agents[0].backend.model | model must be a string, not a number"}},
 
-		// Backend keys (type openai: first issue is always the build error at 4:13).
+		// Backend keys (type openai).
 		{"web search string", net("      enable_web_search: \"true\"\n"),
-			[]string{buildErr, "E 5:26 agents[0].backend.enable_web_search | enable_web_search must be a boolean | true or false, without quotes"}},
+			[]string{"E 5:26 agents[0].backend.enable_web_search | enable_web_search must be a boolean | true or false, without quotes"}},
 		{"capability", "agents:\n  - id: a\n    backend:\n      type: lmstudio\n      model: m\n      enable_web_search: true\n",
-			[]string{"E 4:13 agents[0].backend.type | `lmstudio` is not supported yet in this build",
-				"E 6:7 agents[0].backend.enable_web_search | backend type `lmstudio` does not support enable_web_search"}},
+			[]string{"E 6:7 agents[0].backend.enable_web_search | backend type `lmstudio` does not support enable_web_search"}},
 		{"api_key list", net("      api_key: [sk-x]\n"),
-			[]string{buildErr, "E 5:16 agents[0].backend.api_key | api_key must be a string"}},
+			[]string{"E 5:16 agents[0].backend.api_key | api_key must be a string"}},
 		{"allowed_tools item", net("      allowed_tools: [a, 3]\n"),
-			[]string{buildErr, "E 5:26 agents[0].backend.allowed_tools[1] | allowed_tools[1] must be a string, not a number"}},
+			[]string{"E 5:26 agents[0].backend.allowed_tools[1] | allowed_tools[1] must be a string, not a number"}},
 		{"allowed and exclude", net("      allowed_tools: [a]\n      exclude_tools: [b]\n"),
-			[]string{buildErr, "W 6:7 agents[0].backend.exclude_tools | both allowed_tools and exclude_tools"}},
+			[]string{"W 6:7 agents[0].backend.exclude_tools | both allowed_tools and exclude_tools"}},
 		{"permission_mode", net("      permission_mode: yolo\n"),
-			[]string{buildErr, `E 5:24 agents[0].backend.permission_mode | invalid permission_mode "yolo"`}},
+			[]string{`E 5:24 agents[0].backend.permission_mode | invalid permission_mode "yolo"`}},
 		{"system_prompt in backend", net("      system_prompt: hi\n      append_system_prompt: more\n"),
-			[]string{buildErr, "E 5:7 agents[0].backend.system_prompt | `system_prompt` is not allowed inside backend | system_message",
+			[]string{"E 5:7 agents[0].backend.system_prompt | `system_prompt` is not allowed inside backend | system_message",
 				"E 6:7 agents[0].backend.append_system_prompt | `append_system_prompt` is not allowed"}},
 		{"refused features", net("      custom_tools: [{path: t.py}]\n      upload_files: [{image_path: a.png}]\n" +
 			"      command_line_execution_mode: docker\n"),
-			[]string{buildErr, "E 5:7 agents[0].backend.custom_tools | `custom_tools` is not supported yet",
+			[]string{"E 5:7 agents[0].backend.custom_tools | `custom_tools` is not supported yet",
 				"E 6:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
 				"E 7:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
 		{"tool keys", net("      mcp_servers: {w: {command: npx, args: [-y, srv], env: {K: \"${K}\"}}}\n      cwd: ws\n" +
 			"      context_paths: [{path: ., permission: write, protected_paths: [a]}]\n      enable_mcp_command_line: true\n" +
-			"      command_line_blocked_commands: [\"^git push\"]\n"), []string{buildErr}},
+			"      command_line_blocked_commands: [\"^git push\"]\n"), nil},
 		{"mcp server errors", net("      mcp_servers:\n        - {name: a}\n        - {name: \"b c\", command: x}\n" +
 			"        - {name: d, type: sse, url: \"http://x\"}\n        - {name: e, type: streamable-http}\n        - {name: f, command: x, comand: y}\n" +
 			"        - {name: f, command: x}\n"),
-			[]string{buildErr, "E 6:11 agents[0].backend.mcp_servers[0] | missing required key \"command\"",
+			[]string{"E 6:11 agents[0].backend.mcp_servers[0] | missing required key \"command\"",
 				"E 7:11 agents[0].backend.mcp_servers[1] | invalid mcp server name \"b c\"",
 				"E 8:27 agents[0].backend.mcp_servers[2].type | the sse transport is deprecated | streamable-http",
 				"E 9:11 agents[0].backend.mcp_servers[3] | streamable-http needs an http(s) url",
 				"E 10:33 agents[0].backend.mcp_servers[4].comand | unknown mcp server key `comand` | did you mean `command`?",
 				"E 11:11 agents[0].backend.mcp_servers[5] | mcp server \"f\" is declared twice"}},
 		{"refused features off", net("      custom_tools: []\n      mcp_servers: {}\n      cwd: \"\"\n" +
-			"      upload_files:\n      enable_mcp_command_line: false\n"), []string{buildErr}},
+			"      upload_files:\n      enable_mcp_command_line: false\n"), nil},
 		{"params inf", net("      extra_body: {a: [1, .inf]}\n"),
-			[]string{buildErr, "E 5:27 agents[0].backend.extra_body.a[1] | cannot be sent to a provider"}},
+			[]string{"E 5:27 agents[0].backend.extra_body.a[1] | cannot be sent to a provider"}},
 
 		// Scripted backend.
 		{"scripted missing answers", scripted("      vote: first\n"),
@@ -280,7 +275,6 @@ func TestParse_Rules(t *testing.T) {
 }
 
 // buildErr is the first issue of every net() case.
-const buildErr = "E 4:13 agents[0].backend.type | backend type `openai` is not supported yet in this build"
 
 // net wraps backend keys (indented 6 spaces, from line 5) in an openai backend.
 func net(lines string) string {

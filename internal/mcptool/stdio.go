@@ -1,0 +1,209 @@
+package mcptool
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const maxStderrLine = 1000 // bytes kept of one stderr line
+
+// process is a running stdio server. Its three standard streams are plain pipes owned here, so
+// exec starts no copying goroutines and Wait never blocks on a grandchild holding a pipe open.
+type process struct {
+	cmd    *exec.Cmd
+	pid    int
+	stdin  *os.File // write end
+	stdout *os.File // read end
+	stderr *os.File // read end
+
+	exited  chan struct{} // closed once the process has been reaped
+	exitErr error         // valid after exited is closed
+
+	stderrDone chan struct{}
+	mu         sync.Mutex
+	tail       []string // last stderr lines
+	tailMax    int
+}
+
+// startProcess starts s (expanded) with environment env. Each stderr line goes to onLine (may
+// be nil) and into a tail of the last tailLines lines.
+func startProcess(s Server, env []string, tailLines int, onLine func(string)) (*process, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Env = env
+	cmd.Dir = s.Cwd
+	ownGroup(cmd)
+	var files []*os.File // every pipe end, closed on failure
+	closeAll := func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err1 := pipe()
+	outR, outW, err2 := pipe()
+	errR, errW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("pipes: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	// The child has its copies; keep only our ends.
+	_, _, _ = inR.Close(), outW.Close(), errW.Close()
+	p := &process{
+		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), tailMax: tailLines,
+	}
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	go p.readStderr(onLine)
+	return p, nil
+}
+
+// transport speaks MCP over the process's stdin and stdout. Closing the connection closes both.
+func (p *process) transport() mcp.Transport {
+	return &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}
+}
+
+func (p *process) readStderr(onLine func(string)) {
+	defer close(p.stderrDone)
+	r := bufio.NewReader(p.stderr)
+	var line []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if len(line) < maxStderrLine {
+			line = append(line, chunk[:min(len(chunk), maxStderrLine-len(line))]...)
+		}
+		if err != nil && len(line) == 0 {
+			return
+		}
+		if isPrefix && err == nil {
+			continue
+		}
+		s := strings.TrimRight(string(line), "\r")
+		line = line[:0]
+		if strings.TrimSpace(s) != "" {
+			p.mu.Lock()
+			p.tail = append(p.tail, s)
+			if len(p.tail) > p.tailMax {
+				p.tail = p.tail[len(p.tail)-p.tailMax:]
+			}
+			p.mu.Unlock()
+			if onLine != nil {
+				onLine(s)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stderrTail returns the last stderr lines, waiting briefly for output still in the pipe when
+// the process has exited.
+func (p *process) stderrTail() string {
+	select {
+	case <-p.exited:
+		select {
+		case <-p.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+	default:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.tail, "\n")
+}
+
+// describe says how the process ended (if it did) and what it last wrote to stderr.
+func (p *process) describe() string {
+	var parts []string
+	select {
+	case <-p.exited:
+		var ee *exec.ExitError
+		switch {
+		case errors.As(p.exitErr, &ee):
+			parts = append(parts, ee.String())
+		case p.exitErr != nil:
+			parts = append(parts, p.exitErr.Error())
+		default:
+			parts = append(parts, "exited with status 0")
+		}
+	default:
+	}
+	if t := p.stderrTail(); t != "" {
+		parts = append(parts, "stderr:\n"+indent(t))
+	} else {
+		parts = append(parts, "no stderr output")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// waitExit waits up to d for the process to be reaped.
+func (p *process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stop ends the process and its whole group: stdin closed, then SIGTERM to the group after
+// grace, then SIGKILL after another grace. Members left behind by a leader that exited on its
+// own get the same treatment. It returns once the leader is reaped and the stderr reader is
+// done. Safe to call more than once.
+func (p *process) stop(grace time.Duration) error {
+	_ = p.stdin.Close() // the MCP way to ask a stdio server to exit
+	var err error
+	if !p.waitExit(grace) {
+		err = signalGroup(p.pid, sigTerm)
+		if !p.waitExit(grace) {
+			err = errors.Join(err, signalGroup(p.pid, sigKill))
+			if !p.waitExit(5 * time.Second) {
+				err = errors.Join(err, fmt.Errorf("process %d did not exit after SIGKILL", p.pid))
+			}
+		}
+	}
+	if groupAlive(p.pid) {
+		err = errors.Join(err, signalGroup(p.pid, sigTerm))
+		for deadline := time.Now().Add(grace); groupAlive(p.pid) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		err = errors.Join(err, signalGroup(p.pid, sigKill))
+	}
+	_ = p.stdout.Close()
+	select {
+	case <-p.stderrDone:
+	case <-time.After(grace):
+		_ = p.stderr.Close() // a process outside the group still holds the pipe: stop reading
+		<-p.stderrDone
+	}
+	_ = p.stderr.Close()
+	return err
+}
