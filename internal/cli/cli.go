@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,6 +25,8 @@ var Version = "0.1.0-dev"
 // the session, which then ends with exit 4 after writing what it has; a second one kills the
 // process.
 func Main(args []string, stdout, stderr io.Writer) int {
+	// Some SDKs (genai) write to the standard logger; that would tear through the live view.
+	log.SetOutput(io.Discard)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -111,7 +114,7 @@ produced so far is kept).`,
 	f.BoolVar(&asJSON, "json", false, "with --validate: print the report as JSON")
 	f.BoolVar(&version, "version", false, "print the version and exit")
 	root.MarkFlagsMutuallyExclusive("config", "backend")
-	root.AddCommand(newReplay(stdout))
+	root.AddCommand(newReplay(stdin, stdout))
 	return root
 }
 

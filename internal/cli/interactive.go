@@ -10,7 +10,6 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
-	"massgen/internal/event"
 	"massgen/internal/provider"
 )
 
@@ -23,8 +22,8 @@ Commands:
 
 // interactive runs a prompt loop: each question is one turn of the same session, logged under
 // turn_<n> of one log folder, with the earlier questions and final answers as history.
-func interactive(ctx context.Context, cfg *config.Config, o runOptions, logging bool, in io.Reader, stdout, stderr io.Writer,
-	views func(turn int) ([]event.Sink, func(app.Result) error)) error {
+func interactive(ctx context.Context, cfg *config.Config, in io.Reader, stdout io.Writer,
+	runTurn func(app.Options) (app.Result, error)) error {
 	fmt.Fprintf(stdout, "massgen interactive: %d agents (%s). /help for commands, /quit to leave.\n", len(cfg.Agents), agentSummary(cfg))
 	var history []provider.Message
 	session := ""
@@ -62,22 +61,11 @@ func interactive(ctx context.Context, cfg *config.Config, o runOptions, logging 
 			continue
 		}
 		turn++
-		sinks, after := views(turn)
-		res, err := app.Run(ctx, cfg, app.Options{
-			Question: q, History: history, Logging: logging, LogRoot: o.logRoot, Session: session, Turn: turn,
-			Debug: o.debug, Sinks: sinks, Version: Version, Args: o.args,
-		})
+		res, err := runTurn(app.Options{Question: q, History: history, Session: session, Turn: turn})
 		if err != nil {
-			var ae *app.Error
-			if errors.As(err, &ae) {
-				return &exitError{code: ae.Code, err: ae.Err}
-			}
-			return &exitError{code: ExitExecution, err: err}
-		}
-		session = res.Session
-		if err := after(res); err != nil {
 			return err
 		}
+		session = res.Session
 		if res.ExitCode == ExitInterrupted || ctx.Err() != nil {
 			return &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
 		}

@@ -7,21 +7,30 @@ import (
 	"github.com/spf13/cobra"
 
 	"massgen/internal/runlog"
+	"massgen/internal/tui"
 	"massgen/internal/view"
 )
 
-func newReplay(stdout io.Writer) *cobra.Command {
-	var table bool
+func newReplay(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var table, live bool
+	var speed float64
 	cmd := &cobra.Command{
 		Use:   "replay LOGDIR",
 		Short: "Print a finished session again from its events.jsonl",
 		Long: `replay re-renders a session from its event log alone. LOGDIR is a log_<timestamp> folder
-(every turn is replayed) or one of its turn_<n> folders.`,
+(every turn is replayed) or one of its turn_<n> folders. --live plays it through the live
+terminal view at its recorded pace (--speed 4: four times faster; 0: as fast as possible).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			turns, err := runlog.FindTurns(args[0])
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
+			}
+			if speed < 0 {
+				return exitf(ExitConfig, "--speed must be 0 (as fast as possible) or more")
+			}
+			if live && !isTerminal(stdout, stdin) {
+				return exitf(ExitConfig, "--live needs a terminal; without it replay prints the session as text")
 			}
 			for i, dir := range turns {
 				events, _, err := runlog.LoadTurn(dir)
@@ -33,6 +42,12 @@ func newReplay(stdout io.Writer) *cobra.Command {
 						fmt.Fprintln(stdout)
 					}
 					fmt.Fprintf(stdout, "== %s\n", dir)
+				}
+				if live {
+					if err := tui.Replay(cmd.Context(), events, speed, tui.Options{Input: stdin, Output: stdout}); err != nil && cmd.Context().Err() == nil {
+						return exitf(ExitExecution, "live view: %v", err)
+					}
+					continue
 				}
 				p := view.NewPlain(stdout)
 				for _, e := range events {
@@ -46,5 +61,7 @@ func newReplay(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&table, "table", false, "also print the coordination table")
+	cmd.Flags().BoolVar(&live, "live", false, "play the session through the live terminal view")
+	cmd.Flags().Float64Var(&speed, "speed", 1, "with --live: pace relative to the recording (0: as fast as possible)")
 	return cmd
 }

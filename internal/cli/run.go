@@ -134,37 +134,38 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if o.debug {
 		logging = true
 	}
-	views := func(turn int) ([]event.Sink, func(app.Result) error) {
+	live := (display == "rich_terminal" || display == "terminal") && isTerminal(stdout, stdin)
+	turn := func(opts app.Options) (app.Result, error) {
+		opts.Logging, opts.LogRoot, opts.Debug, opts.Version, opts.Args = logging, o.logRoot, o.debug, Version, o.args
+		if live {
+			res, err := runLive(ctx, func(ctx context.Context, sinks []event.Sink) (app.Result, error) {
+				opts.Sinks = sinks
+				return app.Run(ctx, cfg, opts)
+			}, stdin, stdout)
+			if err == nil {
+				err = finishTurn(res, display, stdout, stderr)
+			}
+			return res, exitErr(err)
+		}
 		var sink event.Sink = view.NewPlain(stdout)
 		if display == "silent" {
 			sink = view.NewAutomation(stdout)
 		}
-		return []event.Sink{sink}, func(res app.Result) error { return finishTurn(res, display, stdout, stderr) }
+		opts.Sinks = []event.Sink{sink}
+		res, err := app.Run(ctx, cfg, opts)
+		if err == nil {
+			err = finishTurn(res, display, stdout, stderr)
+		}
+		return res, exitErr(err)
 	}
 	if question == "" {
 		if display == "silent" {
 			return exitf(ExitConfig, "--automation needs a question: pass it as an argument")
 		}
-		return interactive(ctx, cfg, o, logging, stdin, stdout, stderr, views)
+		return interactive(ctx, cfg, stdin, stdout, turn)
 	}
-	sinks, after := views(1)
-	res, err := app.Run(ctx, cfg, app.Options{
-		Question: question,
-		Logging:  logging,
-		LogRoot:  o.logRoot,
-		Debug:    o.debug,
-		Sinks:    sinks,
-		Version:  Version,
-		Args:     o.args,
-	})
+	res, err := turn(app.Options{Question: question})
 	if err != nil {
-		var ae *app.Error
-		if errors.As(err, &ae) {
-			return &exitError{code: ae.Code, err: ae.Err}
-		}
-		return &exitError{code: ExitExecution, err: err}
-	}
-	if err := after(res); err != nil {
 		return err
 	}
 	if res.ExitCode != ExitOK {
@@ -174,6 +175,22 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		return &exitError{code: ExitExecution, err: res.CloseErr}
 	}
 	return nil
+}
+
+// exitErr turns a session that could not start into the error carrying its exit code.
+func exitErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *app.Error
+	if errors.As(err, &ae) {
+		return &exitError{code: ae.Code, err: ae.Err}
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: ExitExecution, err: err}
 }
 
 // finishTurn reports what a plain or automation view does not: unwritable log files and, for

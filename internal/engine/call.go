@@ -77,6 +77,7 @@ func (s *session) account(i int, u provider.Usage) {
 	defer s.mu.Unlock()
 	s.publish(event.UsageReported{Agent: a.ID, Usage: u, CostUSD: cost})
 	s.cost += cost
+	s.usage = s.usage.Add(u)
 	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
 		s.endLocked(event.EndBudget)
 	}

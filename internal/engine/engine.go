@@ -74,6 +74,9 @@ type Result struct {
 	FinalAnswer string
 	Err         error
 	Duration    time.Duration
+	// Usage and CostUSD add up every model call of the session.
+	Usage   provider.Usage
+	CostUSD float64
 }
 
 type session struct {
@@ -86,6 +89,7 @@ type session struct {
 	done    chan struct{} // closed when coordination ends
 	reason  string
 	cost    float64
+	usage   provider.Usage
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -229,6 +233,9 @@ func (s *session) broadcastLocked() {
 
 func (s *session) finish(start time.Time, r Result) Result {
 	r.Duration = s.o.Now().Sub(start)
+	s.mu.Lock()
+	r.Usage, r.CostUSD = s.usage, s.cost
+	s.mu.Unlock()
 	msg := ""
 	if r.Err != nil {
 		msg = r.Err.Error()

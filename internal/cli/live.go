@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+
+	"massgen/internal/app"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+	"massgen/internal/tui"
+	"massgen/internal/view"
+)
+
+// isTerminal reports whether w and r are both a terminal, so the live view can draw and read
+// keys.
+func isTerminal(w io.Writer, r io.Reader) bool {
+	wf, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(wf.Fd()) {
+		return false
+	}
+	rf, ok := r.(*os.File)
+	return ok && term.IsTerminal(rf.Fd())
+}
+
+// chanSink hands events to the live view. It blocks while the view is slow (the view batches,
+// so it rarely is) and never once the view is gone.
+type chanSink struct {
+	ch   chan event.Event
+	done chan struct{}
+}
+
+func (s chanSink) Handle(e event.Event) {
+	select {
+	case s.ch <- e:
+	case <-s.done:
+	}
+}
+
+// runLive runs one turn under the live view: the session in a goroutine, the view in this one.
+// q or Ctrl-C in the view cancels the session, which then ends (exit 4) with its logs written.
+// When the view closes, the final answer and the log folder are printed, since the view's
+// screen goes away.
+func runLive(ctx context.Context, cfg appRun, stdin io.Reader, stdout io.Writer) (app.Result, error) {
+	sessCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sink := chanSink{ch: make(chan event.Event, 1<<14), done: make(chan struct{})}
+	var res app.Result
+	var runErr error
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		defer close(sink.ch)
+		res, runErr = cfg(sessCtx, []event.Sink{sink})
+	}()
+	viewErr := tui.Run(ctx, sink.ch, tui.Options{Input: stdin, Output: stdout, OnCancel: cancel})
+	close(sink.done)
+	cancel()
+	<-finished
+	if runErr != nil {
+		return res, runErr
+	}
+	if viewErr != nil && ctx.Err() == nil {
+		fmt.Fprintf(stdout, "massgen: the live view failed (%v); the session ran to its end\n", viewErr)
+	}
+	printOutcome(stdout, res)
+	return res, nil
+}
+
+// appRun runs one turn with the given views.
+type appRun func(ctx context.Context, sinks []event.Sink) (app.Result, error)
+
+// printOutcome prints what stays on the terminal after the live view: the final answer, the
+// usage and where the logs are.
+func printOutcome(w io.Writer, res app.Result) {
+	if res.FinalAnswer != "" {
+		fmt.Fprintf(w, "Final answer (by %s):\n\n%s\n\n", res.Winner, res.FinalAnswer)
+	} else if res.Err != nil {
+		fmt.Fprintf(w, "No final answer: %v\n", res.Err)
+	}
+	if res.Usage != (provider.Usage{}) {
+		fmt.Fprintln(w, view.UsageLine(res.Usage, res.CostUSD))
+	}
+}
