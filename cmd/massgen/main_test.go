@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,4 +85,64 @@ func TestInterrupt(t *testing.T) {
 	if err != nil || !strings.Contains(string(status), `"status": "interrupted"`) {
 		t.Fatalf("status.json: %v\n%s", err, status)
 	}
+}
+
+// TestInterrupt_LeavesNoMCPServer kills a run that has an MCP server up: the server and its
+// children must be gone when massgen exits.
+func TestInterrupt_LeavesNoMCPServer(t *testing.T) {
+	server, err := filepath.Abs("../../.ci/npm/node_modules/.bin/mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(server); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is missing: .ci/run installs it", server)
+		}
+		t.Skip("the npm MCP server is not installed")
+	}
+	work := t.TempDir()
+	tag := "MASSGEN_KILL_TAG_" + filepath.Base(work)
+	cfg := filepath.Join(work, "mcp.yaml")
+	yaml := "agents:\n  - id: a\n    backend:\n      type: scripted\n      mcp_servers:\n        - {name: everything, command: " + strconv.Quote(server) +
+		", env: {" + tag + ": \"1\"}}\n      answers: [\"x\"]\n      faults: [{kind: hang}]\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--config", cfg, "--no-display", "q")
+	cmd.Dir = work
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var out strings.Builder
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "mcp server everything: ready") {
+			if len(tagged(tag)) == 0 {
+				t.Error("the MCP server is not running while the session is")
+			}
+			_ = cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Fatalf("exit: %v\n%s", err, out.String())
+	}
+	if pids := tagged(tag); len(pids) > 0 {
+		t.Fatalf("processes left after the run: %v", pids)
+	}
+}
+
+// tagged lists the pids whose environment holds tag.
+func tagged(tag string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && strings.Contains(string(b), tag) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
 }

@@ -63,6 +63,8 @@ type Options struct {
 	Getenv  func(string) string
 	Version string
 	Args    []string
+	// WorkspaceRoot holds the agents' workspaces, a folder per run; default .massgen/workspaces.
+	WorkspaceRoot string
 	// NewProvider overrides the backend factory (tests); nil means the built-in one.
 	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
 }
@@ -144,7 +146,24 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	for _, s := range o.Sinks {
 		bus.Subscribe(s)
 	}
+	runID := res.Session
+	if runID == "" {
+		runID = "run_" + strings.Replace(time.Now().Format("20060102_150405.000000"), ".", "_", 1)
+	} else if o.Turn > 1 {
+		runID = fmt.Sprintf("%s_turn_%d", runID, o.Turn)
+	}
+	tb, err := newToolbox(ctx, cfg, agents, runID, o)
+	closers = append(closers, tb.close)
+	if err != nil {
+		_ = closeAll()
+		return Result{}, err
+	}
+	if ws := tb.run; ws != nil && res.Dir != "" {
+		_ = ws.HidePath(filepath.Dir(res.Dir))
+	}
+	preamble := tb.start(bus)
 	res.Result = engine.Run(ctx, engine.Options{
+		Preamble:     preamble,
 		Question:     o.Question,
 		History:      o.History,
 		Turn:         o.Turn,
@@ -156,7 +175,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Bus:          bus,
 		Price:        usage.Cost,
 	})
-	res.CloseErr = closeAll()
+	copyErr := tb.finish(res.Winner, res.Dir)
+	res.CloseErr = errors.Join(copyErr, closeAll())
 	return res, nil
 }
 

@@ -115,6 +115,7 @@ produced so far is kept).`,
 	f.BoolVar(&version, "version", false, "print the version and exit")
 	root.MarkFlagsMutuallyExclusive("config", "backend")
 	root.AddCommand(newReplay(stdin, stdout))
+	root.AddCommand(newServe(stdout, stderr))
 	return root
 }
 

@@ -72,6 +72,15 @@ func (p *Plain) Handle(e event.Event) {
 	case event.UsageReported:
 		p.usage = p.usage.Add(v.Usage)
 		p.cost += v.CostUSD
+	case event.ToolResult:
+		p.flush(v.Agent)
+		outcome := "ok"
+		if v.IsError {
+			outcome = "error: " + oneLine(v.Content, 200)
+		}
+		p.line("%s: %s -> %s (%.0f ms)", p.who(v.Agent), v.Tool, outcome, v.DurationMS)
+	case event.ToolServerStatus:
+		p.line("mcp server %s: %s %s", v.Server, v.Status, oneLine(v.Detail, 300))
 	case event.ToolRejected:
 		p.flush(v.Agent)
 		p.line("%s: %s rejected: %s", p.who(v.Agent), v.Tool, v.Error)

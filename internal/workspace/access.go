@@ -248,8 +248,21 @@ func systemPath(abs string) bool {
 }
 
 // realPath resolves the symbolic links in the clean absolute path p. For a path that does not
-// exist yet, its deepest existing ancestor is resolved and the rest appended.
+// exist yet, its deepest existing ancestor is resolved and the rest appended. A path that
+// changes while it is resolved (a snapshot being replaced) is resolved again.
 func realPath(p string) (string, error) {
+	for attempt := 0; ; attempt++ {
+		r, err := resolveOnce(p)
+		if !errors.Is(err, errVanished) || attempt == 2 {
+			return r, err
+		}
+	}
+}
+
+// errVanished: a component existed when checked and was gone when resolved.
+var errVanished = errors.New("it goes through a symbolic link that points nowhere")
+
+func resolveOnce(p string) (string, error) {
 	cur := p
 	var rest []string
 	for {
@@ -269,7 +282,7 @@ func realPath(p string) (string, error) {
 	}
 	r, err := filepath.EvalSymlinks(cur)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", errors.New("it goes through a symbolic link that points nowhere")
+		return "", errVanished
 	} else if err != nil {
 		return "", unwrapPath(err)
 	}

@@ -1,0 +1,154 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"massgen/internal/config"
+	"massgen/internal/coord"
+	"massgen/internal/engine"
+	"massgen/internal/event"
+	"massgen/internal/mcptool"
+	"massgen/internal/tool"
+	"massgen/internal/workspace"
+)
+
+// toolbox owns the session's tool resources: the MCP servers and the agents' workspaces.
+type toolbox struct {
+	mcp *mcptool.Manager
+	run *workspace.Run
+	ws  map[string]*workspace.Agent
+
+	mu       sync.Mutex
+	preamble []event.Payload // statuses reported before the session started
+	bus      *event.Bus      // set once the session runs
+	closed   bool
+}
+
+// status reports an MCP server's lifecycle as an event: queued until the session has started,
+// dropped once it has ended.
+func (tb *toolbox) status(server, status, detail string) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	p := event.ToolServerStatus{Server: server, Status: status, Detail: detail}
+	switch {
+	case tb.closed:
+	case tb.bus == nil:
+		tb.preamble = append(tb.preamble, p)
+	default:
+		tb.bus.Publish(p)
+	}
+}
+
+// start hands the queued statuses to the engine and publishes later ones on bus.
+func (tb *toolbox) start(bus *event.Bus) []event.Payload {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.bus = bus
+	pre := tb.preamble
+	tb.preamble = nil
+	return pre
+}
+
+// needsWorkspace reports whether an agent gets a working directory.
+func needsWorkspace(a config.Agent, cfg *config.Config) bool {
+	t := a.Backend.Tools
+	return t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0
+}
+
+// tools gives every agent its MCP tools, workspace and command tool. runID names the
+// workspace folder of this run; it must be unique.
+func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options) (*toolbox, error) {
+	tb := &toolbox{ws: map[string]*workspace.Agent{}}
+	tb.mcp = mcptool.NewManager(mcptool.Options{OnStatus: tb.status, Getenv: o.Getenv, ClientVersion: o.Version})
+	for i, a := range cfg.Agents {
+		t := a.Backend.Tools
+		var set tool.Set
+		if needsWorkspace(a, cfg) {
+			if tb.run == nil {
+				root := o.WorkspaceRoot
+				if root == "" {
+					root = filepath.Join(".massgen", "workspaces")
+				}
+				if err := os.MkdirAll(root, 0o755); err != nil {
+					return tb, errorf(ExitExecution, "cannot create the workspace folder %s: %v", root, err)
+				}
+				run, err := workspace.NewRun(root, runID)
+				if err != nil {
+					return tb, errorf(ExitExecution, "cannot create the workspaces of this run: %v", err)
+				}
+				tb.run = run
+			}
+			ws, err := tb.run.Agent(a.ID, coord.Label(i))
+			if err != nil {
+				return tb, errorf(ExitExecution, "agent %s: workspace: %v", a.ID, err)
+			}
+			paths := workspace.MergeContextPaths(contextPaths(cfg.Orchestrator.ContextPaths), contextPaths(t.ContextPaths))
+			if err := ws.SetContextPaths(paths); err != nil {
+				return tb, errorf(ExitConfig, "agent %s: context_paths: %v", a.ID, err)
+			}
+			ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
+			set = append(set, ws.Tools()...)
+			if t.CommandLine {
+				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands}
+				if err := opts.Validate(); err != nil {
+					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+				}
+				set = append(set, ws.CommandTool(opts))
+			}
+			tb.ws[a.ID] = ws
+			agents[i].Workspace = ws
+		}
+		if len(t.MCPServers) > 0 {
+			servers := make([]mcptool.Server, len(t.MCPServers))
+			for k, s := range t.MCPServers {
+				servers[k] = mcptool.Server{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+					URL: s.URL, Headers: s.Headers, Timeout: s.Timeout, AllowedTools: s.AllowedTools, ExcludeTools: s.ExcludeTools}
+			}
+			mcpTools, errs := tb.mcp.Tools(ctx, servers, t.AllowedTools, t.ExcludeTools)
+			for _, err := range errs {
+				// The agent goes on without the server; the event says why.
+				tb.status("", mcptool.StatusFailed, fmt.Sprintf("agent %s: %v", a.ID, err))
+			}
+			set = append(set, mcpTools...)
+		}
+		agents[i].Tools = set
+	}
+	return tb, nil
+}
+
+func contextPaths(cps []config.ContextPath) []workspace.ContextPath {
+	out := make([]workspace.ContextPath, len(cps))
+	for i, c := range cps {
+		out[i] = workspace.ContextPath{Path: c.Path, Write: c.Write, Protected: c.Protected}
+	}
+	return out
+}
+
+// finish copies the winner's workspace into the log folder.
+func (tb *toolbox) finish(winner, logDir string) error {
+	ws, ok := tb.ws[winner]
+	if !ok || logDir == "" {
+		return nil
+	}
+	if err := ws.CopyOut(filepath.Join(logDir, "final", winner, "workspace")); err != nil {
+		return fmt.Errorf("copy the winner's workspace: %w", err)
+	}
+	return nil
+}
+
+// close stops the MCP servers and releases the workspaces; nothing is reported afterwards.
+func (tb *toolbox) close() error {
+	err := tb.mcp.Close()
+	tb.mu.Lock()
+	tb.closed = true
+	tb.mu.Unlock()
+	if tb.run != nil {
+		err = errors.Join(err, tb.run.Close())
+	}
+	return err
+}

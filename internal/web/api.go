@@ -1,0 +1,327 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"massgen/internal/event"
+)
+
+// The dashboard's JSON API. Errors use the same {"error": {...}} shape as the chat API.
+
+const (
+	maxRunBody   = 1 << 20
+	defaultLimit = 100
+	maxLimit     = 1000
+	tailEvery    = 250 * time.Millisecond
+	// liveWithin: a session not running here whose status.json or events.jsonl changed this
+	// recently is followed as live (a recorder rewrites status.json every 2 s).
+	liveWithin = 10 * time.Second
+)
+
+type teamInfo struct {
+	Name   string      `json:"name"`
+	Agents []agentInfo `json:"agents"`
+}
+
+type agentInfo struct {
+	ID      string `json:"id"`
+	Backend string `json:"backend"`
+	Model   string `json:"model,omitempty"`
+}
+
+// handleTeams lists the teams and their agents: ids, backend types and models, nothing else
+// from the configs.
+func (s *Server) handleTeams(w http.ResponseWriter, r *http.Request) {
+	teams := make([]teamInfo, 0, len(s.names))
+	for _, n := range s.names {
+		t := teamInfo{Name: n, Agents: []agentInfo{}}
+		for _, a := range s.teams[n].Agents {
+			t.Agents = append(t.Agents, agentInfo{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model})
+		}
+		teams = append(teams, t)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"version": s.version, "auth": s.token != "", "teams": teams})
+}
+
+// handleSessions lists the sessions in the log root, newest first (?limit=, default 100).
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
+	limit := defaultLimit
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLimit {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_limit", "limit",
+				fmt.Sprintf("limit must be a number from 1 to %d", maxLimit))
+			return
+		}
+		limit = n
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": s.listSessions(limit)})
+}
+
+// sessionDetail is a summary with the agents and the final answer.
+type sessionDetail struct {
+	summary
+	Agents      []agentState `json:"agents"`
+	FinalAnswer string       `json:"final_answer,omitempty"`
+}
+
+type agentState struct {
+	ID      string `json:"id"`
+	Label   string `json:"label"`
+	Backend string `json:"backend"`
+	Model   string `json:"model,omitempty"`
+	Status  string `json:"status"`
+	Answers int    `json:"answers"`
+	Votes   int    `json:"votes"`
+}
+
+func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
+	id, ok := sessionParam(w, r)
+	if !ok {
+		return
+	}
+	root, err := s.openRoot()
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	defer root.Close()
+	var events []event.Event
+	if ss := s.lookup(id); ss != nil {
+		events, _ = ss.snapshot()
+	} else if events, err = readEvents(root, id); err != nil {
+		notFound(w, id)
+		return
+	}
+	st := fold(events)
+	d := sessionDetail{summary: s.summary(root, id), Agents: []agentState{}}
+	if d.Question == "" {
+		d.Question = st.Question
+	}
+	for _, a := range st.Agents {
+		d.Agents = append(d.Agents, agentState{ID: a.ID, Label: a.Label, Backend: a.Backend, Model: a.Model,
+			Status: string(a.Status), Answers: len(a.Answers), Votes: a.VotesCast})
+	}
+	if st.Final != nil {
+		d.FinalAnswer = st.Final.Content
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// handleEvents sends a session's events as JSON lines, the events.jsonl format: the events so
+// far for a session running here, else the file.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	id, ok := sessionParam(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if ss := s.lookup(id); ss != nil {
+		events, _ := ss.snapshot()
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		for _, e := range events {
+			if enc.Encode(e) != nil {
+				return
+			}
+		}
+		_ = bw.Flush()
+		return
+	}
+	root, err := s.openRoot()
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	defer root.Close()
+	f, err := root.Open(id + "/events.jsonl")
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	defer f.Close()
+	_, _ = io.Copy(w, f)
+}
+
+// handleStream sends a session's events as server-sent events (id: seq, data: the event
+// envelope), from the first one (or after Last-Event-ID), then the live ones until it ends,
+// then an "end" event. A session running here streams from memory; any other is read from its
+// events.jsonl, followed while its status.json shows a live recorder (another instance).
+func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
+	id, ok := sessionParam(w, r)
+	if !ok {
+		return
+	}
+	var after int64
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		after, _ = strconv.ParseInt(v, 10, 64)
+	}
+	if ss := s.lookup(id); ss != nil {
+		s.streamLive(r.Context(), newSSE(w), ss, after)
+		return
+	}
+	root, err := s.openRoot()
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	defer root.Close()
+	f, err := root.Open(id + "/events.jsonl")
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	defer f.Close()
+	tailEvents(r.Context(), newSSE(w), f, after, func() bool {
+		for _, name := range []string{"/status.json", "/events.jsonl"} {
+			if info, err := root.Stat(id + name); err == nil && time.Since(info.ModTime()) < liveWithin {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func (s *Server) streamLive(ctx context.Context, sse *sseWriter, ss *session, after int64) {
+	n := int(max(0, after))
+	for {
+		evs, ended, err := waitEvents(ctx, ss, n, sse)
+		if err != nil {
+			return
+		}
+		if ended {
+			res, _ := ss.result()
+			endStream(sse, res.Status)
+			return
+		}
+		n += len(evs)
+		for _, e := range evs {
+			b, err := json.Marshal(e)
+			if err != nil {
+				continue
+			}
+			sse.message(e.Seq, "", b)
+		}
+		sse.flush()
+		if sse.err != nil {
+			return
+		}
+	}
+}
+
+func endStream(sse *sseWriter, status string) {
+	if status == "" {
+		status = "incomplete"
+	}
+	b, _ := json.Marshal(map[string]string{"status": status})
+	sse.message(0, "end", b)
+	sse.flush()
+}
+
+// tailEvents streams an events.jsonl file: every complete line after seq after, then the
+// lines appended while live() says a recorder still writes it, until session_ended, and ends
+// the stream.
+func tailEvents(ctx context.Context, sse *sseWriter, f io.Reader, after int64, live func() bool) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	var pending []byte
+	for {
+		line, err := br.ReadBytes('\n')
+		if err == nil {
+			line = append(pending, line...)
+			pending = nil
+			var head struct {
+				Seq  int64           `json:"seq"`
+				Type string          `json:"type"`
+				Data json.RawMessage `json:"data"`
+			}
+			line = []byte(strings.TrimRight(string(line), "\r\n"))
+			if json.Unmarshal(line, &head) != nil || head.Seq <= after {
+				continue
+			}
+			sse.message(head.Seq, "", line)
+			if head.Type == (event.SessionEnded{}).Type() {
+				var end event.SessionEnded
+				_ = json.Unmarshal(head.Data, &end)
+				endStream(sse, end.Status)
+				return
+			}
+			continue
+		}
+		pending = append(pending, line...)
+		sse.flush()
+		if !errors.Is(err, io.EOF) || sse.err != nil || !live() {
+			endStream(sse, "")
+			return
+		}
+		t := time.NewTimer(tailEvery)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// handleStartRun starts a session from the dashboard: {"team": ..., "question": ...}. It
+// answers 202 with the session id once the session has started; the session runs until it
+// ends, the server shuts down, or POST .../cancel.
+func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "invalid_request_error", "unsupported_media_type", "",
+			"send the run as application/json")
+		return
+	}
+	var body struct {
+		Team     string `json:"team"`
+		Question string `json:"question"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRunBody)).Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "",
+			fmt.Sprintf("the request body is not valid JSON: %v", err))
+		return
+	}
+	if _, ok := s.teams[body.Team]; !ok {
+		s.modelNotFound(w, body.Team)
+		return
+	}
+	if strings.TrimSpace(body.Question) == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "missing_question", "question", "the question is empty")
+		return
+	}
+	ss, err := s.start(nil, body.Team, body.Question, nil)
+	if err != nil {
+		startError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": ss.ID(), "team": body.Team})
+}
+
+// handleCancel interrupts a session running here; it still writes its log directory.
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	id, ok := sessionParam(w, r)
+	if !ok {
+		return
+	}
+	ss := s.lookup(id)
+	if ss == nil {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "not_running", "", "no session "+id+" is running here")
+		return
+	}
+	ss.cancel()
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
+}
+
+func notFound(w http.ResponseWriter, id string) {
+	writeError(w, http.StatusNotFound, "invalid_request_error", "session_not_found", "", "no session "+id)
+}

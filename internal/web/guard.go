@@ -1,0 +1,122 @@
+package web
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// cookieName holds the dashboard's proof of the token, so a browser (and its EventSource, which
+// cannot send headers) stays signed in after opening /?token=....
+const cookieName = "massgen_token"
+
+// guard wraps every route: security headers, path sanity, the host and origin checks, and the
+// token. It never sets CORS headers: browsers get the same-origin policy.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		if badPath(r.URL.Path) {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_path", "", "the request path is not valid")
+			return
+		}
+		// Without a token, a page on another site could reach this server through DNS
+		// rebinding (its own name resolving to 127.0.0.1): only loopback names are answered.
+		if s.token == "" && !loopbackHost(hostOnly(r.Host)) {
+			writeError(w, http.StatusForbidden, "invalid_request_error", "host_not_allowed", "",
+				"this server answers only to localhost, 127.0.0.1 or [::1]; start it with --token to serve other host names")
+			return
+		}
+		// Browsers send Origin with every cross-site POST: refuse them, token or not (CSRF).
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+				writeError(w, http.StatusForbidden, "invalid_request_error", "cross_origin", "", "cross-origin requests are not allowed")
+				return
+			}
+		}
+		if !s.authorize(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// badPath reports paths with "." or ".." segments (also when percent-encoded), empty segments,
+// backslashes or NUL: none is ever needed, so none is routed.
+func badPath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00") {
+		return true
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
+}
+
+// authorize reports whether r may go on; when not, it has written the answer: a 401, or the
+// redirect that turns a valid ?token= into the dashboard cookie.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
+	if s.token == "" {
+		return true
+	}
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		if t, ok := strings.CutPrefix(auth, "Bearer "); ok && equalSecret(strings.TrimSpace(t), s.token) {
+			return true
+		}
+	} else if !strings.HasPrefix(r.URL.Path, "/v1/") {
+		if c, err := r.Cookie(cookieName); err == nil && equalSecret(c.Value, s.cookieValue()) {
+			return true
+		}
+		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" && equalSecret(t, s.token) {
+			http.SetCookie(w, &http.Cookie{
+				Name: cookieName, Value: s.cookieValue(), Path: "/",
+				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+			})
+			http.Redirect(w, r, "/", http.StatusSeeOther) // drop the token from the address bar
+			return false
+		}
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="massgen"`)
+	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/api/") {
+		writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "",
+			"missing or wrong token: send Authorization: Bearer <token>")
+		return false
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = w.Write([]byte("This massgen server needs its token: open /?token=<token> once, or send Authorization: Bearer <token>.\n"))
+	return false
+}
+
+// cookieValue is derived from the token, so the cookie is not the token itself.
+func (s *Server) cookieValue() string {
+	sum := sha256.Sum256([]byte("massgen dashboard cookie\x00" + s.token))
+	return hex.EncodeToString(sum[:])
+}
+
+// equalSecret compares in constant time, whatever the lengths.
+func equalSecret(got, want string) bool {
+	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}

@@ -1,0 +1,258 @@
+// Package web is `massgen serve`: an OpenAI-compatible chat API where each configured team is a
+// model, and a dashboard that lists the sessions in the log directory, starts runs, shows a
+// running session live over server-sent events and replays finished ones from their
+// events.jsonl. Only running sessions live in memory; everything else is read from the log
+// directory, so every view is a projection of the same event stream the CLI writes.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"massgen/internal/app"
+	"massgen/internal/config"
+)
+
+// RunFunc runs one turn of a team; app.Run is the real one.
+type RunFunc func(ctx context.Context, cfg *config.Config, o app.Options) (app.Result, error)
+
+// Options configure a Server. The zero value of every field but Teams is usable.
+type Options struct {
+	// Teams maps a team name (the `model` of the chat API) to its config. Names are 1 to 64
+	// letters, digits, '.', '_' or '-', starting with a letter or digit; TeamName gives the
+	// usual one. The configs are read, never modified.
+	Teams map[string]*config.Config
+	// LogRoot is the log directory every session is written to and the dashboard reads
+	// (default .massgen/massgen_logs). Nothing outside it is ever served.
+	LogRoot string
+	// Token, when set, is required as "Authorization: Bearer <Token>" by every request (the
+	// dashboard also accepts it once as ?token= and then keeps it in a cookie). Without a
+	// token the server only listens on loopback addresses.
+	Token string
+	// Version is shown by the dashboard and written to each session's metadata.json.
+	Version string
+	// Run runs a session; nil means app.Run. Tests inject their own.
+	Run RunFunc
+	// Now is the clock for response timestamps; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server serves the chat API and the dashboard. Its methods are safe for concurrent use.
+type Server struct {
+	teams   map[string]*config.Config
+	names   []string          // team names, sorted
+	byPath  map[string]string // config path (as given and absolute) -> team name
+	logRoot string
+	token   string
+	version string
+	run     RunFunc
+	now     func() time.Time
+	created int64 // Unix time the server was made: the models' "created"
+	handler http.Handler
+
+	base   context.Context // parent of every session; cancelled by Close
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	closed  bool
+	running map[string]*session // by id, log_<ts>/turn_<n>
+	wg      sync.WaitGroup      // session goroutines
+}
+
+var teamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// TeamName returns the name a config is served under by default: its file's base name without
+// the extension ("examples/demo.yaml" is "demo").
+func TeamName(cfg *config.Config) string {
+	base := filepath.Base(cfg.Path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// NewServer checks opts and returns a server. It starts nothing: call Serve, or mount Handler
+// and call Close when done.
+func NewServer(opts Options) (*Server, error) {
+	if len(opts.Teams) == 0 {
+		return nil, errors.New("web: no team configured: pass at least one config")
+	}
+	s := &Server{
+		teams:   opts.Teams,
+		byPath:  map[string]string{},
+		logRoot: opts.LogRoot,
+		token:   opts.Token,
+		version: opts.Version,
+		run:     opts.Run,
+		now:     opts.Now,
+		running: map[string]*session{},
+	}
+	for name, cfg := range opts.Teams {
+		if !teamName.MatchString(name) {
+			return nil, fmt.Errorf("web: team name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+		}
+		if cfg == nil {
+			return nil, fmt.Errorf("web: team %q has no config", name)
+		}
+		s.names = append(s.names, name)
+		if cfg.Path != "" {
+			s.byPath[cfg.Path] = name
+			if abs, err := filepath.Abs(cfg.Path); err == nil {
+				s.byPath[abs] = name
+			}
+		}
+	}
+	sort.Strings(s.names)
+	if s.logRoot == "" {
+		s.logRoot = filepath.Join(".massgen", "massgen_logs")
+	}
+	if s.run == nil {
+		s.run = app.Run
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.created = s.now().Unix()
+	s.base, s.cancel = context.WithCancel(context.Background())
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler: the chat API under /v1, the dashboard's JSON API
+// under /api and the dashboard itself.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close cancels every running session and waits until each has finished writing its log
+// directory (they end as interrupted). Sessions cannot be started afterwards. Close is
+// idempotent and always returns nil.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// ErrTokenRequired is returned when asked to listen on an address other than loopback without
+// a token.
+var ErrTokenRequired = errors.New("web: a token is required to listen on an address other than loopback")
+
+// shutdownGrace bounds how long Serve waits for open requests after the sessions ended.
+const shutdownGrace = 10 * time.Second
+
+// Listen checks that addr may be served (a loopback address, or any address with a token) and
+// listens on it.
+func (s *Server) Listen(addr string) (net.Listener, error) {
+	if err := s.checkAddr(addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	return ln, nil
+}
+
+// Serve listens on addr and serves until ctx is done, then shuts down as ServeListener does.
+func (s *Server) Serve(ctx context.Context, addr string) error {
+	ln, err := s.Listen(addr)
+	if err != nil {
+		return err
+	}
+	return s.ServeListener(ctx, ln)
+}
+
+// ServeListener serves on ln until ctx is done or ln fails, and closes ln. On the way out it
+// cancels the running sessions and waits for them to write their logs (Close), then waits up
+// to 10 s for open requests. It returns nil after a shutdown asked for by ctx.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
+	if err := s.checkAddr(ln.Addr().String()); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var err error
+	served := false
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		served = true
+	}
+	s.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		srv.Close()
+	}
+	if !served {
+		err = <-errc
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) checkAddr(addr string) error {
+	if s.token == "" && !loopbackAddr(addr) {
+		return fmt.Errorf("%w: %s is not loopback (pass --token, or listen on 127.0.0.1)", ErrTokenRequired, addr)
+	}
+	return nil
+}
+
+// loopbackAddr reports whether host:port names only the loopback interface. An empty host
+// means every interface, which is not loopback.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return loopbackHost(host)
+}
+
+func loopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// routes builds the handler: security checks first, then the routes.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.handleIndex)
+	mux.Handle("GET /static/", staticHandler())
+
+	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("GET /v1/models/{model}", s.handleModel)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("/v1/", s.handleAPINotFound)
+
+	mux.HandleFunc("GET /api/teams", s.handleTeams)
+	mux.HandleFunc("GET /api/sessions", s.handleSessions)
+	mux.HandleFunc("POST /api/runs", s.handleStartRun)
+	mux.HandleFunc("GET /api/sessions/{log}/{turn}", s.handleSession)
+	mux.HandleFunc("GET /api/sessions/{log}/{turn}/events", s.handleEvents)
+	mux.HandleFunc("GET /api/sessions/{log}/{turn}/stream", s.handleStream)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/cancel", s.handleCancel)
+	mux.HandleFunc("/api/", s.handleAPINotFound)
+	return s.guard(mux)
+}
