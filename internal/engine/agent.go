@@ -110,7 +110,11 @@ func (s *session) beginTurnLocked(i int, c *conversation) {
 func (s *session) visible(answers []coord.Answer) []prompt.Answer {
 	out := make([]prompt.Answer, len(answers))
 	for k, a := range answers {
-		out[k] = prompt.Answer{Label: coord.Label(a.Agent), Content: a.Content}
+		content := a.Content
+		if ws := s.agents[a.Agent].Workspace; ws != nil {
+			content = ws.ShareText(content)
+		}
+		out[k] = prompt.Answer{Label: coord.Label(a.Agent), Content: content}
 	}
 	return out
 }

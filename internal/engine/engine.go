@@ -41,6 +41,8 @@ type Workspace interface {
 	// GrantFinal and RevokeFinal open and close write access to writable context paths.
 	GrantFinal()
 	RevokeFinal()
+	// ShareText rewrites the agent's own paths in its answer to where the others can read them.
+	ShareText(answer string) string
 }
 
 // Options configure a session.
@@ -56,6 +58,8 @@ type Options struct {
 	Orchestrator config.Orchestrator
 	Timeouts     config.Timeouts
 	Bus          *event.Bus
+	// Preamble is published right after SessionStarted (tool servers that started before).
+	Preamble []event.Payload
 	// Price returns the USD cost of usage on model; nil prices everything at 0.
 	Price func(backend, model string, u provider.Usage) float64
 	// RetryDelay is the pause after the n-th consecutive failed turn; nil means n×200 ms.
@@ -111,6 +115,9 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	start := o.Now()
 	s.publish(s.started())
+	for _, p := range o.Preamble {
+		s.publish(p)
+	}
 	if len(o.Agents) == 0 {
 		return s.finish(start, Result{Status: event.StatusFailed, ExitCode: 2, Err: errors.New("no agents configured")})
 	}
