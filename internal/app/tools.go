@@ -143,10 +143,10 @@ func (tb *toolbox) finish(winner, logDir string) error {
 
 // close stops the MCP servers and releases the workspaces; nothing is reported afterwards.
 func (tb *toolbox) close() error {
-	err := tb.mcp.Close()
 	tb.mu.Lock()
-	tb.closed = true
+	tb.closed = true // the session has ended: its stream takes no more events
 	tb.mu.Unlock()
+	err := tb.mcp.Close()
 	if tb.run != nil {
 		err = errors.Join(err, tb.run.Close())
 	}
