@@ -131,12 +131,32 @@ type Agent struct {
 	Usage   provider.Usage
 	CostUSD float64
 
-	// Stream is the answer text streamed in the current turn, and Reasoning its reasoning text;
-	// each keeps at most the last 64 KiB. Presentation is the final presentation's text.
-	Stream       string
-	Reasoning    string
+	// Presentation is the final presentation's text.
 	Presentation string
+
+	// The answer text and reasoning streamed in the current turn, the last 64 KiB of each
+	// (Stream and Reasoning return them). Appending to a buffer keeps a delta O(its length).
+	stream, reasoning tail
 }
+
+// Stream returns the answer text streamed in the current turn (its last 64 KiB).
+func (a *Agent) Stream() string { return a.stream.String() }
+
+// Reasoning returns the reasoning streamed in the current turn (its last 64 KiB).
+func (a *Agent) Reasoning() string { return a.reasoning.String() }
+
+// tail keeps the end of a growing text: appends are amortised, and once it holds twice
+// streamKeep bytes it drops all but the last streamKeep.
+type tail []byte
+
+func (t *tail) add(s string) {
+	*t = append(*t, s...)
+	if len(*t) > 2*streamKeep {
+		*t = append((*t)[:0:0], keepTail(string(*t))...)
+	}
+}
+
+func (t tail) String() string { return keepTail(string(t)) }
 
 // Answer is one accepted answer.
 type Answer struct {
@@ -315,7 +335,7 @@ func (s *State) Apply(e event.Event) {
 	case event.TurnStarted:
 		s.touch(p.Agent, e.Time, func(a *Agent) {
 			a.Turns++
-			a.Stream, a.Reasoning = "", ""
+			a.stream, a.reasoning = nil, nil
 			a.setStatus(StatusStreaming)
 		})
 	case event.ModelCalled:
@@ -328,13 +348,13 @@ func (s *State) Apply(e event.Event) {
 			if p.Presentation {
 				a.Presentation += p.Text
 			} else {
-				a.Stream = keepTail(a.Stream + p.Text)
+				a.stream.add(p.Text)
 			}
 			a.setStatus(StatusStreaming)
 		})
 	case event.ReasoningDelta:
 		s.touch(p.Agent, e.Time, func(a *Agent) {
-			a.Reasoning = keepTail(a.Reasoning + p.Text)
+			a.reasoning.add(p.Text)
 			a.setStatus(StatusStreaming)
 		})
 	case event.ToolCalled:

@@ -55,8 +55,8 @@ func TestState_Apply(t *testing.T) {
 			if a.Status != StatusAnswered || len(a.Answers) != 2 || a.LatestAnswerLabel() != "agent1.2" || a.Answers[1].Version != 2 {
 				t.Errorf("alice = %+v", a)
 			}
-			if b.Status != StatusStreaming || b.Stream != "draft" || s.ActiveAgent() != b {
-				t.Errorf("bob status %s stream %q, active %v", b.Status, b.Stream, s.ActiveAgent())
+			if b.Status != StatusStreaming || b.Stream() != "draft" || s.ActiveAgent() != b {
+				t.Errorf("bob status %s stream %q, active %v", b.Status, b.Stream(), s.ActiveAgent())
 			}
 			if s.Version != 2 || s.Totals.Answers != 2 || s.Phase != PhaseInitialAnswer {
 				t.Errorf("version %d answers %d phase %s", s.Version, s.Totals.Answers, s.Phase)
@@ -177,8 +177,8 @@ func TestState_Apply(t *testing.T) {
 		},
 		check: func(t *testing.T, s *State) {
 			b := s.Agent("bob")
-			if s.Phase != PhasePresentation || !s.FinalPresentation || s.ActiveAgent() != b || b.Presentation != "Final text" || b.Stream != "" {
-				t.Errorf("phase %s active %v presentation %q stream %q", s.Phase, s.ActiveAgent(), b.Presentation, b.Stream)
+			if s.Phase != PhasePresentation || !s.FinalPresentation || s.ActiveAgent() != b || b.Presentation != "Final text" || b.Stream() != "" {
+				t.Errorf("phase %s active %v presentation %q stream %q", s.Phase, s.ActiveAgent(), b.Presentation, b.Stream())
 			}
 			if diff := cmp.Diff([]Status{StatusCompleted, StatusStreaming, StatusCompleted}, statuses(s)); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
@@ -218,12 +218,12 @@ func TestState_StreamKeepsTail(t *testing.T) {
 	}
 	s.add(time.Millisecond, event.TextDelta{Agent: "alice", Text: "END"})
 	st := fold(s.events)
-	got := st.Agent("alice").Stream
+	got := st.Agent("alice").Stream()
 	if len(got) > streamKeep || !strings.HasSuffix(got, "END") || !strings.HasPrefix(got, "é") {
 		t.Errorf("stream: %d bytes, prefix %q, suffix %q", len(got), got[:4], got[len(got)-3:])
 	}
 	st.Apply(event.Event{Seq: 100, Payload: event.TurnStarted{Agent: "alice"}})
-	if st.Agent("alice").Stream != "" {
+	if st.Agent("alice").Stream() != "" {
 		t.Error("a new turn did not clear the stream")
 	}
 }

@@ -244,10 +244,10 @@ func (m *Model) agentContent(pn *pane, w int) []string {
 	if len(lines) > 0 {
 		lines = append(lines, styleDim.Render(strings.Repeat("─", w)))
 	}
-	for _, l := range wrapLines(a.Reasoning, w) {
+	for _, l := range wrapLines(a.Reasoning(), w) {
 		lines = append(lines, styleFaint.Render(l))
 	}
-	add(a.Stream)
+	add(a.Stream())
 	if a.Presentation != "" {
 		lines = append(lines, styleAccent.Render("final presentation:"))
 		add(a.Presentation)

@@ -183,10 +183,10 @@ func (m *Model) bodyLines(pn *pane, w, n int) []string {
 	switch {
 	case a.Presentation != "":
 		lines = padAll(tailLines(a.Presentation, w, n), w, nil)
-	case a.Stream != "" || a.Reasoning != "":
-		lines = padAll(tailLines(a.Stream, w, n), w, nil)
-		if k := n - len(lines); k > 0 && a.Reasoning != "" {
-			lines = append(padAll(tailLines(a.Reasoning, w, k), w, &styleFaint), lines...)
+	case a.Stream() != "" || a.Reasoning() != "":
+		lines = padAll(tailLines(a.Stream(), w, n), w, nil)
+		if k := n - len(lines); k > 0 && a.Reasoning() != "" {
+			lines = append(padAll(tailLines(a.Reasoning(), w, k), w, &styleFaint), lines...)
 		}
 	case a.Status != runlog.StatusStreaming && len(a.Answers) > 0:
 		ans := a.LatestAnswer()
