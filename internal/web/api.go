@@ -138,13 +138,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		_ = bw.Flush()
 		return
 	}
-	root, err := s.openRoot()
-	if err != nil {
-		notFound(w, id)
-		return
-	}
-	defer root.Close()
-	f, err := root.Open(id + "/events.jsonl")
+	f, err := s.openEvents(id)
 	if err != nil {
 		notFound(w, id)
 		return

@@ -112,6 +112,16 @@ func sessionParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 // openRoot opens the log root; the error wraps fs.ErrNotExist before the first session.
 func (s *Server) openRoot() (*os.Root, error) { return os.OpenRoot(s.logRoot) }
 
+// openEvents opens session id's events.jsonl through the log root, so no path can leave it.
+func (s *Server) openEvents(id string) (*os.File, error) {
+	root, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Open(id + "/events.jsonl")
+}
+
 // listSessions returns up to limit sessions, newest first, from the log root. Files that are
 // missing, half-written or unreadable make a sparser entry, never an error.
 func (s *Server) listSessions(limit int) []summary {
