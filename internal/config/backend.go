@@ -166,7 +166,13 @@ func (w *walker) networkBackend(f field, fields []field, bt BackendType, known b
 // capability checks an enable_* switch: a real boolean, and when on, supported by the type.
 func (w *walker) capability(f field, bt BackendType, known, supported bool) {
 	on, ok := w.boolean(f)
-	if ok && on && known && !supported {
+	switch {
+	case !ok || !on || !known:
+	case !supported:
 		w.errKey(f, "remove it or set it to false", "backend type `%s` does not support %s", bt.Name, f.key)
+	default:
+		// The providers' built-in tools are not wired yet; running without them silently
+		// would answer a different question than the config asks.
+		w.errKey(f, "remove it or set it to false; MCP tools (mcp_servers) can stand in", "`%s: true` is not supported yet", f.key)
 	}
 }

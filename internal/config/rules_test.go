@@ -135,6 +135,8 @@ func TestParse_Rules(t *testing.T) {
 			[]string{"E 5:7 agents[0].backend.custom_tools | `custom_tools` is not supported yet",
 				"E 6:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
 				"E 7:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
+		{"built-in tools refused by name", net("      enable_web_search: true\n      enable_code_interpreter: false\n"),
+			[]string{"E 5:7 agents[0].backend.enable_web_search | `enable_web_search: true` is not supported yet"}},
 		{"tool keys", net("      mcp_servers: {w: {command: npx, args: [-y, srv], env: {K: \"${K}\"}}}\n      cwd: ws\n" +
 			"      context_paths: [{path: ., permission: write, protected_paths: [a]}]\n      enable_mcp_command_line: true\n" +
 			"      command_line_blocked_commands: [\"^git push\"]\n"), nil},
