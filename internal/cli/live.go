@@ -76,10 +76,9 @@ type appRun func(ctx context.Context, sinks []event.Sink) (app.Result, error)
 // printOutcome prints what stays on the terminal after the live view: the final answer, the
 // usage and where the logs are.
 func printOutcome(w io.Writer, res app.Result) {
+	// Without an answer the error says why, once, as the run ends.
 	if res.FinalAnswer != "" {
 		fmt.Fprintf(w, "Final answer (by %s):\n\n%s\n\n", res.Winner, res.FinalAnswer)
-	} else if res.Err != nil {
-		fmt.Fprintf(w, "No final answer: %v\n", res.Err)
 	}
 	if res.Usage != (provider.Usage{}) {
 		fmt.Fprintln(w, view.UsageLine(res.Usage, res.CostUSD))
