@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,16 +18,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// transcript is a recorded-style Messages stream from testdata.
-func transcript(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // errorBody is the API's error JSON for a status.
 func errorBody(status int) string {
@@ -61,7 +49,7 @@ func newTest(t testing.TB, baseURL, key string) *Provider {
 func TestConformance(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
 		Body: func(s providertest.Scenario) string {
-			return transcript(t, string(s))
+			return providertest.Transcript(t, string(s)+".sse")
 		},
 		ContentType: "text/event-stream",
 		ErrorBody:   errorBody,
@@ -110,7 +98,7 @@ func TestNew_IgnoresEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_PROFILE", "nonexistent-profile")
 	t.Setenv("ANTHROPIC_CONFIG_DIR", t.TempDir())
 
-	url, reqs := server(t, transcript(t, "text"))
+	url, reqs := server(t, providertest.Transcript(t, "text.sse"))
 	r := providertest.Collect(t.Context(), newTest(t, url, "sk-configured"), providertest.Request())
 	if r.Err != nil || !r.Done {
 		t.Fatalf("got %+v", r)
@@ -201,7 +189,7 @@ func TestStream_HTTPErrors(t *testing.T) {
 }
 
 func TestStream_ErrorEventIsRetryable(t *testing.T) {
-	body := strings.Replace(transcript(t, "text"), "event: content_block_stop",
+	body := strings.Replace(providertest.Transcript(t, "text.sse"), "event: content_block_stop",
 		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\nevent: content_block_stop", 1)
 	url, _ := server(t, body)
 	r := providertest.Collect(t.Context(), newTest(t, url, "k"), providertest.Request())
@@ -217,7 +205,7 @@ func TestStream_ErrorEventIsRetryable(t *testing.T) {
 }
 
 func TestStream_TruncatedIsRetryable(t *testing.T) {
-	full := transcript(t, "tool_call")
+	full := providertest.Transcript(t, "tool_call.sse")
 	body := full[:strings.Index(full, "event: message_delta")]
 	url, _ := server(t, body)
 	r := providertest.Collect(t.Context(), newTest(t, url, "k"), providertest.Request())
@@ -230,7 +218,7 @@ func TestStream_CancelMidStream(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		body := transcript(t, "text")
+		body := providertest.Transcript(t, "text.sse")
 		_, _ = io.WriteString(w, body[:strings.Index(body, "event: content_block_stop")])
 		w.(http.Flusher).Flush()
 		select {

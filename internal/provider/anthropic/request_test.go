@@ -13,7 +13,7 @@ import (
 // send makes one call with req through a capturing server and returns the request it sent.
 func send(t *testing.T, o provider.Options, req provider.Request) captured {
 	t.Helper()
-	url, reqs := server(t, transcript(t, "text"))
+	url, reqs := server(t, providertest.Transcript(t, "text.sse"))
 	o.Type, o.APIKey, o.BaseURL = Type, "sk-test", url
 	if o.Model == "" {
 		o.Model = "claude-sonnet-4-5-20250929"

@@ -153,7 +153,7 @@ func TestTranslator_Malformed(t *testing.T) {
 }
 
 func TestStream_ThinkingReturnsWithItsToolCall(t *testing.T) {
-	url, reqs := server(t, transcript(t, "thinking_tool"))
+	url, reqs := server(t, providertest.Transcript(t, "thinking_tool.sse"))
 	p := newTest(t, url, "k")
 	req := providertest.Request()
 	req.Params = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,16 +20,6 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// transcript reads testdata/<wire>/<scenario>.sse.
-func transcript(t testing.TB, wire string, s providertest.Scenario) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", wire, string(s)+".sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // openAIErrorBody is the {"error": {...}} body Groq, OpenRouter and OpenAI send.
@@ -61,7 +49,7 @@ func vllmErrorBody(status int) string {
 
 func TestConformance_Groq(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return transcript(t, "groq", s) },
+		Body:        func(s providertest.Scenario) string { return providertest.Transcript(t, "groq", string(s)+".sse") },
 		ContentType: "text/event-stream",
 		ErrorBody:   openAIErrorBody,
 		KeyEnv:      "GROQ_API_KEY",
@@ -74,7 +62,9 @@ func TestConformance_Groq(t *testing.T) {
 
 func TestConformance_OpenRouter(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return transcript(t, "openrouter", s) },
+		Body: func(s providertest.Scenario) string {
+			return providertest.Transcript(t, "openrouter", string(s)+".sse")
+		},
 		ContentType: "text/event-stream",
 		ErrorBody:   openAIErrorBody,
 		KeyEnv:      "OPENROUTER_API_KEY",
@@ -90,7 +80,7 @@ func TestConformance_OpenRouter(t *testing.T) {
 // and the error then points at the api_key in the config.
 func TestConformance_LocalWithoutKey(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return transcript(t, "vllm", s) },
+		Body:        func(s providertest.Scenario) string { return providertest.Transcript(t, "vllm", string(s)+".sse") },
 		ContentType: "text/event-stream; charset=utf-8",
 		ErrorBody:   vllmErrorBody,
 		KeyEnv:      "",
@@ -157,7 +147,7 @@ func TestStream_IgnoresOpenAIEnvironment(t *testing.T) {
 		{"configured key", "gsk-configured", "Bearer gsk-configured"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url, reqs := serveSSE(t, transcript(t, "vllm", providertest.Text))
+			url, reqs := serveSSE(t, providertest.Transcript(t, "vllm", string(providertest.Text)+".sse"))
 			p := mustNew(t, provider.Options{Type: "vllm", Model: "m", APIKey: tc.key, BaseURL: url + "/v1"})
 			r := providertest.Collect(t.Context(), p, providertest.Request())
 			if r.Err != nil || r.Text != "Hello, world." {
@@ -172,7 +162,7 @@ func TestStream_IgnoresOpenAIEnvironment(t *testing.T) {
 }
 
 func TestStream_IsLazy(t *testing.T) {
-	url, reqs := serveSSE(t, transcript(t, "groq", providertest.Text))
+	url, reqs := serveSSE(t, providertest.Transcript(t, "groq", string(providertest.Text)+".sse"))
 	p := mustNew(t, provider.Options{Type: "groq", Model: "m", BaseURL: url})
 	seq := p.Stream(t.Context(), providertest.Request())
 	select {
@@ -265,7 +255,7 @@ func TestStream_Errors(t *testing.T) {
 }
 
 func TestStream_CancelledContext(t *testing.T) {
-	url, _ := serveSSE(t, transcript(t, "groq", providertest.Text))
+	url, _ := serveSSE(t, providertest.Transcript(t, "groq", string(providertest.Text)+".sse"))
 	p := mustNew(t, provider.Options{Type: "groq", Model: "m", BaseURL: url})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -295,7 +285,7 @@ func TestRedact(t *testing.T) {
 // TestStream_KeepAliveComments: servers and proxies send SSE comment lines (": ping",
 // ": OPENROUTER PROCESSING") while the model thinks; they carry nothing.
 func TestStream_KeepAliveComments(t *testing.T) {
-	body := ": ping\n\n" + strings.ReplaceAll(transcript(t, "vllm", providertest.ToolCall), "\n\ndata: ", "\n\n: ping - 2026-01-01 00:00:00.000000+00:00\n\ndata: ")
+	body := ": ping\n\n" + strings.ReplaceAll(providertest.Transcript(t, "vllm", string(providertest.ToolCall)+".sse"), "\n\ndata: ", "\n\n: ping - 2026-01-01 00:00:00.000000+00:00\n\ndata: ")
 	url, _ := serveSSE(t, body)
 	r := providertest.Collect(t.Context(), mustNew(t, provider.Options{Type: "sglang", Model: "m", BaseURL: url + "/v1"}), providertest.Request())
 	if r.Err != nil || len(r.Calls) != 1 || r.Calls[0].Arguments != `{"agent_id": "agent1", "reason": "best answer"}` || r.Usage != providertest.ToolCallUsage || !r.Done {

@@ -14,7 +14,7 @@ import (
 // sentBody streams req through a Provider built from o and returns the JSON body it sent.
 func sentBody(t *testing.T, o provider.Options, req provider.Request) map[string]any {
 	t.Helper()
-	url, reqs := serveSSE(t, transcript(t, "vllm", providertest.Text))
+	url, reqs := serveSSE(t, providertest.Transcript(t, "vllm", string(providertest.Text)+".sse"))
 	o.BaseURL = url + "/v1"
 	r := providertest.Collect(t.Context(), mustNew(t, o), req)
 	if r.Err != nil {

@@ -3,8 +3,6 @@ package gemini
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -16,16 +14,6 @@ import (
 func TestMain(m *testing.M) {
 	// Importing genai links go.opencensus.io, whose init starts a process-wide worker.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"))
-}
-
-// transcript reads a recorded-shape SSE body from testdata.
-func transcript(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // googleStatus is the google.rpc.Code name the API sends with an HTTP status.
@@ -83,10 +71,10 @@ func newTest(t testing.TB, o provider.Options) *Provider {
 
 func TestConformance(t *testing.T) {
 	bodies := map[providertest.Scenario]string{
-		providertest.Text:      transcript(t, "text.sse"),
-		providertest.ToolCall:  transcript(t, "tool_call.sse"),
-		providertest.Reasoning: transcript(t, "reasoning.sse"),
-		providertest.Malformed: transcript(t, "malformed.sse"),
+		providertest.Text:      providertest.Transcript(t, "text.sse"),
+		providertest.ToolCall:  providertest.Transcript(t, "tool_call.sse"),
+		providertest.Reasoning: providertest.Transcript(t, "reasoning.sse"),
+		providertest.Malformed: providertest.Transcript(t, "malformed.sse"),
 	}
 	providertest.Run(t, providertest.Wire{
 		Body:        func(s providertest.Scenario) string { return bodies[s] },

@@ -111,7 +111,7 @@ func TestStream_Errors(t *testing.T) {
 }
 
 func TestStream_Retries(t *testing.T) {
-	text := transcript(t, "text.sse")
+	text := providertest.Transcript(t, "text.sse")
 	ok := func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, text)

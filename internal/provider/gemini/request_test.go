@@ -64,7 +64,7 @@ func asJSON(t *testing.T, v any) any {
 }
 
 func TestStream_RequestTranslation(t *testing.T) {
-	url, reqs := captureServer(t, transcript(t, "text.sse"))
+	url, reqs := captureServer(t, providertest.Transcript(t, "text.sse"))
 	p := newTest(t, provider.Options{BaseURL: url, APIKey: "k-123", Model: "gemini-2.5-flash",
 		Params: map[string]any{"temperature": 0.2, "max_tokens": 1000, "top_k": 5}})
 	req := providertest.Request()
@@ -234,7 +234,7 @@ func TestStream_EnvironmentIsIgnored(t *testing.T) {
 		!strings.Contains(err.Error(), "GEMINI_API_KEY") || strings.Contains(err.Error(), "env-") {
 		t.Errorf("New without a key: %v", err)
 	}
-	url, reqs := captureServer(t, transcript(t, "text.sse"))
+	url, reqs := captureServer(t, providertest.Transcript(t, "text.sse"))
 	got := sent(t, newTest(t, provider.Options{BaseURL: url, APIKey: "config-key", Model: "m"}), reqs, providertest.Request())
 	if got.Key != "config-key" || got.Path != "/v1beta/models/test-model:streamGenerateContent" {
 		t.Errorf("got key %q path %q", got.Key, got.Path)
@@ -338,7 +338,7 @@ func TestStream_LazyAndReleased(t *testing.T) {
 func TestStream_ConcurrentCalls(t *testing.T) {
 	url, _ := scriptedServer(t, func(w http.ResponseWriter, _ int) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, strings.Replace(transcript(t, "tool_call.sse"), `"id":"call_1",`, "", 1))
+		_, _ = io.WriteString(w, strings.Replace(providertest.Transcript(t, "tool_call.sse"), `"id":"call_1",`, "", 1))
 	})
 	p := newTest(t, provider.Options{BaseURL: url, Model: "m"})
 	var wg sync.WaitGroup

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,16 +18,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// transcript reads testdata/<name>.sse.
-func transcript(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // errorBody is OpenAI's error JSON for a status, as the service words it.
 func errorBody(status int) string {
@@ -48,7 +36,7 @@ func errorBody(status int) string {
 
 func TestProvider_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return transcript(t, string(s)) },
+		Body:        func(s providertest.Scenario) string { return providertest.Transcript(t, string(s)+".sse") },
 		ContentType: "text/event-stream; charset=utf-8",
 		ErrorBody:   errorBody,
 		KeyEnv:      "OPENAI_API_KEY",
@@ -98,7 +86,7 @@ func newProvider(t *testing.T, o provider.Options) *Provider {
 }
 
 func TestNew_IgnoresEnvironment(t *testing.T) {
-	decoy, decoySeen := server(t, 200, "text/event-stream", transcript(t, "text"))
+	decoy, decoySeen := server(t, 200, "text/event-stream", providertest.Transcript(t, "text.sse"))
 	t.Setenv("OPENAI_BASE_URL", decoy+"/v1")
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
 	t.Setenv("OPENAI_ORG_ID", "org-env")
@@ -106,7 +94,7 @@ func TestNew_IgnoresEnvironment(t *testing.T) {
 	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Env-Header: yes")
 
 	t.Run("explicit base URL and key", func(t *testing.T) {
-		url, seen := server(t, 200, "text/event-stream", transcript(t, "text"))
+		url, seen := server(t, 200, "text/event-stream", providertest.Transcript(t, "text.sse"))
 		r := collect(t, newProvider(t, provider.Options{APIKey: "sk-explicit", BaseURL: url + "/v1"}))
 		if r.Err != nil || r.Text != "Hello, world." {
 			t.Fatalf("got %+v", r)
@@ -129,7 +117,7 @@ func TestNew_IgnoresEnvironment(t *testing.T) {
 		hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			got = r.URL.String()
 			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-				Body: io.NopCloser(strings.NewReader(transcript(t, "text"))), Request: r}, nil
+				Body: io.NopCloser(strings.NewReader(providertest.Transcript(t, "text.sse"))), Request: r}, nil
 		})}
 		r := collect(t, newProvider(t, provider.Options{APIKey: "sk-explicit", HTTPClient: hc}))
 		if r.Err != nil || got != "https://api.openai.com/v1/responses" {
@@ -204,7 +192,7 @@ func TestStream_Errors(t *testing.T) {
 }
 
 func TestStream_ContextCanceledBeforeStart(t *testing.T) {
-	url, _ := server(t, 200, "text/event-stream", transcript(t, "text"))
+	url, _ := server(t, 200, "text/event-stream", providertest.Transcript(t, "text.sse"))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	r := providertest.Collect(ctx, newProvider(t, provider.Options{APIKey: "k", BaseURL: url}), providertest.Request())
@@ -214,7 +202,7 @@ func TestStream_ContextCanceledBeforeStart(t *testing.T) {
 }
 
 func TestStream_IsLazy(t *testing.T) {
-	url, seen := server(t, 200, "text/event-stream", transcript(t, "text"))
+	url, seen := server(t, 200, "text/event-stream", providertest.Transcript(t, "text.sse"))
 	seq := newProvider(t, provider.Options{APIKey: "k", BaseURL: url}).Stream(t.Context(), providertest.Request())
 	time.Sleep(50 * time.Millisecond)
 	if len(seen) != 0 {

@@ -21,7 +21,7 @@ func captureBody(t *testing.T, o provider.Options, req provider.Request) map[str
 		b, _ := io.ReadAll(r.Body)
 		bodies <- b
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, transcript(t, "text"))
+		_, _ = io.WriteString(w, providertest.Transcript(t, "text.sse"))
 	}))
 	defer srv.Close()
 	o.BaseURL, o.APIKey = srv.URL+"/v1", "sk-test"

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -273,4 +275,14 @@ func Run(t *testing.T, w Wire) {
 			break
 		}
 	})
+}
+
+// Transcript reads testdata/<path...> (a recorded stream); a missing file fails the test.
+func Transcript(t testing.TB, path ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{"testdata"}, path...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
