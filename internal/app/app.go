@@ -103,6 +103,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p}
 	}
 
+	if err := checkTools(cfg, o.Getenv); err != nil {
+		return Result{}, err
+	}
 	bus := event.NewBus(nil)
 	var res Result
 	var closers []func() error

@@ -54,6 +54,20 @@ func (tb *toolbox) start(bus *event.Bus) []event.Payload {
 	return pre
 }
 
+// checkTools finds what would stop the tools before anything starts: a ${VAR} the config
+// needs and the machine lacks is a config error, reported before any model is called.
+func checkTools(cfg *config.Config, getenv func(string) string) error {
+	for _, a := range cfg.Agents {
+		for _, s := range a.Backend.Tools.MCPServers {
+			srv := mcptool.Server{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Headers: s.Headers, URL: s.URL}
+			if _, err := mcptool.Expand(srv, getenv); err != nil {
+				return errorf(ExitConfig, "agent %s: %v", a.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
 // needsWorkspace reports whether an agent gets a working directory.
 func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 	t := a.Backend.Tools

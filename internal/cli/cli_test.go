@@ -214,6 +214,9 @@ func TestBadInput(t *testing.T) {
 			wantErr: regexp.MustCompile(`cfg\.yaml:5:\d+: `)},
 		{name: "unsupported backend", config: "agents:\n  - id: a\n    backend: {type: ag2}\n", wantCode: 1,
 			wantErr: regexp.MustCompile(`not supported yet`)},
+		{name: "MCP server variable not set", config: "agents:\n  - id: a\n    backend:\n      type: scripted\n      answers: [x]\n" +
+			"      mcp_servers: [{name: s, command: x, env: {TOKEN: \"${MASSGEN_TEST_UNSET}\"}}]\n", wantCode: 1,
+			wantErr: regexp.MustCompile(`MASSGEN_TEST_UNSET`)},
 		{name: "missing file", args: []string{"--config", "nope.yaml", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`config file not found: nope\.yaml`)},
 		{name: "empty question", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"   "}, wantCode: 1,
 			wantErr: regexp.MustCompile(`question is empty`)},

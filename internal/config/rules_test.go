@@ -137,9 +137,10 @@ func TestParse_Rules(t *testing.T) {
 				"E 7:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
 		{"built-in tools refused by name", net("      enable_web_search: true\n      enable_code_interpreter: false\n"),
 			[]string{"E 5:7 agents[0].backend.enable_web_search | `enable_web_search: true` is not supported yet"}},
-		{"tool keys", net("      mcp_servers: {w: {command: npx, args: [-y, srv], env: {K: \"${K}\"}}}\n      cwd: ws\n" +
+		{"tool keys", net("      mcp_servers: {w: {command: npx, args: [-y, srv], env: {K: \"${MASSGEN_UNSET_TEST_VAR}\"}}}\n      cwd: ws\n" +
 			"      context_paths: [{path: ., permission: write, protected_paths: [a]}]\n      enable_mcp_command_line: true\n" +
-			"      command_line_blocked_commands: [\"^git push\"]\n"), nil},
+			"      command_line_blocked_commands: [\"^git push\"]\n"),
+			[]string{"W 5:24 agents[0].backend.mcp_servers.w | ${MASSGEN_UNSET_TEST_VAR} is not set here | set it before massgen runs"}},
 		{"mcp server errors", net("      mcp_servers:\n        - {name: a}\n        - {name: \"b c\", command: x}\n" +
 			"        - {name: d, type: sse, url: \"http://x\"}\n        - {name: e, type: streamable-http}\n        - {name: f, command: x, comand: y}\n" +
 			"        - {name: f, command: x}\n"),
@@ -208,7 +209,8 @@ func TestParse_Rules(t *testing.T) {
 			[]string{"E 5:3 orchestrator.voting_sensitivty | unknown orchestrator key `voting_sensitivty` | did you mean `voting_sensitivity`?"}},
 		{"orchestrator refused", okAgents + "orchestrator:\n  context_paths: [{path: ./src, permision: write}]\n  dspy: {enabled: true}\n",
 			[]string{"E 5:33 orchestrator.context_paths[0].permision | unknown context path key `permision` | did you mean `permission`?",
-				"E 6:10 orchestrator.dspy.enabled | `dspy` is not supported yet"}},
+				"E 6:10 orchestrator.dspy.enabled | `dspy` is not supported yet",
+				"W 5:19 orchestrator.context_paths[0] | context path \"./src\" does not exist here | it must exist when massgen runs"}},
 		{"orchestrator dspy off", okAgents + "orchestrator:\n  dspy: {enabled: false, model: x}\n", nil},
 		{"orchestrator session_storage", okAgents + "orchestrator:\n  session_storage: sessions\n",
 			[]string{"W 5:3 orchestrator.session_storage | `session_storage` is ignored"}},

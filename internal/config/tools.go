@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -195,6 +196,7 @@ func (w *walker) mcpServer(f field, name string) MCPServer {
 			w.errKey(g, didYouMean(g.key, mcpKeys), "unknown mcp server key `%s`", clip(g.key))
 		}
 	}
+	w.checkVars(f, s)
 	switch {
 	case s.Name == "":
 		w.errAt(f.loc, `missing required key "name"`, "add name: with letters, digits, _ or -", f.raw)
@@ -263,7 +265,34 @@ func (w *walker) contextPaths(f field) []ContextPath {
 			w.errAt(it.loc, `missing required key "path"`, "add path: with a file or folder", it.raw)
 			continue
 		}
+		// The file is checked, not the machine: a missing path fails the run, not validation.
+		if _, err := os.Stat(cp.Path); err != nil {
+			w.warnAt(it.loc, fmt.Sprintf("context path %q does not exist here", clip(cp.Path)),
+				"it must exist when massgen runs", it.raw)
+		}
 		out = append(out, cp)
 	}
 	return out
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// checkVars warns about ${VAR}s that are not set here: validation runs without secrets, so it
+// is not an error until massgen runs.
+func (w *walker) checkVars(f field, s MCPServer) {
+	texts := append([]string{}, s.Args...)
+	for _, m := range []map[string]string{s.Env, s.Headers} {
+		for _, v := range m {
+			texts = append(texts, v)
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, m := range envRef.FindAllStringSubmatch(t, -1) {
+			if v, ok := os.LookupEnv(m[1]); (!ok || v == "") && !seen[m[1]] {
+				seen[m[1]] = true
+				w.warnAt(f.loc, fmt.Sprintf("${%s} is not set here", m[1]), "set it before massgen runs this server", f.raw)
+			}
+		}
+	}
 }
