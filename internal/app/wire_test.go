@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,7 +60,6 @@ type fakeServer struct {
 	*httptest.Server
 	requests atomic.Int32
 	billed   atomic.Int32 // responses that carried usage
-	mu       sync.Mutex
 }
 
 func newFake(t *testing.T, f fault, respond func(w http.ResponseWriter, body map[string]any) bool) *fakeServer {

@@ -47,9 +47,6 @@ type Tools struct {
 }
 
 var (
-	toolKeys = []string{"cwd", "mcp_servers", "allowed_tools", "exclude_tools", "context_paths",
-		"enable_mcp_command_line", "command_line_execution_mode", "command_line_allowed_commands",
-		"command_line_blocked_commands", "enforce_read_before_delete"}
 	mcpKeys = []string{"name", "type", "command", "args", "env", "cwd", "url", "headers", "timeout",
 		"http_read_timeout", "allowed_tools", "exclude_tools", "security"}
 	contextPathKeys = []string{"path", "permission", "protected_paths"}

@@ -54,9 +54,6 @@ type addOut struct {
 type envIn struct {
 	Name string `json:"name"`
 }
-type slowIn struct {
-	Seconds float64 `json:"seconds"`
-}
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}

@@ -293,7 +293,8 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "missing_question", "question", "the question is empty")
 		return
 	}
-	ss, err := s.start(nil, body.Team, body.Question, nil)
+	// A dashboard run outlives the request that started it.
+	ss, err := s.start(context.Background(), body.Team, body.Question, nil)
 	if err != nil {
 		startError(w, err)
 		return

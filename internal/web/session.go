@@ -114,10 +114,7 @@ func (s *Server) start(parent context.Context, team, question string, history []
 		return nil, errShuttingDown
 	}
 	ctx, cancel := context.WithCancel(s.base)
-	stop := func() bool { return false }
-	if parent != nil {
-		stop = context.AfterFunc(parent, cancel)
-	}
+	stop := context.AfterFunc(parent, cancel)
 	ss := &session{
 		team:    team,
 		cancel:  cancel,

@@ -9,11 +9,11 @@ import (
 
 // fixture is a run with two agents, an outside directory and three context paths.
 type fixture struct {
-	run                    *Run
-	alice, bob             *Agent
-	base, outside          string
-	project, rw, ctxFile   string // read context dir, write context dir, read context file
-	aliceSnap, bobSnapFile string
+	run                  *Run
+	alice, bob           *Agent
+	base, outside        string
+	project, rw, ctxFile string // read context dir, write context dir, read context file
+	bobSnapFile          string
 }
 
 func newFixture(t *testing.T) *fixture {
