@@ -59,8 +59,7 @@ func (tb *toolbox) start(bus *event.Bus) []event.Payload {
 func checkTools(cfg *config.Config, getenv func(string) string) error {
 	for _, a := range cfg.Agents {
 		for _, s := range a.Backend.Tools.MCPServers {
-			srv := mcptool.Server{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Headers: s.Headers, URL: s.URL}
-			if _, err := mcptool.Expand(srv, getenv); err != nil {
+			if _, err := mcptool.Expand(mcpServer(s), getenv); err != nil {
 				return errorf(ExitConfig, "agent %s: %v", a.ID, err)
 			}
 		}
@@ -74,7 +73,7 @@ func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 	return t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0
 }
 
-// tools gives every agent its MCP tools, workspace and command tool. runID names the
+// newToolbox gives every agent its MCP tools, workspace and command tool. runID names the
 // workspace folder of this run; it must be unique.
 func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options) (*toolbox, error) {
 	tb := &toolbox{ws: map[string]*workspace.Agent{}}
@@ -120,8 +119,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 		if len(t.MCPServers) > 0 {
 			servers := make([]mcptool.Server, len(t.MCPServers))
 			for k, s := range t.MCPServers {
-				servers[k] = mcptool.Server{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-					URL: s.URL, Headers: s.Headers, Timeout: s.Timeout, AllowedTools: s.AllowedTools, ExcludeTools: s.ExcludeTools}
+				servers[k] = mcpServer(s)
 			}
 			mcpTools, errs := tb.mcp.Tools(ctx, servers, t.AllowedTools, t.ExcludeTools)
 			for _, err := range errs {
@@ -133,6 +131,11 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 		agents[i].Tools = set
 	}
 	return tb, nil
+}
+
+func mcpServer(s config.MCPServer) mcptool.Server {
+	return mcptool.Server{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+		URL: s.URL, Headers: s.Headers, Timeout: s.Timeout, AllowedTools: s.AllowedTools, ExcludeTools: s.ExcludeTools}
 }
 
 func contextPaths(cps []config.ContextPath) []workspace.ContextPath {

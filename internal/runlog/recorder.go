@@ -72,12 +72,13 @@ func NewRecorder(dir string, meta Meta) (*Recorder, error) {
 		now = time.Now
 	}
 	w.Batched = true
+	state := NewState()
 	r := &Recorder{
 		dir:     dir,
 		meta:    meta,
 		now:     now,
-		state:   NewState(),
-		table:   NewTable(),
+		state:   state,
+		table:   NewTableOn(state),
 		events:  w,
 		convs:   map[string]*conversation{},
 		folders: map[string]bool{},
@@ -168,8 +169,8 @@ func (r *Recorder) loop() {
 // record applies one event to the state and writes the files it calls for.
 func (r *Recorder) record(e event.Event) {
 	r.events.Handle(e)
-	r.state.Apply(e)
-	r.table.Handle(e)
+	r.table.Handle(e) // applies e to r.state
+
 	switch p := e.Payload.(type) {
 	case event.TextDelta, event.ReasoningDelta:
 		return

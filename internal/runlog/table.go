@@ -32,8 +32,12 @@ type tableRow struct {
 	span  string
 }
 
-// NewTable returns an empty table.
-func NewTable() *Table { return &Table{state: NewState()} }
+// NewTable returns an empty table with a state of its own.
+func NewTable() *Table { return NewTableOn(NewState()) }
+
+// NewTableOn returns a table that keeps s: Handle applies every event to s, deltas included,
+// so a caller that needs the state too folds each event once, through the table.
+func NewTableOn(s *State) *Table { return &Table{state: s} }
 
 // FormatTable returns the coordination table of a whole event stream.
 func FormatTable(events []event.Event) string {
@@ -44,13 +48,15 @@ func FormatTable(events []event.Event) string {
 	return t.String()
 }
 
-// Handle adds the row group e calls for, if any. Deltas are skipped.
+// Handle applies e to the table's state and adds the row group e calls for, if any (deltas
+// add none).
 func (t *Table) Handle(e event.Event) {
+	s := t.state
 	switch e.Payload.(type) {
 	case event.TextDelta, event.ReasoningDelta:
+		s.Apply(e)
 		return
 	}
-	s := t.state
 	// Rows that need the state before e (labels, the vote a new answer invalidates).
 	var row tableRow
 	switch p := e.Payload.(type) {

@@ -39,11 +39,10 @@ func (m *Model) Apply(e event.Event) {
 	if p, ok := e.Payload.(event.AnswerSubmitted); ok {
 		m.invalidated(p)
 	}
-	m.st.Apply(e)
+	m.table.Handle(e) // applies e to m.st
 	switch e.Payload.(type) {
 	case event.TextDelta, event.ReasoningDelta:
 	default:
-		m.table.Handle(e)
 		m.tableVer++
 	}
 	m.dirty = true

@@ -90,9 +90,10 @@ type contentKey struct{ seq, ver, width, which int64 }
 // New returns a model before any event. The window size comes with the first
 // tea.WindowSizeMsg; until then it renders at 80x24.
 func New() *Model {
+	st := runlog.NewState()
 	m := &Model{
-		st:         runlog.NewState(),
-		table:      runlog.NewTable(),
+		st:         st,
+		table:      runlog.NewTableOn(st),
 		byID:       map[string]*pane{},
 		width:      80,
 		height:     24,

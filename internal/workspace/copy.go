@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 )
 
 var (
@@ -51,21 +50,7 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 	visit func(within string, dir bool) error,
 ) (copyStats, error) {
 	var st copyStats
-	start := filepath.ToSlash(srcRel)
-	err := fs.WalkDir(src.FS(), start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		within := p
-		switch {
-		case p == start:
-			within = ""
-		case start != ".":
-			within = strings.TrimPrefix(p, start+"/")
-		}
+	err := walkRoot(ctx, src, srcRel, func(p, within string, d fs.DirEntry) error {
 		target := filepath.Join(dstRel, filepath.FromSlash(within))
 		if visit != nil {
 			if err := visit(within, d.IsDir()); err != nil {

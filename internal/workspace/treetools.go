@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,8 +24,14 @@ var noDescend = map[string]bool{
 // walk visits t and everything below it through its root; within is slash-separated and
 // relative to t ("" for t itself).
 func walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) error) error {
-	start := filepath.ToSlash(t.rel)
-	return fs.WalkDir(t.g.root.FS(), start, func(p string, d fs.DirEntry, err error) error {
+	return walkRoot(ctx, t.g.root, t.rel, func(_, within string, d fs.DirEntry) error { return fn(within, d) })
+}
+
+// walkRoot visits rel and everything below it in root, stopping when ctx is done. fn gets each
+// entry's path in root and its slash-separated path relative to rel ("" for rel itself).
+func walkRoot(ctx context.Context, root *os.Root, rel string, fn func(p, within string, d fs.DirEntry) error) error {
+	start := filepath.ToSlash(rel)
+	return fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -38,7 +45,7 @@ func walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) e
 		case start != ".":
 			within = strings.TrimPrefix(p, start+"/")
 		}
-		return fn(within, d)
+		return fn(p, within, d)
 	})
 }
 
