@@ -367,17 +367,20 @@ func (c *conn) watch(sessDone <-chan struct{}) {
 		c.proc.waitExit(500 * time.Millisecond)
 		msg = c.proc.describe()
 	}
-	if c.markDead(msg) {
-		c.m.status(c.srv.Name, StatusDied, msg)
+	if c.markDead(msg, true) {
 		_ = c.shutdown()
 	}
 }
 
-// markDead records why the server is gone; it reports whether this call did it.
-func (c *conn) markDead(msg string) bool {
+// markDead records why the server is gone; it reports whether this call did it. A death is
+// reported before dead is closed, so whoever sees a failed call has already seen the report.
+func (c *conn) markDead(msg string, report bool) bool {
 	did := false
 	c.deadOnce.Do(func() {
 		c.deadMsg = msg
+		if report {
+			c.m.status(c.srv.Name, StatusDied, msg)
+		}
 		close(c.dead)
 		did = true
 	})
@@ -389,7 +392,7 @@ func (c *conn) markDead(msg string) bool {
 // closing DELETE, say) has its requests aborted.
 func (c *conn) shutdown() error {
 	c.shutdownOnce.Do(func() {
-		c.markDead("it was stopped")
+		c.markDead("it was stopped", false)
 		grace := c.m.opts.ShutdownGrace
 		closed := make(chan struct{})
 		go func() {
