@@ -19,7 +19,8 @@ type Agent struct {
 	dir       string // the workspace, symlinks resolved
 	ws, snap  *grant
 
-	snapMu sync.Mutex // serialises Snapshot and CopyOut
+	snapMu  sync.Mutex // serialises Snapshot and CopyOut, guards retired
+	retired string     // the previous snapshot, kept for readers that opened it before the swap
 
 	mu               sync.Mutex
 	contexts         []*grant
@@ -141,8 +142,11 @@ func (a *Agent) RevokeFinal() {
 }
 
 // Snapshot publishes a copy of the workspace as the agent's shared snapshot, replacing the
-// previous one: the copy is built in the run's staging folder and renamed into place, so
-// readers never see a half-written snapshot (only, for an instant, none). An empty workspace
+// previous one: the copy is built in the run's staging folder and swapped into place in one
+// step (renameat2 RENAME_EXCHANGE on Linux), so readers never see a half-written snapshot nor a
+// missing one, and the replaced one is deleted only at the next swap, so a reader already inside
+// it finishes on a whole copy; where the swap is not available (another OS, a filesystem without it) the
+// previous snapshot is renamed away first and there is an instant with none. An empty workspace
 // keeps the previous snapshot, as MassGen does. The workspace itself is left as it is (MassGen
 // empties it: bug B9). Symbolic links are copied only when relative and pointing inside the
 // workspace; devices, sockets and pipes are skipped.
@@ -167,6 +171,18 @@ func (a *Agent) Snapshot() error {
 		return fmt.Errorf("workspace: snapshot %s: %w", a.label, err)
 	}
 	final := a.SnapshotDir()
+	if err := exchange(stage, final); err == nil {
+		// stage now holds the previous snapshot. A reader may have opened a folder of it just
+		// before the swap, so it stays whole until the next snapshot replaces this one.
+		prev := a.retired
+		a.retired = stage
+		if prev != "" {
+			if err := os.RemoveAll(prev); err != nil {
+				return fmt.Errorf("workspace: snapshot %s: remove previous: %w", a.label, err)
+			}
+		}
+		return nil
+	}
 	hadOld := true
 	if err := os.Rename(final, old); errors.Is(err, os.ErrNotExist) {
 		hadOld = false
@@ -225,9 +241,15 @@ func (a *Agent) ShareText(text string) string {
 }
 
 func (a *Agent) close() error {
+	a.snapMu.Lock()
+	defer a.snapMu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	errs := []error{a.ws.root.Close()}
+	if a.retired != "" {
+		errs = append(errs, os.RemoveAll(a.retired))
+		a.retired = ""
+	}
 	for _, g := range a.contexts {
 		errs = append(errs, g.root.Close())
 	}
