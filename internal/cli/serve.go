@@ -21,6 +21,7 @@ const tokenEnv = "MASSGEN_SERVE_TOKEN"
 func newServe(stdout, stderr io.Writer) *cobra.Command {
 	var configs []string
 	var addr, token, logRoot string
+	var maxSessions int
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--config FILE]... [--addr 127.0.0.1:8080] [--token T]",
 		Short: "Serve the web dashboard and an OpenAI-compatible API, one model per team",
@@ -31,12 +32,16 @@ A team is named after its file ("examples/demo.yaml" is "demo"), or NAME=FILE na
 
 It listens on 127.0.0.1 unless --addr says otherwise; any other address needs --token (or
 ` + tokenEnv + `), which every request must then send as "Authorization: Bearer <token>" (a
-browser opens /?token=<token> once and keeps a cookie). Ctrl-C interrupts the running sessions,
-which still write their logs, and stops.
+browser opens /?token=<token> once and keeps a cookie). At most --max-sessions sessions run at
+once; a request for another is answered 429 with Retry-After. Ctrl-C interrupts the running
+sessions, which still write their logs, and stops.
 
   massgen serve --config examples/demo.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if maxSessions < 0 {
+				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
+			}
 			if len(configs) == 0 {
 				return exitf(ExitConfig, "serve needs at least one --config FILE: each config is a team, e.g. massgen serve --config examples/demo.yaml")
 			}
@@ -68,7 +73,7 @@ which still write their logs, and stops.
 				}
 				teams[name] = cfg
 			}
-			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version})
+			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version, MaxSessions: maxSessions})
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
@@ -101,6 +106,7 @@ which still write their logs, and stops.
 	f.StringArrayVar(&configs, "config", nil, "a team's config file, or NAME=FILE; repeat for more teams")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on; other than loopback needs --token")
 	f.StringVar(&token, "token", "", "require this bearer token on every request (default $"+tokenEnv+")")
+	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
 	return cmd
 }

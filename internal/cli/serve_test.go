@@ -19,6 +19,7 @@ func TestServe_RefusesBadSetups(t *testing.T) {
 	}{
 		{"no team", []string{"serve"}, regexp.MustCompile(`at least one --config`)},
 		{"missing file", []string{"serve", "--config", "nope.yaml"}, regexp.MustCompile(`config file not found`)},
+		{"negative cap", []string{"serve", "--config", demo, "--max-sessions", "-1"}, regexp.MustCompile(`--max-sessions -1: use a positive number`)},
 		{"open address without a token", []string{"serve", "--config", demo, "--addr", "0.0.0.0:0"}, regexp.MustCompile(`(?i)token`)},
 	}
 	for _, tc := range tests {

@@ -224,6 +224,12 @@ func startError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusServiceUnavailable, "server_error", "shutting_down", "", err.Error())
 		return
 	}
+	if errors.As(err, new(busyError)) {
+		// OpenAI's own shape for this case; its clients wait Retry-After and try again.
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "", err.Error())
+		return
+	}
 	code := "session_failed"
 	var ae *app.Error
 	if errors.As(err, &ae) && ae.Code == app.ExitConfig {

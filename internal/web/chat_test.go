@@ -396,3 +396,39 @@ func TestChat_SessionsRunAtOnce(t *testing.T) {
 		t.Errorf("cancelled session ended %+v", end)
 	}
 }
+
+func TestChat_MaxSessionsAnswers429UntilOneEnds(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.MaxSessions = 1 })
+	res := e.post("/api/runs", map[string]string{"team": "hang", "question": "q"})
+	if res.status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", res.status, res.body)
+	}
+	hung := decode[map[string]string](t, res)["id"]
+	for _, r := range []response{
+		e.post("/v1/chat/completions", chatBody("demo", false, "user", "q")),
+		e.post("/v1/chat/completions", chatBody("demo", true, "user", "q")),
+		e.post("/api/runs", map[string]string{"team": "demo", "question": "q"}),
+	} {
+		wantError(t, r, http.StatusTooManyRequests, "rate_limit_exceeded")
+		if r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), "--max-sessions") {
+			t.Errorf("429 without Retry-After or the flag to change: %v %s", r.header, r.body)
+		}
+	}
+	if r := e.post("/api/sessions/"+hung+"/cancel", nil); r.status != http.StatusAccepted {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	e.waitIdle()
+	// The slot is free again, also right after a session that ends.
+	for range 2 {
+		if r := e.post("/v1/chat/completions", chatBody("demo", false, "user", "q")); r.status != http.StatusOK {
+			t.Fatalf("after the cap freed: %d %s", r.status, r.body)
+		}
+	}
+}
+
+func TestNewServer_RefusesANegativeCap(t *testing.T) {
+	_, err := NewServer(Options{Teams: map[string]*config.Config{"demo": {}}, MaxSessions: -1})
+	if err == nil || !strings.Contains(err.Error(), "max sessions") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -40,6 +40,9 @@ type Options struct {
 	Token string
 	// Version is shown by the dashboard and written to each session's metadata.json.
 	Version string
+	// MaxSessions caps the sessions running at once (each one spends tokens); a request for one
+	// more is answered 429 with Retry-After. Zero means no cap.
+	MaxSessions int
 	// Run runs a session; nil means app.Run. Tests inject their own.
 	Run RunFunc
 	// Now is the clock for response timestamps; nil means time.Now.
@@ -62,8 +65,11 @@ type Server struct {
 	base   context.Context // parent of every session; cancelled by Close
 	cancel context.CancelFunc
 
+	maxSessions int
+
 	mu      sync.Mutex
 	closed  bool
+	active  int                 // sessions started and not yet ended, counted against maxSessions
 	running map[string]*session // by id, log_<ts>/turn_<n>
 	wg      sync.WaitGroup      // session goroutines
 }
@@ -83,6 +89,9 @@ func NewServer(opts Options) (*Server, error) {
 	if len(opts.Teams) == 0 {
 		return nil, errors.New("web: no team configured: pass at least one config")
 	}
+	if opts.MaxSessions < 0 {
+		return nil, fmt.Errorf("web: max sessions is %d: use 0 for no cap or a positive number", opts.MaxSessions)
+	}
 	s := &Server{
 		teams:   opts.Teams,
 		byPath:  map[string]string{},
@@ -92,6 +101,8 @@ func NewServer(opts Options) (*Server, error) {
 		run:     opts.Run,
 		now:     opts.Now,
 		running: map[string]*session{},
+
+		maxSessions: opts.MaxSessions,
 	}
 	for name, cfg := range opts.Teams {
 		if !teamName.MatchString(name) {

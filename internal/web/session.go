@@ -102,6 +102,13 @@ func (ss *session) result() (app.Result, error) {
 
 var errShuttingDown = errors.New("the server is shutting down")
 
+// busyError: the server already runs as many sessions as it may.
+type busyError struct{ max int }
+
+func (e busyError) Error() string {
+	return fmt.Sprintf("%d sessions are running, the most this server runs at once (massgen serve --max-sessions); retry when one has ended", e.max)
+}
+
 // start runs question on team in a goroutine the server owns, and returns once the session has
 // started (its id is known) or has failed to. The session stops when parent is done (nil: only
 // when the server closes, or through cancel). A session that could not start returns its error,
@@ -113,6 +120,11 @@ func (s *Server) start(parent context.Context, team, question string, history []
 		s.mu.Unlock()
 		return nil, errShuttingDown
 	}
+	if s.maxSessions > 0 && s.active >= s.maxSessions {
+		s.mu.Unlock()
+		return nil, busyError{s.maxSessions}
+	}
+	s.active++
 	ctx, cancel := context.WithCancel(s.base)
 	stop := context.AfterFunc(parent, cancel)
 	ss := &session{
@@ -139,6 +151,10 @@ func (s *Server) start(parent context.Context, team, question string, history []
 			// What metadata.json records; the list reads the team back from it.
 			Args: []string{"massgen", "serve", "--config", team + "=" + cfg.Path},
 		})
+		// Free the slot before anyone can learn that the session ended.
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
 		ss.mu.Lock()
 		ss.ended, ss.res, ss.err = true, res, err
 		id, begun := ss.id, ss.begun
