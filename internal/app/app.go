@@ -65,6 +65,9 @@ type Options struct {
 	Args    []string
 	// WorkspaceRoot holds the agents' workspaces, a folder per run; default .massgen/workspaces.
 	WorkspaceRoot string
+	// Conversation, shared by the turns of an interactive session, keeps their MCP servers
+	// running and starts each turn from the previous winner's workspace; nil for a lone turn.
+	Conversation *Conversation
 	// NewProvider overrides the backend factory (tests); nil means the built-in one.
 	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
 }

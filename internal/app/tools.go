@@ -19,9 +19,12 @@ import (
 
 // toolbox owns the session's tool resources: the MCP servers and the agents' workspaces.
 type toolbox struct {
-	mcp *mcptool.Manager
-	run *workspace.Run
-	ws  map[string]*workspace.Agent
+	mcp  *mcptool.Manager
+	conv *Conversation // owns mcp when set
+	run  *workspace.Run
+	ws   map[string]*workspace.Agent
+
+	winnerDir string // the winner's workspace, once finish has run
 
 	mu       sync.Mutex
 	preamble []event.Payload // statuses reported before the session started
@@ -76,8 +79,13 @@ func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 // newToolbox gives every agent its MCP tools, workspace and command tool. runID names the
 // workspace folder of this run; it must be unique.
 func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options) (*toolbox, error) {
-	tb := &toolbox{ws: map[string]*workspace.Agent{}}
-	tb.mcp = mcptool.NewManager(mcptool.Options{OnStatus: tb.status, Getenv: o.Getenv, ClientVersion: o.Version})
+	tb := &toolbox{ws: map[string]*workspace.Agent{}, conv: o.Conversation}
+	if tb.conv != nil {
+		tb.mcp = tb.conv.manager(o, tb.status)
+	} else {
+		tb.mcp = mcptool.NewManager(mcptool.Options{OnStatus: tb.status, Getenv: o.Getenv, ClientVersion: o.Version})
+	}
+	var previous string // this run's copy of the previous turn's workspace
 	for i, a := range cfg.Agents {
 		t := a.Backend.Tools
 		var set tool.Set
@@ -95,12 +103,23 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 					return tb, errorf(ExitExecution, "cannot create the workspaces of this run: %v", err)
 				}
 				tb.run = run
+				if src := tb.conv.previous(); src != "" {
+					if previous, err = run.CopyPrevious(src); err != nil {
+						return tb, errorf(ExitExecution, "cannot carry the previous turn's workspace into this turn: %v (/reset starts from empty workspaces)", err)
+					}
+				}
 			}
 			ws, err := tb.run.Agent(a.ID, coord.Label(i))
 			if err != nil {
 				return tb, errorf(ExitExecution, "agent %s: workspace: %v", a.ID, err)
 			}
 			paths := workspace.MergeContextPaths(contextPaths(cfg.Orchestrator.ContextPaths), contextPaths(t.ContextPaths))
+			if previous != "" {
+				if err := ws.Seed(previous); err != nil {
+					return tb, errorf(ExitExecution, "agent %s: cannot start from the previous turn's workspace: %v", a.ID, err)
+				}
+				paths = append(paths, workspace.ContextPath{Path: previous})
+			}
 			if err := ws.SetContextPaths(paths); err != nil {
 				return tb, errorf(ExitConfig, "agent %s: context_paths: %v", a.ID, err)
 			}
@@ -146,10 +165,15 @@ func contextPaths(cps []config.ContextPath) []workspace.ContextPath {
 	return out
 }
 
-// finish copies the winner's workspace into the log folder.
+// finish copies the winner's workspace into the log folder and keeps it for a conversation's
+// next turn.
 func (tb *toolbox) finish(winner, logDir string) error {
 	ws, ok := tb.ws[winner]
-	if !ok || logDir == "" {
+	if !ok {
+		return nil
+	}
+	tb.winnerDir = ws.Dir()
+	if logDir == "" {
 		return nil
 	}
 	if err := ws.CopyOut(filepath.Join(logDir, "final", winner, "workspace")); err != nil {
@@ -158,12 +182,18 @@ func (tb *toolbox) finish(winner, logDir string) error {
 	return nil
 }
 
-// close stops the MCP servers and releases the workspaces; nothing is reported afterwards.
+// close stops the MCP servers, unless a conversation keeps them for its next turn, and releases
+// the workspaces; nothing is reported afterwards.
 func (tb *toolbox) close() error {
 	tb.mu.Lock()
 	tb.closed = true // the session has ended: its stream takes no more events
 	tb.mu.Unlock()
-	err := tb.mcp.Close()
+	var err error
+	if tb.conv != nil {
+		tb.conv.endTurn(tb.winnerDir)
+	} else {
+		err = tb.mcp.Close()
+	}
 	if tb.run != nil {
 		err = errors.Join(err, tb.run.Close())
 	}

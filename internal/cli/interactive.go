@@ -17,14 +17,22 @@ const interactiveHelp = `Type a question and press Enter; the agents answer it w
 Commands:
   /help, /h          this help
   /status            the team, the turns so far and the log folder
-  /reset, /clear     forget the conversation (the next question starts fresh)
+  /reset, /clear     forget the conversation and the files of earlier turns (the next
+                     question starts fresh)
   /quit, /exit, /q   leave (Ctrl-D too)`
 
 // interactive runs a prompt loop: each question is one turn of the same session, logged under
-// turn_<n> of one log folder, with the earlier questions and final answers as history.
+// turn_<n> of one log folder, with the earlier questions and final answers as history. The turns
+// share their MCP servers, and each starts from the previous winner's workspace.
 func interactive(ctx context.Context, cfg *config.Config, in io.Reader, stdout io.Writer,
-	runTurn func(app.Options) (app.Result, error)) error {
+	runTurn func(app.Options) (app.Result, error)) (err error) {
 	fmt.Fprintf(stdout, "massgen interactive: %d agents (%s). /help for commands, /quit to leave.\n", len(cfg.Agents), agentSummary(cfg))
+	conv := app.NewConversation()
+	defer func() {
+		if cerr := conv.Close(); cerr != nil && err == nil {
+			err = &exitError{code: ExitExecution, err: cerr}
+		}
+	}()
 	var history []provider.Message
 	session := ""
 	turn := 0
@@ -47,6 +55,7 @@ func interactive(ctx context.Context, cfg *config.Config, in io.Reader, stdout i
 			continue
 		case "/reset", "/clear", "reset", "clear":
 			history = nil
+			conv.Reset()
 			fmt.Fprintln(stdout, "Conversation cleared.")
 			continue
 		case "/status":
@@ -61,9 +70,14 @@ func interactive(ctx context.Context, cfg *config.Config, in io.Reader, stdout i
 			continue
 		}
 		turn++
-		res, err := runTurn(app.Options{Question: q, History: history, Session: session, Turn: turn})
+		res, err := runTurn(app.Options{Question: q, History: history, Session: session, Turn: turn, Conversation: conv})
 		if err != nil {
-			return err
+			if turn == 1 || ctx.Err() != nil {
+				return err // the setup is wrong: nothing to keep
+			}
+			// A later turn that could not start leaves the conversation as it was.
+			fmt.Fprintf(stdout, "This turn could not start: %v\n", err)
+			continue
 		}
 		session = res.Session
 		if res.ExitCode == ExitInterrupted || ctx.Err() != nil {

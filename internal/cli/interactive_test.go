@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"massgen/internal/app"
+	"massgen/internal/config"
 	"massgen/internal/event"
 )
 
@@ -76,5 +79,35 @@ func TestInteractive_ResetForgets(t *testing.T) {
 	}
 	if h := evs[0].Payload.(event.SessionStarted).History; len(h) != 0 {
 		t.Errorf("history after /reset: %+v", h)
+	}
+}
+
+// A later turn that cannot start (say, its previous workspace vanished) is reported and the
+// conversation goes on; every turn gets the same Conversation.
+func TestInteractive_ALaterTurnThatCannotStartKeepsTheConversation(t *testing.T) {
+	cfg := &config.Config{Agents: []config.Agent{{ID: "a"}}}
+	var seen []app.Options
+	runTurn := func(o app.Options) (app.Result, error) {
+		seen = append(seen, o)
+		if o.Turn == 2 {
+			return app.Result{}, &app.Error{Code: app.ExitExecution, Err: errors.New("the previous workspace is gone")}
+		}
+		var r app.Result
+		r.FinalAnswer, r.Session = "answer "+o.Question, "log_x"
+		return r, nil
+	}
+	var out bytes.Buffer
+	err := interactive(t.Context(), cfg, strings.NewReader("q1\nq2\nq3\n"), &out, runTurn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "This turn could not start: the previous workspace is gone") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if len(seen) != 3 || seen[0].Conversation == nil || seen[2].Conversation != seen[0].Conversation {
+		t.Fatalf("turns %+v", seen)
+	}
+	if h := seen[2].History; len(h) != 2 || h[1].Content != "answer q1" {
+		t.Errorf("turn 3 history %+v", h)
 	}
 }

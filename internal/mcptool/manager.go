@@ -202,6 +202,29 @@ func (m *Manager) conn(decl, xs Server) (*conn, error) {
 	return c, nil
 }
 
+// Retry forgets the servers that failed to start or died, so that the next Tools call starts
+// them afresh: a new turn of a conversation gets another chance. Running servers are kept.
+func (m *Manager) Retry() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, c := range m.conns {
+		select {
+		case <-c.ready:
+		default:
+			continue // still starting
+		}
+		select {
+		case <-c.dead:
+			delete(m.conns, k)
+			continue
+		default:
+		}
+		if c.err != nil {
+			delete(m.conns, k)
+		}
+	}
+}
+
 // goBG runs f on a goroutine that Close waits for; it reports false after Close began.
 func (m *Manager) goBG(f func()) bool {
 	m.mu.Lock()

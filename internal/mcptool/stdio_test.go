@@ -167,6 +167,18 @@ func TestStdio_DiesMidSession(t *testing.T) {
 		t.Errorf("tools %v, errors %v", toolNames(set), errs)
 	}
 	requireGone(t)
+	// A conversation's next turn tries it again, and the new one runs.
+	m.Retry()
+	set, errs = m.Tools(t.Context(), []Server{selfServer(t, "fragile", "serve")}, nil, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if r := run(t, set, "mcp__fragile__echo", `{"text":"back"}`); r.Content != "echo: back" {
+		t.Errorf("echo after Retry = %+v", r)
+	}
+	if log.count("fragile starting ") != 2 {
+		t.Errorf("statuses:\n%s", &log)
+	}
 }
 
 func TestStdio_TimeoutsNeverHang(t *testing.T) {

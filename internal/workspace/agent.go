@@ -220,17 +220,23 @@ func (a *Agent) CopyOut(dst string) error {
 	return nil
 }
 
-func (a *Agent) copyOutTo(dst string) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenRoot(dst)
+func (a *Agent) copyOutTo(dst string) error { return copyInto(a.ws.root, dst) }
+
+// Seed copies the tree at dir into the workspace, overwriting files of the same name: a new
+// turn starts from the previous turn's work (see Run.CopyPrevious). Links and special files are
+// treated as by Snapshot.
+func (a *Agent) Seed(dir string) error {
+	src, err := os.OpenRoot(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("workspace: seed %s: %w", a.id, err)
 	}
-	defer out.Close()
-	_, err = copyTree(context.Background(), a.ws.root, ".", out, ".", nil)
-	return err
+	defer src.Close()
+	a.snapMu.Lock()
+	defer a.snapMu.Unlock()
+	if _, err := copyTree(context.Background(), src, ".", a.ws.root, ".", nil); err != nil {
+		return fmt.Errorf("workspace: seed %s: %w", a.id, err)
+	}
+	return nil
 }
 
 // ShareText rewrites the agent's workspace path in text (an answer) into its snapshot path,

@@ -36,6 +36,20 @@ func openRegular(r *os.Root, name string, flags int) (*os.File, error) {
 	return nil, err
 }
 
+// copyInto copies the whole of src into the folder dst, created if missing.
+func copyInto(src *os.Root, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	_, err = copyTree(context.Background(), src, ".", out, ".", nil)
+	return err
+}
+
 type copyStats struct {
 	files, dirs, skipped int
 	bytes                int64

@@ -6,6 +6,7 @@
 //	<root>/<runID>/<agent id>/workspace   the agent's private, writable workspace
 //	<root>/<runID>/snapshots/<label>/     the latest shared snapshot of the agent labelled <label>
 //	<root>/<runID>/.staging/              snapshots being copied (never visible to agents)
+//	<root>/<runID>/previous_turn/         the previous turn's winning workspace (conversations)
 //
 // Other agents address snapshots by their absolute path, <root>/<runID>/snapshots/<label>/...;
 // the tool descriptions state both directories, so the same path works in the file tools and
@@ -86,6 +87,26 @@ func NewRun(root, runID string) (*Run, error) {
 	return r, nil
 }
 
+// previousName is the run's copy of the previous turn's workspace.
+const previousName = "previous_turn"
+
+// CopyPrevious copies src, the winner's workspace of the conversation's previous turn, into
+// <run>/previous_turn and returns that folder. MassGen gives it to every agent twice from the
+// second turn on: as a read-only context path, to compare against, and as a writable copy in
+// its own workspace (Agent.Seed). The copy keeps the path free of the previous winner's id.
+func (r *Run) CopyPrevious(src string) (string, error) {
+	in, err := os.OpenRoot(src)
+	if err != nil {
+		return "", fmt.Errorf("workspace: previous turn: %w", err)
+	}
+	defer in.Close()
+	dst := filepath.Join(r.dir, previousName)
+	if err := copyInto(in, dst); err != nil {
+		return "", fmt.Errorf("workspace: previous turn: %w", err)
+	}
+	return dst, nil
+}
+
 // Dir is the run's directory.
 func (r *Run) Dir() string { return r.dir }
 
@@ -122,7 +143,7 @@ func (r *Run) Agent(id, label string) (*Agent, error) {
 	if err := checkName("agent id", id); err != nil {
 		return nil, err
 	}
-	if id == "snapshots" {
+	if id == "snapshots" || id == previousName {
 		return nil, fmt.Errorf("workspace: agent id %q is reserved", id)
 	}
 	if err := checkName("label", label); err != nil {

@@ -328,6 +328,48 @@ func TestCopyOut(t *testing.T) {
 	}
 }
 
+// A conversation's next turn: every agent starts from a writable copy of the previous winner's
+// workspace and sees the original read-only; the copy's path names no agent.
+func TestCopyPrevious_SeedsEveryAgent(t *testing.T) {
+	prevRun, base := newRun(t)
+	winner := newAgent(t, prevRun, "alice", "agent1")
+	writeFile(t, filepath.Join(winner.Dir(), "site", "index.html"), "<h1>v1</h1>")
+
+	r, err := NewRun(filepath.Join(base, "workspaces"), "run1_turn_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	prev, err := r.CopyPrevious(winner.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(prev, "alice") {
+		t.Errorf("the previous turn's folder %s names the winner", prev)
+	}
+	for _, id := range []string{"alice", "bob"} {
+		a := newAgent(t, r, id, map[string]string{"alice": "agent1", "bob": "agent2"}[id])
+		if err := a.Seed(prev); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.SetContextPaths([]ContextPath{{Path: prev}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustOK(t, call(t, a, "read_file", map[string]any{"path": "site/index.html"})); !strings.Contains(got, "v1") {
+			t.Errorf("%s's seeded copy reads %q", id, got)
+		}
+		mustOK(t, call(t, a, "write_file", map[string]any{"path": "site/index.html", "content": "<h1>" + id + "</h1>"}))
+		mustOK(t, call(t, a, "read_file", map[string]any{"path": filepath.Join(prev, "site", "index.html")}))
+		mustFail(t, call(t, a, "write_file", map[string]any{"path": filepath.Join(prev, "site", "index.html"), "content": "x"}), "read-only")
+	}
+	if got := readFile(t, filepath.Join(prev, "site", "index.html")); got != "<h1>v1</h1>" {
+		t.Errorf("the previous turn's copy changed: %q", got)
+	}
+	if _, err := r.Agent(previousName, "agent3"); err == nil {
+		t.Errorf("agent id %q accepted", previousName)
+	}
+}
+
 func TestShareText(t *testing.T) {
 	r, _ := newRun(t)
 	a := newAgent(t, r, "alice", "agent1")
