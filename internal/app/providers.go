@@ -16,7 +16,8 @@ import (
 // NewProvider builds the backend of one agent from its config, its key and where the key came
 // from (named in errors instead of the key).
 func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error) {
-	o := provider.Options{Type: b.Type, Model: b.Model, APIKey: key, KeyEnv: keyEnv, BaseURL: b.BaseURL, Params: b.Params}
+	o := provider.Options{Type: b.Type, Model: b.Model, APIKey: key, KeyEnv: keyEnv, BaseURL: b.BaseURL, Params: b.Params,
+		WebSearch: b.Hosted.WebSearch, CodeExecution: b.Hosted.CodeExecution}
 	switch config.BackendTypes[b.Type].Protocol {
 	case config.ProtocolScripted:
 		if b.Script == nil {

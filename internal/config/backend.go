@@ -88,7 +88,7 @@ func (w *walker) backendType(f field, fields []field) (BackendType, bool) {
 
 // networkBackend reads the keys of a non-scripted backend.
 func (w *walker) networkBackend(f field, fields []field, bt BackendType, known bool, b *Backend) {
-	var allowedF, excludeF *field
+	var allowedF, excludeF, webSearchF *field
 	for _, e := range fields {
 		g := child(f.loc, e)
 		switch g.key {
@@ -107,11 +107,12 @@ func (w *walker) networkBackend(f field, fields []field, bt BackendType, known b
 		case "base_url":
 			b.BaseURL, _ = w.str(g)
 		case "enable_web_search":
-			w.capability(g, bt, known, bt.WebSearch)
+			b.Hosted.WebSearch = w.capability(g, bt, known, bt.WebSearch) || b.Hosted.WebSearch
+			webSearchF = &g
 		case "enable_code_execution":
-			w.capability(g, bt, known, bt.CodeExecution)
+			b.Hosted.CodeExecution = w.capability(g, bt, known, bt.CodeExecution) || b.Hosted.CodeExecution
 		case "enable_code_interpreter":
-			w.capability(g, bt, known, bt.CodeInterpreter)
+			b.Hosted.CodeExecution = w.capability(g, bt, known, bt.CodeInterpreter) || b.Hosted.CodeExecution
 		case "disallowed_tools":
 			w.strList(g) // claude_code's native-tool filter: checked, unused
 		case "allowed_tools", "exclude_tools":
@@ -145,6 +146,11 @@ func (w *walker) networkBackend(f field, fields []field, bt BackendType, known b
 		w.warnAt(excludeF.loc, "both allowed_tools and exclude_tools are set",
 			"allowed_tools already limits the tools; exclude_tools only removes from that list", excludeF.keyN)
 	}
+	if b.Hosted.WebSearch && bt.Protocol == ProtocolChat && hasSearchParameters(b.Params) {
+		// Grok's search is the search_parameters body field; MassGen refuses both at once too.
+		w.errKey(*webSearchF, "remove search_parameters, or enable_web_search to keep your own",
+			"enable_web_search sets search_parameters, which the backend already sets")
+	}
 	if !known {
 		return
 	}
@@ -163,16 +169,26 @@ func (w *walker) networkBackend(f field, fields []field, bt BackendType, known b
 	}
 }
 
-// capability checks an enable_* switch: a real boolean, and when on, supported by the type.
-func (w *walker) capability(f field, bt BackendType, known, supported bool) {
+// hasSearchParameters reports whether params set search_parameters, at the top or in extra_body.
+func hasSearchParameters(params map[string]any) bool {
+	if _, ok := params["search_parameters"]; ok {
+		return true
+	}
+	eb, _ := params["extra_body"].(map[string]any)
+	_, ok := eb["search_parameters"]
+	return ok
+}
+
+// capability checks an enable_* switch: a real boolean, and when on, supported by the type. It
+// reports whether the switch turns a hosted tool on.
+func (w *walker) capability(f field, bt BackendType, known, supported bool) bool {
 	on, ok := w.boolean(f)
 	switch {
 	case !ok || !on || !known:
+		return false
 	case !supported:
-		w.errKey(f, "remove it or set it to false", "backend type `%s` does not support %s", bt.Name, f.key)
-	default:
-		// The providers' built-in tools are not wired yet; running without them silently
-		// would answer a different question than the config asks.
-		w.errKey(f, "remove it or set it to false; MCP tools (mcp_servers) can stand in", "`%s: true` is not supported yet", f.key)
+		w.errKey(f, "remove it or set it to false; MCP tools (mcp_servers) can stand in", "backend type `%s` does not support %s", bt.Name, f.key)
+		return false
 	}
+	return true
 }

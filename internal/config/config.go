@@ -38,6 +38,17 @@ type Backend struct {
 	Script *Script
 	// Tools are the agent's MCP servers, workspace and command line.
 	Tools Tools
+	// Hosted are the tools the provider itself runs, switched on by MassGen's enable_* keys.
+	Hosted HostedTools
+}
+
+// HostedTools are tools a provider runs on its own side; their calls and results come back
+// in the response stream. Only the types whose BackendType lists them accept them.
+type HostedTools struct {
+	WebSearch bool // enable_web_search
+	// CodeExecution is enable_code_execution, or enable_code_interpreter (OpenAI's name for
+	// the same thing).
+	CodeExecution bool
 }
 
 // Script describes a deterministic offline agent (backend type "scripted").

@@ -88,39 +88,9 @@ func TestParse_Defaults(t *testing.T) {
 	}
 }
 
-// withoutBuiltinTools loads a MassGen config with its enable_* lines removed: the providers'
-// built-in tools are refused by name until they are wired.
-func withoutBuiltinTools(t *testing.T, path string) *Config {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rep := Parse(path, data)
-	for _, is := range rep.Errors {
-		if !strings.Contains(is.Message, "is not supported yet") || !strings.Contains(is.Location, ".enable_") {
-			t.Errorf("unexpected issue: %s", is.String())
-		}
-	}
-	if len(rep.Errors) == 0 {
-		t.Errorf("%s: enable_* built-in tools were accepted", path)
-	}
-	var kept []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if !strings.Contains(l, "enable_") {
-			kept = append(kept, l)
-		}
-	}
-	cfg, rep := Parse(path, []byte(strings.Join(kept, "\n")))
-	if !rep.OK() {
-		t.Fatal(rep.Text())
-	}
-	return cfg
-}
-
 func TestLoad_MassGenShowcase_Implemented(t *testing.T) {
 	implement(t, "gemini", "openai", "claude")
-	cfg := withoutBuiltinTools(t, "testdata/massgen_three_agents.yaml")
+	cfg := mustLoad(t, "testdata/massgen_three_agents.yaml")
 	var ids []string
 	for _, a := range cfg.Agents {
 		ids = append(ids, a.ID)
@@ -138,6 +108,15 @@ func TestLoad_MassGenShowcase_Implemented(t *testing.T) {
 	}
 	if gpt.Model != "gpt-5-nano" || gpt.BaseURL != "https://api.openai.com/v1" || gpt.Script != nil {
 		t.Errorf("backend = %+v", gpt)
+	}
+	// MassGen's enable_* keys switch on each provider's own tools; OpenAI's code interpreter is
+	// its code execution.
+	var hosted []HostedTools
+	for _, a := range cfg.Agents {
+		hosted = append(hosted, a.Backend.Hosted)
+	}
+	if diff := cmp.Diff([]HostedTools{{WebSearch: true}, {WebSearch: true, CodeExecution: true}, {WebSearch: true, CodeExecution: true}}, hosted); diff != "" {
+		t.Errorf("hosted tools (-want +got):\n%s", diff)
 	}
 	if o := cfg.Orchestrator; o.VotingSensitivity != "balanced" || o.AnswerNovelty != "balanced" || o.MaxNewAnswersPerAgent != 2 {
 		t.Errorf("orchestrator = %+v", o)
@@ -157,9 +136,9 @@ func TestLoad_MassGenShowcase_Scripted(t *testing.T) {
 
 func TestLoad_SingleAgent(t *testing.T) {
 	implement(t, "gemini")
-	cfg := withoutBuiltinTools(t, "testdata/single_agent.yaml")
+	cfg := mustLoad(t, "testdata/single_agent.yaml")
 	a := cfg.Agents[0]
-	if a.ID != "solo" || a.SystemMessage == "" || a.Backend.Params != nil || cfg.Timeouts.Orchestrator != 10*time.Minute {
+	if a.ID != "solo" || a.SystemMessage == "" || a.Backend.Params != nil || !a.Backend.Hosted.WebSearch || cfg.Timeouts.Orchestrator != 10*time.Minute {
 		t.Errorf("config = %+v", cfg)
 	}
 }

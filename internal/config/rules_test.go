@@ -135,8 +135,10 @@ func TestParse_Rules(t *testing.T) {
 			[]string{"E 5:7 agents[0].backend.custom_tools | `custom_tools` is not supported yet",
 				"E 6:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
 				"E 7:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
-		{"built-in tools refused by name", net("      enable_web_search: true\n      enable_code_interpreter: false\n"),
-			[]string{"E 5:7 agents[0].backend.enable_web_search | `enable_web_search: true` is not supported yet"}},
+		{"grok search twice", "agents:\n  - id: a\n    backend:\n      type: grok\n      enable_web_search: true\n      extra_body: {search_parameters: {mode: \"on\"}}\n",
+			[]string{"E 5:7 agents[0].backend.enable_web_search | enable_web_search sets search_parameters | remove search_parameters"}},
+		{"hosted tools the type lacks", "agents:\n  - id: a\n    backend:\n      type: groq\n      model: m\n      enable_web_search: true\n      enable_code_interpreter: false\n",
+			[]string{"E 6:7 agents[0].backend.enable_web_search | backend type `groq` does not support enable_web_search | mcp_servers"}},
 		{"tool keys", net("      mcp_servers: {w: {command: npx, args: [-y, srv], env: {K: \"${MASSGEN_UNSET_TEST_VAR}\"}}}\n      cwd: ws\n" +
 			"      context_paths: [{path: ., permission: write, protected_paths: [a]}]\n      enable_mcp_command_line: true\n" +
 			"      command_line_blocked_commands: [\"^git push\"]\n"),

@@ -51,6 +51,14 @@ func (s *session) call(ctx context.Context, i int, req provider.Request, present
 			}
 			res.calls = append(res.calls, tc)
 			s.publish(event.ToolCalled{Agent: a.ID, Call: tc})
+		case provider.HostedToolChunk:
+			// The provider ran it and the model has the result: shown, not run.
+			tc := c.Call
+			if tc.ID == "" {
+				tc.ID = fmt.Sprintf("hosted_%d", s.hostedSeq.Add(1))
+			}
+			s.publish(event.ToolCalled{Agent: a.ID, Call: tc})
+			s.publish(event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Content: c.Result, IsError: c.Failed})
 		case provider.UsageChunk:
 			res.usage = res.usage.Add(c.Usage)
 		}

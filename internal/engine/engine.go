@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"massgen/internal/config"
@@ -94,6 +95,8 @@ type session struct {
 	reason  string
 	cost    float64
 	usage   provider.Usage
+
+	hostedSeq atomic.Int64 // numbers hosted tool calls that came without an id
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first

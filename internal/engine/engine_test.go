@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"massgen/internal/config"
@@ -256,8 +259,10 @@ func TestRun_StaleVoteContinuesConversation(t *testing.T) {
 		if res.ExitCode != 0 {
 			t.Fatalf("result %+v", res)
 		}
+		// a1 may also vote before a2's answer lands in the same instant; a2's is the one
+		// this test is about.
 		ign := ofType[event.VoteIgnored](evs)
-		if len(ign) == 0 || ign[0].Agent != "a2" {
+		if !slices.ContainsFunc(ign, func(v event.VoteIgnored) bool { return v.Agent == "a2" && v.Reason == "first seen" }) {
 			t.Fatalf("ignored votes: %+v", ign)
 		}
 		reqs := a2.requests()
@@ -338,5 +343,48 @@ func TestRun_SkipCoordinationRounds(t *testing.T) {
 	}
 	if e := ofType[event.CoordinationEnded](evs); len(e) != 1 || e[0].Reason != event.EndSkipped {
 		t.Fatalf("ended %+v", e)
+	}
+}
+
+// A tool the provider ran itself (web search) is shown as a call and its result, is not run
+// again, and does not count as the turn's workflow action.
+func TestRun_HostedToolsAreShownNotRun(t *testing.T) {
+	searcher := answerThenVote("Paris, per the search.", "agent1")
+	inner := searcher.next
+	searcher.next = func(n int, req provider.Request) step {
+		st := inner(n, req)
+		if n == 1 {
+			st.hosted = []provider.HostedToolChunk{
+				{Call: provider.ToolCall{ID: "ws_1", Name: provider.HostedWebSearch, Arguments: `{"query":"capital of France"}`}, Result: "3 results: en.wikipedia.org/wiki/Paris, ..."},
+				{Call: provider.ToolCall{Name: provider.HostedCodeExecution, Arguments: `{"code":"1/0"}`}, Result: "ZeroDivisionError", Failed: true},
+			}
+		}
+		return st
+	}
+	res, evs := run(t, t.Context(), Options{Agents: agents(searcher, answerThenVote("Paris.", "agent1"))})
+	if res.ExitCode != 0 || res.Winner != "a1" {
+		t.Fatalf("result %+v", res)
+	}
+	var got []string
+	for _, e := range evs {
+		switch p := e.Payload.(type) {
+		case event.ToolCalled:
+			if p.Call.Name != "new_answer" && p.Call.Name != "vote" {
+				got = append(got, "call "+p.Call.ID+" "+p.Call.Name+" "+p.Call.Arguments)
+			}
+		case event.ToolResult:
+			got = append(got, fmt.Sprintf("result %s %s %q error=%v", p.CallID, p.Tool, p.Content, p.IsError))
+		case event.ToolRejected, event.EnforcementSent:
+			t.Errorf("a hosted tool was treated as the model's own call: %+v", p)
+		}
+	}
+	want := []string{
+		`call ws_1 web_search {"query":"capital of France"}`,
+		`result ws_1 web_search "3 results: en.wikipedia.org/wiki/Paris, ..." error=false`,
+		`call hosted_1 code_execution {"code":"1/0"}`,
+		`result hosted_1 code_execution "ZeroDivisionError" error=true`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -17,11 +17,12 @@ import (
 
 // step is what a fake model does on one call.
 type step struct {
-	delay time.Duration
-	text  string
-	calls []provider.ToolCall
-	err   error
-	hang  bool
+	delay  time.Duration
+	hosted []provider.HostedToolChunk // tools the provider ran, reported before the text
+	text   string
+	calls  []provider.ToolCall
+	err    error
+	hang   bool
 }
 
 // fake is a model whose every call is decided by a function of the call number and request.
@@ -56,6 +57,11 @@ func (f *fake) Stream(ctx context.Context, req provider.Request) iter.Seq2[provi
 		if st.err != nil {
 			yield(nil, st.err)
 			return
+		}
+		for _, h := range st.hosted {
+			if !yield(h, nil) {
+				return
+			}
 		}
 		if st.text != "" && !yield(provider.TextDelta{Text: st.text}, nil) {
 			return

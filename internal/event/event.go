@@ -96,7 +96,8 @@ type ToolCalled struct {
 }
 
 // ToolResult: a non-workflow tool (MCP, file, command) ran; Content is what went back to the
-// model, cut to a few KiB here (the model got all of it).
+// model, cut to a few KiB here (the model got all of it). For a tool the provider ran itself
+// (web search, code execution) Content is the provider's short account of it.
 type ToolResult struct {
 	Agent      string  `json:"agent"`
 	CallID     string  `json:"call_id"`

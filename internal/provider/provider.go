@@ -78,7 +78,7 @@ type Request struct {
 }
 
 // Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallChunk,
-// UsageChunk or Done.
+// HostedToolChunk, UsageChunk or Done.
 type Chunk interface{ isChunk() }
 
 // TextDelta is visible answer text as it arrives.
@@ -90,17 +90,35 @@ type ReasoningDelta struct{ Text string }
 // ToolCallChunk is one complete tool call, its arguments fully assembled.
 type ToolCallChunk struct{ Call ToolCall }
 
+// Hosted tool names, as HostedToolChunk reports them.
+const (
+	HostedWebSearch     = "web_search"
+	HostedCodeExecution = "code_execution"
+)
+
+// HostedToolChunk reports a tool the provider ran on its own side (Options.WebSearch,
+// Options.CodeExecution), once it has finished: the model already has its result, so the
+// engine only shows it. Call.Name is HostedWebSearch or HostedCodeExecution and
+// Call.Arguments a JSON object with what the wire says was asked ({"query": ...} or
+// {"code": ...}); Result is a short account of what came back ("" when the wire says nothing).
+type HostedToolChunk struct {
+	Call   ToolCall
+	Result string
+	Failed bool
+}
+
 // UsageChunk reports the tokens of this call. A backend may send several; they add up.
 type UsageChunk struct{ Usage Usage }
 
 // Done ends a successful stream.
 type Done struct{ StopReason string }
 
-func (TextDelta) isChunk()      {}
-func (ReasoningDelta) isChunk() {}
-func (ToolCallChunk) isChunk()  {}
-func (UsageChunk) isChunk()     {}
-func (Done) isChunk()           {}
+func (TextDelta) isChunk()       {}
+func (ReasoningDelta) isChunk()  {}
+func (ToolCallChunk) isChunk()   {}
+func (HostedToolChunk) isChunk() {}
+func (UsageChunk) isChunk()      {}
+func (Done) isChunk()            {}
 
 // Usage counts tokens of one or more calls. InputTokens includes cached ones.
 type Usage struct {
@@ -109,6 +127,9 @@ type Usage struct {
 	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"`
 	OutputTokens      int64 `json:"output_tokens"`
 	ReasoningTokens   int64 `json:"reasoning_tokens,omitempty"`
+	// WebSearches counts the hosted web searches the provider bills for (searches, or
+	// sources for xAI's live search).
+	WebSearches int64 `json:"web_searches,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -119,6 +140,7 @@ func (u Usage) Add(o Usage) Usage {
 		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
 		OutputTokens:      u.OutputTokens + o.OutputTokens,
 		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+		WebSearches:       u.WebSearches + o.WebSearches,
 	}
 }
 
@@ -159,6 +181,9 @@ type Options struct {
 	BaseURL string
 	// Params are backend keys passed through to the request body unchanged.
 	Params map[string]any
+	// WebSearch and CodeExecution switch on the provider's hosted tools (MassGen's
+	// enable_web_search, enable_code_execution / enable_code_interpreter).
+	WebSearch, CodeExecution bool
 	// HTTPClient is used for every request when set (tests, proxies).
 	HTTPClient *http.Client
 	// MaxRetries bounds the retries of 429, 5xx and connection errors, which honour

@@ -117,8 +117,27 @@ func Lookup(backend, model string) (Price, bool) {
 	return Price{}, false
 }
 
-// Cost prices u for model on backend; unknown models cost 0 (and Lookup says they are unknown).
+// Cost prices u for model on backend, hosted web searches included; unknown models cost 0
+// (and Lookup says they are unknown), their searches do not.
 func Cost(backend, model string, u provider.Usage) float64 {
 	p, _ := Lookup(backend, model)
-	return p.Cost(u)
+	return p.Cost(u) + float64(u.WebSearches)*SearchFee(backend, model)/1000
+}
+
+// SearchFee is the list price in USD of 1,000 hosted web searches (for xAI, 1,000 sources its
+// live search used). Gemini bills grounded prompts, $35 per 1,000 up to 2.5 and $14 per 1,000
+// search queries from Gemini 3.
+func SearchFee(backend, model string) float64 {
+	switch backend {
+	case "openai", "claude":
+		return 10
+	case "grok":
+		return 25
+	case "gemini":
+		if strings.HasPrefix(strings.TrimPrefix(strings.ToLower(model), "models/"), "gemini-3") {
+			return 14
+		}
+		return 35
+	}
+	return 0
 }

@@ -51,4 +51,20 @@ func TestCost(t *testing.T) {
 	if c := Cost("chatcompletion", "unknown", u); c != 0 {
 		t.Errorf("unknown model costs %v", c)
 	}
+	// Hosted web searches are billed per 1,000 on top of the tokens.
+	for _, tc := range []struct {
+		backend, model string
+		want           float64
+	}{
+		{"claude", "claude-sonnet-4-5", 3*3/1e6 + 4*10.0/1000},
+		{"openai", "gpt-5", 3*1.25/1e6 + 4*10.0/1000},
+		{"gemini", "gemini-2.5-flash", 3*0.30/1e6 + 4*35.0/1000},
+		{"gemini", "models/gemini-3-pro-preview", 3*2/1e6 + 4*14.0/1000},
+		{"grok", "grok-4", 3*3/1e6 + 4*25.0/1000},
+	} {
+		got := Cost(tc.backend, tc.model, provider.Usage{InputTokens: 3, WebSearches: 4})
+		if math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s %s with 4 searches = %v, want %v", tc.backend, tc.model, got, tc.want)
+		}
+	}
 }

@@ -1,8 +1,9 @@
 // Package anthropic is the `claude` backend: Anthropic's Messages API, streamed through the
 // official SDK (github.com/anthropics/anthropic-sdk-go/v2). It translates a provider.Request
 // into a Messages request (top-level system, alternating user and assistant turns, tool_use
-// and tool_result blocks, prompt-cache breakpoints, pass-through params) and the server-sent
-// events back into neutral chunks. Nothing else in massgen sees Anthropic's wire format.
+// and tool_result blocks, prompt-cache breakpoints, pass-through params, the hosted web search
+// and code execution tools) and the server-sent events back into neutral chunks, resuming
+// turns the API pauses. Nothing else in massgen sees Anthropic's wire format.
 package anthropic
 
 import (
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,45 +89,89 @@ const responseHeaderTimeout = 10 * time.Minute // as the SDK's default client
 
 func (p *Provider) name() string { return p.o.Type }
 
+// maxContinuations bounds the requests that resume a paused turn (stop_reason pause_turn):
+// each is billed, and a turn still pausing after that many ends as it is.
+const maxContinuations = 5
+
+// stopPauseTurn is the stop reason of a long server-tool turn that the API paused.
+const stopPauseTurn = "pause_turn"
+
 // Stream makes one Messages call. The request starts on the first pull; breaking out of the
-// loop closes it. A stream that ends without message_stop is a retryable error.
+// loop closes it. A stream that ends without message_stop is a retryable error. A paused turn
+// is resumed within the call, its continuation streaming on into the same iterator, so the
+// engine sees one response with one Done.
 func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
 	return func(yield func(provider.Chunk, error) bool) {
-		params, opts, err := p.toWire(req)
+		c, err := p.toWire(req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		stream := p.client.Messages.NewStreaming(ctx, params, opts...)
-		defer stream.Close()
 		t := newTranslator()
-		for stream.Next() {
-			if ctx.Err() != nil {
-				break
-			}
-			chunks, err := t.event(stream.Current())
-			if err != nil {
-				yield(nil, &provider.Error{Provider: p.name(), Err: fmt.Errorf("malformed stream: %w", err)})
+		var paused []sdk.Message
+		for {
+			msg := p.exchange(ctx, c, t, len(paused) < maxContinuations, yield)
+			if msg == nil {
 				return
 			}
-			if t.done {
-				p.memo.remember(t.thinkingBlocks())
-			}
-			for _, c := range chunks {
-				if !yield(c, nil) {
-					return
-				}
-			}
-			if t.done {
-				return
-			}
+			paused = append(paused, *msg)
+			c.resume(paused)
+			t.next()
 		}
-		if err := cmp.Or(ctx.Err(), stream.Err()); err != nil {
-			yield(nil, p.wireError(ctx, err))
-			return
-		}
-		yield(nil, &provider.Error{Provider: p.name(), Err: errors.New("stream ended before message_stop")})
 	}
+}
+
+// exchange streams one request into yield. With resume set, a paused response ends without
+// Done and is returned, for the caller to send back; otherwise it returns nil, whether the
+// response ended, failed (the error already yielded) or the consumer stopped pulling.
+func (p *Provider) exchange(ctx context.Context, c *call, t *translator, resume bool, yield func(provider.Chunk, error) bool) *sdk.Message {
+	stream := p.client.Messages.NewStreaming(ctx, c.params, c.opts...)
+	defer stream.Close()
+	// A paused response must go back as the API sent it, which the SDK's accumulator keeps;
+	// an accumulation error matters only if the response pauses.
+	var msg sdk.Message
+	var accErr error
+	for stream.Next() {
+		if ctx.Err() != nil {
+			break
+		}
+		ev := stream.Current()
+		if accErr == nil {
+			accErr = msg.Accumulate(ev)
+		}
+		chunks, err := t.event(ev)
+		if err != nil {
+			yield(nil, &provider.Error{Provider: p.name(), Err: fmt.Errorf("malformed stream: %w", err)})
+			return nil
+		}
+		pausing := t.done && resume && t.stop == stopPauseTurn && len(msg.Content) > 0
+		switch {
+		case pausing && accErr != nil:
+			yield(nil, &provider.Error{Provider: p.name(), Err: fmt.Errorf("resume paused turn: %w", accErr)})
+			return nil
+		case pausing:
+			chunks = slices.DeleteFunc(chunks, func(c provider.Chunk) bool { _, done := c.(provider.Done); return done })
+		case t.done:
+			p.memo.remember(t.thinkingBlocks())
+		}
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return nil
+			}
+		}
+		if pausing {
+			return &msg
+		}
+		if t.done {
+			return nil
+		}
+	}
+	if err := cmp.Or(ctx.Err(), stream.Err()); err != nil {
+		yield(nil, p.wireError(ctx, err))
+		return nil
+	}
+	yield(nil, &provider.Error{Provider: p.name(), Err: errors.New("stream ended before message_stop")})
+	return nil
 }
 
 // wireError turns an SDK error into a *provider.Error: HTTP statuses through

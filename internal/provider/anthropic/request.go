@@ -19,37 +19,79 @@ import (
 // Every other param, max_tokens included, is set in the body as it is.
 var reserved = map[string]bool{"model": true, "messages": true, "system": true, "tools": true, "stream": true}
 
+// call is one Messages request ready to send, kept so that a paused turn can be resumed.
+type call struct {
+	params sdk.MessageNewParams
+	opts   []option.RequestOption
+	// base is the conversation as first sent; a continuation appends the paused content to it.
+	base []sdk.MessageParam
+	// autoCache is set when a pass-through cache_control has the API place a breakpoint of its
+	// own on the last block, so a continuation must not add one (the API allows four).
+	autoCache bool
+}
+
 // toWire translates a neutral request into Messages API params plus the per-request options
 // (beta header) that go with them.
-func (p *Provider) toWire(req provider.Request) (sdk.MessageNewParams, []option.RequestOption, error) {
+func (p *Provider) toWire(req provider.Request) (*call, error) {
 	params := mergeParams(p.o.Params, req.Params)
 	model := cmp.Or(req.Model, p.o.Model)
 	if model == "" {
-		return sdk.MessageNewParams{}, nil, &provider.Error{Provider: p.name(), Fatal: true,
-			Err: errors.New("no model configured")}
+		return nil, &provider.Error{Provider: p.name(), Fatal: true, Err: errors.New("no model configured")}
 	}
 	w := sdk.MessageNewParams{
 		Model:     sdk.Model(model),
 		MaxTokens: maxTokens(params),
 		System:    toWireSystem(req.System),
-		Tools:     toWireTools(req.Tools),
+		Tools:     toWireTools(req.Tools, p.o.WebSearch, p.o.CodeExecution),
 		Messages:  toWireMessages(req.Messages, p.memo.lookup),
 	}
 	markLastBlock(w.Messages)
 
-	var opts []option.RequestOption
+	c := &call{params: w, base: w.Messages}
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		switch {
 		case k == "betas":
 			if b := betas(params[k]); b != "" {
-				opts = append(opts, option.WithHeader("anthropic-beta", b))
+				c.opts = append(c.opts, option.WithHeader("anthropic-beta", b))
 			}
 		case reserved[k]:
 		default:
-			opts = append(opts, option.WithJSONSet(sjsonKey(k), params[k]))
+			c.autoCache = c.autoCache || k == "cache_control"
+			c.opts = append(c.opts, option.WithJSONSet(sjsonKey(k), params[k]))
 		}
 	}
-	return w, opts, nil
+	return c, nil
+}
+
+// resume points the call at the continuation of a paused turn: the conversation as first
+// sent, then the content of every paused response exactly as received (server tool blocks
+// included, which is what lets the API pick the turn up), in the container code execution
+// used, so that its files are still there.
+func (c *call) resume(paused []sdk.Message) {
+	var blocks []sdk.ContentBlockParamUnion
+	for _, m := range paused {
+		// ToParam builds fresh blocks each time, so breakpoints set on an earlier
+		// continuation do not pile up past the API's limit of four.
+		blocks = append(blocks, m.ToParam().OfAssistant.Content...)
+		if m.Container.ID != "" {
+			c.params.Container = sdk.MessageCreateParamsContainerUnion{OfString: sdk.String(m.Container.ID)}
+		}
+	}
+	msgs := slices.Clone(c.base)
+	if n := len(msgs); n > 0 && msgs[n-1].OfAssistant != nil {
+		// A prefilled reply: the paused content continues it, and turns must alternate.
+		prev := *msgs[n-1].OfAssistant
+		prev.Content = append(slices.Clone(prev.Content), blocks...)
+		msgs[n-1] = sdk.MessageParam{OfAssistant: &prev}
+	} else {
+		msgs = append(msgs, sdk.NewAssistantMessage(blocks...))
+	}
+	if !c.autoCache {
+		// Caches the paused content for the next continuation; the breakpoint on the
+		// conversation before it stays, since a cache lookup only reaches 20 blocks back.
+		markLastBlock(msgs)
+	}
+	c.params.Messages = msgs
 }
 
 // mergeParams layers the request's params over the configured ones and, as the Python SDK
@@ -140,22 +182,33 @@ func toWireSystem(system string) []sdk.TextBlockParam {
 	return []sdk.TextBlockParam{{Text: system, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 }
 
-// toWireTools offers the tools with their JSON Schemas; the last one carries the second cache
-// breakpoint, so system plus tools form one cached prefix.
-func toWireTools(tools []provider.ToolSpec) []sdk.ToolUnionParam {
-	if len(tools) == 0 {
-		return nil
-	}
-	out := make([]sdk.ToolUnionParam, len(tools))
-	for i, t := range tools {
+// toWireTools offers the function tools with their JSON Schemas, then the hosted tools the
+// options switch on (they run on Anthropic's side; the stream reports them). The last tool of
+// the list carries the second cache breakpoint, so system plus tools form one cached prefix.
+//
+// Code execution is code_execution_20250825, the newest version without the REPL persistence
+// meant for programmatic tool calling: it is in the SDK's GA Messages API, needing no beta
+// header, and runs both bash commands and file edits.
+func toWireTools(tools []provider.ToolSpec, webSearch, codeExecution bool) []sdk.ToolUnionParam {
+	out := make([]sdk.ToolUnionParam, 0, len(tools)+2)
+	for _, t := range tools {
 		tp := &sdk.ToolParam{Name: t.Name, InputSchema: toWireSchema(t.Parameters)}
 		if t.Description != "" {
 			tp.Description = sdk.String(t.Description)
 		}
-		if i == len(tools)-1 {
-			tp.CacheControl = sdk.NewCacheControlEphemeralParam()
-		}
-		out[i] = sdk.ToolUnionParam{OfTool: tp}
+		out = append(out, sdk.ToolUnionParam{OfTool: tp})
+	}
+	if webSearch {
+		out = append(out, sdk.ToolUnionParam{OfWebSearchTool20250305: &sdk.WebSearchTool20250305Param{}})
+	}
+	if codeExecution {
+		out = append(out, sdk.ToolUnionParam{OfCodeExecutionTool20250825: &sdk.CodeExecutionTool20250825Param{}})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if cc := out[len(out)-1].GetCacheControl(); cc != nil {
+		*cc = sdk.NewCacheControlEphemeralParam()
 	}
 	return out
 }

@@ -13,13 +13,22 @@ import (
 
 // block is one content block of the streamed message, as far as it has arrived.
 type block struct {
-	kind      string // text, thinking, redacted_thinking, tool_use, or a server block type
+	kind      string // text, thinking, redacted_thinking, tool_use, server_tool_use, ...
 	id, name  string
-	args      strings.Builder // tool_use input, from input_json_delta fragments
+	args      strings.Builder // tool_use and server_tool_use input, from input_json_delta fragments
 	thinking  strings.Builder
 	signature string
 	data      string // redacted_thinking
-	input     string // a tool_use input given whole in content_block_start
+	input     string // a tool_use or server_tool_use input given whole in content_block_start
+}
+
+// arguments is the block's input as the model wrote it: the deltas, else the input the start
+// gave whole, else {}.
+func (b *block) arguments() string {
+	if args := b.args.String(); strings.TrimSpace(args) != "" {
+		return args
+	}
+	return cmp.Or(b.input, "{}")
 }
 
 // translator maps Messages stream events to neutral chunks. It is a pure state machine: one
@@ -27,14 +36,25 @@ type block struct {
 type translator struct {
 	blocks map[int64]*block
 	order  []*block // in index order of arrival, for the thinking memo
+	// servers are the server_tool_use blocks still waiting for their result, by ID.
+	servers map[string]*block
 
-	input, cacheRead, cacheWrite, output, reasoning int64
-	stop                                            string
+	input, cacheRead, cacheWrite, output, reasoning, searches int64
+	stop                                                      string
 	// done is set by message_stop: the stream ended properly.
 	done bool
 }
 
-func newTranslator() *translator { return &translator{blocks: map[int64]*block{}} }
+func newTranslator() *translator {
+	return &translator{blocks: map[int64]*block{}, servers: map[string]*block{}}
+}
+
+// next readies the translator for the continuation of a paused turn. Blocks and usage belong
+// to one message; the thinking seen so far and the server calls still waiting (a result may
+// arrive in the continuation) belong to the whole turn.
+func (t *translator) next() {
+	*t = translator{blocks: map[int64]*block{}, order: t.order, servers: t.servers}
+}
 
 // event translates one stream event. An error means the stream is malformed.
 func (t *translator) event(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, error) {
@@ -43,6 +63,7 @@ func (t *translator) event(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, er
 		u := ev.Message.Usage
 		t.input, t.cacheRead, t.cacheWrite = u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens
 		t.output, t.reasoning = u.OutputTokens, u.OutputTokensDetails.ThinkingTokens
+		t.searches = u.ServerToolUse.WebSearchRequests
 	case "content_block_start":
 		return t.start(ev)
 	case "content_block_delta":
@@ -53,11 +74,7 @@ func (t *translator) event(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, er
 			return nil, fmt.Errorf("content_block_stop for unknown block %d", ev.Index)
 		}
 		if b.kind == "tool_use" {
-			args := b.args.String()
-			if strings.TrimSpace(args) == "" {
-				args = cmp.Or(b.input, "{}")
-			}
-			return []provider.Chunk{provider.ToolCallChunk{Call: provider.ToolCall{ID: b.id, Name: b.name, Arguments: args}}}, nil
+			return []provider.Chunk{provider.ToolCallChunk{Call: provider.ToolCall{ID: b.id, Name: b.name, Arguments: b.arguments()}}}, nil
 		}
 	case "message_delta":
 		if r := string(ev.Delta.StopReason); r != "" {
@@ -75,6 +92,7 @@ func (t *translator) event(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, er
 		set(&t.cacheWrite, u.CacheCreationInputTokens, u.JSON.CacheCreationInputTokens.Valid())
 		set(&t.output, u.OutputTokens, u.JSON.OutputTokens.Valid())
 		set(&t.reasoning, u.OutputTokensDetails.ThinkingTokens, u.OutputTokensDetails.JSON.ThinkingTokens.Valid())
+		set(&t.searches, u.ServerToolUse.WebSearchRequests, u.ServerToolUse.JSON.WebSearchRequests.Valid())
 	case "message_stop":
 		t.done = true
 		return []provider.Chunk{provider.UsageChunk{Usage: t.usage()}, provider.Done{StopReason: t.stop}}, nil
@@ -101,14 +119,25 @@ func (t *translator) start(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, er
 			b.thinking.WriteString(cb.Thinking)
 			return []provider.Chunk{provider.ReasoningDelta{Text: cb.Thinking}}, nil
 		}
-	case "tool_use":
+	case "tool_use", "server_tool_use":
 		if b.id == "" || b.name == "" {
-			return nil, fmt.Errorf("tool_use block %d without id or name", ev.Index)
+			return nil, fmt.Errorf("%s block %d without id or name", cb.Type, ev.Index)
 		}
 		// The start carries an empty input and deltas the real one; a non-empty input here
 		// stands only if no delta follows.
 		if raw := strings.TrimSpace(cb.JSON.Input.Raw()); raw != "" && raw != "{}" && raw != "null" {
 			b.input = raw
+		}
+		if cb.Type == "server_tool_use" {
+			t.servers[b.id] = b
+		}
+	default:
+		if name, ok := hostedResults[cb.Type]; ok {
+			c, err := t.hostedResult(name, cb.RawJSON())
+			if err != nil {
+				return nil, fmt.Errorf("%s block %d: %w", cb.Type, ev.Index, err)
+			}
+			return []provider.Chunk{c}, nil
 		}
 	}
 	return nil, nil
@@ -133,11 +162,12 @@ func (t *translator) delta(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, er
 	case "signature_delta":
 		b.signature += d.Signature
 	case "input_json_delta":
-		if b.kind != "tool_use" {
-			return nil, nil // server tool input: not ours to run
+		if b.kind == "tool_use" || b.kind == "server_tool_use" {
+			b.args.WriteString(d.PartialJSON)
 		}
-		b.args.WriteString(d.PartialJSON)
 	}
+	// citations_delta: the text they cite has arrived as text; the sources were reported with
+	// the search that found them.
 	return nil, nil
 }
 
@@ -150,6 +180,7 @@ func (t *translator) usage() provider.Usage {
 		CacheWriteTokens:  t.cacheWrite,
 		OutputTokens:      t.output,
 		ReasoningTokens:   t.reasoning,
+		WebSearches:       t.searches,
 	}
 }
 
@@ -178,6 +209,9 @@ const memoSize = 64
 // on, the API requires the assistant turn that made a call to be sent back with its thinking
 // blocks, unmodified, when the conversation continues with the call's result; the neutral
 // Message has no place for them, so the backend keeps them, keyed by call ID.
+//
+// Hosted tool blocks of that turn are not kept: the API rejects a server_tool_use sent without
+// its result but accepts the pair left out, and what the model learned from it is in its text.
 type thinkingMemo struct {
 	mu    sync.Mutex
 	byID  map[string][]thought

@@ -47,6 +47,13 @@ func toWire(o provider.Options, req provider.Request) (openai.ChatCompletionNewP
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
+	if o.WebSearch {
+		// xAI's live search, as MassGen asks for it: the model decides when to search.
+		if _, set := extra["search_parameters"]; set {
+			return openai.ChatCompletionNewParams{}, fmt.Errorf("enable_web_search sets search_parameters: remove one of them")
+		}
+		extra["search_parameters"] = map[string]any{"mode": "auto", "return_citations": true}
+	}
 	if len(extra) > 0 {
 		params.SetExtraFields(extra)
 	}

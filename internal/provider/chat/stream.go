@@ -29,6 +29,7 @@ type translator struct {
 	finish    string
 	usage     *provider.Usage // from the standard usage field, the last one seen
 	groqUsage *provider.Usage // from x_groq.usage, used when no standard usage came
+	citations []string        // xAI live search: the sources the answer used
 }
 
 type pendingCall struct {
@@ -52,6 +53,12 @@ func (t *translator) add(c openai.ChatCompletionChunk) ([]provider.Chunk, error)
 		if json.Unmarshal([]byte(raw), &xg) == nil && xg.Usage != nil {
 			u := fromWireUsage(*xg.Usage)
 			t.groqUsage = &u
+		}
+	}
+	if raw := extraField(c.JSON.ExtraFields, "citations"); raw != "" {
+		var urls []string
+		if json.Unmarshal([]byte(raw), &urls) == nil {
+			t.citations = urls
 		}
 	}
 	for _, ch := range c.Choices {
@@ -113,20 +120,36 @@ func (t *translator) end() ([]provider.Chunk, error) {
 		return nil, errNoFinish
 	}
 	var out []provider.Chunk
+	u := t.usage
+	if u == nil {
+		u = t.groqUsage
+	}
+	if len(t.citations) > 0 || u != nil && u.WebSearches > 0 {
+		// xAI searched on its side; the stream says only what it used, at the end.
+		out = append(out, provider.HostedToolChunk{
+			Call:   provider.ToolCall{Name: provider.HostedWebSearch, Arguments: `{"mode":"auto"}`},
+			Result: provider.SearchSummary(sources(t.citations)),
+		})
+	}
 	for _, pc := range t.calls {
 		if pc.name == "" && pc.args.Len() == 0 {
 			continue
 		}
 		out = append(out, provider.ToolCallChunk{Call: provider.ToolCall{ID: pc.id, Name: pc.name, Arguments: pc.args.String()}})
 	}
-	u := t.usage
-	if u == nil {
-		u = t.groqUsage
-	}
 	if u != nil {
 		out = append(out, provider.UsageChunk{Usage: *u})
 	}
 	return append(out, provider.Done{StopReason: t.finish}), nil
+}
+
+// sources are the cited URLs, which xAI gives without titles.
+func sources(urls []string) []provider.Source {
+	out := make([]provider.Source, len(urls))
+	for i, u := range urls {
+		out[i] = provider.Source{URL: u}
+	}
+	return out
 }
 
 // reasoningText is the reasoning text of a delta, from the first non-empty reasoning field.
@@ -151,7 +174,7 @@ func extraField(fields map[string]respjson.Field, name string) string {
 }
 
 // fromWireUsage maps the wire usage. prompt_tokens already includes cached tokens and
-// completion_tokens reasoning tokens, as provider.Usage wants. DeepSeek reports its cache hits
+// completion_tokens reasoning tokens, as provider.Usage wants, except at xAI. DeepSeek reports its cache hits
 // as prompt_cache_hit_tokens instead of prompt_tokens_details.cached_tokens.
 func fromWireUsage(w openai.CompletionUsage) provider.Usage {
 	u := provider.Usage{
@@ -160,6 +183,14 @@ func fromWireUsage(w openai.CompletionUsage) provider.Usage {
 		CacheWriteTokens:  w.PromptTokensDetails.CacheWriteTokens,
 		OutputTokens:      w.CompletionTokens,
 		ReasoningTokens:   w.CompletionTokensDetails.ReasoningTokens,
+	}
+	if r := u.ReasoningTokens; r > 0 && w.TotalTokens == w.PromptTokens+w.CompletionTokens+r {
+		// xAI counts reasoning outside completion_tokens (the total gives it away); it is
+		// billed as output all the same.
+		u.OutputTokens += r
+	}
+	if raw := extraField(w.JSON.ExtraFields, "num_sources_used"); raw != "" {
+		_ = json.Unmarshal([]byte(raw), &u.WebSearches) // xAI bills live search per source
 	}
 	if u.CachedInputTokens == 0 {
 		if raw := extraField(w.JSON.ExtraFields, "prompt_cache_hit_tokens"); raw != "" {

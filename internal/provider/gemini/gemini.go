@@ -132,10 +132,13 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 			yield(nil, &provider.Error{Provider: p.name, Fatal: true, Err: err})
 			return
 		}
-		t := &translator{nextID: p.nextID, remember: p.calls.put}
+		t := &translator{nextID: p.nextID, hostedID: p.hostedID, remember: p.calls.put, perQuery: perQuerySearch(model)}
+		if textCallMode(p.o, req) {
+			t.text = &textCalls{}
+		}
 		for resp, err := range p.client.Models.GenerateContentStream(ctx, model, contents, cfg) {
 			if err != nil {
-				t.fail(p.wireError(ctx, err))
+				t.fail(p.wireError(ctx, model, err))
 				break
 			}
 			for _, c := range t.chunk(resp) {
@@ -166,8 +169,11 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 
 func (p *Provider) nextID() string { return fmt.Sprintf("call_%d", p.ids.Add(1)) }
 
+// hostedID shares the call counter so that hosted runs and calls never share an ID.
+func (p *Provider) hostedID(name string) string { return fmt.Sprintf("%s_%d", name, p.ids.Add(1)) }
+
 // wireError turns an SDK or transport error into a *provider.Error that never holds the key.
-func (p *Provider) wireError(ctx context.Context, err error) error {
+func (p *Provider) wireError(ctx context.Context, model string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return &provider.Error{Provider: p.name, Err: fmt.Errorf("stream: %w", cerr)}
 	}
@@ -194,6 +200,9 @@ func (p *Provider) wireError(ctx context.Context, err error) error {
 		e := provider.StatusError(p.o, http.StatusUnauthorized, detail)
 		e.Status = ae.Code
 		return e
+	}
+	if ae.Code == http.StatusBadRequest && (p.o.WebSearch || p.o.CodeExecution) && hostedToolsRejected(ae.Message) {
+		return p.hostedToolsError(model, detail)
 	}
 	return provider.StatusError(p.o, ae.Code, detail)
 }
@@ -230,6 +239,9 @@ func clip(s string) string {
 type callMeta struct {
 	signature []byte // the thought signature of the functionCall part
 	apiID     bool   // the ID came from the API, so it is sent back
+	// raw: a tool_call block that did not parse, so Arguments hold the block as the model
+	// wrote it and the request replays it as it was.
+	raw bool
 }
 
 // callMemory maps call IDs to callMeta, keeping the most recent maxCalls.
@@ -242,7 +254,7 @@ type callMemory struct {
 const maxCalls = 4096
 
 func (c *callMemory) put(id string, meta callMeta) {
-	if len(meta.signature) == 0 && !meta.apiID {
+	if len(meta.signature) == 0 && !meta.apiID && !meta.raw {
 		return
 	}
 	c.mu.Lock()

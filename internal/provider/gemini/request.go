@@ -15,7 +15,14 @@ import (
 
 // toWire translates a neutral request into Gemini contents and a call config.
 func (p *Provider) toWire(req provider.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	contents, err := toWireContents(req.Messages, p.calls.get)
+	text := textCallMode(p.o, req)
+	var contents []*genai.Content
+	var err error
+	if text {
+		contents, err = toTextContents(req.Messages, p.calls.get)
+	} else {
+		contents, err = toWireContents(req.Messages, p.calls.get)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -34,10 +41,20 @@ func (p *Provider) toWire(req provider.Request) ([]*genai.Content, *genai.Genera
 		// engine's back. Each continuation is a separate billed request the cost ledger would
 		// not see as such, and the engine decides what to do with a truncated answer.
 		AutomaticContinuation: genai.Ptr(false),
-		Tools:                 toWireTools(req.Tools),
+		// Declarations and hosted tools never go together: with both, the function tools
+		// are described in the system instruction instead (see textcalls.go).
+		Tools: append(toWireTools(req.Tools), hostedTools(p.o)...),
 	}
-	if req.System != "" {
-		cfg.SystemInstruction = &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: req.System}}}
+	system := req.System
+	if text {
+		cfg.Tools = hostedTools(p.o)
+		if system, err = withToolProtocol(system, req.Tools, p.o); err != nil {
+			return nil, nil, err
+		}
+		dropFunctionCallingConfig(body)
+	}
+	if system != "" {
+		cfg.SystemInstruction = &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: system}}}
 	}
 	if len(body) > 0 {
 		// Pass-through params are merged into the request body as they are (after the key
@@ -55,17 +72,8 @@ func toWireContents(msgs []provider.Message, meta func(id string) callMeta) ([]*
 	if len(msgs) == 0 {
 		return nil, errors.New("request: no messages")
 	}
-	var out []*genai.Content
-	add := func(role string, parts ...*genai.Part) {
-		if len(parts) == 0 {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Parts = append(out[n-1].Parts, parts...)
-			return
-		}
-		out = append(out, &genai.Content{Role: role, Parts: parts})
-	}
+	var out turns
+	add := out.add
 	names := map[string]string{} // call ID -> function name, from the conversation so far
 	for i, m := range msgs {
 		switch m.Role {
@@ -106,10 +114,28 @@ func toWireContents(msgs []provider.Message, meta func(id string) callMeta) ([]*
 			return nil, fmt.Errorf("request: message %d has unknown role %q", i, m.Role)
 		}
 	}
-	if len(out) == 0 {
+	return out.contents()
+}
+
+// turns builds contents, merging consecutive contents of one role into one turn.
+type turns []*genai.Content
+
+func (t *turns) add(role string, parts ...*genai.Part) {
+	if len(parts) == 0 {
+		return
+	}
+	if n := len(*t); n > 0 && (*t)[n-1].Role == role {
+		(*t)[n-1].Parts = append((*t)[n-1].Parts, parts...)
+		return
+	}
+	*t = append(*t, &genai.Content{Role: role, Parts: parts})
+}
+
+func (t turns) contents() ([]*genai.Content, error) {
+	if len(t) == 0 {
 		return nil, errors.New("request: every message is empty")
 	}
-	return out, nil
+	return t, nil
 }
 
 // wireArgs parses a call's JSON arguments into the object Gemini wants. Arguments that are not

@@ -20,12 +20,27 @@ import (
 //   - a final chunk may hold only finishReason and usage, or an empty text part;
 //   - thought parts (thought=true) are reasoning, and parts may carry a thoughtSignature that
 //     must be sent back with a function call;
-//   - function calls arrive whole, never split across chunks, often without an ID.
+//   - function calls arrive whole, never split across chunks, often without an ID;
+//   - hosted code execution arrives as an executableCode part and, possibly chunks later, a
+//     codeExecutionResult part; neither is answer text;
+//   - groundingMetadata (the web searches and their sources) comes on the candidate, usually
+//     on the last chunk, sometimes repeated.
 type translator struct {
 	// nextID names a call the API sent without an ID.
 	nextID func() string
+	// hostedID names a hosted tool run, which the wire never identifies for searches.
+	hostedID func(name string) string
 	// remember records what a later request must send back about a call.
 	remember func(id string, meta callMeta)
+	// perQuery: the model's searches are billed per query, not per grounded response.
+	perQuery bool
+	// text is set when the request asked for tool calls as text (see textcalls.go).
+	text *textCalls
+
+	pending []*genai.ExecutableCode // code whose result has not arrived yet
+	queries []string                // web search queries, deduplicated
+	sources []*genai.GroundingChunkWeb
+	seen    map[string]bool // queries and sources already collected
 
 	usage   *genai.GenerateContentResponseUsageMetadata
 	finish  genai.FinishReason
@@ -62,6 +77,9 @@ func (t *translator) chunk(resp *genai.GenerateContentResponse) []provider.Chunk
 				t.message = blockedCategories(c.SafetyRatings)
 			}
 		}
+		if c.GroundingMetadata != nil {
+			t.ground(c.GroundingMetadata)
+		}
 		if c.Content == nil {
 			continue
 		}
@@ -69,13 +87,22 @@ func (t *translator) chunk(resp *genai.GenerateContentResponse) []provider.Chunk
 			if p == nil {
 				continue
 			}
+			if t.text != nil && breaksText(p) {
+				out = appendText(out, t.text.boundary())
+			}
 			switch {
 			case p.FunctionCall != nil:
 				out = append(out, t.call(p))
+			case p.ExecutableCode != nil:
+				t.executable(p.ExecutableCode)
+			case p.CodeExecutionResult != nil:
+				out = append(out, t.codeResult(p.CodeExecutionResult))
 			case p.Text == "":
 				// Empty text parts, often carrying only a thoughtSignature.
 			case p.Thought:
 				out = append(out, provider.ReasoningDelta{Text: p.Text})
+			case t.text != nil:
+				out = appendText(out, t.text.feed(p.Text))
 			default:
 				out = append(out, provider.TextDelta{Text: p.Text})
 			}
@@ -110,19 +137,30 @@ func (t *translator) fail(err error) {
 	}
 }
 
-// end returns the closing chunks and the error the stream ends with, if any. Usage comes
-// first, error or not: the tokens are billed either way.
+// end returns the closing chunks and the error the stream ends with, if any. Hosted tool
+// runs and usage come first, error or not: they happened and are billed either way. Tool
+// calls written as text come after the rest of the text and the hosted runs.
 func (t *translator) end() ([]provider.Chunk, error) {
 	var out []provider.Chunk
-	if u := t.usage; u != nil {
-		out = append(out, provider.UsageChunk{Usage: provider.Usage{
+	if t.text != nil {
+		out = appendText(out, t.text.tail())
+	}
+	hosted, searches := t.hostedEnd()
+	out = append(out, hosted...)
+	if t.text != nil {
+		out = append(out, t.textCallsEnd()...)
+	}
+	if u := t.usage; u != nil || searches > 0 {
+		usage := provider.Usage{WebSearches: searches}
+		if u != nil {
 			// promptTokenCount already includes the cached tokens; tool-use prompt tokens
 			// (search results fed back to the model) are billed as input too.
-			InputTokens:       int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount),
-			CachedInputTokens: int64(u.CachedContentTokenCount),
-			OutputTokens:      int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
-			ReasoningTokens:   int64(u.ThoughtsTokenCount),
-		}})
+			usage.InputTokens = int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount)
+			usage.CachedInputTokens = int64(u.CachedContentTokenCount)
+			usage.OutputTokens = int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount)
+			usage.ReasoningTokens = int64(u.ThoughtsTokenCount)
+		}
+		out = append(out, provider.UsageChunk{Usage: usage})
 	}
 	if t.err != nil {
 		return out, t.err

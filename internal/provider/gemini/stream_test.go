@@ -16,11 +16,23 @@ import (
 // stream's error, if any, is appended as "error: ...".
 func translate(t *testing.T, remembered map[string]callMeta, chunks ...string) []any {
 	t.Helper()
+	return translateWith(t, newTranslator(remembered, false), chunks...)
+}
+
+// newTranslator numbers calls and hosted runs from 1, as a fresh Provider does.
+func newTranslator(remembered map[string]callMeta, perQuery bool) *translator {
 	n := 0
-	tr := &translator{
+	return &translator{
 		nextID:   func() string { n++; return fmt.Sprintf("call_%d", n) },
+		hostedID: func(name string) string { n++; return fmt.Sprintf("%s_%d", name, n) },
 		remember: func(id string, m callMeta) { remembered[id] = m },
+		perQuery: perQuery,
 	}
+}
+
+// translateWith is translate with a translator of the caller's.
+func translateWith(t *testing.T, tr *translator, chunks ...string) []any {
+	t.Helper()
 	var out []any
 	for _, c := range chunks {
 		var resp genai.GenerateContentResponse

@@ -15,7 +15,8 @@ import (
 )
 
 // owned are body keys the translation writes itself; pass-through params cannot replace them.
-var owned = map[string]bool{"model": true, "instructions": true, "input": true, "tools": true, "stream": true}
+// tools and include from the params are merged in by toWire instead (see hostedTools).
+var owned = map[string]bool{"model": true, "instructions": true, "input": true, "tools": true, "include": true, "stream": true}
 
 // toWire translates a neutral request into Responses params plus the pass-through keys as
 // body edits (Options.Params first, then Request.Params).
@@ -37,12 +38,24 @@ func (p *Provider) toWire(req provider.Request) (responses.ResponseNewParams, []
 	if req.System != "" {
 		params.Instructions = param.NewOpt(req.System)
 	}
-	params.Tools = toWireTools(req.Tools)
+	merged := mergeParams(p.o.Params, req.Params)
+	userTools, err := paramTools(merged["tools"])
+	if err != nil {
+		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
+	}
+	userInclude, err := paramInclude(merged["include"])
+	if err != nil {
+		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
+	}
+	// Function tools first, hosted ones after: the list is the same on every call of a
+	// session, which keeps the prompt-cache prefix intact.
+	params.Tools = append(toWireTools(req.Tools), hostedTools(p.o, userTools)...)
+	params.Include = include(p.o, userInclude)
 	// Every call carries the whole conversation (no previous_response_id), so there is
 	// nothing to gain from OpenAI keeping the response for 30 days; "store: true" in the
 	// params turns it back on.
 	params.Store = param.NewOpt(false)
-	return params, passThrough(p.o.Params, req.Params), nil
+	return params, bodyEdits(merged), nil
 }
 
 // toWireInput maps messages to input items: user and assistant text as messages, an
@@ -73,6 +86,9 @@ func toWireInput(msgs []provider.Message) (responses.ResponseInputParam, error) 
 				items = append(items, message(responses.EasyInputMessageRoleAssistant, m.Content))
 			}
 			for _, c := range m.ToolCalls {
+				if isHostedCall(c) {
+					continue
+				}
 				args := c.Arguments
 				if strings.TrimSpace(args) == "" {
 					args = "{}"
@@ -101,6 +117,16 @@ func toWireInput(msgs []provider.Message) (responses.ResponseInputParam, error) 
 	}
 	closeOpen()
 	return items, nil
+}
+
+// isHostedCall tells a web search or code run that OpenAI did inside an earlier response
+// (as HostedToolChunk reports it, should one end up in the history) from a function call.
+// Sent back it would be a function_call to a function never offered; its outcome already
+// reached the model, and shows in the answer text. A result that answers it is dropped with
+// it, as answering no open call.
+func isHostedCall(c provider.ToolCall) bool {
+	return c.Name == provider.HostedWebSearch && strings.HasPrefix(c.ID, "ws_") ||
+		c.Name == provider.HostedCodeExecution && strings.HasPrefix(c.ID, "ci_")
 }
 
 func message(role responses.EasyInputMessageRole, text string) responses.ResponseInputItemUnionParam {
@@ -134,10 +160,10 @@ func toWireTools(specs []provider.ToolSpec) []responses.ToolUnionParam {
 	return tools
 }
 
-// passThrough turns backend params into body edits, in a stable order. Later maps win.
-// max_tokens becomes max_output_tokens (unless that is set too), and the entries of
-// extra_body are merged into the body as the Python SDK does.
-func passThrough(layers ...map[string]any) []option.RequestOption {
+// mergeParams layers backend params into one map; later maps win. max_tokens becomes
+// max_output_tokens (unless that is set too), and the entries of extra_body are merged into
+// the body as the Python SDK does.
+func mergeParams(layers ...map[string]any) map[string]any {
 	merged := map[string]any{}
 	for _, l := range layers {
 		maps.Copy(merged, l)
@@ -156,6 +182,11 @@ func passThrough(layers ...map[string]any) []option.RequestOption {
 			merged["max_output_tokens"] = v
 		}
 	}
+	return merged
+}
+
+// bodyEdits turns merged params into body edits, in a stable order, skipping owned keys.
+func bodyEdits(merged map[string]any) []option.RequestOption {
 	var opts []option.RequestOption
 	for _, k := range slices.Sorted(maps.Keys(merged)) {
 		if owned[k] {

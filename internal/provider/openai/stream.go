@@ -19,6 +19,10 @@ type translator struct {
 	emitted  map[string]bool        // call_ids already sent
 	nCalls   int
 	finished bool // a terminal event was handled: read nothing more
+
+	hostedSeen map[string]bool   // hosted items (web_search_call, code_interpreter_call) sent, by id
+	code       map[string]string // code_interpreter_call_code.done by item id, should the item lack it
+	searches   int64             // completed web searches, which OpenAI bills per call
 }
 
 type pendingCall struct {
@@ -58,7 +62,15 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 		if ev.Arguments != "" {
 			c.args = append(c.args[:0], ev.Arguments...)
 		}
+	case "response.code_interpreter_call_code.done":
+		if t.code == nil {
+			t.code = map[string]string{}
+		}
+		t.code[ev.ItemID] = ev.Code
 	case "response.output_item.done":
+		if ev.Item.Type == "web_search_call" || ev.Item.Type == "code_interpreter_call" {
+			return t.hosted(ev.Item), nil
+		}
 		if ev.Item.Type == "function_call" {
 			fc := ev.Item.AsFunctionCall()
 			c := t.call(ev.OutputIndex)
@@ -73,7 +85,7 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 	case "response.completed":
 		t.finished = true
 		out := t.flush(ev.Response)
-		out = append(out, usage(ev.Response)...)
+		out = append(out, t.usage(ev.Response)...)
 		stop := "stop"
 		if t.nCalls > 0 {
 			stop = "tool_calls"
@@ -81,7 +93,7 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 		return append(out, provider.Done{StopReason: stop}), nil
 	case "response.incomplete":
 		t.finished = true
-		out := usage(ev.Response)
+		out := t.usage(ev.Response)
 		reason := ev.Response.IncompleteDetails.Reason
 		// Running out of max_output_tokens ends the call, truncated but usable: retrying the
 		// same request would only be cut off again. Calls whose item never finished are
@@ -100,7 +112,7 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 		if e.Code != "" {
 			msg += " (" + string(e.Code) + ")"
 		}
-		return usage(ev.Response), fmt.Errorf("response failed: %s", msg)
+		return t.usage(ev.Response), fmt.Errorf("response failed: %s", msg)
 	case "error":
 		t.finished = true
 		msg := cmp.Or(ev.Message, "no message")
@@ -110,7 +122,8 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 		return nil, fmt.Errorf("error event: %s", msg)
 	}
 	// Everything else (response.created, .in_progress, content_part.*, output_text.done,
-	// reasoning items, built-in tool progress) carries nothing the engine needs.
+	// annotations, reasoning items, hosted tool progress and code deltas) carries nothing the
+	// engine needs: hosted tools are reported whole, at their output_item.done.
 	return nil, nil
 }
 
@@ -142,7 +155,8 @@ func (t *translator) emit(c *pendingCall) []provider.Chunk {
 }
 
 // flush emits, when the response completes, the calls whose output_item.done never came:
-// first those assembled from the stream, then any that only the final response lists.
+// first those assembled from the stream, then any that only the final response lists, hosted
+// items included (those without an id cannot be told from ones already reported).
 func (t *translator) flush(r responses.Response) []provider.Chunk {
 	var out []provider.Chunk
 	for _, i := range slices.Sorted(maps.Keys(t.calls)) {
@@ -151,6 +165,12 @@ func (t *translator) flush(r responses.Response) []provider.Chunk {
 		}
 	}
 	for _, item := range r.Output {
+		if item.Type == "web_search_call" || item.Type == "code_interpreter_call" {
+			if item.ID != "" {
+				out = append(out, t.hosted(item)...)
+			}
+			continue
+		}
 		if item.Type != "function_call" {
 			continue
 		}
@@ -162,10 +182,11 @@ func (t *translator) flush(r responses.Response) []provider.Chunk {
 	return out
 }
 
-// usage reads the response's token counts. OpenAI's input_tokens include the cached ones and
-// output_tokens include reasoning, as provider.Usage wants.
-func usage(r responses.Response) []provider.Chunk {
-	if !r.JSON.Usage.Valid() {
+// usage reads the response's token counts, with the searches the stream reported: the usage
+// object does not count them, yet each is billed. OpenAI's input_tokens include the cached
+// ones and output_tokens include reasoning, as provider.Usage wants.
+func (t *translator) usage(r responses.Response) []provider.Chunk {
+	if !r.JSON.Usage.Valid() && t.searches == 0 {
 		return nil
 	}
 	u := r.Usage
@@ -174,5 +195,6 @@ func usage(r responses.Response) []provider.Chunk {
 		CachedInputTokens: u.InputTokensDetails.CachedTokens,
 		OutputTokens:      u.OutputTokens,
 		ReasoningTokens:   u.OutputTokensDetails.ReasoningTokens,
+		WebSearches:       t.searches,
 	}}}
 }
