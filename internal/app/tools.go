@@ -130,7 +130,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				if err := opts.Validate(); err != nil {
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}
-				set = append(set, ws.CommandTool(opts))
+				set = append(set, ws.CommandTools(opts)...)
 			}
 			tb.ws[a.ID] = ws
 			agents[i].Workspace = ws

@@ -46,6 +46,7 @@ const (
 	read access = iota
 	write
 	remove // like write, but the last component is not resolved: a link is deleted, not its target
+	move   // the source of a move: checked as remove, with messages that say "moved"
 )
 
 // target is a checked path: abs is resolved, rel is abs relative to g.root.
@@ -78,7 +79,7 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 	p = filepath.Clean(p)
 	var abs string
 	var err error
-	if acc == remove && filepath.Dir(p) != p {
+	if (acc == remove || acc == move) && filepath.Dir(p) != p {
 		abs, err = realPath(filepath.Dir(p))
 		abs = filepath.Join(abs, filepath.Base(p))
 	} else {
@@ -174,6 +175,14 @@ func (a *Agent) allow(g *grant, abs string, acc access, final bool, raw string) 
 		}
 		if b := filepath.Base(abs); b == ".git" || b == ".massgen" {
 			return fmt.Errorf("%s is a %s directory; it is never deleted by the file tools", show(raw), b)
+		}
+	}
+	if acc == move {
+		if abs == g.path {
+			return fmt.Errorf("%s is the top of %s and cannot be moved; move what is inside it instead", show(raw), describeKind(g))
+		}
+		if b := filepath.Base(abs); b == ".git" || b == ".massgen" {
+			return fmt.Errorf("%s is a %s directory; it is never moved or deleted by the file tools", show(raw), b)
 		}
 	}
 	return nil

@@ -65,18 +65,51 @@ func newFixture(t *testing.T) *fixture {
 
 // TestAttacks_Refused is the path attack table: every call must fail with a clear message and
 // leave the file system untouched.
+// attack is one tool call that must be refused with an error containing want.
+type attack struct {
+	name  string
+	grant bool // GrantFinal before the call
+	tool  string
+	args  map[string]any // nil sends invalid JSON
+	want  string
+}
+
+// runAttacks runs each attack as a subtest on a and checks the refusal; leaks are strings
+// that must not appear in any result.
+func runAttacks(t *testing.T, a *Agent, cases []attack, leaks ...string) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.grant {
+				a.GrantFinal()
+				defer a.RevokeFinal()
+			}
+			tl, ok := a.Tools().Find(c.tool)
+			if !ok {
+				t.Fatalf("no tool %s", c.tool)
+			}
+			args := `{bad json`
+			if c.args != nil {
+				args = mustJSON(t, c.args)
+			}
+			res := tl.Run(t.Context(), args)
+			t.Log(res.Content)
+			mustFail(t, res, c.want)
+			for _, leak := range leaks {
+				if strings.Contains(res.Content, leak) {
+					t.Errorf("result shows %q", leak)
+				}
+			}
+		})
+	}
+}
+
 func TestAttacks_Refused(t *testing.T) {
 	f := newFixture(t)
 	ws := f.alice.Dir()
 	secret := filepath.Join(f.outside, "secret.txt")
 	const outside = "outside what you can access"
-	cases := []struct {
-		name  string
-		grant bool // GrantFinal before the call
-		tool  string
-		args  map[string]any
-		want  string
-	}{
+	cases := []attack{
 		{"relative escape", false, "read_file", map[string]any{"path": "../../../../outside/secret.txt"}, outside},
 		{"deep relative escape", false, "read_file", map[string]any{"path": strings.Repeat("../", 30) + "etc/passwd"}, outside},
 		{"absolute outside", false, "read_file", map[string]any{"path": secret}, outside},
@@ -120,22 +153,7 @@ func TestAttacks_Refused(t *testing.T) {
 		{"delete workspace root", false, "delete_file", map[string]any{"path": ".", "recursive": true}, "cannot be deleted"},
 		{"invalid json", false, "read_file", nil, "invalid arguments"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.grant {
-				f.alice.GrantFinal()
-				defer f.alice.RevokeFinal()
-			}
-			tl, _ := f.alice.Tools().Find(c.tool)
-			args := `{bad json`
-			if c.args != nil {
-				args = mustJSON(t, c.args)
-			}
-			res := tl.Run(t.Context(), args)
-			t.Log(res.Content)
-			mustFail(t, res, c.want)
-		})
-	}
+	runAttacks(t, f.alice, cases)
 	// Nothing leaked out or changed.
 	for p, want := range map[string]string{
 		secret: "top secret", filepath.Join(f.project, "readme.md"): "read me", filepath.Join(f.rw, "file.txt"): "rw file",

@@ -28,6 +28,8 @@ type Agent struct {
 	readBeforeDelete bool
 	touched          map[string]bool // resolved paths read or created by the agent's tools
 
+	shells shellSet // background shells, stopped by Run.Close (shells.go)
+
 	// afterCheck, when set by a test, runs between the permission check and the file
 	// operation, to swap files in as an attacker would.
 	afterCheck func(abs string)

@@ -55,13 +55,17 @@ func (o CommandOptions) withDefaults() CommandOptions {
 	return o
 }
 
-// CommandTool returns execute_command, which runs `sh -c <command>` in the agent's workspace
-// (or a work_dir inside it) with a timeout that kills the command's whole process group, stdout
-// and stderr captured separately, capped, and streamed through tool.Output as they arrive, and
-// an environment without credentials (every variable whose name mentions API_KEY, SECRET,
-// PASSWORD, CREDENTIAL, PRIVATE_KEY or ends in _TOKEN, every AWS_* variable, and opts.DropEnv).
-// A .venv in the workspace is put first on PATH. A non-zero exit is an error result carrying
-// the output. Invalid patterns in opts make every call fail with the reason (see Validate).
+// CommandTools returns execute_command followed by the background shell tools
+// (start_background_shell, get_background_shell_output, get_background_shell_status,
+// kill_background_shell and list_background_shells, see shells.go), which share its rules.
+//
+// execute_command runs `sh -c <command>` in the agent's workspace (or a work_dir inside it)
+// with a timeout that kills the command's whole process group, stdout and stderr captured
+// separately, capped, and streamed through tool.Output as they arrive, and an environment
+// without credentials (every variable whose name mentions API_KEY, SECRET, PASSWORD,
+// CREDENTIAL, PRIVATE_KEY or ends in _TOKEN, every AWS_* variable, and opts.DropEnv). A .venv in
+// the workspace is put first on PATH. A non-zero exit is an error result carrying the output.
+// Invalid patterns in opts make every call fail with the reason (see Validate).
 //
 // This is not a sandbox. The filter refuses MassGen's dangerous patterns (recursive deletion
 // of / or ~, dd, writes to disk devices, fork bombs, mv to /dev/null, mkfs, sudo, su, chmod,
@@ -70,14 +74,15 @@ func (o CommandOptions) withDefaults() CommandOptions {
 // determined command gets past (variables, scripts, cd, interpreters). The confinement of
 // commands is the working directory plus this filter: a command can read and write whatever
 // the user running massgen can. Real isolation is MassGen's Docker mode, which is not built.
-func (a *Agent) CommandTool(opts CommandOptions) tool.Tool {
+func (a *Agent) CommandTools(opts CommandOptions) tool.Set {
 	opts = opts.withDefaults()
 	filter := newCommandFilter(opts.Allowed, opts.Blocked)
 	desc := fmt.Sprintf("Run a shell command (sh -c) in your workspace %s and return its exit code, stdout and stderr (each capped at %d KiB). "+
 		"Default timeout %d s, at most %d s; on timeout the command and its children are killed. Output of other agents is readable under %s. "+
-		"sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace.",
+		"sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace. "+
+		"For servers, watchers and other commands that keep running, use start_background_shell.",
 		a.dir, opts.OutputLimit>>10, int(opts.DefaultTimeout.Seconds()), int(opts.MaxTimeout.Seconds()), a.run.snapDir)
-	return tool.Tool{
+	execute := tool.Tool{
 		Spec: spec("execute_command", desc, map[string]any{
 			"command":         map[string]any{"type": "string", "description": "Shell command line."},
 			"timeout_seconds": map[string]any{"type": "integer", "description": "Timeout in seconds."},
@@ -85,6 +90,7 @@ func (a *Agent) CommandTool(opts CommandOptions) tool.Tool {
 		}, "command"),
 		Run: func(ctx context.Context, args string) tool.Result { return a.execute(ctx, args, opts, filter) },
 	}
+	return append(tool.Set{execute}, a.shellTools(opts, filter)...)
 }
 
 func (a *Agent) execute(ctx context.Context, args string, opts CommandOptions, filter commandFilter) tool.Result {
@@ -96,27 +102,8 @@ func (a *Agent) execute(ctx context.Context, args string, opts CommandOptions, f
 	if r, ok := parse(args, &in, `{"command": "ls -la"}`); !ok {
 		return r
 	}
-	if strings.TrimSpace(in.Command) == "" {
-		return tool.Errorf(`command is empty; send {"command": "..."}`)
-	}
-	if strings.IndexByte(in.Command, 0) >= 0 {
-		return tool.Errorf("the command contains a NUL byte")
-	}
-	if msg := filter.refuse(in.Command); msg != "" {
-		return tool.Errorf(msg)
-	}
-	dir := a.dir
-	if in.WorkDir != "" {
-		t, err := a.check(in.WorkDir, read)
-		if err != nil || t.g != a.ws {
-			return tool.Errorf(fmt.Sprintf("work_dir %s must be inside your workspace %s", show(in.WorkDir), a.dir))
-		}
-		if info, err := t.g.root.Stat(t.rel); err != nil || !info.IsDir() {
-			return tool.Errorf(fmt.Sprintf("work_dir %s is not an existing directory in your workspace %s", show(in.WorkDir), a.dir))
-		}
-		dir = t.abs
-	}
-	if msg := a.checkWriteTargets(in.Command, dir); msg != "" {
+	dir, msg := a.checkCommand(in.Command, in.WorkDir, filter)
+	if msg != "" {
 		return tool.Errorf(msg)
 	}
 	timeout, note := opts.DefaultTimeout, ""
@@ -128,6 +115,47 @@ func (a *Agent) execute(ctx context.Context, args string, opts CommandOptions, f
 		}
 	}
 	return a.runCommand(ctx, in.Command, dir, timeout, opts, note)
+}
+
+// checkCommand applies the rules every command shares (not empty, the dangerous patterns, the
+// allow and block lists, work_dir an existing directory inside the workspace, literal write
+// targets the agent may write) and returns the directory to run command in, or why it must not
+// run.
+func (a *Agent) checkCommand(command, workDir string, filter commandFilter) (dir, refusal string) {
+	if strings.TrimSpace(command) == "" {
+		return "", `command is empty; send {"command": "..."}`
+	}
+	if strings.IndexByte(command, 0) >= 0 {
+		return "", "the command contains a NUL byte"
+	}
+	if msg := filter.refuse(command); msg != "" {
+		return "", msg
+	}
+	dir = a.dir
+	if workDir != "" {
+		t, err := a.check(workDir, read)
+		if err != nil || t.g != a.ws {
+			return "", fmt.Sprintf("work_dir %s must be inside your workspace %s", show(workDir), a.dir)
+		}
+		if info, err := t.g.root.Stat(t.rel); err != nil || !info.IsDir() {
+			return "", fmt.Sprintf("work_dir %s is not an existing directory in your workspace %s", show(workDir), a.dir)
+		}
+		dir = t.abs
+	}
+	if msg := a.checkWriteTargets(command, dir); msg != "" {
+		return "", msg
+	}
+	return dir, ""
+}
+
+// commandEnv is the environment commands run with: opts.Env without credentials and
+// opts.DropEnv, with the workspace's .venv activated when there is one.
+func (a *Agent) commandEnv(opts CommandOptions) []string {
+	env := cleanEnv(opts.Env, opts.DropEnv)
+	if venv := filepath.Join(a.dir, ".venv"); isDir(filepath.Join(venv, "bin")) {
+		env = withVenv(env, venv)
+	}
+	return env
 }
 
 // checkWriteTargets refuses a command whose literal write targets the agent may not write.
@@ -155,10 +183,7 @@ func (a *Agent) checkWriteTargets(command, dir string) string {
 }
 
 func (a *Agent) runCommand(ctx context.Context, command, dir string, timeout time.Duration, opts CommandOptions, note string) tool.Result {
-	env := cleanEnv(opts.Env, opts.DropEnv)
-	if venv := filepath.Join(a.dir, ".venv"); isDir(filepath.Join(venv, "bin")) {
-		env = withVenv(env, venv)
-	}
+	env := a.commandEnv(opts)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "sh", "-c", command)

@@ -21,7 +21,7 @@ import (
 func commandAgent(t *testing.T, opts CommandOptions) (*fixture, tool.Tool) {
 	t.Helper()
 	f := newFixture(t)
-	return f, f.alice.CommandTool(opts)
+	return f, mustFind(t, f.alice.CommandTools(opts), "execute_command")
 }
 
 func TestCommand_RunsInWorkspace(t *testing.T) {

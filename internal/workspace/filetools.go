@@ -28,9 +28,11 @@ const (
 )
 
 // Tools returns the file tools confined to what the agent holds: read_file, write_file,
-// edit_file, list_directory, search_files, copy_file and delete_file. Their descriptions name
-// the agent's directories, so call it after SetContextPaths. Permissions are checked on every
-// call, so GrantFinal and RevokeFinal take effect without rebuilding the tools.
+// edit_file, list_directory, search_files, copy_file and delete_file, then MassGen's
+// create_directory, move_file, read_multiple_files, compare_files and compare_directories
+// (moretools.go, compare.go). Their descriptions name the agent's directories, so call it after
+// SetContextPaths. Permissions are checked on every call, so GrantFinal and RevokeFinal take
+// effect without rebuilding the tools.
 func (a *Agent) Tools() tool.Set {
 	grants, _ := a.grants()
 	where := " " + a.holdings(grants, false)
@@ -38,7 +40,7 @@ func (a *Agent) Tools() tool.Set {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	boolean := func(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
 	integer := func(desc string) map[string]any { return map[string]any{"type": "integer", "description": desc} }
-	return tool.Set{
+	set := tool.Set{
 		{Spec: spec("read_file", "Read a text file (at most 256 KiB per call; use start_line to continue). Images, audio, video, archives, office documents and PDFs are refused."+where,
 			map[string]any{
 				"path": str("File to read."), "start_line": integer("First line to return, from 1 (default 1)."),
@@ -67,6 +69,7 @@ func (a *Agent) Tools() tool.Set {
 			map[string]any{"path": str("File or directory to delete."), "recursive": boolean("Delete a non-empty directory and everything in it.")}, "path"),
 			Run: a.deleteFile},
 	}
+	return append(set, a.extraTools(where, short)...)
 }
 
 func spec(name, desc string, props map[string]any, required ...string) provider.ToolSpec {

@@ -22,7 +22,8 @@ func TestTools_Names(t *testing.T) {
 			t.Errorf("%s parameters are not an object schema", s.Name)
 		}
 	}
-	want := []string{"read_file", "write_file", "edit_file", "list_directory", "search_files", "copy_file", "delete_file"}
+	want := []string{"read_file", "write_file", "edit_file", "list_directory", "search_files", "copy_file", "delete_file",
+		"create_directory", "move_file", "read_multiple_files", "compare_files", "compare_directories"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}

@@ -317,6 +317,9 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		}
 		return tool.Result{Content: fmt.Sprintf("Deleted %s.", t.abs)}
 	}
+	if msg := a.holdsOthers(t, "deleted", "Delete"); msg != "" {
+		return tool.Errorf(msg)
+	}
 	var unread []string
 	entries := 0
 	_, final := a.grants()
@@ -344,14 +347,8 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 	if entries > 0 && !in.Recursive {
 		return tool.Errorf(fmt.Sprintf("%s is a directory that is not empty (%d entries); set recursive to true to delete it with everything in it", show(in.Path), entries))
 	}
-	if len(unread) > 0 {
-		more := ""
-		if len(unread) > 5 {
-			more = fmt.Sprintf(" and %d more", len(unread)-5)
-			unread = unread[:5]
-		}
-		return tool.Errorf(fmt.Sprintf("%s holds files you have not read or created: %s%s. Read them first (read_file), or delete only what you made",
-			show(in.Path), strings.Join(unread, ", "), more))
+	if msg := unreadMessage(in.Path, unread, "delete"); msg != "" {
+		return tool.Errorf(msg)
 	}
 	if err := t.g.root.RemoveAll(t.rel); err != nil {
 		return fail(t, err)

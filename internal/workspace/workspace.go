@@ -176,15 +176,23 @@ func (r *Run) Agent(id, label string) (*Agent, error) {
 	return a, nil
 }
 
-// Close releases the directory handles of the run and its agents. Files stay on disk. Tools
-// called after Close fail. Close is idempotent.
+// Close stops the background shells of every agent (each process group gets SIGTERM, then
+// SIGKILL after a short grace; all shells at once) and returns once they and their output
+// readers are gone, then releases the directory handles of the run and its agents. Files stay
+// on disk. File tools and start_background_shell called after Close fail (the other shell
+// tools still report on the stopped shells). Close is idempotent.
 func (r *Run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil
 	}
-	r.closed = true
+	r.closed = true // no agent is added from now on
+	var wg sync.WaitGroup
+	for _, a := range r.agents {
+		wg.Go(a.shells.stopAll)
+	}
+	wg.Wait()
 	errs := []error{r.snapshots.Close()}
 	for _, a := range r.agents {
 		errs = append(errs, a.close())

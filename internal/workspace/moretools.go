@@ -1,0 +1,325 @@
+package workspace
+
+// The file tools MassGen's filesystem and workspace-tools servers add to the basic ones:
+// create_directory, move_file and read_multiple_files here, compare_files and
+// compare_directories in compare.go.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"massgen/internal/tool"
+)
+
+// Caps of read_multiple_files.
+const (
+	maxReadMany      = 20        // paths per call
+	maxReadManyBytes = 512 << 10 // text returned by one call, all files together
+)
+
+// extraTools are the tools after delete_file in Tools. where describes every root, short
+// names the workspace.
+func (a *Agent) extraTools(where, short string) tool.Set {
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	boolean := func(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
+	writable := " Writable: your workspace (and, for the final presentation only, context paths marked writable)."
+	return tool.Set{
+		{Spec: spec("create_directory", "Create a directory and any missing parent directories; an existing directory is left as it is."+writable+short,
+			map[string]any{"path": str("Directory to create.")}, "path"), Run: a.createDirectory},
+		{Spec: spec("move_file", "Move or rename a file or directory. destination is the new path itself, not a folder to move into; missing parent directories are created. An existing destination file is replaced only with overwrite=true; an existing directory never is. As with delete_file, a file can be moved only after you read or created it."+writable+short,
+			map[string]any{
+				"source": str("File or directory to move."), "destination": str("Its new path."),
+				"overwrite": boolean("Replace an existing destination file (default false)."),
+			}, "source", "destination"), Run: a.moveFile},
+		{Spec: spec("read_multiple_files", fmt.Sprintf("Read up to %d text files in one call, each as read_file does; each file comes under a header with its path, and a file that cannot be read shows its error without failing the others (%d KiB in all).", maxReadMany, maxReadManyBytes>>10)+where,
+			map[string]any{"paths": map[string]any{"type": "array", "items": str("A file to read."), "description": fmt.Sprintf("Files to read (1 to %d).", maxReadMany)}}, "paths"),
+			Run: a.readMultipleFiles},
+		{Spec: spec("compare_files", "Compare two text files line by line: returns a unified diff, or says they are identical. Binary files are compared by size and SHA-256 only."+short,
+			map[string]any{"path1": str("First file (the - side of the diff)."), "path2": str("Second file (the + side).")}, "path1", "path2"),
+			Run: a.compareFiles},
+		{Spec: spec("compare_directories", "Compare two directory trees: lists what is only in the first, only in the second, and files that differ (by size, then content), e.g. another agent's shared snapshot under "+a.run.snapDir+"/<label> against your workspace. .git, node_modules and similar folders are not descended into."+short,
+			map[string]any{
+				"path1": str("First directory."), "path2": str("Second directory."),
+				"show_content_diff": boolean("Also show unified diffs of the differing text files (default false)."),
+			}, "path1", "path2"),
+			Run: a.compareDirectories},
+	}
+}
+
+func (a *Agent) createDirectory(_ context.Context, args string) tool.Result {
+	var in struct {
+		Path string `json:"path"`
+	}
+	if r, ok := parse(args, &in, `{"path": "src/utils"}`); !ok {
+		return r
+	}
+	t, err := a.check(in.Path, write)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	if info, err := t.g.root.Lstat(t.rel); err == nil {
+		if info.IsDir() {
+			return tool.Result{Content: fmt.Sprintf("%s already exists as a directory; nothing to do.", t.abs)}
+		}
+		return tool.Errorf(fmt.Sprintf("%s already exists and is a file, not a directory; choose another path (or delete the file first with delete_file)", show(in.Path)))
+	}
+	if err := t.g.root.MkdirAll(t.rel, 0o755); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+			return tool.Errorf(fmt.Sprintf("cannot create %s: one of its parents is a file, not a directory", show(in.Path)))
+		}
+		return fail(t, err)
+	}
+	a.touch(t.abs)
+	return tool.Result{Content: fmt.Sprintf("Created directory %s.", t.abs)}
+}
+
+func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
+	var in struct {
+		Source      string `json:"source"`
+		Destination string `json:"destination"`
+		Overwrite   bool   `json:"overwrite"`
+	}
+	if r, ok := parse(args, &in, `{"source": "draft.md", "destination": "docs/final.md"}`); !ok {
+		return r
+	}
+	if in.Destination == "" {
+		return tool.Errorf("destination is empty; give the new path (relative to your workspace " + a.dir + ")")
+	}
+	src, err := a.check(in.Source, move)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	dst, err := a.check(in.Destination, write)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	info, err := src.g.root.Lstat(src.rel)
+	if err != nil {
+		return fail(src, err)
+	}
+	isDir := info.IsDir()
+	switch {
+	case src.abs == dst.abs:
+		return tool.Errorf(fmt.Sprintf("source and destination are the same path (%s); give a different destination", src.abs))
+	case isDir && within(src.abs, dst.abs):
+		return tool.Errorf(fmt.Sprintf("destination %s is inside the directory being moved, %s; a directory cannot be moved into itself", show(in.Destination), show(in.Source)))
+	}
+	if old, err := dst.g.root.Lstat(dst.rel); err == nil {
+		switch {
+		case old.IsDir():
+			return tool.Errorf(fmt.Sprintf("%s is an existing directory and is never replaced by a move. To move into it, name the full new path (e.g. %s); to replace it, delete it first with delete_file",
+				show(in.Destination), show(filepath.Join(in.Destination, filepath.Base(src.abs)))))
+		case isDir:
+			return tool.Errorf(fmt.Sprintf("%s is an existing file and %s a directory; a directory cannot replace a file. Choose another destination", show(in.Destination), show(in.Source)))
+		case !in.Overwrite:
+			return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", show(in.Destination)))
+		}
+	}
+	var moved []string // paths below the source, slash-separated ("" for the source itself)
+	if isDir {
+		if msg := a.checkMoveTree(ctx, src, dst, &moved); msg != "" {
+			return tool.Errorf(msg)
+		}
+	} else {
+		if info.Mode().IsRegular() && !a.wasTouched(src.abs) && !exemptFromReadBeforeDelete(src.abs) {
+			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then move it. Files are moved or deleted only after they have been looked at", show(in.Source)))
+		}
+		moved = []string{""}
+	}
+	if err := dst.g.root.MkdirAll(filepath.Dir(dst.rel), 0o755); err != nil {
+		return fail(dst, err)
+	}
+	how := ""
+	err = errCrossRoot
+	if src.g.root == dst.g.root {
+		err = src.g.root.Rename(src.rel, dst.rel)
+	}
+	if errors.Is(err, errCrossRoot) || errors.Is(err, syscall.EXDEV) {
+		if r, ok := a.copyThenDelete(ctx, src, dst, info, in.Source, in.Destination); !ok {
+			return r
+		}
+		err, how = nil, " (copied, then the original removed: they are in different directory trees)"
+	}
+	if err != nil {
+		var le *os.LinkError
+		switch {
+		case strings.Contains(err.Error(), "escapes"):
+			return tool.Errorf(fmt.Sprintf("moving %s to %s leads outside what you can access (a symbolic link changed while it was being used); refused", show(in.Source), show(in.Destination)))
+		case errors.As(err, &le):
+			return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v", show(in.Source), show(in.Destination), le.Err))
+		}
+		return fail(src, err)
+	}
+	a.mu.Lock()
+	for _, w := range moved {
+		delete(a.touched, filepath.Join(src.abs, filepath.FromSlash(w)))
+		a.touched[filepath.Join(dst.abs, filepath.FromSlash(w))] = true
+	}
+	a.mu.Unlock()
+	if isDir {
+		return tool.Result{Content: fmt.Sprintf("Moved directory %s to %s (%d entries)%s.", src.abs, dst.abs, len(moved)-1, how)}
+	}
+	return tool.Result{Content: fmt.Sprintf("Moved %s to %s%s.", src.abs, dst.abs, how)}
+}
+
+// errCrossRoot: source and destination are in different grants, so one rename cannot move it.
+var errCrossRoot = errors.New("source and destination are in different roots")
+
+// checkMoveTree checks every entry below the directory src for delete rights (read-before-
+// delete included) and its new place below dst for write rights, and collects the entries.
+// It returns a message for the model, or "".
+func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]string) string {
+	if msg := a.holdsOthers(src, "moved", "Move"); msg != "" {
+		return msg
+	}
+	_, final := a.grants()
+	var unread []string
+	err := walk(ctx, src, func(w string, d fs.DirEntry) error {
+		if len(*moved) > maxCopy {
+			return fmt.Errorf("it holds more than %d entries; move smaller parts", maxCopy)
+		}
+		*moved = append(*moved, w)
+		if w == "" {
+			return nil
+		}
+		from := filepath.Join(src.abs, filepath.FromSlash(w))
+		if err := a.allow(src.g, from, move, final, from); err != nil {
+			return err
+		}
+		to := filepath.Join(dst.abs, filepath.FromSlash(w))
+		if err := a.allow(dst.g, to, write, final, to); err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && !a.wasTouched(from) && !exemptFromReadBeforeDelete(from) {
+			unread = append(unread, w)
+		}
+		return nil
+	})
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fail(src, err).Content
+		}
+		return fmt.Sprintf("cannot move %s: %v", show(src.raw), err)
+	}
+	return unreadMessage(src.raw, unread, "move")
+}
+
+// holdsOthers says why the directory t cannot be moved or deleted as a whole: it holds
+// another grant (a nested context path, with its own rights) or massgen's hidden trees. verb
+// is "moved" or "deleted", and Verb the imperative for the advice. "" means it can.
+func (a *Agent) holdsOthers(t target, verb, Verb string) string {
+	grants, _ := a.grants()
+	for _, g := range grants {
+		if g != t.g && g.path != t.abs && within(t.abs, g.path) {
+			return fmt.Sprintf("%s holds %s, which you access separately; it cannot be %s. %s the other entries one by one", show(t.raw), g.path, verb, Verb)
+		}
+	}
+	for _, h := range a.run.hiddenPaths() {
+		if within(t.abs, h) {
+			return fmt.Sprintf("%s holds massgen's private files (other agents' workspaces or logs); it cannot be %s. %s the other entries one by one", show(t.raw), verb, Verb)
+		}
+	}
+	return ""
+}
+
+// unreadMessage refuses to verb a tree holding files the agent has not read or created (the
+// paths, relative to raw); "" when there are none.
+func unreadMessage(raw string, unread []string, verb string) string {
+	if len(unread) == 0 {
+		return ""
+	}
+	more := ""
+	if len(unread) > 5 {
+		more = fmt.Sprintf(" and %d more", len(unread)-5)
+		unread = unread[:5]
+	}
+	return fmt.Sprintf("%s holds files you have not read or created: %s%s. Read them first (read_file), or %s only what you made",
+		show(raw), strings.Join(unread, ", "), more, verb)
+}
+
+// copyThenDelete moves src to dst where no rename can: it copies, and removes the source only
+// when everything was copied. On failure it returns the Result to send and false.
+func (a *Agent) copyThenDelete(ctx context.Context, src, dst target, info fs.FileInfo, rawSrc, rawDst string) (tool.Result, bool) {
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return tool.Errorf(fmt.Sprintf("%s is a symbolic link or special file, which cannot be moved to another directory tree; recreate it there instead", show(rawSrc))), false
+	}
+	_, statErr := dst.g.root.Lstat(dst.rel)
+	fresh := statErr != nil
+	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, nil)
+	if err == nil && st.skipped > 0 {
+		err = fmt.Errorf("%d symbolic links or special files in it cannot be moved to another directory tree", st.skipped)
+	}
+	if err != nil {
+		if fresh { // the destination is ours: take the partial copy away
+			_ = dst.g.root.RemoveAll(dst.rel)
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fail(dst, err), false
+		}
+		return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v; nothing was moved", show(rawSrc), show(rawDst), err)), false
+	}
+	if err := src.g.root.RemoveAll(src.rel); err != nil {
+		return tool.Errorf(fmt.Sprintf("%s was copied to %s, but the original could not be removed (%v); both now exist", show(rawSrc), dst.abs, unwrapPath(err))), false
+	}
+	return tool.Result{}, true
+}
+
+func (a *Agent) readMultipleFiles(ctx context.Context, args string) tool.Result {
+	var in struct {
+		Paths []string `json:"paths"`
+	}
+	if r, ok := parse(args, &in, `{"paths": ["README.md", "src/main.py"]}`); !ok {
+		return r
+	}
+	switch n := len(in.Paths); {
+	case n == 0:
+		return tool.Errorf(`paths is empty; send {"paths": ["a.md", "b.md"]} (use read_file for one file)`)
+	case n > maxReadMany:
+		return tool.Errorf(fmt.Sprintf("%d paths given; read_multiple_files reads at most %d per call. Split them into several calls", n, maxReadMany))
+	}
+	var b strings.Builder
+	failed := 0
+	for i, p := range in.Paths {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "=== %s ===\n", show(p))
+		room := maxReadManyBytes - b.Len()
+		if err := ctx.Err(); err != nil {
+			failed++
+			b.WriteString("[not read: the call was cancelled]\n")
+			continue
+		}
+		if room < 1<<10 {
+			failed++
+			fmt.Fprintf(&b, "[not read: the %d KiB limit of read_multiple_files was reached; read it with read_file]\n", maxReadManyBytes>>10)
+			continue
+		}
+		arg, _ := json.Marshal(map[string]string{"path": p})
+		r := a.readFile(ctx, string(arg))
+		text := r.Content
+		if r.IsError {
+			failed++
+			text = "Error: " + text
+		}
+		if len(text) > room {
+			cut := strings.LastIndexByte(text[:room], '\n') + 1
+			text = text[:cut] + fmt.Sprintf("[truncated: the %d KiB limit of read_multiple_files was reached after line %d; continue with read_file and start_line=%d]",
+				maxReadManyBytes>>10, strings.Count(text[:cut], "\n"), strings.Count(text[:cut], "\n")+1)
+		}
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return tool.Result{Content: b.String(), IsError: failed == len(in.Paths)}
+}
