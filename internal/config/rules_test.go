@@ -143,6 +143,8 @@ func TestParse_Rules(t *testing.T) {
 			"      context_paths: [{path: ., permission: write, protected_paths: [a]}]\n      enable_mcp_command_line: true\n" +
 			"      command_line_blocked_commands: [\"^git push\"]\n"),
 			[]string{"W 5:24 agents[0].backend.mcp_servers.w | ${MASSGEN_UNSET_TEST_VAR} is not set here | set it before massgen runs"}},
+		{"mcp security is not enforced", net("      mcp_servers: {s: {type: streamable-http, url: \"http://localhost:8000/mcp\", security: {level: permissive, allow_localhost: true}}}\n"),
+			[]string{"W 5:82 agents[0].backend.mcp_servers.s.security | `security` is not enforced | only run configs whose mcp_servers you trust"}},
 		{"mcp server errors", net("      mcp_servers:\n        - {name: a}\n        - {name: \"b c\", command: x}\n" +
 			"        - {name: d, type: sse, url: \"http://x\"}\n        - {name: e, type: streamable-http}\n        - {name: f, command: x, comand: y}\n" +
 			"        - {name: f, command: x}\n"),

@@ -182,9 +182,14 @@ func (w *walker) mcpServer(f field, name string) MCPServer {
 			s.Headers = w.strMap(g)
 		case "timeout":
 			s.Timeout, _ = w.seconds(g)
-		case "http_read_timeout", "security":
-			// Accepted for compatibility; the Go client has its own transport limits and no
-			// executable allow-list (the config's author chooses what to run).
+		case "http_read_timeout":
+			// Accepted for compatibility: the per-call timeout already bounds every read.
+		case "security":
+			// MassGen's executable allow-list and URL checks guard against configs from
+			// strangers; here the config's author chooses what runs. Say so rather than let a
+			// reader believe the policy holds.
+			w.warnAt(g.loc, "`security` is not enforced: the server runs as configured (command, url)",
+				"remove it, and only run configs whose mcp_servers you trust", g.keyN)
 		case "allowed_tools":
 			s.AllowedTools, _ = w.strList(g)
 		case "exclude_tools":
