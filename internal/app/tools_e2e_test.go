@@ -104,3 +104,39 @@ orchestrator: {final_presentation: verbatim}
 		t.Errorf("MCP server processes left running: %v", pids)
 	}
 }
+
+// TestE2E_PlanningModeHoldsBackMCP: with planning mode on and the judge naming the echo tool,
+// the agent's echo call is refused during coordination, and the log says why.
+func TestE2E_PlanningModeHoldsBackMCP(t *testing.T) {
+	server := everythingServer(t)
+	cfg, rep := config.Parse("plan.yaml", []byte(fmt.Sprintf(`
+agents:
+  - id: poster
+    backend:
+      type: scripted
+      mcp_servers: [{name: everything, command: %q}]
+      allowed_tools: [echo]
+      planning: "IRREVERSIBLE: YES\nBLOCKED_TOOLS: echo"
+      tool_calls: [{name: mcp__everything__echo, args: {message: "to the world"}}]
+      answers: ["I would echo 'to the world' once the plan is chosen."]
+orchestrator: {final_presentation: verbatim, coordination: {enable_planning_mode: true}}
+`, server)))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	root := t.TempDir()
+	var out bytes.Buffer
+	res, err := Run(t.Context(), cfg, Options{Question: "Announce it.", Logging: true, LogRoot: filepath.Join(root, "logs"),
+		WorkspaceRoot: filepath.Join(root, "ws"), Sinks: []event.Sink{view.NewPlain(&out)}})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("result %+v %v\n%s", res.Result, err, out.String())
+	}
+	for _, want := range []string{
+		"planning mode: mcp__everything__echo held back until the final presentation (irreversible actions needed)",
+		"poster: mcp__everything__echo -> error: planning mode: mcp__everything__echo is held back",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -66,6 +66,8 @@ type Script struct {
 	Final string
 	// Thinking is streamed as reasoning before each coordination call's action, if set.
 	Thinking string
+	// Planning is the reply to planning mode's check (default "IRREVERSIBLE: NO").
+	Planning string
 	// Latency is the wait before the first chunk of each call; ChunkDelay the wait between
 	// streamed words.
 	Latency    time.Duration
@@ -122,6 +124,12 @@ type Orchestrator struct {
 	// MaxCostUSD stops coordination once spent (0: no limit).
 	MaxCostUSD             float64
 	SkipCoordinationRounds bool
+	// PlanningMode (coordination.enable_planning_mode): before coordination one agent judges
+	// whether the task needs irreversible MCP actions; if so those MCP tools are held back until
+	// the winner presents, and the agents describe what they would do instead.
+	PlanningMode bool
+	// PlanningInstruction replaces the built-in planning-mode instruction when set.
+	PlanningInstruction string
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
 }

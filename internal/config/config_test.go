@@ -477,3 +477,13 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestParse_PlanningMode(t *testing.T) {
+	cfg, rep := Parse("p.yaml", []byte(okAgents+"orchestrator:\n  coordination:\n    enable_planning_mode: true\n    planning_mode_instruction: Plan only.\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	if o := cfg.Orchestrator; !o.PlanningMode || o.PlanningInstruction != "Plan only." {
+		t.Errorf("orchestrator = %+v", o)
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	scriptedKeys = []string{"type", "model", "answers", "improve_after", "vote", "reason", "final", "thinking",
+	scriptedKeys = []string{"type", "model", "answers", "improve_after", "vote", "reason", "final", "thinking", "planning",
 		"latency", "chunk_delay", "faults", "tool_calls"}
 	voteModes  = []string{"longest", "first", "last", "self"}
 	voteLabel  = regexp.MustCompile(`^agent[1-9][0-9]*$`)
@@ -67,6 +67,8 @@ func (w *walker) scripted(f field, fields []field, b *Backend) *field {
 			s.Final, _ = w.str(g)
 		case "thinking":
 			s.Thinking, _ = w.str(g)
+		case "planning":
+			s.Planning, _ = w.str(g)
 		case "latency":
 			s.Latency, _ = w.duration(g)
 		case "chunk_delay":

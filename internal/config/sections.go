@@ -88,7 +88,7 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 		case "debug_final_answer":
 			w.stringOrBool(g)
 		case "coordination":
-			w.coordination(g)
+			w.coordination(g, o)
 		case "timeout":
 			w.orchestratorTimeout(g)
 		case "session_storage":
@@ -125,12 +125,16 @@ func (w *walker) dspy(f field) {
 	}
 }
 
-func (w *walker) coordination(f field) {
+func (w *walker) coordination(f field, o *Orchestrator) {
 	fields, _ := w.mapping(f, 1)
 	for _, e := range fields {
 		g := child(f.loc, e)
 		switch g.key {
-		case "enable_planning_mode", "enable_agent_task_planning", "enable_memory_filesystem_mode", "use_skills":
+		case "enable_planning_mode":
+			o.PlanningMode, _ = w.boolean(g)
+		case "planning_mode_instruction":
+			o.PlanningInstruction, _ = w.str(g)
+		case "enable_agent_task_planning", "enable_memory_filesystem_mode", "use_skills":
 			w.offOnly(g)
 		case "task_planning_filesystem_mode":
 			w.boolean(g)
@@ -147,7 +151,7 @@ func (w *walker) coordination(f field) {
 			if n, ok := w.integer(g); ok && n < 1 {
 				w.errf(g, "use 1 or more", "max_tasks_per_plan must be at least 1")
 			}
-		case "planning_mode_instruction", "skills_directory":
+		case "skills_directory":
 			w.str(g)
 		case "massgen_skills":
 			w.strList(g)

@@ -86,7 +86,7 @@ func (s *session) pause(ctx context.Context, i int) bool {
 func (s *session) beginTurnLocked(i int, c *conversation) {
 	if c.fresh() && len(c.msgs) == 0 {
 		a := s.agents[i]
-		c.system = prompt.System(a.System, s.o.Orchestrator.VotingSensitivity, s.o.Orchestrator.AnswerNovelty)
+		c.system = prompt.System(a.System, s.o.Orchestrator.VotingSensitivity, s.o.Orchestrator.AnswerNovelty) + s.planningSection()
 		c.msgs = []provider.Message{{Role: provider.RoleUser, Content: prompt.User(s.o.Question, s.o.History, s.visible(s.m.CurrentAnswers()))}}
 	} else {
 		news := prompt.Update(c.lead, s.visible(s.m.AnswersSince(c.seen)))

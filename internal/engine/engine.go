@@ -97,6 +97,9 @@ type session struct {
 	usage   provider.Usage
 
 	hostedSeq atomic.Int64 // numbers hosted tool calls that came without an id
+
+	plan       planning    // planning mode's decision, set before coordination
+	presenting atomic.Bool // the final presentation has begun: nothing is held back
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -129,8 +132,12 @@ func Run(ctx context.Context, o Options) Result {
 		s.endLocked(event.EndSkipped)
 		s.mu.Unlock()
 	} else {
+		if o.Orchestrator.PlanningMode {
+			s.decidePlanning(ctx)
+		}
 		s.coordinate(ctx)
 	}
+	s.presenting.Store(true)
 	return s.finish(start, s.present(ctx))
 }
 

@@ -103,6 +103,9 @@ func (s *session) present(ctx context.Context) Result {
 func (s *session) presentation(ctx context.Context, i int, user string) (string, error) {
 	w := s.agents[i]
 	system := prompt.PresentationSystem(w.System)
+	if s.plan.on {
+		system += prompt.PlanningRelease
+	}
 	msgs := []provider.Message{{Role: provider.RoleUser, Content: user}}
 	sent := 0
 	var all strings.Builder

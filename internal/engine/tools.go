@@ -38,6 +38,10 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall) (t
 		}
 		return tool.Errorf(fmt.Sprintf("unknown tool %q; available tools: %s", tc.Name, strings.Join(names, ", "))), 0
 	}
+	if s.heldBack(tc.Name) {
+		return tool.Errorf(fmt.Sprintf("planning mode: %s is held back until the final presentation, because its effects cannot be undone; "+
+			"do not call it now: describe in your answer what you would do with it (arguments, order), and the presenting agent will do it", tc.Name)), 0
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
 	defer cancel()
 	cctx = tool.WithOutput(cctx, func(chunk string) {

@@ -123,6 +123,16 @@ type ToolServerStatus struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// PlanningDecided: planning mode's check before coordination. When HoldBack is set, the MCP
+// tools in Held (every MCP tool when Held is empty) refuse to run until the winner presents.
+type PlanningDecided struct {
+	Agent    string   `json:"agent,omitempty"` // who judged; "" when no check was needed
+	HoldBack bool     `json:"hold_back"`
+	Held     []string `json:"held,omitempty"`
+	Reason   string   `json:"reason"`
+	Reply    string   `json:"reply,omitempty"` // the judge's reply, cut to a few hundred bytes
+}
+
 // ToolRejected: a call was refused and the error went back to the model as its result.
 type ToolRejected struct {
 	Agent  string `json:"agent"`
@@ -259,6 +269,7 @@ func (ToolRejected) Type() string      { return "tool_rejected" }
 func (ToolResult) Type() string        { return "tool_result" }
 func (ToolOutput) Type() string        { return "tool_output" }
 func (ToolServerStatus) Type() string  { return "tool_server_status" }
+func (PlanningDecided) Type() string   { return "planning_decided" }
 func (EnforcementSent) Type() string   { return "enforcement_sent" }
 func (AnswerSubmitted) Type() string   { return "answer_submitted" }
 func (VoteCast) Type() string          { return "vote_cast" }
@@ -294,6 +305,7 @@ func init() {
 	register[ToolResult]()
 	register[ToolOutput]()
 	register[ToolServerStatus]()
+	register[PlanningDecided]()
 	register[EnforcementSent]()
 	register[AnswerSubmitted]()
 	register[VoteCast]()

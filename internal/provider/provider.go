@@ -63,6 +63,8 @@ const (
 	StageInitial      Stage = "initial_answer"
 	StageEnforcement  Stage = "enforcement"
 	StagePresentation Stage = "presentation"
+	// StagePlanning is planning mode's check, before coordination: one question, no tools.
+	StagePlanning Stage = "planning"
 )
 
 // Request is everything one model call needs. Order matters for prompt caching (P10): System

@@ -7,6 +7,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/runlog"
+	"massgen/internal/view"
 )
 
 // pane is the view state of one agent beyond what runlog.State holds: its last tool activity,
@@ -87,6 +88,10 @@ func (m *Model) Apply(e event.Event) {
 		}
 	case event.AgentDead:
 		m.activity(p.Agent, "dead: "+oneLine(p.Reason, 200), true)
+	case event.PlanningDecided:
+		if p.Agent != "" {
+			m.activity(p.Agent, "planning check: "+oneLine(view.PlanningSummary(p), 200), false)
+		}
 	case event.FinalStarted:
 		m.activity(p.Agent, "presenting the final answer ("+p.Mode+")", false)
 	case event.FinalAnswer:

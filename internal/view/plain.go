@@ -81,6 +81,8 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("%s: %s -> %s (%.0f ms)", p.who(v.Agent), v.Tool, outcome, v.DurationMS)
 	case event.ToolServerStatus:
 		p.line("mcp server %s: %s %s", v.Server, v.Status, oneLine(v.Detail, 300))
+	case event.PlanningDecided:
+		p.line("planning mode: %s", PlanningSummary(v))
 	case event.ToolRejected:
 		p.flush(v.Agent)
 		p.line("%s: %s rejected: %s", p.who(v.Agent), v.Tool, v.Error)
@@ -268,4 +270,15 @@ func oneLine(s string, max int) string {
 		return string(r[:max]) + "..."
 	}
 	return s
+}
+
+// PlanningSummary says what planning mode decided, in one line.
+func PlanningSummary(v event.PlanningDecided) string {
+	switch {
+	case !v.HoldBack:
+		return "nothing held back (" + v.Reason + ")"
+	case len(v.Held) == 0:
+		return "every MCP tool held back until the final presentation (" + v.Reason + ")"
+	}
+	return strings.Join(v.Held, ", ") + " held back until the final presentation (" + v.Reason + ")"
 }

@@ -6,6 +6,7 @@
 package scripted
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,6 +83,12 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 // plan decides the whole response of one call and updates the state it depends on.
 func (p *Provider) plan(req provider.Request) *plan {
 	v := readRequest(req)
+	if req.Stage == provider.StagePlanning {
+		// Not one of the calls faults count: the check comes before the session proper.
+		pl := &plan{text: cmp.Or(p.script.Planning, "IRREVERSIBLE: NO\nBLOCKED_TOOLS:"), stop: "stop"}
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

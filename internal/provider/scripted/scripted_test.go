@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -487,5 +488,20 @@ func TestToolCallsBeforeTheFirstAnswer(t *testing.T) {
 	third := collect(t, p.Stream(t.Context(), req))
 	if len(third.calls) != 1 || third.calls[0].Name != "new_answer" {
 		t.Fatalf("third call: %+v", third.calls)
+	}
+}
+
+// Planning mode's check gets the scripted verdict, and is not one of the calls faults count.
+func TestPlanningCheck(t *testing.T) {
+	req := provider.Request{Stage: provider.StagePlanning, Messages: []provider.Message{{Role: provider.RoleUser, Content: "TASK: post"}}}
+	p := New(config.Script{Answers: []string{"a"}, Planning: "IRREVERSIBLE: YES\nBLOCKED_TOOLS: post", Faults: []config.Fault{{Kind: config.FaultFail, Call: 1}}}, "m")
+	if r := run(t, p, req); r.text != "IRREVERSIBLE: YES\nBLOCKED_TOOLS: post" || r.err != nil || len(r.calls) != 0 || len(r.usage) == 0 {
+		t.Fatalf("planning reply %+v", r)
+	}
+	if r := run(t, p, coordReq()); !errors.Is(r.err, ErrFailure) {
+		t.Errorf("first coordination call = %+v, want the fault of call 1", r)
+	}
+	if r := run(t, New(config.Script{Answers: []string{"a"}}, "m"), req); r.text != "IRREVERSIBLE: NO\nBLOCKED_TOOLS:" {
+		t.Errorf("default reply %q", r.text)
 	}
 }

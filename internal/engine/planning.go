@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"massgen/internal/event"
+	"massgen/internal/prompt"
+	"massgen/internal/provider"
+)
+
+// mcpPrefix marks the tools planning mode may hold back: MCP servers act on the outside world,
+// while the file and command tools stay inside the agent's workspace.
+const mcpPrefix = "mcp__"
+
+// planning is planning mode's decision, made once before coordination and read-only after.
+type planning struct {
+	on   bool
+	held map[string]bool // the MCP tools held back; nil holds every one
+}
+
+// decidePlanning asks the first agent, without tools, whether the task needs MCP tools whose
+// effects cannot be undone, and holds those back until the final presentation. A failed or
+// unclear check holds every MCP tool back.
+func (s *session) decidePlanning(ctx context.Context) {
+	var specs []provider.ToolSpec
+	for _, a := range s.agents {
+		for _, t := range a.Tools.Specs() {
+			if strings.HasPrefix(t.Name, mcpPrefix) && !slices.ContainsFunc(specs, func(x provider.ToolSpec) bool { return x.Name == t.Name }) {
+				specs = append(specs, t)
+			}
+		}
+	}
+	if len(specs) == 0 {
+		s.publish(event.PlanningDecided{Reason: "no MCP tools: nothing to hold back"})
+		return
+	}
+	judge := s.agents[0]
+	reply, err := s.planningCheck(ctx, 0, specs)
+	ev := event.PlanningDecided{Agent: judge.ID, Reply: oneLineCut(reply, 400)}
+	var named []string
+	switch {
+	case err != nil:
+		ev.HoldBack, ev.Reason = true, fmt.Sprintf("the check failed (%v): every MCP tool held back", err)
+	default:
+		ev.HoldBack, named, ev.Reason = prompt.PlanningVerdict(reply)
+	}
+	if ev.HoldBack {
+		s.plan.on = true
+		for _, n := range named {
+			for _, t := range specs {
+				if t.Name == n || strings.HasSuffix(t.Name, "__"+n) {
+					if s.plan.held == nil {
+						s.plan.held = map[string]bool{}
+					}
+					s.plan.held[t.Name] = true
+				}
+			}
+		}
+		for name := range s.plan.held {
+			ev.Held = append(ev.Held, name)
+		}
+		slices.Sort(ev.Held)
+		if len(named) > 0 && len(ev.Held) == 0 {
+			ev.Reason += "; none of the tools named exists: every MCP tool held back"
+		}
+	}
+	s.publish(ev)
+}
+
+// planningCheck makes the check's one model call and returns the reply.
+func (s *session) planningCheck(ctx context.Context, i int, specs []provider.ToolSpec) (string, error) {
+	a := s.agents[i]
+	msgs := []provider.Message{{Role: provider.RoleUser, Content: prompt.PlanningCheck(s.o.Question, specs)}}
+	s.publish(event.ModelCalled{Agent: a.ID, Stage: provider.StagePlanning, Attempt: 1, Fresh: true, System: a.System, Messages: msgs})
+	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
+	defer cancel()
+	var text strings.Builder
+	var u provider.Usage
+	var err error
+	for chunk, cerr := range a.Provider.Stream(cctx, provider.Request{Model: a.Model, System: a.System, Messages: msgs,
+		Stage: provider.StagePlanning, Params: a.Params}) {
+		if cerr != nil {
+			err = cerr
+			break
+		}
+		switch c := chunk.(type) {
+		case provider.TextDelta:
+			text.WriteString(c.Text)
+		case provider.UsageChunk:
+			u = u.Add(c.Usage)
+		}
+	}
+	s.account(i, u)
+	if err == nil && strings.TrimSpace(text.String()) == "" {
+		err = errors.New("empty reply")
+	}
+	return text.String(), err
+}
+
+// heldBack reports whether the tool must wait for the final presentation.
+func (s *session) heldBack(name string) bool {
+	if !s.plan.on || s.presenting.Load() || !strings.HasPrefix(name, mcpPrefix) {
+		return false
+	}
+	return s.plan.held == nil || s.plan.held[name]
+}
+
+// planningSection is what the coordination system prompt adds while tools are held back.
+func (s *session) planningSection() string {
+	if !s.plan.on {
+		return ""
+	}
+	var held []string
+	for name := range s.plan.held {
+		held = append(held, name)
+	}
+	slices.Sort(held)
+	return prompt.Planning(s.o.Orchestrator.PlanningInstruction, held)
+}
+
+func oneLineCut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if c, was := cut(s, n); was {
+		return c + "..."
+	}
+	return s
+}
