@@ -94,6 +94,11 @@ export class SessionView {
       case 'tool_called':
         if (a && !workflowTools.has(d.call?.name)) this.note(t, 'tool', `${this.label(a)} called ${d.call?.name}`);
         break;
+      case 'planning_decided': {
+        const held = d.hold_back ? `${(d.held || []).join(', ') || 'every MCP tool'} held back until the final presentation` : 'nothing held back';
+        this.note(t, 'tool', `planning mode: ${held} (${d.reason})`);
+        break;
+      }
       case 'tool_rejected':
         this.note(t, 'warn', `${this.label(a)}: ${d.tool} rejected: ${d.error}`);
         break;
