@@ -172,6 +172,7 @@ func (tb *toolbox) finish(winner, logDir string) error {
 	if !ok {
 		return nil
 	}
+	tb.run.StopShells() // a background shell must not write into the workspace being copied
 	tb.winnerDir = ws.Dir()
 	if logDir == "" {
 		return nil

@@ -233,6 +233,8 @@ func TestParse_Rules(t *testing.T) {
 				"E 8:5 orchestrator.coordination.enable_agent_task_planning | `enable_agent_task_planning: true` is not supported yet",
 				"E 9:5 orchestrator.coordination.enable_memory_filesystem_mode | is not supported yet",
 				"E 10:5 orchestrator.coordination.use_skills | `use_skills: true` is not supported yet"}},
+		{"planning never carried out", okAgents + "orchestrator:\n  final_presentation: verbatim\n  coordination: {enable_planning_mode: true}\n",
+			[]string{"W 4:1 orchestrator | planning mode with final_presentation: verbatim never carries the plan out | regenerate"}},
 		{"coordination off ok", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: false\n" +
 			"    max_orchestration_restarts: 0\n    use_skills: false\n    massgen_skills: []\n    max_tasks_per_plan: 10\n", nil},
 		{"coordination bad", okAgents + "orchestrator:\n  coordination:\n    max_orchestration_restarts: -1\n    enable_planing_mode: false\n",

@@ -103,6 +103,11 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 			w.errKey(g, didYouMean(g.key, orchestratorKeys), "unknown orchestrator key `%s`", clip(g.key))
 		}
 	}
+	if o.PlanningMode && o.FinalPresentation == "verbatim" {
+		// The held-back tools run only in the winner's presentation, which verbatim skips.
+		w.warnAt(f.loc, "planning mode with final_presentation: verbatim never carries the plan out",
+			"use final_presentation: regenerate, so that the winner runs the tools held back", f.keyN)
+	}
 }
 
 func (w *walker) stringOrBool(f field) {

@@ -112,6 +112,13 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		return tool.Errorf(fmt.Sprintf("destination %s is inside the directory being moved, %s; a directory cannot be moved into itself", show(in.Destination), show(in.Source)))
 	}
 	if old, err := dst.g.root.Lstat(dst.rel); err == nil {
+		// A link moved onto its own target (or one name of a file onto another) would leave
+		// a link to itself, or nothing, where the content was.
+		srcFile, serr := src.g.root.Stat(src.rel)
+		dstFile, derr := dst.g.root.Stat(dst.rel)
+		if serr == nil && derr == nil && os.SameFile(srcFile, dstFile) {
+			return tool.Errorf(fmt.Sprintf("%s and %s are the same file; nothing to move", show(in.Source), show(in.Destination)))
+		}
 		switch {
 		case old.IsDir():
 			return tool.Errorf(fmt.Sprintf("%s is an existing directory and is never replaced by a move. To move into it, name the full new path (e.g. %s); to replace it, delete it first with delete_file",

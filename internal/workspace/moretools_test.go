@@ -290,3 +290,25 @@ func TestDeleteFile_KeepsNestedGrantsAndHiddenTrees(t *testing.T) {
 	}
 	mustOK(t, call(t, a, "delete_file", map[string]any{"path": filepath.Join(f.project, "readme.md")}))
 }
+
+// A link moved onto its own target with overwrite would leave a link to itself where the
+// content was; a hard link onto its other name, nothing to move.
+func TestMoveFile_SameFileRefused(t *testing.T) {
+	r, _ := newRun(t)
+	a := newAgent(t, r, "alice", "agent1")
+	ws := a.Dir()
+	writeFile(t, filepath.Join(ws, "file.txt"), "content")
+	if err := os.Symlink("file.txt", filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(ws, "file.txt"), filepath.Join(ws, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, call(t, a, "read_file", map[string]any{"path": "file.txt"}))
+	mustOK(t, call(t, a, "read_file", map[string]any{"path": "hard.txt"}))
+	mustFail(t, call(t, a, "move_file", map[string]any{"source": "link", "destination": "file.txt", "overwrite": true}), "are the same file")
+	mustFail(t, call(t, a, "move_file", map[string]any{"source": "hard.txt", "destination": "file.txt", "overwrite": true}), "are the same file")
+	if got := readFile(t, filepath.Join(ws, "file.txt")); got != "content" {
+		t.Errorf("file.txt = %q", got)
+	}
+}

@@ -463,3 +463,23 @@ func setVar[T any](p *T, v T) func() {
 	*p = v
 	return func() { *p = old }
 }
+
+// StopShells ends the shells before the winner's workspace is copied out, and leaves the files
+// usable: a shell writing into the workspace stops writing.
+func TestShells_StopShellsKeepsFiles(t *testing.T) {
+	f := newShellFixture(t, CommandOptions{})
+	_, pgid := f.start(t, "while :; do date >> log.txt; sleep 0.01; done")
+	log := filepath.Join(f.alice.Dir(), "log.txt")
+	eventually(t, "the log", func() bool { _, err := os.Stat(log); return err == nil })
+	f.run.StopShells()
+	if left := groupMembers(t, pgid); len(left) > 0 {
+		t.Errorf("processes survived StopShells: %v", left)
+	}
+	before := readFile(t, log)
+	time.Sleep(50 * time.Millisecond)
+	if after := readFile(t, log); after != before {
+		t.Error("the shell still writes after StopShells")
+	}
+	mustFail(t, f.call(t, "start_background_shell", map[string]any{"command": "sleep 300"}), "the session has ended")
+	mustOK(t, call(t, f.alice, "write_file", map[string]any{"path": "after.txt", "content": "still writable"}))
+}

@@ -21,8 +21,10 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -188,16 +190,30 @@ func (r *Run) Close() error {
 		return nil
 	}
 	r.closed = true // no agent is added from now on
-	var wg sync.WaitGroup
-	for _, a := range r.agents {
-		wg.Go(a.shells.stopAll)
-	}
-	wg.Wait()
+	stopShells(slices.Collect(maps.Values(r.agents)))
 	errs := []error{r.snapshots.Close()}
 	for _, a := range r.agents {
 		errs = append(errs, a.close())
 	}
 	return errors.Join(errs...)
+}
+
+// StopShells stops every agent's background shells and refuses new ones, as Close does, while
+// the files stay usable: the winner's workspace is copied out once nothing writes into it.
+func (r *Run) StopShells() {
+	r.mu.Lock()
+	agents := slices.Collect(maps.Values(r.agents))
+	r.mu.Unlock()
+	stopShells(agents)
+}
+
+// stopShells stops the shells of all the agents at once and waits for them.
+func stopShells(agents []*Agent) {
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		wg.Go(a.shells.stopAll)
+	}
+	wg.Wait()
 }
 
 // checkName accepts a single, visible path component.
