@@ -110,7 +110,10 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 		t := newTranslator()
 		var paused []sdk.Message
 		for {
-			msg := p.exchange(ctx, c, t, len(paused) < maxContinuations, yield)
+			// Only server tools pause a turn; without them nothing is accumulated (the SDK's
+			// accumulator copies the text so far on every delta).
+			resumable := (p.o.WebSearch || p.o.CodeExecution) && len(paused) < maxContinuations
+			msg := p.exchange(ctx, c, t, resumable, yield)
 			if msg == nil {
 				return
 			}
@@ -136,7 +139,7 @@ func (p *Provider) exchange(ctx context.Context, c *call, t *translator, resume 
 			break
 		}
 		ev := stream.Current()
-		if accErr == nil {
+		if resume && accErr == nil {
 			accErr = msg.Accumulate(ev)
 		}
 		chunks, err := t.event(ev)
