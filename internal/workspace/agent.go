@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Agent is one agent's view of the run: its workspace, the snapshots, its context paths and
@@ -20,7 +22,7 @@ type Agent struct {
 	ws, snap  *grant
 
 	snapMu  sync.Mutex // serialises Snapshot and CopyOut, guards retired
-	retired string     // the previous snapshot, kept for readers that opened it before the swap
+	retired []retiredSnapshot
 
 	mu               sync.Mutex
 	contexts         []*grant
@@ -143,11 +145,21 @@ func (a *Agent) RevokeFinal() {
 	a.mu.Unlock()
 }
 
+// retiredFor is how long a replaced snapshot stays on disk: longer than any reader takes
+// between opening a folder of it and reading a file there. Close removes the rest.
+var retiredFor = 10 * time.Second
+
+// retiredSnapshot is a replaced snapshot in the staging folder, and when it was replaced.
+type retiredSnapshot struct {
+	dir string
+	at  time.Time
+}
+
 // Snapshot publishes a copy of the workspace as the agent's shared snapshot, replacing the
 // previous one: the copy is built in the run's staging folder and swapped into place in one
 // step (renameat2 RENAME_EXCHANGE on Linux), so readers never see a half-written snapshot nor a
-// missing one, and the replaced one is deleted only at the next swap, so a reader already inside
-// it finishes on a whole copy; where the swap is not available (another OS, a filesystem without it) the
+// missing one, and a replaced one stays whole for retiredFor, so that a reader already inside it
+// finishes on a complete copy, however slow; where the swap is not available (another OS, a filesystem without it) the
 // previous snapshot is renamed away first and there is an instant with none. An empty workspace
 // keeps the previous snapshot, as MassGen does. The workspace itself is left as it is (MassGen
 // empties it: bug B9). Symbolic links are copied only when relative and pointing inside the
@@ -174,14 +186,19 @@ func (a *Agent) Snapshot() error {
 	}
 	final := a.SnapshotDir()
 	if err := exchange(stage, final); err == nil {
-		// stage now holds the previous snapshot. A reader may have opened a folder of it just
-		// before the swap, so it stays whole until the next snapshot replaces this one.
-		prev := a.retired
-		a.retired = stage
-		if prev != "" {
-			if err := os.RemoveAll(prev); err != nil {
-				return fmt.Errorf("workspace: snapshot %s: remove previous: %w", a.label, err)
+		// stage now holds the previous snapshot, which readers may still be inside.
+		now := time.Now()
+		a.retired = append(a.retired, retiredSnapshot{dir: stage, at: now})
+		var errs []error
+		a.retired = slices.DeleteFunc(a.retired, func(r retiredSnapshot) bool {
+			if now.Sub(r.at) < retiredFor {
+				return false
 			}
+			errs = append(errs, os.RemoveAll(r.dir))
+			return true
+		})
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("workspace: snapshot %s: remove replaced snapshots: %w", a.label, err)
 		}
 		return nil
 	}
@@ -254,10 +271,10 @@ func (a *Agent) close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	errs := []error{a.ws.root.Close()}
-	if a.retired != "" {
-		errs = append(errs, os.RemoveAll(a.retired))
-		a.retired = ""
+	for _, r := range a.retired {
+		errs = append(errs, os.RemoveAll(r.dir))
 	}
+	a.retired = nil
 	for _, g := range a.contexts {
 		errs = append(errs, g.root.Close())
 	}

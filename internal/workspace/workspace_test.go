@@ -257,10 +257,26 @@ func TestSnapshot_CopyReplaceEmptyKeep(t *testing.T) {
 	if !slices.Equal(names, []string{"agent1"}) {
 		t.Errorf("snapshots/ holds %v, want [agent1]", names)
 	}
-	// Staging keeps at most the one replaced snapshot per agent, for readers still inside it;
-	// Close removes it.
-	if staged, _ := os.ReadDir(r.stageDir); len(staged) > 1 {
-		t.Errorf("staging holds %d entries during the run, want at most 1", len(staged))
+	// Staging keeps replaced snapshots for readers still inside them, for retiredFor; a later
+	// snapshot removes the older ones, Close the rest.
+	staged, _ := os.ReadDir(r.stageDir)
+	if len(staged) == 0 {
+		t.Error("no replaced snapshot kept for readers")
+	}
+	defer setVar(&retiredFor, 0)()
+	writeFile(t, filepath.Join(alice.Dir(), "c.txt"), "three")
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if staged, _ := os.ReadDir(r.stageDir); len(staged) != 0 {
+		t.Errorf("staging holds %d entries once they are older than retiredFor", len(staged))
+	}
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	setVar(&retiredFor, time.Hour)
+	if err := alice.Snapshot(); err != nil {
+		t.Fatal(err)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
