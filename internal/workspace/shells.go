@@ -484,6 +484,11 @@ wait:
 	_ = signalGroup(pgid, syscall.SIGKILL)
 	_ = s.cmd.Process.Kill()
 	<-s.exited
+	// SIGKILL cannot be refused, but a loaded kernel takes a moment to tear processes down:
+	// wait for the group to be empty (briefly), while the unreaped shell still reserves its id.
+	for deadline := time.Now().Add(time.Second); groupAlive(pgid) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if !s.reaped { // wait has ended: reaped is settled
 		_ = s.cmd.Wait()
 		if s.cmd.ProcessState != nil {
