@@ -47,6 +47,19 @@ func decide(answer string, offered []string, enum []any, answered bool) move {
 	return move{tool: "vote", args: fmt.Sprintf(`{"agent_id":%q,"reason":"%s is right"}`, label, label)}
 }
 
+// offeredTools reads the tool names a request offers and the vote enum; fn finds each tool's
+// name and schema in that wire format's tool object.
+func offeredTools(tools any, fn func(tool map[string]any) (name, schema any)) (offered []string, enum []any) {
+	for _, t := range list(tools) {
+		name, schema := fn(obj(t))
+		offered = append(offered, fmt.Sprint(name))
+		if name == "vote" {
+			enum = voteEnum(schema)
+		}
+	}
+	return offered, enum
+}
+
 // voteEnum finds the vote tool's agent_id enum in a JSON schema.
 func voteEnum(schema any) []any {
 	return list(obj(obj(obj(schema)["properties"])["agent_id"])["enum"])
@@ -107,14 +120,7 @@ func splitArgs(s string) []string {
 // openaiResponses serves the Responses API.
 func openaiResponses(answer string) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
-		var offered []string
-		var enum []any
-		for _, t := range list(body["tools"]) {
-			offered = append(offered, fmt.Sprint(obj(t)["name"]))
-			if obj(t)["name"] == "vote" {
-				enum = voteEnum(obj(t)["parameters"])
-			}
-		}
+		offered, enum := offeredTools(body["tools"], func(t map[string]any) (any, any) { return t["name"], t["parameters"] })
 		answered := false
 		for _, it := range list(body["input"]) {
 			if obj(it)["type"] == "function_call" && obj(it)["name"] == "new_answer" {
@@ -150,15 +156,10 @@ func openaiResponses(answer string) func(http.ResponseWriter, map[string]any) bo
 // usage-only last chunk, finish reason with the last argument fragment).
 func chatCompletions(answer string) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
-		var offered []string
-		var enum []any
-		for _, t := range list(body["tools"]) {
-			f := obj(obj(t)["function"])
-			offered = append(offered, fmt.Sprint(f["name"]))
-			if f["name"] == "vote" {
-				enum = voteEnum(f["parameters"])
-			}
-		}
+		offered, enum := offeredTools(body["tools"], func(t map[string]any) (any, any) {
+			f := obj(t["function"])
+			return f["name"], f["parameters"]
+		})
 		answered := false
 		for _, msg := range list(body["messages"]) {
 			for _, tc := range list(obj(msg)["tool_calls"]) {
@@ -195,14 +196,7 @@ func chatCompletions(answer string) func(http.ResponseWriter, map[string]any) bo
 // anthropicMessages serves the Messages API with its ping events.
 func anthropicMessages(answer string) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
-		var offered []string
-		var enum []any
-		for _, t := range list(body["tools"]) {
-			offered = append(offered, fmt.Sprint(obj(t)["name"]))
-			if obj(t)["name"] == "vote" {
-				enum = voteEnum(obj(t)["input_schema"])
-			}
-		}
+		offered, enum := offeredTools(body["tools"], func(t map[string]any) (any, any) { return t["name"], t["input_schema"] })
 		answered := false
 		for _, msg := range list(body["messages"]) {
 			for _, c := range list(obj(msg)["content"]) {

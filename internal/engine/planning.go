@@ -19,7 +19,7 @@ const mcpPrefix = "mcp__"
 // planning is planning mode's decision, made once before coordination and read-only after.
 type planning struct {
 	on   bool
-	held map[string]bool // the MCP tools held back; nil holds every one
+	held []string // the MCP tools held back, sorted; empty holds every one
 }
 
 // decidePlanning asks the first agent, without tools, whether the task needs MCP tools whose
@@ -40,7 +40,8 @@ func (s *session) decidePlanning(ctx context.Context) {
 	}
 	judge := s.agents[0]
 	reply, err := s.planningCheck(ctx, 0, specs)
-	ev := event.PlanningDecided{Agent: judge.ID, Reply: oneLineCut(reply, 400)}
+	ev := event.PlanningDecided{Agent: judge.ID}
+	ev.Reply, _ = cut(strings.TrimSpace(reply), 400)
 	var named []string
 	switch {
 	case err != nil:
@@ -49,24 +50,16 @@ func (s *session) decidePlanning(ctx context.Context) {
 		ev.HoldBack, named, ev.Reason = prompt.PlanningVerdict(reply)
 	}
 	if ev.HoldBack {
-		s.plan.on = true
-		for _, n := range named {
-			for _, t := range specs {
-				if t.Name == n || strings.HasSuffix(t.Name, "__"+n) {
-					if s.plan.held == nil {
-						s.plan.held = map[string]bool{}
-					}
-					s.plan.held[t.Name] = true
-				}
+		for _, t := range specs {
+			if slices.ContainsFunc(named, func(n string) bool { return t.Name == n || strings.HasSuffix(t.Name, "__"+n) }) {
+				ev.Held = append(ev.Held, t.Name)
 			}
-		}
-		for name := range s.plan.held {
-			ev.Held = append(ev.Held, name)
 		}
 		slices.Sort(ev.Held)
 		if len(named) > 0 && len(ev.Held) == 0 {
 			ev.Reason += "; none of the tools named exists: every MCP tool held back"
 		}
+		s.plan = planning{on: true, held: ev.Held}
 	}
 	s.publish(ev)
 }
@@ -106,7 +99,7 @@ func (s *session) heldBack(name string) bool {
 	if !s.plan.on || s.presenting.Load() || !strings.HasPrefix(name, mcpPrefix) {
 		return false
 	}
-	return s.plan.held == nil || s.plan.held[name]
+	return len(s.plan.held) == 0 || slices.Contains(s.plan.held, name)
 }
 
 // planningSection is what the coordination system prompt adds while tools are held back.
@@ -114,18 +107,5 @@ func (s *session) planningSection() string {
 	if !s.plan.on {
 		return ""
 	}
-	var held []string
-	for name := range s.plan.held {
-		held = append(held, name)
-	}
-	slices.Sort(held)
-	return prompt.Planning(s.o.Orchestrator.PlanningInstruction, held)
-}
-
-func oneLineCut(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if c, was := cut(s, n); was {
-		return c + "..."
-	}
-	return s
+	return prompt.Planning(s.o.Orchestrator.PlanningInstruction, s.plan.held)
 }

@@ -71,7 +71,7 @@ func New(o provider.Options) (*Provider, error) {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(o.Retries()),
 	)
-	return &Provider{o: o, client: client, memo: &thinkingMemo{}}, nil
+	return &Provider{o: o, client: client, memo: newThinkingMemo()}, nil
 }
 
 // defaultClient is the SDK's own default: the standard transport with a bound on the wait for

@@ -33,7 +33,7 @@ type call struct {
 // toWire translates a neutral request into Messages API params plus the per-request options
 // (beta header) that go with them.
 func (p *Provider) toWire(req provider.Request) (*call, error) {
-	params := mergeParams(p.o.Params, req.Params)
+	params := provider.MergeParams(p.o.Params, req.Params)
 	model := cmp.Or(req.Model, p.o.Model)
 	if model == "" {
 		return nil, &provider.Error{Provider: p.name(), Fatal: true, Err: errors.New("no model configured")}
@@ -57,7 +57,7 @@ func (p *Provider) toWire(req provider.Request) (*call, error) {
 		case reserved[k]:
 		default:
 			c.autoCache = c.autoCache || k == "cache_control"
-			c.opts = append(c.opts, option.WithJSONSet(sjsonKey(k), params[k]))
+			c.opts = append(c.opts, option.WithJSONSet(provider.SJSONKey(k), params[k]))
 		}
 	}
 	return c, nil
@@ -93,26 +93,6 @@ func (c *call) resume(paused []sdk.Message) {
 	}
 	c.params.Messages = msgs
 }
-
-// mergeParams layers the request's params over the configured ones and, as the Python SDK
-// does, merges the entries of extra_body into the body (without replacing a key set directly).
-func mergeParams(base, over map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(over))
-	maps.Copy(out, base)
-	maps.Copy(out, over)
-	if extra, ok := out["extra_body"].(map[string]any); ok {
-		delete(out, "extra_body")
-		for k, v := range extra {
-			if _, set := out[k]; !set {
-				out[k] = v
-			}
-		}
-	}
-	return out
-}
-
-// sjsonKey escapes a top-level key for WithJSONSet, whose keys are sjson paths.
-var sjsonKey = strings.NewReplacer(`\`, `\\`, `.`, `\.`, `*`, `\*`, `?`, `\?`).Replace
 
 // maxTokens is the configured max_tokens (the pass-through value wins anyway), else
 // DefaultMaxTokens, raised above a thinking budget that would not fit in it.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
-	"sync"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -212,37 +211,22 @@ const memoSize = 64
 //
 // Hosted tool blocks of that turn are not kept: the API rejects a server_tool_use sent without
 // its result but accepts the pair left out, and what the model learned from it is in its text.
-type thinkingMemo struct {
-	mu    sync.Mutex
-	byID  map[string][]thought
-	order []string
+type thinkingMemo struct{ calls provider.CallMemo[[]thought] }
+
+func newThinkingMemo() *thinkingMemo {
+	return &thinkingMemo{calls: provider.CallMemo[[]thought]{Size: memoSize}}
 }
 
 func (m *thinkingMemo) remember(blocks []thought, callIDs []string) {
 	if len(blocks) == 0 || len(callIDs) == 0 {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.byID == nil {
-		m.byID = map[string][]thought{}
-	}
-	id := callIDs[0]
-	if _, ok := m.byID[id]; !ok {
-		m.order = append(m.order, id)
-	}
-	m.byID[id] = blocks
-	for len(m.order) > memoSize {
-		delete(m.byID, m.order[0])
-		m.order = m.order[1:]
-	}
+	m.calls.Put(callIDs[0], blocks)
 }
 
 // lookup returns fresh wire blocks for the thinking that preceded the call with this ID.
 func (m *thinkingMemo) lookup(callID string) []sdk.ContentBlockParamUnion {
-	m.mu.Lock()
-	blocks := m.byID[callID]
-	m.mu.Unlock()
+	blocks := m.calls.Get(callID)
 	out := make([]sdk.ContentBlockParamUnion, 0, len(blocks))
 	for _, b := range blocks {
 		if b.redacted != "" {

@@ -187,12 +187,12 @@ func TestStream_ThinkingReturnsWithItsToolCall(t *testing.T) {
 }
 
 func TestThinkingMemo_Bounded(t *testing.T) {
-	var m thinkingMemo
+	m := newThinkingMemo()
 	for i := range memoSize + 10 {
 		m.remember([]thought{{text: "t", signature: "s"}}, []string{string(rune('a' + i))})
 	}
-	if len(m.byID) != memoSize || len(m.order) != memoSize {
-		t.Fatalf("memo holds %d/%d entries, want %d", len(m.byID), len(m.order), memoSize)
+	if n := m.calls.Len(); n != memoSize {
+		t.Fatalf("memo holds %d entries, want %d", n, memoSize)
 	}
 	if got := m.lookup("a"); len(got) != 0 {
 		t.Errorf("oldest entry kept: %v", got)

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"google.golang.org/genai"
@@ -38,7 +37,7 @@ type Provider struct {
 	ids atomic.Int64
 	// calls remembers what a later request must send back about a call this provider
 	// streamed: its thought signature and whether the API gave its ID.
-	calls callMemory
+	calls provider.CallMemo[callMeta]
 }
 
 // New builds a Gemini backend. o.APIKey is required; o.BaseURL is the host root (default
@@ -91,7 +90,7 @@ func New(o provider.Options) (*Provider, error) {
 		// The SDK's messages print the whole config, key included.
 		return nil, fmt.Errorf("%s: client: %s", name, redact(err.Error(), o.APIKey))
 	}
-	return &Provider{o: o, name: name, client: client}, nil
+	return &Provider{o: o, name: name, client: client, calls: provider.CallMemo[callMeta]{Size: maxCalls}}, nil
 }
 
 // splitBaseURL returns the host root and API version for a configured base URL.
@@ -132,7 +131,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 			yield(nil, &provider.Error{Provider: p.name, Fatal: true, Err: err})
 			return
 		}
-		t := &translator{nextID: p.nextID, hostedID: p.hostedID, remember: p.calls.put, perQuery: perQuerySearch(model)}
+		t := &translator{nextID: p.nextID, hostedID: p.hostedID, remember: p.rememberCall, perQuery: perQuerySearch(model)}
 		if textCallMode(p.o, req) {
 			t.text = &textCalls{}
 		}
@@ -244,36 +243,14 @@ type callMeta struct {
 	raw bool
 }
 
-// callMemory maps call IDs to callMeta, keeping the most recent maxCalls.
-type callMemory struct {
-	mu    sync.Mutex
-	m     map[string]callMeta
-	order []string
-}
-
+// maxCalls bounds the calls whose metadata is kept: only the latest turns come back.
 const maxCalls = 4096
 
-func (c *callMemory) put(id string, meta callMeta) {
+// rememberCall keeps what a call needs when it is sent back; calls that need nothing are not
+// stored.
+func (p *Provider) rememberCall(id string, meta callMeta) {
 	if len(meta.signature) == 0 && !meta.apiID && !meta.raw {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]callMeta{}
-	}
-	if _, ok := c.m[id]; !ok {
-		c.order = append(c.order, id)
-	}
-	c.m[id] = meta
-	if len(c.order) > maxCalls {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-func (c *callMemory) get(id string) callMeta {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[id]
+	p.calls.Put(id, meta)
 }

@@ -19,9 +19,9 @@ func (p *Provider) toWire(req provider.Request) ([]*genai.Content, *genai.Genera
 	var contents []*genai.Content
 	var err error
 	if text {
-		contents, err = toTextContents(req.Messages, p.calls.get)
+		contents, err = toTextContents(req.Messages, p.calls.Get)
 	} else {
-		contents, err = toWireContents(req.Messages, p.calls.get)
+		contents, err = toWireContents(req.Messages, p.calls.Get)
 	}
 	if err != nil {
 		return nil, nil, err

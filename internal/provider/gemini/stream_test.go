@@ -140,15 +140,15 @@ func TestTranslator_RemembersSignaturesAndAPIIDs(t *testing.T) {
 }
 
 func TestCallMemory_IsBounded(t *testing.T) {
-	var c callMemory
+	p := &Provider{calls: provider.CallMemo[callMeta]{Size: maxCalls}}
 	for i := range maxCalls + 10 {
-		c.put(fmt.Sprintf("call_%d", i), callMeta{apiID: true})
+		p.rememberCall(fmt.Sprintf("call_%d", i), callMeta{apiID: true})
 	}
-	c.put("plain", callMeta{}) // nothing to remember
-	if len(c.m) != maxCalls || len(c.order) != maxCalls {
-		t.Fatalf("kept %d/%d", len(c.m), len(c.order))
+	p.rememberCall("plain", callMeta{}) // nothing to remember
+	if n := p.calls.Len(); n != maxCalls {
+		t.Fatalf("kept %d", n)
 	}
-	if c.get("call_0").apiID || !c.get(fmt.Sprintf("call_%d", maxCalls+9)).apiID {
+	if p.calls.Get("call_0").apiID || !p.calls.Get(fmt.Sprintf("call_%d", maxCalls+9)).apiID {
 		t.Error("the oldest entries must go first")
 	}
 }

@@ -160,22 +160,10 @@ func toWireTools(specs []provider.ToolSpec) []responses.ToolUnionParam {
 	return tools
 }
 
-// mergeParams layers backend params into one map; later maps win. max_tokens becomes
-// max_output_tokens (unless that is set too), and the entries of extra_body are merged into
-// the body as the Python SDK does.
+// mergeParams layers backend params into one map (provider.MergeParams); max_tokens becomes
+// max_output_tokens, the Responses API's name, unless that is set too.
 func mergeParams(layers ...map[string]any) map[string]any {
-	merged := map[string]any{}
-	for _, l := range layers {
-		maps.Copy(merged, l)
-	}
-	if extra, ok := merged["extra_body"].(map[string]any); ok {
-		delete(merged, "extra_body")
-		for k, v := range extra {
-			if _, set := merged[k]; !set {
-				merged[k] = v
-			}
-		}
-	}
+	merged := provider.MergeParams(layers...)
 	if v, ok := merged["max_tokens"]; ok {
 		delete(merged, "max_tokens")
 		if _, set := merged["max_output_tokens"]; !set {
@@ -192,10 +180,7 @@ func bodyEdits(merged map[string]any) []option.RequestOption {
 		if owned[k] {
 			continue
 		}
-		opts = append(opts, option.WithJSONSet(sjsonKey(k), merged[k]))
+		opts = append(opts, option.WithJSONSet(provider.SJSONKey(k), merged[k]))
 	}
 	return opts
 }
-
-// sjsonKey escapes a top-level key for WithJSONSet, whose keys are sjson paths.
-var sjsonKey = strings.NewReplacer(`\`, `\\`, `.`, `\.`, `*`, `\*`, `?`, `\?`).Replace
