@@ -96,14 +96,17 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 	if g == nil || systemPath(abs) {
 		return target{}, a.outside(raw, grants, final)
 	}
-	for _, h := range a.run.hiddenPaths() {
-		if within(h, abs) && !within(h, g.path) {
-			return target{}, fmt.Errorf("%s is private to massgen (other agents' workspaces and logs); the agents' shared work is under %s",
-				show(raw), a.run.snapDir)
-		}
+	// massgen's trees are refused before anything else is said about them; a secret file
+	// after the rules for changes, whose messages say more (".env is never changed here").
+	c, hidden := a.viewOf(grants).conceal(g, abs)
+	if hidden && c.private {
+		return target{}, c.refusal(raw, abs, a.run.snapDir)
 	}
 	if err := a.allow(g, abs, acc, final, raw); err != nil {
 		return target{}, err
+	}
+	if hidden {
+		return target{}, c.refusal(raw, abs, a.run.snapDir)
 	}
 	t := target{raw: raw, abs: abs, g: g}
 	base := g.path

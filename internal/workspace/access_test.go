@@ -152,8 +152,12 @@ func TestAttacks_Refused(t *testing.T) {
 		{"delete non-empty dir without recursive", false, "delete_file", map[string]any{"path": "sub"}, "set recursive to true"},
 		{"delete workspace root", false, "delete_file", map[string]any{"path": ".", "recursive": true}, "cannot be deleted"},
 		{"invalid json", false, "read_file", nil, "invalid arguments"},
+		{"read .git/config in context", false, "read_file", map[string]any{"path": filepath.Join(f.rw, ".git", "config")}, "may hold secrets"},
+		{"search .git/config in context", false, "search_files", map[string]any{"pattern": "core", "path": filepath.Join(f.rw, ".git", "config")}, "list the file itself under context_paths"},
+		{"copy .git/config out of context", false, "copy_file", map[string]any{"source": filepath.Join(f.rw, ".git", "config"), "destination": "stolen.txt"}, "may hold secrets"},
+		{"list .git/config", false, "list_directory", map[string]any{"path": filepath.Join(f.rw, ".git", "config")}, "may hold secrets"},
 	}
-	runAttacks(t, f.alice, cases)
+	runAttacks(t, f.alice, cases, "[core]", "top secret")
 	// Nothing leaked out or changed.
 	for p, want := range map[string]string{
 		secret: "top secret", filepath.Join(f.project, "readme.md"): "read me", filepath.Join(f.rw, "file.txt"): "rw file",
@@ -282,7 +286,6 @@ func TestAccess_ReadsAllowed(t *testing.T) {
 		filepath.Join(f.project, "readme.md"): "read me",
 		f.ctxFile:                             "only",
 		f.bobSnapFile:                         "bob's notes",
-		filepath.Join(f.rw, ".git", "config"): "[core]",
 		"sub/f.txt":                           "inside",
 		filepath.Join(f.alice.Dir(), "sub", "..", "sub", "f.txt"): "inside",
 	} {

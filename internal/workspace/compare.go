@@ -201,7 +201,10 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 		if err != nil {
 			return fail(t, err)
 		}
-		if !info.IsDir() {
+		switch {
+		case !info.IsDir() && !info.Mode().IsRegular():
+			return tool.Errorf(special(info.Mode()).message(raw))
+		case !info.IsDir():
 			return tool.Errorf(fmt.Sprintf("%s is a file; compare_directories compares two directories (use compare_files for files)", show(raw)))
 		}
 		ts[i] = t
@@ -254,23 +257,14 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 }
 
 // treeEntries lists the tree at t, at most limit entries (full reports that it stopped),
-// leaving out massgen's private trees and not descending into noDescend directories.
+// leaving out what the agent may not see (Agent.walk) and not descending into noDescend
+// directories.
 func (a *Agent) treeEntries(ctx context.Context, t target, limit int) (map[string]treeEntry, bool, error) {
-	hidden := a.run.hiddenPaths()
 	m := map[string]treeEntry{}
 	full := false
-	err := walk(ctx, t, func(w string, d fs.DirEntry) error {
+	_, err := a.walk(ctx, t, func(w string, d fs.DirEntry) error {
 		if w == "" {
 			return nil
-		}
-		abs := filepath.Join(t.abs, filepath.FromSlash(w))
-		for _, h := range hidden {
-			if within(h, abs) && !within(h, t.g.path) {
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
 		}
 		if len(m) == limit {
 			full = true

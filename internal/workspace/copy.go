@@ -10,32 +10,6 @@ import (
 	"path/filepath"
 )
 
-var (
-	errIsDir      = errors.New("is a directory")
-	errNotRegular = errors.New("is not a regular file (device, pipe or socket)")
-)
-
-// openRegular opens name under r for reading, refusing directories and special files. The
-// open never blocks on a pipe swapped in for a file.
-func openRegular(r *os.Root, name string, flags int) (*os.File, error) {
-	f, err := r.OpenFile(name, os.O_RDONLY|oNonBlock|flags, 0)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	switch {
-	case err != nil:
-	case info.IsDir():
-		err = errIsDir
-	case !info.Mode().IsRegular():
-		err = errNotRegular
-	default:
-		return f, nil
-	}
-	_ = f.Close()
-	return nil, err
-}
-
 // copyInto copies the whole of src into the folder dst, created if missing.
 func copyInto(src *os.Root, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
@@ -52,14 +26,17 @@ func copyInto(src *os.Root, dst string) error {
 
 type copyStats struct {
 	files, dirs, skipped int
+	hidden               int // entries visit concealed (errConcealed)
 	bytes                int64
 }
 
 // copyTree copies srcRel under src (a file or a directory) to dstRel under dst, overwriting
 // files. Every access goes through the two roots, so nothing outside them is read or written.
 // visit, when set, is called before each entry is created with its slash-separated path
-// relative to the copied tree ("" for the top) and may refuse it. Relative symbolic links that
-// stay inside the tree are recreated; other links and special files are skipped.
+// relative to the copied tree ("" for the top) and may refuse it, or leave it (and what is
+// below it) out by returning errConcealed. Relative symbolic links that stay inside the tree
+// are recreated; other links and special files are skipped. A destination file that is
+// special or has other hard links stops the copy (openWrite).
 func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, dstRel string,
 	visit func(within string, dir bool) error,
 ) (copyStats, error) {
@@ -67,7 +44,15 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 	err := walkRoot(ctx, src, srcRel, func(p, within string, d fs.DirEntry) error {
 		target := filepath.Join(dstRel, filepath.FromSlash(within))
 		if visit != nil {
-			if err := visit(within, d.IsDir()); err != nil {
+			err := visit(within, d.IsDir())
+			switch {
+			case errors.Is(err, errConcealed) && d.IsDir():
+				st.hidden++
+				return fs.SkipDir
+			case errors.Is(err, errConcealed):
+				st.hidden++
+				return nil
+			case err != nil:
 				return err
 			}
 		}
@@ -76,10 +61,18 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 			st.dirs++
 			return dst.MkdirAll(target, 0o755)
 		case t.IsRegular():
-			n, err := copyFile(src, p, dst, target)
+			in, err := openRegular(src, p, oNoFollow)
 			if errors.Is(err, errNotRegular) || errors.Is(err, errIsDir) {
 				st.skipped++ // swapped while walking
 				return nil
+			} else if err != nil {
+				return err
+			}
+			n, err := copyFile(in, dst, target)
+			_ = in.Close()
+			var rf *refusedFile
+			if errors.As(err, &rf) && within != "" {
+				rf.inside = within
 			}
 			st.files++
 			st.bytes += n
@@ -104,12 +97,9 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 	return st, err
 }
 
-func copyFile(src *os.Root, name string, dst *os.Root, target string) (int64, error) {
-	in, err := openRegular(src, name, oNoFollow)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
+// copyFile copies the open file in to target under dst, replacing a link there rather than
+// writing through it.
+func copyFile(in *os.File, dst *os.Root, target string) (int64, error) {
 	info, err := in.Stat()
 	if err != nil {
 		return 0, err
@@ -117,7 +107,7 @@ func copyFile(src *os.Root, name string, dst *os.Root, target string) (int64, er
 	if old, err := dst.Lstat(target); err == nil && old.Mode()&fs.ModeSymlink != 0 {
 		_ = dst.Remove(target) // replace a link, never write through it
 	}
-	out, err := dst.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, info.Mode().Perm()|0o600)
+	out, err := openWrite(dst, target, os.O_CREATE|oNoFollow, info.Mode().Perm()|0o600)
 	if err != nil {
 		return 0, err
 	}

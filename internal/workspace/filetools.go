@@ -37,21 +37,25 @@ func (a *Agent) Tools() tool.Set {
 	grants, _ := a.grants()
 	where := " " + a.holdings(grants, false)
 	short := " Relative paths resolve in your workspace " + a.dir + "."
+	// What the tools refuse everywhere, said once where a model would otherwise find out by
+	// trial (secrets.go, special_files.go).
+	seen := " Regular files and directories only (pipes, sockets and devices are refused); inside context paths, massgen's folders and files that commonly hold secrets (.env, .git/config, private keys, credentials) are hidden unless a context path names the file."
+	inPlace := " A file with other hard links is not changed in place."
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	boolean := func(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
 	integer := func(desc string) map[string]any { return map[string]any{"type": "integer", "description": desc} }
 	set := tool.Set{
-		{Spec: spec("read_file", "Read a text file (at most 256 KiB per call; use start_line to continue). Images, audio, video, archives, office documents and PDFs are refused."+where,
+		{Spec: spec("read_file", "Read a text file (at most 256 KiB per call; use start_line to continue). Images, audio, video, archives, office documents and PDFs are refused."+seen+where,
 			map[string]any{
 				"path": str("File to read."), "start_line": integer("First line to return, from 1 (default 1)."),
 				"max_lines": integer("Number of lines to return (default: as many as fit)."),
 			}, "path"), Run: a.readFile},
-		{Spec: spec("write_file", "Create or overwrite a text file with content; missing parent directories are created. Writable: your workspace (and, for the final presentation only, context paths marked writable)."+short,
+		{Spec: spec("write_file", "Create or overwrite a text file with content; missing parent directories are created. Writable: your workspace (and, for the final presentation only, context paths marked writable)."+inPlace+short,
 			map[string]any{"path": str("File to write."), "content": str("The complete new content.")}, "path", "content"), Run: a.writeFile},
-		{Spec: spec("edit_file", "Replace old_string with new_string in a file. old_string must occur exactly once, matching the file exactly (spaces and line breaks included)."+short,
+		{Spec: spec("edit_file", "Replace old_string with new_string in a file. old_string must occur exactly once, matching the file exactly (spaces and line breaks included)."+inPlace+short,
 			map[string]any{"path": str("File to edit."), "old_string": str("Exact text to replace."), "new_string": str("Replacement text.")},
 			"path", "old_string", "new_string"), Run: a.editFile},
-		{Spec: spec("list_directory", "List a directory: subdirectories end with /, files show their size, links their target (at most 1000 entries)."+where,
+		{Spec: spec("list_directory", "List a directory: subdirectories end with /, files show their size, links their target (at most 1000 entries); hidden entries are counted, not named."+seen+where,
 			map[string]any{"path": str("Directory to list (default: your workspace)."), "recursive": boolean("List everything below, not just the top level.")}),
 			Run: a.listDirectory},
 		{Spec: spec("search_files", "Search the contents of text files under a directory for a substring (or a regular expression) and return file:line: text for each matching line."+short,
@@ -92,13 +96,14 @@ func parse(args string, v any, example string) (tool.Result, bool) {
 // fail turns a file-system error on t into a message for the model.
 func fail(t target, err error) tool.Result {
 	var pe *fs.PathError
+	var rf *refusedFile
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return tool.Errorf(fmt.Sprintf("%s does not exist (resolved to %s); list_directory shows what is there", show(t.raw), t.abs))
 	case errors.Is(err, errIsDir):
 		return tool.Errorf(fmt.Sprintf("%s is a directory; use list_directory to see what it holds", show(t.raw)))
-	case errors.Is(err, errNotRegular):
-		return tool.Errorf(fmt.Sprintf("%s %v", show(t.raw), err))
+	case errors.As(err, &rf):
+		return tool.Errorf(rf.message(t.raw))
 	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
 		return tool.Errorf(fmt.Sprintf("%s leads outside what you can access (a symbolic link changed while it was being opened); refused", show(t.raw)))
 	}
@@ -198,9 +203,10 @@ func (a *Agent) writeFile(_ context.Context, args string) tool.Result {
 	return tool.Result{Content: fmt.Sprintf("Wrote %d bytes to %s.", len(*in.Content), t.abs)}
 }
 
-// writeThrough replaces the content of t through its root.
+// writeThrough replaces the content of t through its root; special files and files with
+// other hard links are refused (openWrite).
 func writeThrough(t target, data []byte, flags int) error {
-	f, err := t.g.root.OpenFile(t.rel, os.O_WRONLY|os.O_TRUNC|t.flags|flags, 0o644)
+	f, err := openWrite(t.g.root, t.rel, t.flags|flags, 0o644)
 	if err != nil {
 		return err
 	}

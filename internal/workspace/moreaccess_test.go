@@ -93,8 +93,14 @@ func TestAttacks_MoreToolsRefused(t *testing.T) {
 		{"compare dirs other agent", false, "compare_directories", two(".", f.bob.Dir()), outside},
 		{"compare dirs other agent via link", false, "compare_directories", two("link_to_bobws", "."), outside},
 		{"compare dirs etc", false, "compare_directories", two("/etc", "."), outside},
+
+		{"read many secret file", false, "read_multiple_files", args{"paths": []string{filepath.Join(f.rw, ".git", "config")}}, "may hold secrets"},
+		{"compare files secret file", false, "compare_files", two(filepath.Join(f.rw, ".git", "config"), "sub/f.txt"), "may hold secrets"},
+		{"move secret file out", true, "move_file", mv(filepath.Join(f.rw, "id_rsa"), "stolen.txt"), "may hold secrets"},
+		{"mkdir named like a key", true, "create_directory", args{"path": filepath.Join(f.rw, "x.pem")}, "may hold secrets"},
 	}
-	runAttacks(t, f.alice, cases, "top secret", "bob's notes", "root:")
+	writeFile(t, filepath.Join(f.rw, "id_rsa"), "PRIVATE KEY")
+	runAttacks(t, f.alice, cases, "top secret", "bob's notes", "root:", "[core]", "PRIVATE KEY")
 	for p, want := range map[string]string{
 		secret: "top secret", filepath.Join(f.project, "readme.md"): "read me", filepath.Join(f.rw, "file.txt"): "rw file",
 		filepath.Join(f.rw, "locked.txt"): "locked", f.bobSnapFile: "bob's notes", filepath.Join(ws, "unread.txt"): "never read",
@@ -110,7 +116,7 @@ func TestAttacks_MoreToolsRefused(t *testing.T) {
 		filepath.Join(ws, "elsewhere"), filepath.Join(ws, "rw"), filepath.Join(ws, "readme.md"), filepath.Join(ws, "read.txt"),
 		filepath.Join(ws, "sub2"), filepath.Join(ws, "git"), filepath.Join(f.rw, "newdir"), filepath.Join(f.project, "newdir"),
 		filepath.Join(f.rw, "locked_dir", "sub"), filepath.Join(f.rw, ".git", "hooks2"), filepath.Join(snap, "newdir"),
-		filepath.Join(f.rw, ".env"), filepath.Join(f.rw, "file2.txt"), filepath.Join(f.bob.Dir(), "newdir"),
+		filepath.Join(f.rw, ".env"), filepath.Join(f.rw, "file2.txt"), filepath.Join(f.bob.Dir(), "newdir"), filepath.Join(f.rw, "x.pem"),
 	} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s was created", p)

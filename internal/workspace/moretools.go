@@ -105,6 +105,11 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		return fail(src, err)
 	}
 	isDir := info.IsDir()
+	// A rename would not open it, but a pipe or socket moved over a file's name is the trap
+	// the file tools refuse everywhere else; delete_file removes one.
+	if m := info.Mode(); !isDir && !m.IsRegular() && m&fs.ModeSymlink == 0 {
+		return tool.Errorf(special(m).message(in.Source))
+	}
 	switch {
 	case src.abs == dst.abs:
 		return tool.Errorf(fmt.Sprintf("source and destination are the same path (%s); give a different destination", src.abs))
@@ -119,7 +124,9 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		if serr == nil && derr == nil && os.SameFile(srcFile, dstFile) {
 			return tool.Errorf(fmt.Sprintf("%s and %s are the same file; nothing to move", show(in.Source), show(in.Destination)))
 		}
-		switch {
+		switch m := old.Mode(); {
+		case !old.IsDir() && !m.IsRegular() && m&fs.ModeSymlink == 0:
+			return tool.Errorf(special(m).message(in.Destination))
 		case old.IsDir():
 			return tool.Errorf(fmt.Sprintf("%s is an existing directory and is never replaced by a move. To move into it, name the full new path (e.g. %s); to replace it, delete it first with delete_file",
 				show(in.Destination), show(filepath.Join(in.Destination, filepath.Base(src.abs)))))
@@ -188,7 +195,7 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 	}
 	_, final := a.grants()
 	var unread []string
-	err := walk(ctx, src, func(w string, d fs.DirEntry) error {
+	hidden, err := a.walk(ctx, src, func(w string, d fs.DirEntry) error {
 		if len(*moved) > maxCopy {
 			return fmt.Errorf("it holds more than %d entries; move smaller parts", maxCopy)
 		}
@@ -215,6 +222,9 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 			return fail(src, err).Content
 		}
 		return fmt.Sprintf("cannot move %s: %v", show(src.raw), err)
+	}
+	if msg := holdsHidden(src.raw, hidden, "moved", "Move"); msg != "" {
+		return msg
 	}
 	return unreadMessage(src.raw, unread, "move")
 }

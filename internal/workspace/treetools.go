@@ -21,10 +21,46 @@ var noDescend = map[string]bool{
 	".massgen": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true,
 }
 
-// walk visits t and everything below it through its root; within is slash-separated and
-// relative to t ("" for t itself).
-func walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) error) error {
-	return walkRoot(ctx, t.g.root, t.rel, func(_, within string, d fs.DirEntry) error { return fn(within, d) })
+// walk visits t and what lies below it that the agent may see, through t's root; within is
+// slash-separated and relative to t ("" for t itself). An entry a direct access would refuse
+// as concealed (view.conceal) is left out, a concealed folder not entered; walk returns how
+// many entries it left out.
+func (a *Agent) walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) error) (int, error) {
+	grants, _ := a.grants()
+	v := a.viewOf(grants)
+	hidden := 0
+	err := walkRoot(ctx, t.g.root, t.rel, func(_, w string, d fs.DirEntry) error {
+		if w != "" {
+			if _, ok := v.conceal(t.g, filepath.Join(t.abs, filepath.FromSlash(w))); ok {
+				hidden++
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		return fn(w, d)
+	})
+	return hidden, err
+}
+
+// hiddenNote tells the model that n entries were left out, without naming them.
+func hiddenNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n[%s not shown: massgen's private folders, or files that may hold secrets]", entryCount(n))
+}
+
+// holdsHidden refuses to verb (delete, move) the tree at raw as a whole when it holds n
+// concealed entries: the walk that checks the tree never saw them, and the removal or rename
+// would take them along. "" when n is 0.
+func holdsHidden(raw string, n int, verb, Verb string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s holds %s hidden from agents (massgen's private folders, or files that may hold secrets); it cannot be %s as a whole. %s the other entries one by one",
+		show(raw), entryCount(n), verb, Verb)
 }
 
 // walkRoot visits rel and everything below it in root, stopping when ctx is done. fn gets each
@@ -68,12 +104,15 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 	if err != nil {
 		return fail(t, err)
 	}
-	if !info.IsDir() {
+	switch {
+	case !info.IsDir() && !info.Mode().IsRegular():
+		return tool.Errorf(special(info.Mode()).message(in.Path))
+	case !info.IsDir():
 		return tool.Result{Content: fmt.Sprintf("%s is a file of %d bytes (read it with read_file).", t.abs, info.Size())}
 	}
 	var lines []string
 	full := false
-	err = walk(ctx, t, func(within string, d fs.DirEntry) error {
+	hidden, err := a.walk(ctx, t, func(within string, d fs.DirEntry) error {
 		if within == "" {
 			return nil
 		}
@@ -108,13 +147,13 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 		return fail(t, err)
 	}
 	if len(lines) == 0 {
-		return tool.Result{Content: fmt.Sprintf("%s is empty.", t.abs)}
+		return tool.Result{Content: fmt.Sprintf("%s is empty.", t.abs) + hiddenNote(hidden)}
 	}
 	out := fmt.Sprintf("%s:\n%s", t.abs, strings.Join(lines, "\n"))
 	if full {
 		out += fmt.Sprintf("\n[listing stopped at %d entries; list a subdirectory to see more]", maxList)
 	}
-	return tool.Result{Content: out}
+	return tool.Result{Content: out + hiddenNote(hidden)}
 }
 
 func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
@@ -158,9 +197,14 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
+	if info, err := t.g.root.Stat(t.rel); err != nil {
+		return fail(t, err)
+	} else if !info.IsDir() && !info.Mode().IsRegular() {
+		return tool.Errorf(special(info.Mode()).message(in.Path))
+	}
 	var hits []string
 	skipped := 0
-	err = walk(ctx, t, func(within string, d fs.DirEntry) error {
+	hidden, err := a.walk(ctx, t, func(within string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if within != "" && noDescend[d.Name()] {
 				return fs.SkipDir
@@ -186,7 +230,7 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 		return fail(t, err)
 	}
 	if len(hits) == 0 {
-		return tool.Result{Content: fmt.Sprintf("No matches for %q under %s.", in.Pattern, t.abs)}
+		return tool.Result{Content: fmt.Sprintf("No matches for %q under %s.", in.Pattern, t.abs) + hiddenNote(hidden)}
 	}
 	out := fmt.Sprintf("Matches under %s:\n%s", t.abs, strings.Join(hits, "\n"))
 	if len(hits) >= limit {
@@ -195,7 +239,7 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 	if skipped > 0 {
 		out += fmt.Sprintf("\n[%d binary, unreadable or files over %d MiB were not searched]", skipped, maxSearchIn>>20)
 	}
-	return tool.Result{Content: out}
+	return tool.Result{Content: out + hiddenNote(hidden)}
 }
 
 // searchFile appends the matching lines of one file; it reports false for a file it skipped.
@@ -249,7 +293,14 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	if err != nil {
 		return fail(src, err)
 	}
-	if info.IsDir() && within(src.abs, dst.abs) {
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return tool.Errorf(special(info.Mode()).message(in.Source))
+	}
+	grants, _ := a.grants()
+	v := a.viewOf(grants)
+	// A destination in a part of the source the copy never enters (the workspace under a
+	// project's .massgen) cannot make the copy copy itself.
+	if _, skipped := v.conceal(src.g, dst.abs); info.IsDir() && within(src.abs, dst.abs) && !skipped {
 		return tool.Errorf(fmt.Sprintf("destination %s is inside the source directory %s; copy somewhere else", show(in.Destination), show(in.Source)))
 	}
 	if _, err := dst.g.root.Lstat(dst.rel); err == nil && !in.Overwrite {
@@ -260,6 +311,9 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	}
 	var created []string
 	visit := func(w string, dir bool) error {
+		if _, ok := v.conceal(src.g, filepath.Join(src.abs, filepath.FromSlash(w))); ok && w != "" {
+			return errConcealed
+		}
 		abs := filepath.Join(dst.abs, filepath.FromSlash(w))
 		_, final := a.grants()
 		if err := a.allow(dst.g, abs, write, final, abs); err != nil {
@@ -277,7 +331,11 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	}
 	if err != nil {
 		var pe *fs.PathError
-		if errors.As(err, &pe) {
+		var rf *refusedFile
+		switch {
+		case errors.As(err, &rf):
+			return tool.Errorf(rf.message(in.Destination))
+		case errors.As(err, &pe):
 			return fail(dst, err)
 		}
 		return tool.Errorf(fmt.Sprintf("copy stopped: %v (%d files copied)", err, st.files))
@@ -288,6 +346,9 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	}
 	if st.skipped > 0 {
 		msg += fmt.Sprintf("; skipped %d links or special files", st.skipped)
+	}
+	if st.hidden > 0 {
+		msg += fmt.Sprintf("; left out %s hidden from agents (massgen's private folders, or files that may hold secrets)", entryCount(st.hidden))
 	}
 	return tool.Result{Content: msg + "."}
 }
@@ -323,7 +384,7 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 	var unread []string
 	entries := 0
 	_, final := a.grants()
-	err = walk(ctx, t, func(w string, d fs.DirEntry) error {
+	hidden, err := a.walk(ctx, t, func(w string, d fs.DirEntry) error {
 		if w == "" {
 			return nil
 		}
@@ -344,6 +405,9 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		}
 		return tool.Errorf(fmt.Sprintf("cannot delete %s: %v", show(in.Path), err))
 	}
+	if msg := holdsHidden(in.Path, hidden, "deleted", "Delete"); msg != "" {
+		return tool.Errorf(msg)
+	}
 	if entries > 0 && !in.Recursive {
 		return tool.Errorf(fmt.Sprintf("%s is a directory that is not empty (%d entries); set recursive to true to delete it with everything in it", show(in.Path), entries))
 	}
@@ -354,4 +418,12 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		return fail(t, err)
 	}
 	return tool.Result{Content: fmt.Sprintf("Deleted directory %s (%d entries).", t.abs, entries)}
+}
+
+// entryCount is "1 entry", "2 entries".
+func entryCount(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
 }

@@ -16,6 +16,17 @@
 // (workspace: read/write; snapshots: read; context paths: read, and write for the final
 // presenter where the config says so) after resolving symbolic links, and then used through an
 // os.Root opened on the granted root, so a link swapped in after the check cannot escape.
+//
+// Beyond the grants, the file tools
+//   - open regular files only, without blocking, and decide on the opened descriptor: a named
+//     pipe, a socket or a device a command left under a file's name is refused at once, never
+//     waited on (special_files.go);
+//   - never write in place to a file with other hard links, whose other names may lie outside
+//     every grant; replacing or deleting such a name is allowed (special_files.go);
+//   - hide, by one rule for direct access and for every entry a walk yields, massgen's private
+//     trees (the run's workspaces, the logs, .massgen and massgen_logs folders in context
+//     paths) and, in context paths, files that commonly hold secrets unless a context path
+//     names the file itself (secrets.go).
 package workspace
 
 import (

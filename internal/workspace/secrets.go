@@ -1,0 +1,121 @@
+package workspace
+
+// What an agent may see. One rule, conceal, decides it for a path given to a tool (resolve)
+// and for every entry a walk yields (Agent.walk, copy_file's source tree), so that a tree
+// walked from above never shows what a direct read of the same path would refuse.
+//
+// Concealed are:
+//   - massgen's private trees: the run's workspaces root (other agents' workspaces under their
+//     real ids, the staging folder), the paths given to Run.HidePath (the logs), and, inside a
+//     context path, every folder named .massgen or massgen_logs (massgen's state and the logs
+//     of every run, with system prompts and every tool argument);
+//   - inside a context path, files that commonly hold secrets (secretPattern), unless a
+//     context path entry names the file itself.
+//
+// The agent's workspace and the snapshots hold only what agents made, so only the first rule
+// applies there, and only to trees reached from elsewhere.
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// errConcealed: copyTree's visit leaves the entry out.
+var errConcealed = errors.New("hidden from agents")
+
+// massgenDirs are folders of massgen's own inside a project: its state and logs.
+var massgenDirs = map[string]bool{".massgen": true, "massgen_logs": true}
+
+// Secret files, by lower-cased name. Keep the table tight: a name here is hidden in every
+// context path, so it must rarely be an ordinary source file or folder (a folder named
+// "credentials" is a common package name; "secrets.go" is code). Templates of .env files are
+// readable: they document the variables and hold placeholders.
+var (
+	secretNames = map[string]bool{
+		".env": true, ".git-credentials": true, ".netrc": true, "_netrc": true, ".npmrc": true,
+		".pypirc": true, ".pgpass": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true,
+		"id_ed25519": true, "credentials.json": true, ".credentials.json": true,
+		"secrets.json": true, "secrets.yaml": true, "secrets.yml": true, "secrets.toml": true,
+	}
+	secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true}
+	// secretInDir are names secret only in the folder named by the key.
+	secretInDir  = map[string]string{".git": "config", ".aws": "credentials", ".docker": "config.json"}
+	envTemplates = map[string]bool{".env.example": true, ".env.sample": true, ".env.template": true}
+)
+
+// secretPattern returns the table entry the file at abs matches ("*.pem", ".git/config"), or "".
+func secretPattern(abs string) string {
+	name := strings.ToLower(filepath.Base(abs))
+	parent := strings.ToLower(filepath.Base(filepath.Dir(abs)))
+	ext := filepath.Ext(name)
+	switch {
+	case secretNames[name]:
+		return name
+	case strings.HasPrefix(name, ".env.") && !envTemplates[name]:
+		return ".env.*"
+	case secretExts[ext] && name != ext:
+		return "*" + ext
+	case secretInDir[parent] == name:
+		return parent + "/" + name
+	}
+	return ""
+}
+
+// view is what one tool call may see, taken once so that a walk asks the same of every entry.
+type view struct {
+	hidden []string        // massgen's private trees
+	named  map[string]bool // files granted by name: context path entries naming the file
+}
+
+func (a *Agent) viewOf(grants []*grant) view {
+	v := view{hidden: a.run.hiddenPaths(), named: map[string]bool{}}
+	for _, g := range grants {
+		if g.kind == kindContext && g.file {
+			v.named[g.path] = true
+		}
+	}
+	return v
+}
+
+// concealment says why a path is hidden.
+type concealment struct {
+	private bool   // massgen's
+	secret  string // the secret pattern matched
+}
+
+// conceal returns why the agent may not see abs, which lies in g, or ok=false when it may.
+func (v view) conceal(g *grant, abs string) (concealment, bool) {
+	for _, h := range v.hidden {
+		// A grant inside a hidden tree (the agent's own workspace, the snapshots) is the
+		// agent's own way in; the tree is hidden only from grants that contain it.
+		if within(h, abs) && !within(h, g.path) {
+			return concealment{private: true}, true
+		}
+	}
+	if g.kind != kindContext {
+		return concealment{}, false
+	}
+	if rel, err := filepath.Rel(g.path, abs); err == nil && rel != "." {
+		for c := range strings.SplitSeq(rel, string(filepath.Separator)) {
+			if massgenDirs[c] {
+				return concealment{private: true}, true
+			}
+		}
+	}
+	if p := secretPattern(abs); p != "" && !v.named[abs] {
+		return concealment{secret: p}, true
+	}
+	return concealment{}, false
+}
+
+// refusal is the message for a path the agent gave that is concealed.
+func (c concealment) refusal(raw, abs, snapDir string) error {
+	if c.private {
+		return fmt.Errorf("%s is private to massgen (other agents' workspaces and logs); the agents' shared work is under %s",
+			show(raw), snapDir)
+	}
+	return fmt.Errorf("%s may hold secrets (it matches %s), so agents cannot read, copy, search, compare or change it. To allow it, list the file itself under context_paths (- path: %s)",
+		show(raw), c.secret, abs)
+}
