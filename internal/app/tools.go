@@ -126,7 +126,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 			ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
 			set = append(set, ws.Tools()...)
 			if t.CommandLine {
-				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands}
+				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv}
 				if err := opts.Validate(); err != nil {
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}

@@ -44,6 +44,9 @@ type Tools struct {
 	AllowedCommands         []string
 	BlockedCommands         []string
 	EnforceReadBeforeDelete bool
+	// CommandEnv (command_line_env_passthrough, massgen's own key) names the environment
+	// variables commands get besides the default allow-list; NAME_* is a prefix.
+	CommandEnv []string
 }
 
 var (
@@ -51,6 +54,7 @@ var (
 		"http_read_timeout", "allowed_tools", "exclude_tools", "security"}
 	contextPathKeys = []string{"path", "permission", "protected_paths"}
 	mcpName         = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+	envName         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
 )
 
 // toolKey reads one of the tool keys of a backend into t; it reports whether key was one.
@@ -82,6 +86,15 @@ func (w *walker) toolKey(g field, t *Tools) bool {
 		t.AllowedCommands = w.regexList(g)
 	case "command_line_blocked_commands":
 		t.BlockedCommands = w.regexList(g)
+	case "command_line_env_passthrough":
+		items, _ := w.list(g)
+		for _, it := range items {
+			if s, ok := w.str(it); ok && !envName.MatchString(s) {
+				w.errf(it, "write a variable name such as GITHUB_TOKEN, or a prefix such as NPM_CONFIG_*", "%q is not an environment variable name", s)
+			} else if ok {
+				t.CommandEnv = append(t.CommandEnv, s)
+			}
+		}
 	case "enforce_read_before_delete":
 		if on, ok := w.boolean(g); ok {
 			t.EnforceReadBeforeDelete = on

@@ -41,7 +41,28 @@ func TestMain(m *testing.M) {
 	case "sleep":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
+	case "manager":
+		runManager()
 	}
+}
+
+// runManager is massgen with one stdio server that started a grandchild, until it is killed.
+func runManager() {
+	self, _ := os.Executable()
+	m := NewManager(Options{})
+	srv := Server{Name: "victim", Command: self, Env: map[string]string{modeEnv: "serve", stubbornEnv: "1", markerEnv: os.Getenv(markerEnv), "GORACE": "atexit_sleep_ms=0"}}
+	set, errs := m.Tools(context.Background(), []Server{srv}, nil, nil)
+	tl, ok := set.Find("mcp__victim__spawn")
+	if len(errs) > 0 || !ok {
+		fmt.Println("cannot start the server:", errs)
+		os.Exit(1)
+	}
+	if r := tl.Run(context.Background(), "{}"); r.IsError {
+		fmt.Println("spawn:", r.Content)
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	time.Sleep(time.Hour)
 }
 
 type echoIn struct {

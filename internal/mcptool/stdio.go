@@ -5,27 +5,31 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"massgen/internal/childproc"
 )
 
 const maxStderrLine = 1000 // bytes kept of one stderr line
 
-// process is a running stdio server. Its three standard streams are plain pipes owned here, so
-// exec starts no copying goroutines and Wait never blocks on a grandchild holding a pipe open.
+// process is a running stdio server, with everything it starts (childproc.Tree): when it exits,
+// when it is stopped, or when massgen dies, even by SIGKILL, the whole tree ends. Its three
+// standard streams are plain pipes owned here, so no copying goroutines run and Wait never
+// blocks on a grandchild holding a pipe open.
 type process struct {
-	cmd    *exec.Cmd
+	cmd    *childproc.Cmd
 	pid    int
 	stdin  *os.File // write end
 	stdout *os.File // read end
 	stderr *os.File // read end
 
-	exited  chan struct{} // closed once the process has been reaped
-	exitErr error         // valid after exited is closed
+	exited chan struct{}    // closed once the process and its whole tree have ended
+	status childproc.Status // valid after exited is closed
 
 	stderrDone chan struct{}
 	mu         sync.Mutex
@@ -36,10 +40,9 @@ type process struct {
 // startProcess starts s (expanded) with environment env. Each stderr line goes to onLine (may
 // be nil) and into a tail of the last tailLines lines.
 func startProcess(s Server, env []string, tailLines int, onLine func(string)) (*process, error) {
-	cmd := exec.Command(s.Command, s.Args...)
+	cmd := childproc.Command(nil, childproc.Tree, s.Command, s.Args...)
 	cmd.Env = env
 	cmd.Dir = s.Cwd
-	ownGroup(cmd)
 	var files []*os.File // every pipe end, closed on failure
 	closeAll := func() {
 		for _, f := range files {
@@ -68,11 +71,11 @@ func startProcess(s Server, env []string, tailLines int, onLine func(string)) (*
 	// The child has its copies; keep only our ends.
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	p := &process{
-		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
+		cmd: cmd, pid: cmd.Pid(), stdin: inW, stdout: outR, stderr: errR,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}), tailMax: tailLines,
 	}
 	go func() {
-		p.exitErr = cmd.Wait()
+		p.status = cmd.Wait()
 		close(p.exited)
 	}()
 	go p.readStderr(onLine)
@@ -139,14 +142,10 @@ func (p *process) describe() string {
 	var parts []string
 	select {
 	case <-p.exited:
-		var ee *exec.ExitError
-		switch {
-		case errors.As(p.exitErr, &ee):
-			parts = append(parts, ee.String())
-		case p.exitErr != nil:
-			parts = append(parts, p.exitErr.Error())
-		default:
+		if p.status.Success() {
 			parts = append(parts, "exited with status 0")
+		} else {
+			parts = append(parts, p.status.String())
 		}
 	default:
 	}
@@ -174,34 +173,29 @@ func (p *process) waitExit(d time.Duration) bool {
 	}
 }
 
-// stop ends the process and its whole group: stdin closed, then SIGTERM to the group after
-// grace, then SIGKILL after another grace. Members left behind by a leader that exited on its
-// own get the same treatment. It returns once the leader is reaped and the stderr reader is
-// done. Safe to call more than once.
+// stop ends the process and its whole tree: stdin closed, then SIGTERM to its process group
+// after grace, then, after another grace, the whole tree is killed, processes that left the
+// group included. It returns once all of it has ended and the stderr reader is done. Safe to
+// call more than once.
 func (p *process) stop(grace time.Duration) error {
 	_ = p.stdin.Close() // the MCP way to ask a stdio server to exit
 	var err error
 	if !p.waitExit(grace) {
-		err = signalGroup(p.pid, sigTerm)
+		if e := p.cmd.Signal(syscall.SIGTERM); e != nil && !errors.Is(e, syscall.ESRCH) && !errors.Is(e, os.ErrProcessDone) {
+			err = e
+		}
 		if !p.waitExit(grace) {
-			err = errors.Join(err, signalGroup(p.pid, sigKill))
+			p.cmd.Kill()
 			if !p.waitExit(5 * time.Second) {
 				err = errors.Join(err, fmt.Errorf("process %d did not exit after SIGKILL", p.pid))
 			}
 		}
 	}
-	if groupAlive(p.pid) {
-		err = errors.Join(err, signalGroup(p.pid, sigTerm))
-		for deadline := time.Now().Add(grace); groupAlive(p.pid) && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
-		err = errors.Join(err, signalGroup(p.pid, sigKill))
-	}
 	_ = p.stdout.Close()
 	select {
 	case <-p.stderrDone:
 	case <-time.After(grace):
-		_ = p.stderr.Close() // a process outside the group still holds the pipe: stop reading
+		_ = p.stderr.Close() // a process outside the tree still holds the pipe: stop reading
 		<-p.stderrDone
 	}
 	_ = p.stderr.Close()

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"massgen/internal/childproc"
 	"massgen/internal/tool"
 )
 
@@ -29,9 +29,10 @@ type CommandOptions struct {
 	// Blocked (command_line_blocked_commands): a command matching any of these anywhere in it
 	// is refused.
 	Blocked []string
-	// DropEnv names environment variables removed besides the credentials always removed.
-	DropEnv []string
-	// Env is the environment commands start from; nil means os.Environ().
+	// PassEnv (command_line_env_passthrough) names the variables of Env that commands get
+	// besides commandEnvNames; a name ending in * stands for every name with that prefix.
+	PassEnv []string
+	// Env is the environment the variables commands get are taken from; nil means os.Environ().
 	Env []string
 }
 
@@ -60,28 +61,36 @@ func (o CommandOptions) withDefaults() CommandOptions {
 // kill_background_shell and list_background_shells, see shells.go), which share its rules.
 //
 // execute_command runs `sh -c <command>` in the agent's workspace (or a work_dir inside it)
-// with a timeout that kills the command's whole process group, stdout and stderr captured
-// separately, capped, and streamed through tool.Output as they arrive, and an environment
-// without credentials (every variable whose name mentions API_KEY, SECRET, PASSWORD,
-// CREDENTIAL, PRIVATE_KEY or ends in _TOKEN, every AWS_* variable, and opts.DropEnv). A .venv in
-// the workspace is put first on PATH. A non-zero exit is an error result carrying the output.
-// Invalid patterns in opts make every call fail with the reason (see Validate).
+// with a timeout, stdout and stderr captured separately, capped, and streamed through
+// tool.Output as they arrive. A non-zero exit is an error result carrying the output. Invalid
+// patterns in opts make every call fail with the reason (see Validate).
 //
-// This is not a sandbox. The filter refuses MassGen's dangerous patterns (recursive deletion
-// of / or ~, dd, writes to disk devices, fork bombs, mv to /dev/null, mkfs, sudo, su, chmod,
-// chown), the configured allow and block lists, and redirections or rm/mv/cp/touch/tee/mkdir
-// whose literal target lies outside what the agent may write; it is a speed bump that a
-// determined command gets past (variables, scripts, cd, interpreters). The confinement of
-// commands is the working directory plus this filter: a command can read and write whatever
-// the user running massgen can. Real isolation is MassGen's Docker mode, which is not built.
+// What confines commands:
+//   - Keys: the environment is built from an allow-list (commandEnvNames, opts.PassEnv, the
+//     workspace's .venv, which is put first on PATH), never from massgen's whole environment.
+//   - massgen itself and process lifetime: each command runs under childproc.Confined. On Linux
+//     with user namespaces it sees only its own processes and cannot read massgen's environment
+//     or memory; everywhere on Linux, when `sh -c` returns (or times out), every process it
+//     started is killed, however it detached, and so is everything when massgen dies.
+//   - The filter refuses MassGen's dangerous patterns (recursive deletion of / or ~, dd, writes
+//     to disk devices, fork bombs, mv to /dev/null, mkfs, sudo, su, chmod, chown), the
+//     configured allow and block lists, and redirections or rm/mv/cp/touch/tee/mkdir whose
+//     literal target lies outside what the agent may write; it is a speed bump that a
+//     determined command gets past (variables, scripts, cd, interpreters).
+//
+// This is not a file-system sandbox: a command can read and write whatever files the user
+// running massgen can, and use the network. Real isolation is MassGen's Docker mode, which is
+// not built.
 func (a *Agent) CommandTools(opts CommandOptions) tool.Set {
 	opts = opts.withDefaults()
 	filter := newCommandFilter(opts.Allowed, opts.Blocked)
 	desc := fmt.Sprintf("Run a shell command (sh -c) in your workspace %s and return its exit code, stdout and stderr (each capped at %d KiB). "+
-		"Default timeout %d s, at most %d s; on timeout the command and its children are killed. Output of other agents is readable under %s. "+
-		"sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace. "+
-		"For servers, watchers and other commands that keep running, use start_background_shell.",
-		a.dir, opts.OutputLimit>>10, int(opts.DefaultTimeout.Seconds()), int(opts.MaxTimeout.Seconds()), a.run.snapDir)
+		"Default timeout %d s, at most %d s; on timeout the command and its children are killed. "+
+		"When the command returns, every process it started is killed too, even with nohup, setsid or &: "+
+		"for servers, watchers and other commands that keep running, use start_background_shell. "+
+		"Output of other agents is readable under %s. "+
+		"sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace. %s",
+		a.dir, opts.OutputLimit>>10, int(opts.DefaultTimeout.Seconds()), int(opts.MaxTimeout.Seconds()), a.run.snapDir, envNote(opts))
 	execute := tool.Tool{
 		Spec: spec("execute_command", desc, map[string]any{
 			"command":         map[string]any{"type": "string", "description": "Shell command line."},
@@ -148,10 +157,11 @@ func (a *Agent) checkCommand(command, workDir string, filter commandFilter) (dir
 	return dir, ""
 }
 
-// commandEnv is the environment commands run with: opts.Env without credentials and
-// opts.DropEnv, with the workspace's .venv activated when there is one.
-func (a *Agent) commandEnv(opts CommandOptions) []string {
-	env := cleanEnv(opts.Env, opts.DropEnv)
+// commandEnv is the environment commands run with in dir: the variables of opts.Env that
+// commandEnvNames or opts.PassEnv allow, PWD, and the workspace's .venv activated when there is
+// one.
+func (a *Agent) commandEnv(opts CommandOptions, dir string) []string {
+	env := append(allowedEnv(opts.Env, opts.PassEnv), "PWD="+dir)
 	if venv := filepath.Join(a.dir, ".venv"); isDir(filepath.Join(venv, "bin")) {
 		env = withVenv(env, venv)
 	}
@@ -183,12 +193,10 @@ func (a *Agent) checkWriteTargets(command, dir string) string {
 }
 
 func (a *Agent) runCommand(ctx context.Context, command, dir string, timeout time.Duration, opts CommandOptions, note string) tool.Result {
-	env := a.commandEnv(opts)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, "sh", "-c", command)
-	cmd.Dir, cmd.Env = dir, env
-	ownGroup(cmd)
+	cmd := childproc.Command(runCtx, childproc.Confined, "sh", "-c", command)
+	cmd.Dir, cmd.Env = dir, a.commandEnv(opts, dir)
 	cmd.WaitDelay = 2 * time.Second
 	emit := tool.Output(ctx)
 	var emitMu sync.Mutex
@@ -196,21 +204,26 @@ func (a *Agent) runCommand(ctx context.Context, command, dir string, timeout tim
 	stdout := &capture{limit: opts.OutputLimit, emit: stream}
 	stderr := &capture{limit: opts.OutputLimit, emit: stream}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
+	var st childproc.Status
+	err := cmd.Start()
+	if err == nil {
+		st = cmd.Wait()
+	}
 
 	var b strings.Builder
 	b.WriteString(note)
 	isErr := true
-	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		b.WriteString("Command cancelled; its process group was killed.\n")
+		b.WriteString("Command cancelled; it and every process it started were killed.\n")
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		fmt.Fprintf(&b, "Command timed out after %s; its process group was killed.\n", timeout)
-	case errors.As(err, &exitErr):
-		fmt.Fprintf(&b, "Command failed with exit code %d.\n", exitErr.ExitCode())
+		fmt.Fprintf(&b, "Command timed out after %s; it and every process it started were killed.\n", timeout)
 	case err != nil:
 		fmt.Fprintf(&b, "Command could not run: %v\n", err)
+	case st.Code > 0:
+		fmt.Fprintf(&b, "Command failed with exit code %d.\n", st.Code)
+	case st.Code < 0:
+		fmt.Fprintf(&b, "Command was killed by a signal (%s).\n", st.Signal)
 	default:
 		isErr = false
 		b.WriteString("Exit code: 0\n")

@@ -5,6 +5,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,31 +58,38 @@ func TestCommand_ExitCodeIsError(t *testing.T) {
 }
 
 func TestCommand_TimeoutKillsProcessGroup(t *testing.T) {
-	f, cmd := commandAgent(t, CommandOptions{})
+	_, cmd := commandAgent(t, CommandOptions{})
+	mk := marker()
 	start := time.Now()
-	res := run(t, cmd, map[string]any{"command": "sleep 60 & echo $! > child.pid; sleep 60", "timeout_seconds": 1})
-	mustFail(t, res, "timed out after 1s")
+	res := run(t, cmd, map[string]any{"command": "sleep " + mk + " & sleep " + mk, "timeout_seconds": 1})
+	mustFail(t, res, "timed out after 1s; it and every process it started were killed")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("timeout took %s", d)
 	}
-	b, err := os.ReadFile(filepath.Join(f.alice.Dir(), "child.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !gone(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("background child %d survived the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	requireNone(t, mk, 5*time.Second)
 }
 
-// gone reports whether pid no longer runs (it may linger as a zombie of an init that does not reap).
+// marker is a unique string to put in the argv of the processes a test starts, as in
+// "sleep <marker>": a sleep of 300 s and a bit.
+func marker() string {
+	return fmt.Sprintf("300.%d%d", os.Getpid(), time.Now().UnixNano()%1e9)
+}
+
+// withMarker lists the live processes whose command line contains m, from /proc.
+func withMarker(m string) []string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), m) || gone(mustAtoi(filepath.Base(d))) {
+			continue
+		}
+		out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
+
+// gone reports whether pid no longer runs (it may linger as a zombie).
 func gone(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
@@ -92,6 +100,24 @@ func gone(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// requireNone waits up to d for every process with m to be gone.
+func requireNone(t *testing.T, m string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		left := withMarker(m)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes outlived their command: %q", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestCommand_TimeoutClampedAndCancel(t *testing.T) {
@@ -117,22 +143,50 @@ func TestCommand_OutputCap(t *testing.T) {
 	}
 }
 
-func TestCommand_EnvironmentHasNoSecrets(t *testing.T) {
-	t.Setenv("FOO_API_KEY", "sk-fake-1")
-	t.Setenv("GITHUB_TOKEN", "ghp-fake-2")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-fake-3")
-	t.Setenv("DB_PASSWORD", "pw-fake-4")
-	t.Setenv("CUSTOM_DROP", "drop-fake-5")
-	t.Setenv("MASSGEN_PLAIN", "visible")
-	_, cmd := commandAgent(t, CommandOptions{DropEnv: []string{"CUSTOM_DROP"}})
-	got := mustOK(t, run(t, cmd, map[string]any{"command": "env"}))
-	for _, secret := range []string{"sk-fake-1", "ghp-fake-2", "aws-fake-3", "pw-fake-4", "drop-fake-5", "FOO_API_KEY"} {
-		if strings.Contains(got, secret) {
-			t.Errorf("env output contains %s", secret)
-		}
+// Commands get an allow-listed environment: no name-based deny-list lets a key through.
+func TestCommand_EnvironmentIsAllowListed(t *testing.T) {
+	env := map[string]string{
+		// Credentials that a deny-list on names misses, and ones it caught.
+		"OPENAI_KEY": "sk-fake-1", "DATABASE_URL": "postgres://u:pw-fake-2@db/x", "GH_PAT": "ghp-fake-3",
+		"SLACK_WEBHOOK": "https://hooks.example/fake-4", "AWS_ACCESS_KEY_ID": "AKIAFAKE5", "AWS_SECRET_ACCESS_KEY": "aws-fake-6",
+		"ANTHROPIC_API_KEY": "sk-ant-fake-7", "GITHUB_TOKEN": "ghp-fake-8", "MASSGEN_SERVE_TOKEN": "serve-fake-9",
+		// What commands need, and what the config grants.
+		"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/home/fake", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+		"GRANTED": "yes", "MYTOOL_HOME": "/opt/mytool",
 	}
-	if !strings.Contains(got, "MASSGEN_PLAIN=visible") {
-		t.Error("ordinary variables were dropped")
+	var list []string
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	for _, tool := range []string{"execute_command", "start_background_shell"} {
+		t.Run(tool, func(t *testing.T) {
+			f := newShellFixture(t, CommandOptions{Env: list, PassEnv: []string{"GRANTED", "MYTOOL_*"}})
+			var got string
+			if tool == "execute_command" {
+				got = mustOK(t, f.call(t, tool, map[string]any{"command": "env"}))
+			} else {
+				id, _ := f.start(t, "env; echo END")
+				eventually(t, "the end", func() bool { return strings.Contains(f.output(t, id, 1), "END") })
+				got = f.output(t, id, 1000)
+			}
+			got += "\n"
+			for name, value := range env {
+				want := name == "PATH" || name == "HOME" || name == "LANG" || name == "LC_ALL" || name == "GRANTED" || name == "MYTOOL_HOME"
+				if has := strings.Contains(got, "\n"+name+"="+value+"\n"); has != want {
+					t.Errorf("%s in the environment: %v, want %v", name, has, want)
+				}
+				if !want && strings.Contains(got, value) {
+					t.Errorf("the value of %s leaked", name)
+				}
+			}
+			if !strings.Contains(got, "\nPWD="+f.alice.Dir()+"\n") {
+				t.Errorf("PWD is not the workspace:\n%s", got)
+			}
+		})
+	}
+	desc := mustFind(t, newShellFixture(t, CommandOptions{PassEnv: []string{"GRANTED"}}).set, "execute_command").Spec.Description
+	if !strings.Contains(desc, "PATH, HOME") || !strings.Contains(desc, "GRANTED (no API keys)") || !strings.Contains(desc, "every process it started is killed") {
+		t.Errorf("description: %s", desc)
 	}
 }
 

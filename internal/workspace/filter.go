@@ -100,33 +100,6 @@ func (f commandFilter) refuse(command string) string {
 	return ""
 }
 
-// secretEnv reports whether an environment variable looks like a credential.
-func secretEnv(name string) bool {
-	u := strings.ToUpper(name)
-	for _, s := range []string{"API_KEY", "APIKEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "_TOKEN_", "PRIVATE_KEY"} {
-		if strings.Contains(u, s) {
-			return true
-		}
-	}
-	return strings.HasSuffix(u, "_TOKEN") || u == "TOKEN" || strings.HasPrefix(u, "AWS_")
-}
-
-// cleanEnv drops credentials and the named variables from env.
-func cleanEnv(env, drop []string) []string {
-	dropped := map[string]bool{}
-	for _, d := range drop {
-		dropped[d] = true
-	}
-	var out []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !dropped[name] && !secretEnv(name) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // token is a word or an operator of a shell command line.
 type token struct {
 	text string

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -18,22 +17,26 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"massgen/internal/childproc"
 	"massgen/internal/provider"
 	"massgen/internal/tool"
 )
 
 // Background shells are MassGen's start_background_shell and its companions: commands that
 // keep running while the agent goes on working (dev servers, watchers, long builds). They obey
-// execute_command's rules (the same filter, allow and block lists, work_dir confinement and
-// environment without credentials) and run in a process group of their own, without stdin and
-// without a timeout. The last lines of stdout and stderr are kept in memory, per stream.
+// execute_command's rules (the same filter, allow and block lists, work_dir confinement,
+// allow-listed environment and childproc.Confined) and run in a process group of their own,
+// without stdin and without a timeout. The last lines of stdout and stderr are kept in memory,
+// per stream. What the shell started may outlive the shell's own process (childproc's Linger),
+// until it is killed.
 //
 // Nothing outlives the run: Run.Close (the end of the session, normal or not) stops every
-// shell of every agent: SIGTERM to its process group, SIGKILL to the group after shellGrace,
-// then its output readers stop. kill_background_shell does the same to one shell. On Linux
-// the shell's own process is left a zombie until then (see waitExit), so its process group id
-// stays reserved and signalling the group never reaches another process. A process that leaves
-// the group (setsid, daemons) escapes: this is not a sandbox, like execute_command.
+// shell of every agent: SIGTERM to its process group, then, once the group is gone or after
+// shellGrace, the whole tree is killed, processes that left the group (setsid, daemons)
+// included, and its output readers stop. kill_background_shell does the same to one shell. Until
+// then the tree's init is not reaped (see childproc.Cmd.Await), so its process group id stays
+// reserved and signalling the group never reaches another process. When massgen dies, even by
+// SIGKILL, every tree dies with it.
 
 // Limits, variables so that tests can lower them.
 var (
@@ -58,7 +61,7 @@ func (a *Agent) shellTools(opts CommandOptions, filter commandFilter) tool.Set {
 				"without waiting for it: for dev servers, watchers and other long-running commands. It has no timeout and no stdin; it runs until it exits, "+
 				"kill_background_shell stops it, or the session ends, which kills it and every process it started. At most %d run at once. "+
 				"The last %d lines of its stdout and of its stderr are kept (lines over %d KiB are cut); read them with get_background_shell_output. "+
-				"Same rules as execute_command: no credentials in the environment; sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace.",
+				"Same rules as execute_command: only the allowed environment variables, no API keys; sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace.",
 				a.dir, shellMaxRunning, shellBufferLines, shellLineBytes>>10), map[string]any{
 				"command":  map[string]any{"type": "string", "description": "Shell command line, e.g. \"npm run dev\"."},
 				"work_dir": map[string]any{"type": "string", "description": "Directory to run in, relative to your workspace (default: the workspace)."},
@@ -80,7 +83,8 @@ func (a *Agent) shellTools(opts CommandOptions, filter commandFilter) tool.Set {
 			Run: func(_ context.Context, args string) tool.Result { return a.shellStatus(args) },
 		},
 		{
-			Spec: spec("kill_background_shell", fmt.Sprintf("Stop a background shell and every process it started: SIGTERM to its process group, SIGKILL after %s. "+
+			Spec: spec("kill_background_shell", fmt.Sprintf("Stop a background shell and every process it started: SIGTERM to its process group, then, once that group has ended or after %s, "+
+				"every process it started is killed, even ones that detached (setsid, nohup). "+
 				"On a shell that already exited it kills what the shell left running, if anything. Its output stays readable.", shellGrace), idParam, "shell_id"),
 			Run: func(_ context.Context, args string) tool.Result { return a.killShell(args) },
 		},
@@ -104,7 +108,7 @@ func (a *Agent) startShell(args string, opts CommandOptions, filter commandFilte
 	if msg != "" {
 		return tool.Errorf(msg)
 	}
-	s, err := a.shells.start(in.Command, dir, a.commandEnv(opts))
+	s, err := a.shells.start(in.Command, dir, a.commandEnv(opts, dir))
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -257,14 +261,15 @@ type exitStatus struct {
 	signal string // the signal's name, when one ended it
 }
 
-func statusOf(ps *os.ProcessState) exitStatus {
-	if ps == nil {
-		return exitStatus{code: -1, signal: "unknown"}
+func statusOf(st childproc.Status) exitStatus {
+	if st.Code >= 0 {
+		return exitStatus{code: st.Code}
 	}
-	if c := ps.ExitCode(); c >= 0 {
-		return exitStatus{code: c}
+	name := st.Signal.String()
+	if st.Core {
+		name += " (core dumped)"
 	}
-	return exitStatus{code: -1, signal: strings.TrimPrefix(ps.String(), "signal: ")}
+	return exitStatus{code: -1, signal: name}
 }
 
 // shellSet holds an agent's background shells. Run.Close stops them (stopAll).
@@ -292,7 +297,7 @@ func (set *shellSet) all() []*shell {
 	return slices.Clone(set.list)
 }
 
-// start runs `sh -c command` in dir with env in a process group of its own.
+// start runs `sh -c command` in dir with env, confined.
 func (set *shellSet) start(command, dir string, env []string) (*shell, error) {
 	var evicted *shell
 	defer func() {
@@ -360,7 +365,8 @@ func (set *shellSet) stopAll() {
 // they do.
 type shell struct {
 	id, command, dir string
-	cmd              *exec.Cmd
+	pid              int // of the tree's init: the id of its process group
+	cmd              *childproc.Cmd
 	started          time.Time
 	grace, drain     time.Duration
 	stdout, stderr   *lineRing
@@ -372,7 +378,6 @@ type shell struct {
 	mu     sync.Mutex
 	ended  time.Time // zero while the process runs
 	how    exitStatus
-	reaped bool // cmd.Wait has run
 	killed bool // stop began while the process ran
 
 	stopMu  sync.Mutex // serialises stop
@@ -389,10 +394,9 @@ func startShell(id, command, dir string, env []string) (*shell, error) {
 		_, _ = outR.Close(), outW.Close()
 		return nil, fmt.Errorf("cannot start the shell: %w", err)
 	}
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Dir, cmd.Env = dir, env
+	cmd := childproc.Command(nil, childproc.Confined, "sh", "-c", command)
+	cmd.Dir, cmd.Env, cmd.Linger = dir, env, true
 	cmd.Stdout, cmd.Stderr = outW, errW
-	newGroup(cmd)
 	err = cmd.Start()
 	_, _ = outW.Close(), errW.Close() // the shell holds them now
 	if err != nil {
@@ -400,7 +404,7 @@ func startShell(id, command, dir string, env []string) (*shell, error) {
 		return nil, fmt.Errorf("cannot start the shell: %w", err)
 	}
 	s := &shell{
-		id: id, command: command, dir: dir, cmd: cmd, started: time.Now(),
+		id: id, command: command, dir: dir, cmd: cmd, started: time.Now(), pid: cmd.Pid(),
 		grace: shellGrace, drain: shellDrain,
 		stdout: newLineRing(), stderr: newLineRing(), outR: outR, errR: errR,
 		exited: make(chan struct{}), readersDone: make(chan struct{}),
@@ -414,9 +418,9 @@ func startShell(id, command, dir string, env []string) (*shell, error) {
 
 // wait records the end of the shell's process.
 func (s *shell) wait() {
-	how, reaped := waitExit(s.cmd)
+	how := statusOf(s.cmd.Await())
 	s.mu.Lock()
-	s.ended, s.how, s.reaped = time.Now(), how, reaped
+	s.ended, s.how = time.Now(), how
 	s.mu.Unlock()
 	close(s.exited)
 }
@@ -444,10 +448,10 @@ func (s *shell) running() bool {
 	return s.ended.IsZero()
 }
 
-// stop ends the shell and its process group: SIGTERM, then SIGKILL once the group is gone or
-// after the grace period; it then reaps the process and stops the readers, after a short wait
-// for the last output. first is false when the shell was already stopped; wasRunning reports
-// whether its process still ran.
+// stop ends the shell and its tree: SIGTERM to its process group, then, once the group is gone
+// or after the grace period, the whole tree is killed; it then reaps the tree's init and stops
+// the readers, after a short wait for the last output. first is false when the shell was
+// already stopped; wasRunning reports whether its process still ran.
 func (s *shell) stop() (first, wasRunning bool) {
 	s.stopMu.Lock()
 	defer s.stopMu.Unlock()
@@ -458,11 +462,7 @@ func (s *shell) stop() (first, wasRunning bool) {
 	wasRunning = s.ended.IsZero()
 	s.killed = wasRunning
 	s.mu.Unlock()
-	pgid := s.cmd.Process.Pid
-	_ = signalGroup(pgid, syscall.SIGTERM)
-	if wasRunning {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM) // should it have left its group
-	}
+	_ = s.cmd.Signal(syscall.SIGTERM)
 	grace := time.NewTimer(s.grace)
 	tick := time.NewTicker(20 * time.Millisecond)
 	exited := s.exited
@@ -475,32 +475,19 @@ wait:
 			exited = nil
 		case <-tick.C:
 		}
-		if exited == nil && !groupAlive(pgid) {
+		if exited == nil && !groupAlive(s.pid, s.pid) {
 			break wait
 		}
 	}
 	grace.Stop()
 	tick.Stop()
-	_ = signalGroup(pgid, syscall.SIGKILL)
-	_ = s.cmd.Process.Kill()
+	s.cmd.Kill()
 	<-s.exited
-	// SIGKILL cannot be refused, but a loaded kernel takes a moment to tear processes down:
-	// wait for the group to be empty (briefly), while the unreaped shell still reserves its id.
-	for deadline := time.Now().Add(time.Second); groupAlive(pgid) && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if !s.reaped { // wait has ended: reaped is settled
-		_ = s.cmd.Wait()
-		if s.cmd.ProcessState != nil {
-			s.mu.Lock()
-			s.how, s.reaped = statusOf(s.cmd.ProcessState), true
-			s.mu.Unlock()
-		}
-	}
+	s.cmd.Wait() // the tree is gone when its init has ended
 	drain := time.NewTimer(s.drain)
 	select {
 	case <-s.readersDone:
-	case <-drain.C: // a process outside the group still holds a pipe
+	case <-drain.C: // a process outside the tree still holds a pipe (non-Linux systems)
 	}
 	drain.Stop()
 	_, _ = s.outR.Close(), s.errR.Close()
@@ -524,7 +511,7 @@ type shellInfo struct {
 }
 
 func (s *shell) info() shellInfo {
-	in := shellInfo{ID: s.id, Command: provider.Clip(s.command, 200), WorkDir: s.dir, PID: s.cmd.Process.Pid, Status: "running"}
+	in := shellInfo{ID: s.id, Command: provider.Clip(s.command, 200), WorkDir: s.dir, PID: s.pid, Status: "running"}
 	s.mu.Lock()
 	end, how, killed := s.ended, s.how, s.killed
 	s.mu.Unlock()

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,7 +177,7 @@ func TestShells_WorkDirAndEnv(t *testing.T) {
 	t.Setenv("FOO_API_KEY", "sk-fake-1")
 	t.Setenv("GITHUB_TOKEN", "ghp-fake-2")
 	t.Setenv("MASSGEN_PLAIN", "visible")
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, CommandOptions{PassEnv: []string{"MASSGEN_PLAIN"}})
 	if err := os.Mkdir(filepath.Join(f.alice.Dir(), "wd"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +269,7 @@ func TestShells_KillEscalatesToSIGKILL(t *testing.T) {
 	}
 }
 
-// A shell that exited can still be killed: what it left running in its group dies.
+// A shell that exited can still be killed: what it left running dies.
 func TestShells_KillExited(t *testing.T) {
 	f := newShellFixture(t, CommandOptions{})
 	id, pgid := f.start(t, "sleep 300 >/dev/null 2>&1 & echo started")
@@ -278,15 +277,10 @@ func TestShells_KillExited(t *testing.T) {
 	if st := f.status(t, id); st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Errorf("status = %+v", st)
 	}
-	if left := groupMembers(t, pgid); len(left) != 1 {
+	// What the shell left behind runs on (with, on Linux, the tree's init, whose pid is the
+	// group id: it stays reserved meanwhile).
+	if left := slices.DeleteFunc(groupMembers(t, pgid), func(p int) bool { return p == pgid }); len(left) != 1 {
 		t.Fatalf("the background sleep should still run: %v", left)
-	}
-	if runtime.GOOS == "linux" {
-		// The shell stays a zombie until killed, so its group id cannot be reused meanwhile.
-		stat := readFile(t, "/proc/"+strconv.Itoa(pgid)+"/stat")
-		if f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:]); f[0] != "Z" {
-			t.Errorf("the exited shell was reaped before the kill: %s", stat)
-		}
 	}
 	res := mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
 	if !strings.Contains(res, "had already ended (shell_") || !strings.Contains(res, "exited (exit code 0)") {
@@ -431,7 +425,7 @@ func TestShells_RunCloseStopsEverything(t *testing.T) {
 	goleak.VerifyNone(t, ignore)
 }
 
-// A killed shell leaves no goroutine, even when a process outside its group holds its output.
+// A killed shell leaves no goroutine, even when a process that left its group held its output.
 func TestShells_NoGoroutineLeak(t *testing.T) {
 	defer setVar(&shellDrain, 100*time.Millisecond)()
 	ignore := goleak.IgnoreCurrent()
@@ -439,16 +433,10 @@ func TestShells_NoGoroutineLeak(t *testing.T) {
 	id, _ := f.start(t, "echo hi")
 	eventually(t, "the exit", func() bool { return f.status(t, id).Status == "exited" })
 	mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
-	// A process that left the group with setsid escapes the kill and holds the output pipe,
-	// but the readers stop all the same.
 	if _, err := exec.LookPath("setsid"); err == nil {
-		id, _ = f.start(t, "setsid sh -c 'echo escaped; exec sleep 1' & sleep 300")
+		id, _ = f.start(t, "setsid sh -c 'echo escaped; exec sleep 300' & sleep 300")
 		eventually(t, "the escape", func() bool { return strings.Contains(f.output(t, id, 0), "escaped") })
-		start := time.Now()
 		mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
-		if d := time.Since(start); d < shellDrain {
-			t.Errorf("kill returned after %s, without waiting for the escaped process's output", d)
-		}
 	}
 	goleak.VerifyNone(t, ignore)
 	if err := f.run.Close(); err != nil {

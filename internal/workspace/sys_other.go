@@ -4,7 +4,6 @@ package workspace
 
 import (
 	"errors"
-	"os/exec"
 	"syscall"
 )
 
@@ -13,11 +12,5 @@ const (
 	oNoFollow = 0
 )
 
-// ownGroup leaves cancellation to exec: without process groups only the shell is killed.
-func ownGroup(cmd *exec.Cmd) {}
-
-// newGroup does nothing: there are no process groups.
-func newGroup(cmd *exec.Cmd) {}
-
-// signalGroup fails: there are no process groups; only the shell itself can be killed.
+// signalGroup fails: there are no process groups.
 func signalGroup(pgid int, sig syscall.Signal) error { return errors.ErrUnsupported }

@@ -1,0 +1,166 @@
+package workspace
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"massgen/internal/childproc"
+)
+
+// detachTechniques are the ways a command may try to outlive its run; %s is a marker.
+var detachTechniques = map[string]string{
+	"setsid &":    "setsid sleep %s >/dev/null 2>&1 &",
+	"nohup &":     "nohup sleep %s >/dev/null 2>&1 &",
+	"&":           "sleep %s >/dev/null 2>&1 &",
+	"double fork": "(sh -c 'sleep %s >/dev/null 2>&1 &' &)",
+	"setsid -f":   "setsid -f sleep %s >/dev/null 2>&1",
+	"100 forks":   "i=0; while [ $i -lt 100 ]; do sleep %s >/dev/null 2>&1 & i=$((i+1)); done",
+}
+
+// both runs f with namespaces and in the fallback without them.
+func both(t *testing.T, f func(t *testing.T)) {
+	t.Run("namespaces", f)
+	t.Run("fallback", func(t *testing.T) {
+		defer childproc.DisableNamespaces()()
+		f(t)
+	})
+}
+
+// When execute_command returns, nothing the command started is left, however it detached.
+func TestCommand_NothingOutlivesIt(t *testing.T) {
+	both(t, func(t *testing.T) {
+		_, cmd := commandAgent(t, CommandOptions{})
+		for name, tmpl := range detachTechniques {
+			mk := marker()
+			res := mustOK(t, run(t, cmd, map[string]any{"command": fmt.Sprintf(tmpl, mk) + "\nsleep 0.2; echo done"}))
+			if !strings.Contains(res, "done") {
+				t.Errorf("%s: %s", name, res)
+			}
+			requireNone(t, mk, 3*time.Second)
+		}
+	})
+}
+
+// Killing a background shell, or closing the run, ends everything the shell started, however it
+// detached.
+func TestShells_NothingOutlivesThem(t *testing.T) {
+	both(t, func(t *testing.T) {
+		f := newShellFixture(t, CommandOptions{})
+		for _, tmpl := range detachTechniques {
+			mk := marker()
+			id, _ := f.start(t, fmt.Sprintf(tmpl, mk)+"\necho started; sleep "+mk)
+			eventually(t, "the start", func() bool { return strings.Contains(f.output(t, id, 0), "started") })
+			mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
+			requireNone(t, mk, 3*time.Second)
+		}
+		var marks []string
+		for _, tmpl := range detachTechniques {
+			mk := marker()
+			marks = append(marks, mk)
+			f.start(t, fmt.Sprintf(tmpl, mk)+"\nexit 0") // the shell exits; what it started runs on
+		}
+		if err := f.run.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, mk := range marks {
+			requireNone(t, mk, 3*time.Second)
+		}
+	})
+}
+
+// The test binary stands in for massgen in helper processes: started with helperEnv set, the
+// test TestWorkspaceHelper does what the variable names instead of testing.
+const helperEnv = "WORKSPACE_TEST_HELPER"
+
+func helper(t *testing.T, mode string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkspaceHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + mode, "GORACE=atexit_sleep_ms=0"}, env...)...)
+	return cmd
+}
+
+func TestWorkspaceHelper(t *testing.T) {
+	mode := os.Getenv(helperEnv)
+	if mode == "" {
+		t.Skip("only a helper process")
+	}
+	if os.Getenv("WORKSPACE_TEST_FALLBACK") != "" {
+		childproc.DisableNamespaces()
+	}
+	if os.Getenv("WORKSPACE_TEST_HARDEN") != "" {
+		if err := childproc.Harden(); err != nil {
+			fmt.Println("Harden:", err)
+		}
+	}
+	f := newShellFixture(t, CommandOptions{})
+	switch mode {
+	case "detach":
+		// A background shell and a command that detach, then massgen is killed.
+		mk := os.Getenv("WORKSPACE_TEST_MARKER")
+		f.start(t, fmt.Sprintf("setsid sleep %s & nohup sleep %s >/dev/null 2>&1 & sleep %s", mk, mk, mk))
+		fmt.Println("ready")
+		f.call(t, "execute_command", map[string]any{"command": fmt.Sprintf("setsid -f sleep %s; (sh -c 'sleep %s &' &); sleep %s", mk, mk, mk)})
+	case "spy":
+		fmt.Println(f.call(t, "execute_command", map[string]any{"command": fmt.Sprintf(`p=%d
+cat /proc/$PPID/environ /proc/$p/environ; cat /proc/*/environ | tr '\0' '\n' | grep MASSGEN_TEST; head -c 100000 /proc/$p/mem | grep -a -o 'sk-test-[a-z0-9-]*'
+echo end`, os.Getpid())}).Content)
+	}
+	os.Exit(0)
+}
+
+// After massgen is killed with SIGKILL, nothing its agents' commands and shells started
+// outlives it by more than a few seconds.
+func TestCommand_NothingOutlivesMassgenKilled(t *testing.T) {
+	both(t, func(t *testing.T) {
+		mk := marker()
+		env := []string{"WORKSPACE_TEST_MARKER=" + mk}
+		if strings.HasSuffix(t.Name(), "fallback") {
+			env = append(env, "WORKSPACE_TEST_FALLBACK=1")
+		}
+		cmd := helper(t, "detach", env...)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+			_ = cmd.Process.Kill()
+			t.Fatalf("helper said %q", line)
+		}
+		eventually(t, "the processes", func() bool { return len(withMarker(mk)) >= 6 })
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		requireNone(t, mk, 5*time.Second)
+	})
+}
+
+// A command cannot read the keys in massgen's environment: not through its parent's /proc
+// entries, not through massgen's, not through any process's, nor massgen's memory. massgen is
+// a helper process here, so that the key is in its environment from its start, as with a user's
+// exported OPENAI_API_KEY.
+func TestCommand_KeysOutOfReach(t *testing.T) {
+	const key = "sk-test-workspace-5ec12e7"
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"namespaces", nil},
+		{"fallback hardened", []string{"WORKSPACE_TEST_FALLBACK=1", "WORKSPACE_TEST_HARDEN=1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := helper(t, "spy", append(c.env, "MASSGEN_TEST_SECRET_KEY="+key)...).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "end") {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			if strings.Contains(string(out), key) {
+				t.Errorf("the command read the key:\n%s", out)
+			}
+		})
+	}
+}
