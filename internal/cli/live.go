@@ -79,6 +79,9 @@ func printOutcome(w io.Writer, res app.Result) {
 	// Without an answer the error says why, once, as the run ends.
 	if res.FinalAnswer != "" {
 		fmt.Fprintf(w, "Final answer (by %s):\n\n%s\n\n", res.Winner, res.FinalAnswer)
+		if note := event.TruncationNote(res.TruncatedBy); note != "" {
+			fmt.Fprintf(w, "%s\n\n", note)
+		}
 	}
 	if res.Usage != (provider.Usage{}) {
 		fmt.Fprintln(w, view.UsageLine(res.Usage, res.CostUSD))

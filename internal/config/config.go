@@ -98,11 +98,14 @@ const (
 	FaultFail          FaultKind = "fail"            // the call fails with an error
 	FaultFatal         FaultKind = "fatal"           // the call fails as with a rejected API key
 	FaultHang          FaultKind = "hang"            // the call never returns until cancelled
+	// FaultTruncated cuts the response off at the token limit: half its text, its calls'
+	// arguments cut in half, stop reason "length" (presentation included).
+	FaultTruncated FaultKind = "truncated"
 )
 
 // FaultKinds lists every kind, for validation messages.
 var FaultKinds = []FaultKind{FaultNoTool, FaultBadVote, FaultDoubleVote, FaultVoteAndAnswer,
-	FaultBadArgs, FaultDuplicate, FaultFail, FaultFatal, FaultHang}
+	FaultBadArgs, FaultDuplicate, FaultFail, FaultFatal, FaultHang, FaultTruncated}
 
 // Fault applies Kind on the agent's Call-th model call (1-based, counting every call the agent
 // makes in the session, presentation included), or on every call when Call is 0.
@@ -132,7 +135,25 @@ type Orchestrator struct {
 	PlanningInstruction string
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
+	// MaxResponseChars caps what one model response may stream: its text and tool-call
+	// arguments together, and its reasoning separately. Past it the call is cut off and the
+	// turn retried. 0 means DefaultMaxResponseChars.
+	MaxResponseChars int
+	// MaxToolCallsPerResponse caps the tool calls of one response; later ones are not run.
+	// 0 means DefaultMaxToolCallsPerResponse.
+	MaxToolCallsPerResponse int
+	// MaxAnswerChars caps a new_answer's content; a longer one is rejected. 0 means
+	// DefaultMaxAnswerChars.
+	MaxAnswerChars int
 }
+
+// Defaults of the output caps: generous for real answers (100,000 characters is some 25,000
+// tokens), small enough that a runaway or hostile model cannot fill memory or the logs.
+const (
+	DefaultMaxResponseChars        = 200_000
+	DefaultMaxToolCallsPerResponse = 32
+	DefaultMaxAnswerChars          = 100_000
+)
 
 // UI holds display settings.
 type UI struct {

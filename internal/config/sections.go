@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -12,7 +13,7 @@ var (
 	orchestratorKeys = []string{"voting_sensitivity", "answer_novelty_requirement", "max_new_answers_per_agent",
 		"final_presentation", "failure_budget", "max_cost_usd", "skip_coordination_rounds", "debug_final_answer",
 		"coordination", "timeout", "session_storage", "dspy", "context_paths", "snapshot_storage",
-		"agent_temporary_workspace"}
+		"agent_temporary_workspace", "max_response_chars", "max_tool_calls_per_response", "max_answer_chars"}
 	coordinationKeys = []string{"enable_planning_mode", "planning_mode_instruction", "max_orchestration_restarts",
 		"enable_agent_task_planning", "max_tasks_per_plan", "task_planning_filesystem_mode",
 		"enable_memory_filesystem_mode", "use_skills", "massgen_skills", "skills_directory"}
@@ -67,6 +68,12 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 					o.MaxNewAnswersPerAgent = n
 				}
 			}
+		case "max_response_chars":
+			w.positive(g, DefaultMaxResponseChars, &o.MaxResponseChars)
+		case "max_tool_calls_per_response":
+			w.positive(g, DefaultMaxToolCallsPerResponse, &o.MaxToolCallsPerResponse)
+		case "max_answer_chars":
+			w.positive(g, DefaultMaxAnswerChars, &o.MaxAnswerChars)
 		case "failure_budget":
 			if n, ok := w.integer(g); ok {
 				if n < 1 {
@@ -103,10 +110,26 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 			w.errKey(g, didYouMean(g.key, orchestratorKeys), "unknown orchestrator key `%s`", clip(g.key))
 		}
 	}
+	if resp := cmp.Or(o.MaxResponseChars, DefaultMaxResponseChars); o.MaxAnswerChars > resp {
+		// The answer travels in the response's tool-call arguments, which the response cap cuts first.
+		w.warnAt(f.loc, fmt.Sprintf("max_answer_chars (%d) is above max_response_chars (%d): a response carrying such an answer is cut off first", o.MaxAnswerChars, resp),
+			fmt.Sprintf("raise max_response_chars to at least %d", o.MaxAnswerChars+o.MaxAnswerChars/4), f.keyN)
+	}
 	if o.PlanningMode && o.FinalPresentation == "verbatim" {
 		// The held-back tools run only in the winner's presentation, which verbatim skips.
 		w.warnAt(f.loc, "planning mode with final_presentation: verbatim never carries the plan out",
 			"use final_presentation: regenerate, so that the winner runs the tools held back", f.keyN)
+	}
+}
+
+// positive reads a cap that must be at least 1 into dst.
+func (w *walker) positive(f field, def int, dst *int) {
+	if n, ok := w.integer(f); ok {
+		if n < 1 {
+			w.errf(f, fmt.Sprintf("use 1 or more (default %d)", def), "%s must be at least 1", f.key)
+		} else {
+			*dst = n
+		}
 	}
 }
 

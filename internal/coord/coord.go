@@ -19,6 +19,8 @@ type Settings struct {
 	Novelty string
 	// FailureBudget is how many consecutive failed turns make an agent dead (at least 1).
 	FailureBudget int
+	// MaxAnswerChars rejects a new answer longer than this many characters; 0 means no limit.
+	MaxAnswerChars int
 }
 
 // Answer is one accepted answer.

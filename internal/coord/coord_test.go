@@ -70,6 +70,16 @@ func TestResolve_Rules(t *testing.T) {
 			wantErr: []string{"identical to agent1's current answer"}},
 		{name: "answer cap", settings: Settings{MaxNewAnswersPerAgent: 1}, agent: 0, calls: []Call{answerCall("1", "Paris, on the Seine.")}, want: Retry,
 			wantErr: []string{"maximum of 1 answers"}},
+		// A 50 MB answer was accepted, won and broke the log (issue 9 item 6): the cap counts
+		// characters, not bytes, and covers the streamed-text fallback too.
+		{name: "answer over max_answer_chars", settings: Settings{MaxAnswerChars: 30}, agent: 1,
+			calls: []Call{answerCall("1", strings.Repeat("é", 31))}, want: Retry,
+			wantErr: []string{"31 characters long, over the limit of 30 (orchestrator.max_answer_chars)"}},
+		{name: "answer at max_answer_chars", settings: Settings{MaxAnswerChars: 30}, agent: 1,
+			calls: []Call{answerCall("1", strings.Repeat("é", 30))}, want: Answered},
+		{name: "streamed-text answer over max_answer_chars", settings: Settings{MaxAnswerChars: 30}, agent: 1,
+			calls: []Call{{ID: "1", Name: ToolNewAnswer, Arguments: `{}`}}, text: strings.Repeat("x", 31), want: Retry,
+			wantErr: []string{"over the limit of 30"}},
 		{name: "novelty balanced rejects above 0.70", settings: Settings{Novelty: "balanced"}, agent: 1,
 			calls: []Call{answerCall("1", "Paris is the capital. Indeed")}, want: Retry, wantErr: []string{"too similar to agent1"}},
 		{name: "novelty balanced accepts at 0.60", settings: Settings{Novelty: "balanced"}, agent: 1,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Workflow tool names.
@@ -178,6 +179,12 @@ func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcom
 	content = strings.TrimSpace(content)
 	if content == "" {
 		return retryOne(calls, c, `new_answer needs a non-empty "content": put your complete answer there`)
+	}
+	if limit := m.s.MaxAnswerChars; limit > 0 {
+		if n := utf8.RuneCountInString(content); n > limit {
+			return retryOne(calls, c, fmt.Sprintf(
+				"this answer is %d characters long, over the limit of %d (orchestrator.max_answer_chars): submit a shorter complete answer", n, limit))
+		}
 	}
 	if limit := m.s.MaxNewAnswersPerAgent; limit > 0 && len(m.agents[i].answers) >= limit {
 		return retryOne(calls, c, fmt.Sprintf(

@@ -143,7 +143,35 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if err != nil {
 			return err, errors.Is(err, errCallTimeout)
 		}
-		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleAssistant, Content: res.text, ToolCalls: res.calls})
+		c.msgs = append(c.msgs, res.message())
+		if res.incomplete() {
+			// A cut-off response may hold a half-written answer or arguments cut mid-value:
+			// nothing in it counts, and the model is told why, within the turn's attempts.
+			note := s.cutNote(res)
+			for _, tc := range res.message().ToolCalls {
+				c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: prompt.CutNotRun, IsError: true})
+			}
+			s.publish(event.EnforcementSent{Agent: a.ID, Message: note})
+			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: note})
+			s.mu.Lock()
+			ended := s.m.Ended()
+			if !ended {
+				s.catchUpLocked(i, c)
+			}
+			s.mu.Unlock()
+			if ended {
+				return nil, false
+			}
+			if attempt++; attempt > maxCallsPerTurn {
+				return fmt.Errorf("every one of %d model calls was cut off (%s)", maxCallsPerTurn, cutReason(res)), false
+			}
+			continue
+		}
+		if d := res.dropped; d != nil {
+			s.publish(event.ToolRejected{Agent: a.ID, CallID: d.ID, Tool: d.Name, Error: prompt.TooManyCalls(s.o.Orchestrator.MaxToolCallsPerResponse)})
+			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: d.ID,
+				Content: "Error: " + prompt.TooManyCalls(s.o.Orchestrator.MaxToolCallsPerResponse), IsError: true})
+		}
 		var workflow []coord.Call
 		var other []provider.ToolCall
 		for _, tc := range res.calls {
@@ -183,6 +211,23 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			return fmt.Errorf("no accepted new_answer or vote after %d model calls", maxCallsPerTurn), false
 		}
 	}
+}
+
+// cutNote is what an agent whose response was cut off is told.
+func (s *session) cutNote(res callResult) string {
+	stop := ""
+	if !res.overflow {
+		stop = res.stopRaw
+	}
+	return prompt.Cut(stop, s.o.Orchestrator.MaxResponseChars, s.o.Orchestrator.MaxAnswerChars)
+}
+
+// cutReason names what cut a response off, for errors and events.
+func cutReason(res callResult) string {
+	if res.overflow {
+		return "over orchestrator.max_response_chars"
+	}
+	return fmt.Sprintf("at the output token limit, stop reason %q", res.stopRaw)
 }
 
 // applyLocked publishes an outcome and updates the conversation; it reports whether the turn is

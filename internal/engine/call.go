@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
@@ -14,14 +15,44 @@ import (
 // errCallTimeout marks a model call cut off by timeout_settings.agent_timeout_seconds.
 var errCallTimeout = errors.New("model call timed out")
 
+// maxCallField caps the name and id of a tool call: both are the model's (or a compatible
+// server's) to choose, and both are copied into every later request and event.
+const maxCallField = 256
+
 type callResult struct {
 	text  string
 	calls []provider.ToolCall
 	usage provider.Usage
+	// stop is how the model said it stopped (StopOther when the stream was cut before Done);
+	// stopRaw is the backend's own word for it.
+	stop    provider.Stop
+	stopRaw string
+	// overflow is set when the response went over max_response_chars: the engine stopped
+	// reading there, text holds what fit and the call that crossed the line has no arguments.
+	overflow bool
+	// dropped, when set, stands for the tool calls past max_tool_calls_per_response: the first
+	// of them, without its arguments. The engine stopped reading when it arrived.
+	dropped *provider.ToolCall
+}
+
+// incomplete reports whether the response is incomplete, so that nothing in it may be acted on: the
+// token limit stopped the model, or it went over max_response_chars.
+func (r callResult) incomplete() bool { return r.overflow || r.stop == provider.StopLength }
+
+// message is the assistant message the response adds to the conversation: every call in it,
+// dropped one included, gets a tool result.
+func (r callResult) message() provider.Message {
+	calls := r.calls
+	if r.dropped != nil {
+		calls = append(calls[:len(calls):len(calls)], *r.dropped)
+	}
+	return provider.Message{Role: provider.RoleAssistant, Content: r.text, ToolCalls: calls}
 }
 
 // call makes one model call for agent i, publishing its deltas, tool calls and usage as they
-// arrive. The call is bounded by the per-call timeout.
+// arrive. The call is bounded by the per-call timeout, and what the model may stream by the
+// output caps: past them the engine stops reading (which cancels the call) and keeps what fit,
+// so a runaway or hostile response costs at most the caps in memory and in the log.
 func (s *session) call(ctx context.Context, i int, req provider.Request, presentation bool) (callResult, error) {
 	a := s.agents[i]
 	limit := s.o.Timeouts.Agent
@@ -33,6 +64,10 @@ func (s *session) call(ctx context.Context, i int, req provider.Request, present
 	var res callResult
 	var text strings.Builder
 	var streamErr error
+	// Text and tool-call arguments go into the conversation and share one budget; reasoning
+	// is only shown, and has a budget of its own.
+	output, reasoning := s.o.Orchestrator.MaxResponseChars, s.o.Orchestrator.MaxResponseChars
+read:
 	for chunk, err := range a.Provider.Stream(cctx, req) {
 		if err != nil {
 			streamErr = err
@@ -40,27 +75,62 @@ func (s *session) call(ctx context.Context, i int, req provider.Request, present
 		}
 		switch c := chunk.(type) {
 		case provider.TextDelta:
-			text.WriteString(c.Text)
-			s.publish(event.TextDelta{Agent: a.ID, Text: c.Text, Presentation: presentation})
+			t, over := take(c.Text, &output)
+			text.WriteString(t)
+			if t != "" {
+				s.publish(event.TextDelta{Agent: a.ID, Text: t, Presentation: presentation})
+			}
+			if over {
+				res.overflow = true
+				break read
+			}
 		case provider.ReasoningDelta:
-			s.publish(event.ReasoningDelta{Agent: a.ID, Text: c.Text, Presentation: presentation})
+			t, over := take(c.Text, &reasoning)
+			if t != "" {
+				s.publish(event.ReasoningDelta{Agent: a.ID, Text: t, Presentation: presentation})
+			}
+			if over {
+				res.overflow = true
+				break read
+			}
 		case provider.ToolCallChunk:
 			tc := c.Call
+			tc.ID, _ = cut(tc.ID, maxCallField)
+			tc.Name, _ = cut(tc.Name, maxCallField)
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("call_%s_%d", a.ID, len(res.calls)+1)
+			}
+			if len(res.calls) >= s.o.Orchestrator.MaxToolCallsPerResponse {
+				tc.Arguments = "{}"
+				res.dropped = &tc
+				s.publish(event.ToolCalled{Agent: a.ID, Call: tc})
+				break read
+			}
+			if _, over := take(tc.Arguments, &output); over {
+				tc.Arguments = "{}"
+				res.overflow = true
+				res.calls = append(res.calls, tc)
+				s.publish(event.ToolCalled{Agent: a.ID, Call: tc})
+				break read
 			}
 			res.calls = append(res.calls, tc)
 			s.publish(event.ToolCalled{Agent: a.ID, Call: tc})
 		case provider.HostedToolChunk:
 			// The provider ran it and the model has the result: shown, not run.
 			tc := c.Call
+			tc.ID, _ = cut(tc.ID, maxCallField)
+			tc.Name, _ = cut(tc.Name, maxCallField)
+			tc.Arguments, _ = cut(tc.Arguments, eventContentLimit)
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("hosted_%d", s.hostedSeq.Add(1))
 			}
+			result, _ := cut(c.Result, eventContentLimit)
 			s.publish(event.ToolCalled{Agent: a.ID, Call: tc})
-			s.publish(event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Content: c.Result, IsError: c.Failed})
+			s.publish(event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Content: result, IsError: c.Failed})
 		case provider.UsageChunk:
 			res.usage = res.usage.Add(c.Usage)
+		case provider.Done:
+			res.stop, res.stopRaw = c.Stop(), c.StopReason
 		}
 	}
 	res.text = text.String()
@@ -72,6 +142,25 @@ func (s *session) call(ctx context.Context, i int, req provider.Request, present
 		return res, streamErr
 	}
 	return res, nil
+}
+
+// take returns the part of s that fits in *budget characters, takes it from the budget, and
+// reports whether s did not fit.
+func take(s string, budget *int) (string, bool) {
+	if len(s) <= *budget { // at most one character per byte: it fits
+		*budget -= utf8.RuneCountInString(s)
+		return s, false
+	}
+	n := 0
+	for k := range s {
+		if n == *budget {
+			*budget = 0
+			return s[:k], true
+		}
+		n++
+	}
+	*budget -= n
+	return s, false
 }
 
 // account publishes the usage of one call and stops coordination when the cost budget is spent.

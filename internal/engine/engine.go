@@ -67,6 +67,9 @@ type Options struct {
 	RetryDelay func(n int) time.Duration
 	// Now reads the clock; nil means time.Now.
 	Now func() time.Time
+	// ToolGrace is how long a tool may go on after its call timed out or was cancelled before
+	// the engine gives up on it and carries on; 0 means 2 s.
+	ToolGrace time.Duration
 }
 
 // Result is how a session ended.
@@ -77,6 +80,9 @@ type Result struct {
 	// Winner is the presenting agent's id, "" when no agent produced an answer.
 	Winner      string
 	FinalAnswer string
+	// TruncatedBy says what cut the final presentation off (event.TruncatedTokenLimit or
+	// event.TruncatedResponseChars) when FinalAnswer is what it wrote until then; "" otherwise.
+	TruncatedBy string
 	Err         error
 	Duration    time.Duration
 	// Usage and CostUSD add up every model call of the session.
@@ -95,6 +101,8 @@ type session struct {
 	reason  string
 	cost    float64
 	usage   provider.Usage
+	// stragglers are the tool runs the engine gave up on; Run waits for them at its end.
+	stragglers []straggler
 
 	hostedSeq atomic.Int64 // numbers hosted tool calls that came without an id
 
@@ -117,6 +125,7 @@ func Run(ctx context.Context, o Options) Result {
 			MaxNewAnswersPerAgent: o.Orchestrator.MaxNewAnswersPerAgent,
 			Novelty:               o.Orchestrator.AnswerNovelty,
 			FailureBudget:         o.Orchestrator.FailureBudget,
+			MaxAnswerChars:        o.Orchestrator.MaxAnswerChars,
 		}),
 	}
 	start := o.Now()
@@ -138,7 +147,9 @@ func Run(ctx context.Context, o Options) Result {
 		s.coordinate(ctx)
 	}
 	s.presenting.Store(true)
-	return s.finish(start, s.present(ctx))
+	res := s.present(ctx)
+	s.awaitStragglers()
+	return s.finish(start, res)
 }
 
 func withDefaults(o Options) Options {
@@ -168,6 +179,18 @@ func withDefaults(o Options) Options {
 	}
 	if o.Orchestrator.AnswerNovelty == "" {
 		o.Orchestrator.AnswerNovelty = "lenient"
+	}
+	if o.Orchestrator.MaxResponseChars <= 0 {
+		o.Orchestrator.MaxResponseChars = config.DefaultMaxResponseChars
+	}
+	if o.Orchestrator.MaxToolCallsPerResponse <= 0 {
+		o.Orchestrator.MaxToolCallsPerResponse = config.DefaultMaxToolCallsPerResponse
+	}
+	if o.Orchestrator.MaxAnswerChars <= 0 {
+		o.Orchestrator.MaxAnswerChars = config.DefaultMaxAnswerChars
+	}
+	if o.ToolGrace <= 0 {
+		o.ToolGrace = 2 * time.Second
 	}
 	if o.Timeouts.Orchestrator <= 0 {
 		o.Timeouts.Orchestrator = 1800 * time.Second
@@ -199,6 +222,10 @@ func (s *session) started() event.SessionStarted {
 			MaxCostUSD:            o.Orchestrator.MaxCostUSD,
 			TimeoutSeconds:        o.Timeouts.Orchestrator.Seconds(),
 			AgentTimeoutSeconds:   o.Timeouts.Agent.Seconds(),
+
+			MaxResponseChars:        o.Orchestrator.MaxResponseChars,
+			MaxToolCallsPerResponse: o.Orchestrator.MaxToolCallsPerResponse,
+			MaxAnswerChars:          o.Orchestrator.MaxAnswerChars,
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ type step struct {
 	calls  []provider.ToolCall
 	err    error
 	hang   bool
+	stop   string // the stop reason; "" means "stop"
 }
 
 // fake is a model whose every call is decided by a function of the call number and request.
@@ -74,7 +76,7 @@ func (f *fake) Stream(ctx context.Context, req provider.Request) iter.Seq2[provi
 		if !yield(provider.UsageChunk{Usage: provider.Usage{InputTokens: 10, OutputTokens: 5}}, nil) {
 			return
 		}
-		yield(provider.Done{StopReason: "stop"}, nil)
+		yield(provider.Done{StopReason: cmp.Or(st.stop, "stop")}, nil)
 	}
 }
 

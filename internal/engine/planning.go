@@ -74,6 +74,8 @@ func (s *session) planningCheck(ctx context.Context, i int, specs []provider.Too
 	var text strings.Builder
 	var u provider.Usage
 	var err error
+	budget := s.o.Orchestrator.MaxResponseChars
+read:
 	for chunk, cerr := range a.Provider.Stream(cctx, provider.Request{Model: a.Model, System: a.System, Messages: msgs,
 		Stage: provider.StagePlanning, Params: a.Params}) {
 		if cerr != nil {
@@ -82,7 +84,12 @@ func (s *session) planningCheck(ctx context.Context, i int, specs []provider.Too
 		}
 		switch c := chunk.(type) {
 		case provider.TextDelta:
-			text.WriteString(c.Text)
+			t, over := take(c.Text, &budget)
+			text.WriteString(t)
+			if over {
+				// The verdict is on its first lines: what fits is enough to read it.
+				break read
+			}
 		case provider.UsageChunk:
 			u = u.Add(c.Usage)
 		}

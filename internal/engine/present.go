@@ -65,7 +65,7 @@ func (s *session) present(ctx context.Context) Result {
 		mode = "verbatim"
 	}
 	s.publish(event.FinalStarted{Agent: w.ID, Mode: mode})
-	content, fallback := stored.Content, true
+	content, fallback, truncated := stored.Content, true, ""
 	if mode == "regenerate" {
 		user := s.o.Question
 		if reason != event.EndSkipped {
@@ -75,12 +75,12 @@ func (s *session) present(ctx context.Context) Result {
 			ws.GrantFinal()
 			defer ws.RevokeFinal()
 		}
-		text, err := s.presentation(ctx, r.Winner, user)
+		text, cutBy, err := s.presentation(ctx, r.Winner, user)
 		switch {
 		case err != nil:
 			s.publish(event.AgentError{Agent: w.ID, Message: fmt.Sprintf("final presentation failed, using the stored answer: %v", err), Budget: s.o.Orchestrator.FailureBudget, Timeout: errors.Is(err, errCallTimeout)})
 		case strings.TrimSpace(text) != "":
-			content, fallback = text, false
+			content, fallback, truncated = text, false, cutBy
 		}
 		if ctx.Err() != nil && res.ExitCode == 0 {
 			res.Status, res.ExitCode, res.Err = event.StatusInterrupted, 4, errors.New("interrupted during the final presentation")
@@ -93,14 +93,17 @@ func (s *session) present(ctx context.Context) Result {
 		res.Err = errors.Join(res.Err, errors.New("the final presentation produced no answer"))
 		return res
 	}
-	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(r.Winner) + ".final", Content: content, Mode: mode, Fallback: fallback})
-	res.Winner, res.FinalAnswer = w.ID, content
+	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(r.Winner) + ".final", Content: content, Mode: mode, Fallback: fallback,
+		Truncated: truncated != "", TruncatedBy: truncated})
+	res.Winner, res.FinalAnswer, res.TruncatedBy = w.ID, content, truncated
 	return res
 }
 
 // presentation runs the winner's final presentation: no workflow tools, its own tools (with
-// write access to context paths) in a loop until it answers with text.
-func (s *session) presentation(ctx context.Context, i int, user string) (string, error) {
+// write access to context paths) in a loop until it answers with text. A response cut off (by
+// the token limit or max_response_chars) ends it with the text so far and what cut it off
+// (event.TruncatedTokenLimit or event.TruncatedResponseChars); its tool calls are not run.
+func (s *session) presentation(ctx context.Context, i int, user string) (text, truncated string, err error) {
 	w := s.agents[i]
 	system := prompt.PresentationSystem(w.System)
 	if s.plan.on {
@@ -120,20 +123,30 @@ func (s *session) presentation(ctx context.Context, i int, user string) (string,
 		sent = len(msgs)
 		out, err := s.call(ctx, i, req, true)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		all.WriteString(out.text)
-		if len(out.calls) == 0 {
-			if strings.TrimSpace(out.text) == "" {
-				return all.String(), nil
+		if out.incomplete() {
+			truncated = event.TruncatedTokenLimit
+			if out.overflow {
+				truncated = event.TruncatedResponseChars
 			}
-			return out.text, nil
+		}
+		if len(out.calls) == 0 && out.dropped == nil || truncated != "" {
+			if strings.TrimSpace(out.text) == "" {
+				return all.String(), truncated, nil
+			}
+			return out.text, truncated, nil
 		}
 		if round >= maxToolRounds {
-			return "", fmt.Errorf("more than %d rounds of tool calls in the final presentation", maxToolRounds)
+			return "", "", fmt.Errorf("more than %d rounds of tool calls in the final presentation", maxToolRounds)
 		}
-		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: out.text, ToolCalls: out.calls})
+		msgs = append(msgs, out.message())
 		c := conversation{msgs: msgs}
+		if d := out.dropped; d != nil {
+			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: d.ID,
+				Content: "Error: " + prompt.TooManyCalls(s.o.Orchestrator.MaxToolCallsPerResponse), IsError: true})
+		}
 		s.runTools(ctx, i, &c, out.calls)
 		msgs = c.msgs
 	}

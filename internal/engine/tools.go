@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -44,15 +45,104 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall) (t
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
 	defer cancel()
-	cctx = tool.WithOutput(cctx, func(chunk string) {
+	out := &toolOutput{publish: func(chunk string) {
 		s.publish(event.ToolOutput{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Text: chunk})
-	})
+	}}
+	cctx = tool.WithOutput(cctx, out.write)
 	start := s.o.Now()
-	res := t.Run(cctx, tc.Arguments)
+	// The tool runs on a goroutine of its own so that one that ignores its context (a blocking
+	// read, a syscall that cannot be interrupted) cannot hold the session past its deadline.
+	done := make(chan tool.Result, 1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- t.Run(cctx, tc.Arguments)
+	}()
+	var res tool.Result
+	select {
+	case res = <-done:
+	case <-cctx.Done():
+		grace := time.NewTimer(s.o.ToolGrace)
+		defer grace.Stop()
+		select {
+		case res = <-done:
+		case <-grace.C:
+			out.silence()
+			s.mu.Lock()
+			s.stragglers = append(s.stragglers, straggler{agent: a.ID, tool: tc.Name, finished: finished})
+			s.mu.Unlock()
+			why := fmt.Sprintf("timed out after %s", s.o.Timeouts.Agent)
+			if ctx.Err() != nil {
+				why = "was cancelled because the session is ending"
+			}
+			return tool.Errorf(fmt.Sprintf("the call %s and did not stop within %s; it was abandoned and its result will not be used",
+				why, s.o.ToolGrace)), s.o.Now().Sub(start)
+		}
+	}
 	if cctx.Err() != nil && ctx.Err() == nil && !res.IsError {
 		res = tool.Errorf(fmt.Sprintf("the call timed out after %s", s.o.Timeouts.Agent))
 	}
 	return res, s.o.Now().Sub(start)
+}
+
+// toolOutput forwards what a running tool streams until the engine gives up on the tool:
+// after silence returns, nothing it writes reaches the event stream, which may have ended.
+type toolOutput struct {
+	mu      sync.Mutex
+	off     bool
+	publish func(string)
+}
+
+func (o *toolOutput) write(chunk string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.off {
+		o.publish(chunk)
+	}
+}
+
+func (o *toolOutput) silence() {
+	o.mu.Lock()
+	o.off = true
+	o.mu.Unlock()
+}
+
+// straggler is a tool run the engine gave up on; finished closes when it returns at last.
+type straggler struct {
+	agent, tool string
+	finished    <-chan struct{}
+}
+
+// awaitStragglers gives the tool runs the session gave up on one more grace period to return,
+// and reports those still running: the session cannot stop them, only say so.
+func (s *session) awaitStragglers() {
+	s.mu.Lock()
+	runs := s.stragglers
+	s.mu.Unlock()
+	if len(runs) == 0 {
+		return
+	}
+	grace := time.NewTimer(s.o.ToolGrace)
+	defer grace.Stop()
+	var running []string
+	for _, r := range runs {
+		select {
+		case <-r.finished:
+			continue
+		default:
+		}
+		select {
+		case <-r.finished:
+		case <-grace.C:
+			running = append(running, r.agent+"/"+r.tool)
+			grace.Reset(0)
+		}
+	}
+	if len(running) > 0 {
+		s.publish(event.ToolServerStatus{Server: "tools", Status: "still running",
+			Detail: fmt.Sprintf("%d tool call(s) ignored their cancellation and were still running when the session ended: %s",
+				len(running), strings.Join(running, ", "))})
+	}
 }
 
 // cut returns s limited to n bytes (on a rune boundary) and whether it was cut.

@@ -4,6 +4,7 @@
 package event
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -40,6 +41,10 @@ type Settings struct {
 	MaxCostUSD            float64 `json:"max_cost_usd,omitempty"`
 	TimeoutSeconds        float64 `json:"orchestrator_timeout_seconds"`
 	AgentTimeoutSeconds   float64 `json:"agent_timeout_seconds"`
+	// The output caps (orchestrator.max_response_chars, ...).
+	MaxResponseChars        int `json:"max_response_chars,omitempty"`
+	MaxToolCallsPerResponse int `json:"max_tool_calls_per_response,omitempty"`
+	MaxAnswerChars          int `json:"max_answer_chars,omitempty"`
 }
 
 // SessionStarted opens the stream.
@@ -234,13 +239,42 @@ type FinalStarted struct {
 }
 
 // FinalAnswer: the final answer. Fallback is true when the stored answer was used because the
-// presentation produced nothing or failed.
+// presentation produced nothing or failed. Truncated is true when the presentation was cut
+// off and Content is what it wrote until then; TruncatedBy says what cut it.
 type FinalAnswer struct {
-	Agent    string `json:"agent"`
-	Label    string `json:"label"` // agent<i>.final
-	Content  string `json:"content"`
-	Mode     string `json:"mode"`
-	Fallback bool   `json:"fallback,omitempty"`
+	Agent       string `json:"agent"`
+	Label       string `json:"label"` // agent<i>.final
+	Content     string `json:"content"`
+	Mode        string `json:"mode"`
+	Fallback    bool   `json:"fallback,omitempty"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	TruncatedBy string `json:"truncated_by,omitempty"` // TruncatedTokenLimit | TruncatedResponseChars
+}
+
+// What cut a final presentation off.
+const (
+	TruncatedTokenLimit    = "token_limit"        // the model's output token limit
+	TruncatedResponseChars = "max_response_chars" // massgen's cap on one response
+)
+
+// TruncationNote is how every view marks a truncated final answer: "" when it is complete.
+func (f FinalAnswer) TruncationNote() string {
+	if !f.Truncated {
+		return ""
+	}
+	return TruncationNote(cmp.Or(f.TruncatedBy, TruncatedTokenLimit))
+}
+
+// TruncationNote is the mark of an answer cut off by what (TruncatedTokenLimit or
+// TruncatedResponseChars); "" when what is "".
+func TruncationNote(what string) string {
+	switch what {
+	case "":
+		return ""
+	case TruncatedResponseChars:
+		return "(truncated at orchestrator.max_response_chars)"
+	}
+	return "(truncated at the token limit)"
 }
 
 // Session statuses.
@@ -336,6 +370,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
 	}
+	return e.envelope(data, false), nil
+}
+
+// envelope wraps marshalled payload data; clipped marks data the event log had to shorten.
+func (e Event) envelope(data []byte, clipped bool) []byte {
 	b := make([]byte, 0, len(data)+96)
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, e.Seq, 10)
@@ -343,9 +382,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	b = e.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","type":"`...)
 	b = append(b, e.Payload.Type()...)
-	b = append(b, `","data":`...)
+	if clipped {
+		b = append(b, `","clipped":true,"data":`...)
+	} else {
+		b = append(b, `","data":`...)
+	}
 	b = append(b, data...)
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // UnmarshalJSON reads the envelope; Payload holds the concrete value type, never a pointer.

@@ -9,6 +9,15 @@ import (
 	"os"
 )
 
+// MaxLine is the longest line Writer writes to events.jsonl: an event that would be longer has
+// its longest strings clipped until it fits (see clipLine). Readers take lines up to
+// ReadLimit, which is larger, so that every log massgen writes can be read back.
+const MaxLine = 16 << 20
+
+// ReadLimit is the longest line Read accepts: MaxLine with room to spare for logs that older
+// builds, which did not clip, wrote.
+const ReadLimit = 4 * MaxLine
+
 // Writer appends events to events.jsonl, one JSON object per line. Deltas are buffered;
 // every other event flushes, so a crash loses at most the text streamed since the last
 // state change. A writer that handles events in batches sets Batched and calls Flush after
@@ -18,7 +27,6 @@ type Writer struct {
 
 	f   *os.File
 	buf *bufio.Writer
-	enc *json.Encoder
 	err error
 }
 
@@ -29,7 +37,7 @@ func Create(path string) (*Writer, error) {
 		return nil, fmt.Errorf("create event log: %w", err)
 	}
 	buf := bufio.NewWriterSize(f, 64<<10)
-	return &Writer{f: f, buf: buf, enc: json.NewEncoder(buf)}, nil
+	return &Writer{f: f, buf: buf}, nil
 }
 
 // Handle implements Sink. The first write error is kept and reported by Close.
@@ -37,7 +45,12 @@ func (w *Writer) Handle(e Event) {
 	if w.err != nil {
 		return
 	}
-	if err := w.enc.Encode(e); err != nil {
+	line, err := encodeLine(e)
+	if err != nil {
+		w.err = err
+		return
+	}
+	if _, err := w.buf.Write(line); err != nil {
 		w.err = err
 		return
 	}
@@ -70,7 +83,7 @@ func (w *Writer) Close() error {
 func Read(r io.Reader) ([]Event, error) {
 	var events []Event
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), ReadLimit)
 	line := 0
 	var pending error
 	for sc.Scan() {

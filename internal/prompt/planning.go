@@ -48,7 +48,7 @@ func PlanningCheck(question string, tools []provider.ToolSpec) string {
 
 TASK:
 `)
-	b.WriteString(strings.TrimSpace(question))
+	b.WriteString(Escape(strings.TrimSpace(question)))
 	b.WriteString("\n\nTOOLS:\n")
 	for _, t := range tools {
 		b.WriteString("- " + t.Name)

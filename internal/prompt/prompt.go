@@ -5,6 +5,7 @@ package prompt
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"massgen/internal/provider"
@@ -17,9 +18,31 @@ type Answer struct {
 }
 
 // Block renders one answer the way every prompt shows answers. The scripted backend reads
-// these blocks back, so the format is part of the contract.
+// these blocks back, so the format is part of the contract. The content is escaped: it cannot
+// close its own block or open another one.
 func Block(a Answer) string {
-	return fmt.Sprintf("<%s>\n%s\n<end of %s>", a.Label, a.Content, a.Label)
+	return fmt.Sprintf("<%s>\n%s\n<end of %s>", a.Label, Escape(a.Content), a.Label)
+}
+
+// delimiterLike matches the start of anything a reader could take for one of the prompt's
+// markers: <agent2>, <end of agent1>, </agent1>, <END OF ORIGINAL MESSAGE>, < current answers>,
+// in any case and spacing. It is deliberately wider than the markers themselves, because the
+// reader that matters is a model, not a parser.
+var delimiterLike = regexp.MustCompile(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|original\s+message|current\s+answers|` +
+	`conversation\s+history|voting\s+results|all\s+answers))`)
+
+// Escape neutralises every marker-like tag in text that came from a model or a user (answers,
+// vote reasons, the question, history), so that it cannot end the section it sits in and forge
+// another: "<end of agent1>" becomes "‹end of agent1>". Everything else is left as it was.
+//
+// Escaping, rather than unguessable per-session markers, keeps MassGen's prompt layout and
+// stable prefixes (P10), and protects against a model being fooled by a near-miss marker,
+// which a nonce the model is never told to check would not.
+func Escape(text string) string {
+	if !strings.Contains(text, "<") {
+		return text
+	}
+	return delimiterLike.ReplaceAllString(text, "‹$1")
 }
 
 func blocks(answers []Answer) string {
@@ -92,12 +115,12 @@ func User(question string, history []provider.Message, answers []Answer) string 
 			if m.Role == provider.RoleAssistant {
 				who = "Assistant"
 			}
-			fmt.Fprintf(&b, "%s: %s\n", who, m.Content)
+			fmt.Fprintf(&b, "%s: %s\n", who, Escape(m.Content))
 		}
 		b.WriteString("<END OF CONVERSATION HISTORY>\n\n")
 	}
 	b.WriteString("<ORIGINAL MESSAGE>\n")
-	b.WriteString(question)
+	b.WriteString(Escape(question))
 	b.WriteString("\n<END OF ORIGINAL MESSAGE>\n\n<CURRENT ANSWERS>\n")
 	if len(answers) == 0 {
 		b.WriteString("(none yet: you are among the first to answer, so call new_answer)\n")
@@ -150,7 +173,7 @@ func PresentationSystem(agentSystem string) string {
 // the vote result for its answer, and every current answer, its own marked.
 func PresentationUser(question string, own string, vr VoteResult, answers []Answer) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<ORIGINAL MESSAGE>\n%s\n<END OF ORIGINAL MESSAGE>\n\n<VOTING RESULTS>\n", question)
+	fmt.Fprintf(&b, "<ORIGINAL MESSAGE>\n%s\n<END OF ORIGINAL MESSAGE>\n\n<VOTING RESULTS>\n", Escape(question))
 	fmt.Fprintf(&b, "Your answer (%s) received %d vote(s).", own, vr.Votes)
 	if vr.Tie {
 		b.WriteString(" Another answer had as many votes; the tie was broken in your favour by agent order.")
@@ -158,7 +181,8 @@ func PresentationUser(question string, own string, vr VoteResult, answers []Answ
 	b.WriteString("\n")
 	for _, r := range vr.Reasons {
 		if r = strings.TrimSpace(r); r != "" {
-			fmt.Fprintf(&b, "- %s\n", r)
+			// One line each: a reason cannot add lines that pass for other voters' reasons.
+			fmt.Fprintf(&b, "- %s\n", Escape(strings.Join(strings.Fields(r), " ")))
 		}
 	}
 	b.WriteString("<END OF VOTING RESULTS>\n\n<ALL ANSWERS>\n")

@@ -112,8 +112,63 @@ type HostedToolChunk struct {
 // UsageChunk reports the tokens of this call. A backend may send several; they add up.
 type UsageChunk struct{ Usage Usage }
 
-// Done ends a successful stream.
+// Done ends a successful stream. StopReason is the backend's own word for why the model
+// stopped ("end_turn", "length", "MAX_TOKENS", ...), kept as is for logs; Stop normalises it.
 type Done struct{ StopReason string }
+
+// Stop is why the model stopped, the same for every backend: what the engine acts on.
+func (d Done) Stop() Stop { return StopFor(d.StopReason) }
+
+// Stop is a normalised stop reason.
+type Stop int
+
+const (
+	// StopOther is a reason no other value covers, or none given; the response counts as finished.
+	StopOther Stop = iota
+	// StopEnd: the model finished its turn (or hit a stop sequence).
+	StopEnd
+	// StopToolUse: the model finished with tool calls for the caller to run.
+	StopToolUse
+	// StopLength: the output token limit cut the response short. Its text may end mid-sentence
+	// and its last tool call's arguments may be cut too: it is not a finished response.
+	StopLength
+	// StopContentFilter: the provider withheld or cut the output for its content policy.
+	StopContentFilter
+)
+
+func (s Stop) String() string {
+	switch s {
+	case StopEnd:
+		return "end"
+	case StopToolUse:
+		return "tool_use"
+	case StopLength:
+		return "length"
+	case StopContentFilter:
+		return "content_filter"
+	}
+	return "other"
+}
+
+// StopFor normalises a backend's raw stop reason. It knows the words of every API massgen
+// speaks, so that each backend only passes its raw reason through:
+// OpenAI chat and compatible servers (stop, length, tool_calls, function_call, content_filter),
+// Anthropic (end_turn, stop_sequence, tool_use, max_tokens, model_context_window_exceeded,
+// refusal, pause_turn) and Gemini (STOP, MAX_TOKENS, SAFETY, ...).
+func StopFor(raw string) Stop {
+	switch raw {
+	case "stop", "end_turn", "stop_sequence", "STOP", "FINISH_REASON_STOP", "eos", "end":
+		return StopEnd
+	case "tool_calls", "tool_use", "function_call":
+		return StopToolUse
+	case "length", "max_tokens", "max_output_tokens", "MAX_TOKENS", "model_context_window_exceeded",
+		"continuation", "CONTINUATION", "model_length":
+		return StopLength
+	case "content_filter", "refusal", "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII":
+		return StopContentFilter
+	}
+	return StopOther
+}
 
 func (TextDelta) isChunk()       {}
 func (ReasoningDelta) isChunk()  {}

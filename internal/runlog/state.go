@@ -190,7 +190,10 @@ type FinalAnswer struct {
 	Content  string
 	Mode     string
 	Fallback bool
-	Time     time.Time
+	// Truncated is "(truncated at the token limit)" (or the like) when the presentation was
+	// cut off, "" when the answer is complete.
+	Truncated string
+	Time      time.Time
 }
 
 // Count is the number of current votes for one answer.
@@ -409,7 +412,8 @@ func (s *State) Apply(e event.Event) {
 			a.setStatus(StatusStreaming)
 		})
 	case event.FinalAnswer:
-		s.Final = &FinalAnswer{Agent: p.Agent, Label: p.Label, Content: p.Content, Mode: p.Mode, Fallback: p.Fallback, Time: e.Time}
+		s.Final = &FinalAnswer{Agent: p.Agent, Label: p.Label, Content: p.Content, Mode: p.Mode, Fallback: p.Fallback,
+			Truncated: p.TruncationNote(), Time: e.Time}
 		if s.Winner == "" {
 			s.Winner = p.Agent
 		}

@@ -79,6 +79,9 @@ type statusResults struct {
 	FinalAnswerPreview *string        `json:"final_answer_preview"`
 	EndReason          *string        `json:"end_reason"` // ours
 	ExitCode           *int           `json:"exit_code"`  // ours
+
+	// Ours: the final presentation was cut off; the preview ends with the note saying so.
+	FinalTruncated bool `json:"final_answer_truncated,omitempty"`
 }
 
 // tokensJSON is token usage as status.json and metadata.json show it.
@@ -185,6 +188,10 @@ func StatusJSON(s *State, now time.Time) []byte {
 	}
 	if s.Final != nil {
 		p := preview(s.Final.Content, finalPreview)
+		if s.Final.Truncated != "" {
+			p += " " + s.Final.Truncated
+			f.Results.FinalTruncated = true
+		}
 		f.Results.FinalAnswerPreview = &p
 	}
 	f.Results.EndReason = optional(s.EndReason)

@@ -25,6 +25,9 @@ func (m *Model) finalScreen(w int) string {
 		if f.Mode != "" {
 			title += " · " + f.Mode
 		}
+		if f.Truncated != "" {
+			title += " · " + f.Truncated
+		}
 		b.WriteString(styleAccent.Render(title) + "\n")
 		b.WriteString(m.markdown(f.Content, w))
 	} else {

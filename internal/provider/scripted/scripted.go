@@ -96,7 +96,8 @@ func (p *Provider) plan(req provider.Request) *plan {
 	rejected := p.resolvePending(v)
 
 	var pl *plan
-	switch fault := p.faultFor(p.calls, v.presentation); {
+	fault := p.faultFor(p.calls, v.presentation)
+	switch {
 	case fault == config.FaultHang:
 		return &plan{hang: true}
 	case fault == config.FaultFail:
@@ -105,10 +106,15 @@ func (p *Provider) plan(req provider.Request) *plan {
 		return &plan{err: p.fatalError()}
 	case v.presentation:
 		pl = &plan{text: p.presentation(v), stop: "stop"}
-	case fault == "" && !p.has && p.steps < len(p.script.ToolCalls):
+	case (fault == "" || fault == config.FaultTruncated) && !p.has && p.steps < len(p.script.ToolCalls):
 		pl = p.toolStep(v)
+	case fault == config.FaultTruncated:
+		pl = p.coordination(v, p.decide(v, rejected), "")
 	default:
 		pl = p.coordination(v, p.decide(v, rejected), fault)
+	}
+	if fault == config.FaultTruncated {
+		pl.truncate()
 	}
 	pl.usage = usageOf(v.inputChars, pl)
 	return pl
@@ -179,7 +185,7 @@ func (p *Provider) faultFor(call int, presentation bool) config.FaultKind {
 			continue
 		}
 		switch f.Kind {
-		case config.FaultFail, config.FaultFatal, config.FaultHang:
+		case config.FaultFail, config.FaultFatal, config.FaultHang, config.FaultTruncated:
 			return f.Kind
 		}
 		if !presentation {

@@ -23,6 +23,26 @@ type plan struct {
 	submit *sent
 }
 
+// truncate makes pl a response the output token limit cut off: half its text, every call's
+// arguments cut in half (so they no longer parse) and stop reason "length". Nothing in it is
+// remembered as submitted.
+func (pl *plan) truncate() {
+	pl.text = halve(pl.text)
+	for k, c := range pl.calls {
+		c.Arguments = halve(c.Arguments)
+		pl.calls[k] = c
+	}
+	pl.stop, pl.submit = "length", nil
+}
+
+func halve(s string) string {
+	n := len(s) / 2
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // play streams pl: latency, reasoning and text word by word, tool calls, usage, Done.
 func (p *Provider) play(ctx context.Context, pl *plan, yield func(provider.Chunk, error) bool) {
 	if pl.hang {
