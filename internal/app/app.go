@@ -18,6 +18,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/redact"
 	"massgen/internal/runlog"
 	"massgen/internal/usage"
 	"massgen/internal/view"
@@ -70,6 +71,9 @@ type Options struct {
 	Conversation *Conversation
 	// NewProvider overrides the backend factory (tests); nil means the built-in one.
 	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
+	// Secrets are values to redact besides the keys the config and environment hold (the
+	// serve token).
+	Secrets []string
 }
 
 // Result is how a turn ended.
@@ -93,6 +97,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if o.Turn == 0 {
 		o.Turn = 1
 	}
+	red := redact.New(sessionSecrets(cfg, o.Getenv, o.Secrets)...)
 	agents := make([]engine.Agent, len(cfg.Agents))
 	for i, a := range cfg.Agents {
 		key, from, err := APIKey(a.Backend, o.Getenv)
@@ -101,7 +106,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 		p, err := o.NewProvider(a.Backend, key, from)
 		if err != nil {
-			return Result{}, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+			return Result{}, errorf(ExitConfig, "agent %s: %v", a.ID, red.Error(err))
+		}
+		if !red.Empty() {
+			p = redactingProvider{p: p, red: red}
 		}
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p}
 	}
@@ -110,6 +118,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		return Result{}, err
 	}
 	bus := event.NewBus(nil)
+	// Every sink sees events through the redactor, whatever produced them.
+	sinks := &redactingSinks{red: red}
+	bus.Subscribe(sinks)
 	var res Result
 	var closers []func() error
 	closeAll := func() error {
@@ -129,11 +140,12 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, errorf(ExitExecution, "cannot create the log directory under %s: %v (fix its permissions, run from a writable folder, or pass --no-logs)", root, err)
 		}
-		rec, err := runlog.NewRecorder(res.Dir, runlog.Meta{Version: o.Version, ConfigPath: cfg.Path, Config: Redacted(cfg), Args: o.Args})
+		rec, err := runlog.NewRecorder(res.Dir, runlog.Meta{Version: o.Version, ConfigPath: cfg.Path,
+			Config: redact.Value(red, Redacted(cfg)), Args: redact.Value(red, o.Args)})
 		if err != nil {
 			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v (fix its permissions or pass --no-logs)", res.Dir, err)
 		}
-		bus.Subscribe(rec)
+		sinks.sinks = append(sinks.sinks, rec)
 		closers = append(closers, rec.Close)
 		name := "massgen.log"
 		if o.Debug {
@@ -146,12 +158,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 		lv := view.NewPlain(logFile)
 		lv.Timestamps, lv.Reasoning, lv.Calls = true, o.Debug, o.Debug
-		bus.Subscribe(lv)
+		sinks.sinks = append(sinks.sinks, lv)
 		closers = append(closers, logFile.Close)
 	}
-	for _, s := range o.Sinks {
-		bus.Subscribe(s)
-	}
+	sinks.sinks = append(sinks.sinks, o.Sinks...)
 	runID := res.Session
 	if runID == "" {
 		runID = "run_" + strings.Replace(time.Now().Format("20060102_150405.000000"), ".", "_", 1)
@@ -164,8 +174,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
+	for i := range agents {
+		agents[i].Tools = redactTools(agents[i].Tools, red)
+	}
 	if ws := tb.run; ws != nil && res.Dir != "" {
-		_ = ws.HidePath(filepath.Dir(res.Dir))
+		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and
+		// every prompt too.
+		_ = ws.HidePath(filepath.Dir(filepath.Dir(res.Dir)))
 	}
 	preamble := tb.start(bus)
 	res.Result = engine.Run(ctx, engine.Options{

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"massgen/internal/config"
+	"massgen/internal/redact"
 )
 
 // secretKey matches parameter names whose values must never be logged.
@@ -16,10 +17,10 @@ func Redacted(cfg *config.Config) map[string]any {
 	for i, a := range cfg.Agents {
 		b := map[string]any{"type": a.Backend.Type, "model": a.Backend.Model}
 		if a.Backend.BaseURL != "" {
-			b["base_url"] = a.Backend.BaseURL
+			b["base_url"] = redact.URL(a.Backend.BaseURL) // user:password@ and ?key= stay out of the log
 		}
 		if a.Backend.APIKey != "" {
-			b["api_key"] = "[redacted]"
+			b["api_key"] = redact.Marker
 		}
 		if len(a.Backend.Params) > 0 {
 			b["params"] = redactValue(a.Backend.Params)
@@ -56,7 +57,7 @@ func redactValue(v any) any {
 		out := make(map[string]any, len(x))
 		for k, val := range x {
 			if secretKey.MatchString(k) {
-				out[k] = "[redacted]"
+				out[k] = redact.Marker
 				continue
 			}
 			out[k] = redactValue(val)

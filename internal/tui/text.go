@@ -7,40 +7,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"massgen/internal/termtext"
 )
 
-// sanitize makes model output safe and plain for the terminal: escape sequences are removed,
-// tabs become four spaces, CR LF becomes LF, and every other control character is dropped, so
-// no model can move the cursor or retitle the terminal. Clean text is returned as is.
+// sanitize makes model output safe and plain for the terminal: termtext.Clean removes escape
+// sequences and control characters (the same cleaning as every other view), and tabs become
+// four spaces. Clean text is returned as is.
 func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 0x20 && c != '\n') || c == 0x7f || (c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f) {
-			clean = false
-			break
-		}
+	s = termtext.Clean(s)
+	if strings.IndexByte(s, '\t') >= 0 {
+		s = strings.ReplaceAll(s, "\t", "    ")
 	}
-	if clean {
-		return s
-	}
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansi.Strip(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteString("    ")
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return s
 }
 
 // wrapLines wraps text to lines of at most w cells, breaking at spaces and cutting words

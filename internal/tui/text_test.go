@@ -25,6 +25,8 @@ func TestWrapLines(t *testing.T) {
 		{"go 世界世界 ok", 4, []string{"go", "世界", "世界", "ok"}},
 		{"tab\there", 20, []string{"tab    here"}},
 		{"x \x1b[31mred\x1b[0m", 20, []string{"x red"}},
+		// A raw 8-bit CSI byte (no ESC) is a control sequence to some terminals.
+		{"a\x9b2Jb", 20, []string{"ab"}},
 	}
 	for _, c := range cases {
 		if got := wrapLines(c.in, c.w); !slices.Equal(got, c.want) {

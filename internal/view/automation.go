@@ -8,6 +8,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/termtext"
 )
 
 // Automation prints MassGen's automation lines (reference/features.md 2.6): a few stable,
@@ -20,10 +21,15 @@ type Automation struct {
 	answer string
 	usage  provider.Usage
 	cost   float64
+
+	// truncated marks a final answer the presentation did not finish ("" when complete).
+	truncated string
 }
 
-// NewAutomation returns an Automation view writing to w.
-func NewAutomation(w io.Writer) *Automation { return &Automation{w: w} }
+// NewAutomation returns an Automation view writing to w. What it writes is cleaned of terminal
+// control (termtext.Clean), and every model-written value is folded onto its line, so an answer
+// cannot forge a WINNER: line either.
+func NewAutomation(w io.Writer) *Automation { return &Automation{w: termtext.NewWriter(w)} }
 
 // Handle implements event.Sink.
 func (a *Automation) Handle(e event.Event) {
@@ -42,7 +48,7 @@ func (a *Automation) Handle(e event.Event) {
 		a.usage = a.usage.Add(v.Usage)
 		a.cost += v.CostUSD
 	case event.FinalAnswer:
-		a.winner, a.answer = v.Agent, v.Content
+		a.winner, a.answer, a.truncated = v.Agent, v.Content, v.TruncationNote()
 	case event.SessionEnded:
 		if a.winner != "" {
 			fmt.Fprintf(a.w, "WINNER: %s\n", a.winner)
@@ -52,10 +58,10 @@ func (a *Automation) Handle(e event.Event) {
 		}
 		fmt.Fprintf(a.w, "DURATION: %.1fs\n", v.DurationSeconds)
 		if a.winner != "" {
-			fmt.Fprintf(a.w, "ANSWER_PREVIEW: %s\n", preview(a.answer, 200))
+			fmt.Fprintf(a.w, "ANSWER_PREVIEW: %s\n", strings.TrimSpace(preview(a.answer, 200)+" "+a.truncated))
 		}
 		if v.Status != event.StatusCompleted {
-			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, v.Error)
+			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, oneLine(v.Error, 1000))
 		}
 		if a.usage != (provider.Usage{}) {
 			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(a.usage, a.cost))

@@ -11,6 +11,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/termtext"
 )
 
 // Plain prints a session as readable lines: each agent's streamed text prefixed with its label,
@@ -36,9 +37,11 @@ type Plain struct {
 	cost    float64
 }
 
-// NewPlain returns a Plain view writing to w.
+// NewPlain returns a Plain view writing to w. Everything it writes is cleaned of terminal
+// control first (termtext.Clean): models write what it prints, and w is a terminal or a log
+// someone will cat.
 func NewPlain(w io.Writer) *Plain {
-	return &Plain{w: w, labels: map[string]string{}, partial: map[string]*strings.Builder{}}
+	return &Plain{w: termtext.NewWriter(w), labels: map[string]string{}, partial: map[string]*strings.Builder{}}
 }
 
 // Handle implements event.Sink.
@@ -128,6 +131,9 @@ func (p *Plain) Handle(e event.Event) {
 			p.finalText(v.Content)
 		}
 		p.endFinal()
+		if note := v.TruncationNote(); note != "" {
+			p.line("%s", note)
+		}
 		if v.Fallback {
 			p.line("(the stored answer %s was used as the final answer)", p.labels[v.Agent])
 		}

@@ -148,6 +148,7 @@ func (s *Server) start(parent context.Context, team, question string, history []
 			LogRoot:  s.logRoot,
 			Sinks:    []event.Sink{ss},
 			Version:  s.version,
+			Secrets:  []string{s.token}, // an agent that learns it must not show it to the page
 			// What metadata.json records; the list reads the team back from it.
 			Args: []string{"massgen", "serve", "--config", team + "=" + cfg.Path},
 		})

@@ -14,7 +14,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"massgen/internal/provider"
+	"massgen/internal/redact"
 )
 
 const (
@@ -42,6 +42,7 @@ type Provider struct {
 	o      provider.Options
 	client sdk.Client
 	memo   *thinkingMemo
+	red    *redact.Redactor // the key and the base URL's credentials
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -57,7 +58,7 @@ func New(o provider.Options) (*Provider, error) {
 	}
 	base := cmp.Or(o.BaseURL, DefaultBaseURL)
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base_url %q: want an http or https URL", base)
+		return nil, fmt.Errorf("anthropic: base_url %q: want an http or https URL", redact.URL(base))
 	}
 	hc := o.HTTPClient
 	if hc == nil {
@@ -71,7 +72,7 @@ func New(o provider.Options) (*Provider, error) {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(o.Retries()),
 	)
-	return &Provider{o: o, client: client, memo: newThinkingMemo()}, nil
+	return &Provider{o: o, client: client, memo: newThinkingMemo(), red: redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)}, nil
 }
 
 // defaultClient is the SDK's own default: the standard transport with a bound on the wait for
@@ -186,14 +187,14 @@ func (p *Provider) wireError(ctx context.Context, err error) error {
 	}
 	var ae *sdk.Error
 	if errors.As(err, &ae) {
-		detail := p.scrub(apiDetail(ae))
+		detail := p.red.Message(apiDetail(ae))
 		if ae.StatusCode >= 400 {
 			return provider.StatusError(p.o, ae.StatusCode, detail)
 		}
 		return &provider.Error{Provider: p.name(), Err: fmt.Errorf("error event in stream: %s", detail)}
 	}
-	if s := err.Error(); p.scrub(s) != s {
-		err = errors.New(p.scrub(s))
+	if s := err.Error(); p.red.Message(s) != s {
+		err = errors.New(p.red.Message(s))
 	}
 	return &provider.Error{Provider: p.name(), Err: fmt.Errorf("stream: %w", err)}
 }
@@ -219,15 +220,4 @@ func apiDetail(ae *sdk.Error) string {
 		return strings.ToLower(http.StatusText(ae.StatusCode))
 	}
 	return "unknown error"
-}
-
-// keyLike matches Anthropic API keys, in case a proxy quotes one back.
-var keyLike = regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_*-]+`)
-
-// scrub removes the key, and anything that looks like one, from text bound for an error.
-func (p *Provider) scrub(s string) string {
-	if p.o.APIKey != "" {
-		s = strings.ReplaceAll(s, p.o.APIKey, "[key]")
-	}
-	return keyLike.ReplaceAllString(s, "[key]")
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"massgen/internal/provider"
+	"massgen/internal/redact"
 )
 
 // responseHeaderTimeout bounds the wait for the response headers of one attempt when the caller
@@ -37,6 +38,7 @@ const responseHeaderTimeout = 10 * time.Minute
 type Provider struct {
 	o   provider.Options
 	svc openai.ChatCompletionService
+	red *redact.Redactor // the key and the base URL's credentials
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -54,7 +56,7 @@ func New(o provider.Options) (*Provider, error) {
 	}
 	u, err := url.Parse(o.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("chat: %s: base_url %q must be an http or https URL", o.Type, o.BaseURL)
+		return nil, fmt.Errorf("chat: %s: base_url %q must be an http or https URL", o.Type, redact.URL(o.BaseURL))
 	}
 	client := o.HTTPClient
 	if client == nil {
@@ -69,7 +71,7 @@ func New(o provider.Options) (*Provider, error) {
 		opts = append(opts, option.WithAPIKey(o.APIKey))
 	}
 	// NewChatCompletionService, unlike openai.NewClient, reads no environment variable.
-	return &Provider{o: o, svc: openai.NewChatCompletionService(opts...)}, nil
+	return &Provider{o: o, svc: openai.NewChatCompletionService(opts...), red: redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)}, nil
 }
 
 func defaultHTTPClient() *http.Client {
@@ -141,22 +143,23 @@ func (p *Provider) streamError(ctx context.Context, err error, resp *http.Respon
 		if detail == "" {
 			detail = bodyDetail(apiErr.Response)
 		}
-		return provider.StatusError(p.o, apiErr.StatusCode, redact(p.o.APIKey, detail))
+		return provider.StatusError(p.o, apiErr.StatusCode, p.red.Message(detail))
 	}
 	if resp != nil && resp.StatusCode >= 400 {
-		return provider.StatusError(p.o, resp.StatusCode, redact(p.o.APIKey, bodyDetail(resp)))
+		return provider.StatusError(p.o, resp.StatusCode, p.red.Message(bodyDetail(resp)))
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
 		return &provider.Error{Provider: p.o.Type,
-			Err: fmt.Errorf("stream: the service sent an error: %s", redact(p.o.APIKey, eventDetail(se)))}
+			Err: fmt.Errorf("stream: the service sent an error: %s", p.red.Message(eventDetail(se)))}
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return &provider.Error{Provider: p.o.Type, Err: fmt.Errorf("stream: malformed event: %w", err)}
+		return &provider.Error{Provider: p.o.Type, Err: p.red.Error(fmt.Errorf("stream: malformed event: %w", err))}
 	}
-	return &provider.Error{Provider: p.o.Type, Err: fmt.Errorf("stream: %w", err)}
+	// A transport error quotes the request URL, credentials and all.
+	return &provider.Error{Provider: p.o.Type, Err: p.red.Error(fmt.Errorf("stream: %w", err))}
 }
 
 // apiDetail is the service's own message of an HTTP error in OpenAI's shape, with its type and
@@ -228,30 +231,4 @@ func eventDetail(se *ssestream.StreamError) string {
 		return ev.Error.Message
 	}
 	return strings.TrimPrefix(se.Message, "received error while streaming: ")
-}
-
-// redact removes the key from a service's message, and any masked form of it such as OpenAI's
-// "Incorrect API key provided: sk-abc***...1234": a word with a run of asterisks, or one that
-// ends with the key's last four characters.
-func redact(key, msg string) string {
-	if key != "" {
-		msg = strings.ReplaceAll(msg, key, "[redacted]")
-	}
-	words := strings.Fields(msg)
-	changed := false
-	for i, w := range words {
-		bare := strings.TrimRight(w, ".,;:)\"'")
-		masked := strings.Contains(bare, "***")
-		if len(key) >= 8 && len(bare) >= 4 && strings.HasSuffix(bare, key[len(key)-4:]) {
-			masked = true
-		}
-		if masked {
-			words[i] = "[redacted]" + w[len(bare):]
-			changed = true
-		}
-	}
-	if changed {
-		msg = strings.Join(words, " ")
-	}
-	return msg
 }

@@ -265,20 +265,33 @@ func TestStream_CancelledContext(t *testing.T) {
 	}
 }
 
+// TestRedact: the backend's messages lose the key in every form a server quotes it, and a
+// short local key does not redact the inside of words.
 func TestRedact(t *testing.T) {
 	const key = "sk-conformance-SECRET-4242"
-	for in, want := range map[string]string{
-		"bad key " + key + " given":                     "bad key [redacted] given",
-		"Incorrect API key provided: sk-conf*****4242.": "Incorrect API key provided: [redacted].",
-		"key ending in ...4242 rejected":                "key ending in [redacted] rejected",
-		"Rate limit reached":                            "Rate limit reached",
+	for _, tc := range []struct{ key, in, want string }{
+		{key, "bad key " + key + " given", "bad key [redacted] given"},
+		{key, "Incorrect API key provided: sk-conf*****4242.", "Incorrect API key provided: [redacted]."},
+		{key, "key ending in ...4242 rejected", "key ending in [redacted] rejected"},
+		{key, "Incorrect API key provided: " + key[3:] + ".", "Incorrect API key provided: [redacted]."},
+		{key, "Rate limit reached", "Rate limit reached"},
+		{"", "Incorrect API key provided: sk-a***b.", "Incorrect API key provided: [redacted]."},
+		{"abc123", "token abc123 is not valid for xabc123y", "token [redacted] is not valid for xabc123y"},
+		{"key", "check your keys and the keyring: key", "check your keys and the keyring: [redacted]"},
 	} {
-		if got := redact(key, in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		p := mustNew(t, provider.Options{Type: "vllm", Model: "m", BaseURL: "http://127.0.0.1:1/v1", APIKey: tc.key})
+		if got := p.red.Message(tc.in); got != tc.want {
+			t.Errorf("key %q: Message(%q) = %q, want %q", tc.key, tc.in, got, tc.want)
 		}
 	}
-	if got := redact("", "Incorrect API key provided: sk-a***b."); got != "Incorrect API key provided: [redacted]." {
-		t.Errorf("masked key without a configured key: %q", got)
+}
+
+// TestNew_BaseURLCredentialsNotShown: a base_url with a password or a key in its query is
+// quoted without them.
+func TestNew_BaseURLCredentialsNotShown(t *testing.T) {
+	_, err := New(provider.Options{Type: "vllm", BaseURL: "ftp://user:hunter2@h.example/v1?api-key=s3cr3tvalue"})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "s3cr3tvalue") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -54,6 +54,12 @@ func TestStream_Errors(t *testing.T) {
 		fatal:  true, status: 400, requests: 1,
 		contains: []string{"GEMINI_API_KEY", "API key not valid", "API_KEY_INVALID"},
 	}, {
+		name: "a key quoted without its prefix is redacted too",
+		handle: func(w http.ResponseWriter, n int) {
+			writeJSON(w, 403, nil, `{"error":{"code":403,"message":"Key `+secretKey[4:]+` is not allowed (masked: `+secretKey[:6]+`***0042).","status":"PERMISSION_DENIED"}}`)
+		},
+		fatal: true, status: 403, requests: 1, contains: []string{"GEMINI_API_KEY", "Key [redacted] is not allowed (masked: [redacted])"},
+	}, {
 		name: "403 is fatal",
 		handle: func(w http.ResponseWriter, n int) {
 			writeJSON(w, 403, nil, `{"error":{"code":403,"message":"Method doesn't allow unregistered callers.","status":"PERMISSION_DENIED"}}`)

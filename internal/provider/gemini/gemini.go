@@ -17,6 +17,7 @@ import (
 	"google.golang.org/genai"
 
 	"massgen/internal/provider"
+	"massgen/internal/redact"
 )
 
 // DefaultBaseURL is the Gemini API host root used when Options.BaseURL is empty.
@@ -31,6 +32,7 @@ type Provider struct {
 	o      provider.Options
 	name   string
 	client *genai.Client
+	red    *redact.Redactor // the key and the base URL's credentials
 
 	// ids numbers the calls the API sent without an ID: call_1, call_2, ... over the
 	// provider's lifetime, so that IDs stay unique within one agent's conversation.
@@ -88,9 +90,14 @@ func New(o provider.Options) (*Provider, error) {
 	})
 	if err != nil {
 		// The SDK's messages print the whole config, key included.
-		return nil, fmt.Errorf("%s: client: %s", name, redact(err.Error(), o.APIKey))
+		return nil, fmt.Errorf("%s: client: %s", name, newRedactor(o).Message(err.Error()))
 	}
-	return &Provider{o: o, name: name, client: client, calls: provider.CallMemo[callMeta]{Size: maxCalls}}, nil
+	return &Provider{o: o, name: name, client: client, red: newRedactor(o), calls: provider.CallMemo[callMeta]{Size: maxCalls}}, nil
+}
+
+// newRedactor removes what o holds that is secret from the messages the backend passes on.
+func newRedactor(o provider.Options) *redact.Redactor {
+	return redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)
 }
 
 // splitBaseURL returns the host root and API version for a configured base URL.
@@ -100,7 +107,7 @@ func splitBaseURL(raw string) (base, version string, err error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("base_url %q is not an http(s) URL", raw)
+		return "", "", fmt.Errorf("base_url %q is not an http(s) URL", redact.URL(raw))
 	}
 	version = defaultAPIVersion
 	p := strings.TrimRight(u.Path, "/")
@@ -184,9 +191,9 @@ func (p *Provider) wireError(ctx context.Context, model string, err error) error
 		ae = *aep
 	default:
 		// A malformed chunk's message quotes the chunk: clip it.
-		return &provider.Error{Provider: p.name, Err: errors.New("stream: " + clip(redact(err.Error(), p.o.APIKey)))}
+		return &provider.Error{Provider: p.name, Err: errors.New("stream: " + clip(p.red.Message(err.Error())))}
 	}
-	detail := clip(redact(ae.Message, p.o.APIKey))
+	detail := clip(p.red.Message(ae.Message))
 	reason := errorReason(ae)
 	if tag := strings.Trim(ae.Status+", "+reason, ", "); tag != "" {
 		detail += " (" + tag + ")"
@@ -214,14 +221,6 @@ func errorReason(ae genai.APIError) string {
 		}
 	}
 	return ""
-}
-
-// redact removes the key from a message that may echo it.
-func redact(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
 // clip shortens a service message (an HTML error page, say) to something readable.

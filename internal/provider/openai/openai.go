@@ -11,7 +11,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"massgen/internal/provider"
+	"massgen/internal/redact"
 )
 
 // DefaultBaseURL is used when Options.BaseURL is empty. Like every OpenAI-style base URL it
@@ -30,6 +30,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 type Provider struct {
 	o   provider.Options
 	svc responses.ResponseService
+	red *redact.Redactor // the key and the base URL's credentials
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -58,7 +59,7 @@ func New(o provider.Options) (*Provider, error) {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(o.Retries()),
 	)
-	return &Provider{o: o, svc: svc}, nil
+	return &Provider{o: o, svc: svc, red: redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)}, nil
 }
 
 // defaultHTTPClient is shared by every backend built without Options.HTTPClient, so that
@@ -133,7 +134,7 @@ func (p *Provider) streamError(err error) error {
 func (p *Provider) requestError(err error, raw *http.Response) error {
 	var ae *responses.Error
 	if errors.As(err, &ae) {
-		return provider.StatusError(p.o, ae.StatusCode, p.scrub(apiDetail(ae)))
+		return provider.StatusError(p.o, ae.StatusCode, p.red.Message(apiDetail(ae)))
 	}
 	// An error body that is not OpenAI's JSON (a proxy's HTML page) makes the SDK return its
 	// decoding error instead of an *Error; the status is still what counts.
@@ -145,7 +146,7 @@ func (p *Provider) requestError(err error, raw *http.Response) error {
 				detail = s
 			}
 		}
-		return provider.StatusError(p.o, raw.StatusCode, p.scrub(detail))
+		return provider.StatusError(p.o, raw.StatusCode, p.red.Message(detail))
 	}
 	return p.streamError(fmt.Errorf("stream: %w", err))
 }
@@ -162,22 +163,12 @@ func apiDetail(ae *responses.Error) string {
 	return msg
 }
 
-// keyLike matches API keys, masked or not, as OpenAI quotes them in its 401 messages
-// ("Incorrect API key provided: sk-proj-****abcd").
-var keyLike = regexp.MustCompile(`\bsk-[A-Za-z0-9_*.-]+`)
-
-// scrub removes the key, and anything that looks like one, from text bound for an error.
-func (p *Provider) scrub(s string) string {
-	if p.o.APIKey != "" {
-		s = strings.ReplaceAll(s, p.o.APIKey, "[key]")
-	}
-	return keyLike.ReplaceAllString(s, "[key]")
-}
-
-// scrubbed keeps err (and what it wraps) unless its text mentions a key.
+// scrubbed keeps err (and what it wraps) unless its text mentions a key, in any of the forms
+// redact.Redactor.Message knows ("Incorrect API key provided: sk-proj-****abcd", the key
+// without its prefix, ...).
 func (p *Provider) scrubbed(err error) error {
-	if s := err.Error(); p.scrub(s) != s {
-		return errors.New(p.scrub(s))
+	if s := err.Error(); p.red.Message(s) != s {
+		return errors.New(p.red.Message(s))
 	}
 	return err
 }
