@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"massgen/internal/runlog"
+	"massgen/internal/termtext"
 	"massgen/internal/tui"
 	"massgen/internal/view"
 )
@@ -19,7 +20,9 @@ func newReplay(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Short: "Print a finished session again from its events.jsonl",
 		Long: `replay re-renders a session from its event log alone. LOGDIR is a log_<timestamp> folder
 (every turn is replayed) or one of its turn_<n> folders. --live plays it through the live
-terminal view at its recorded pace (--speed 4: four times faster; 0: as fast as possible).`,
+terminal view at its recorded pace (--speed 4: four times faster; 0: as fast as possible).
+A session whose process died is replayed as far as its log goes, then a warning says it did
+not finish (the exit code is still 0).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			turns, err := runlog.FindTurns(args[0])
@@ -33,28 +36,35 @@ terminal view at its recorded pace (--speed 4: four times faster; 0: as fast as 
 				return exitf(ExitConfig, "--live needs a terminal; without it replay prints the session as text")
 			}
 			for i, dir := range turns {
-				events, _, err := runlog.LoadTurn(dir)
+				turn, err := runlog.ReadTurn(dir)
 				if err != nil {
 					return exitf(ExitExecution, "%v", err)
 				}
+				events := turn.Events
 				if len(turns) > 1 {
 					if i > 0 {
 						fmt.Fprintln(stdout)
 					}
-					fmt.Fprintf(stdout, "== %s\n", dir)
+					fmt.Fprintf(termtext.NewWriter(stdout), "== %s\n", dir)
 				}
 				if live {
 					if err := tui.Replay(cmd.Context(), events, speed, tui.Options{Input: stdin, Output: stdout}); err != nil && cmd.Context().Err() == nil {
 						return exitf(ExitExecution, "live view: %v", err)
 					}
-					continue
+				} else {
+					p := view.NewPlain(stdout)
+					for _, e := range events {
+						p.Handle(e)
+					}
+					if table {
+						// The table quotes answers and vote reasons, which models wrote.
+						fmt.Fprint(termtext.NewWriter(stdout), runlog.FormatTable(events))
+					}
 				}
-				p := view.NewPlain(stdout)
-				for _, e := range events {
-					p.Handle(e)
-				}
-				if table {
-					fmt.Fprint(stdout, runlog.FormatTable(events))
+				// A crashed session replays as far as its log goes, then says so on a line of its
+				// own (the replay may have stopped mid-line); the exit code stays 0.
+				if turn.Incomplete != "" {
+					fmt.Fprintf(stdout, "\nwarning: %s\n", turn.Incomplete)
 				}
 			}
 			return nil

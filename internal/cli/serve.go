@@ -33,8 +33,11 @@ A team is named after its file ("examples/demo.yaml" is "demo"), or NAME=FILE na
 It listens on 127.0.0.1 unless --addr says otherwise; any other address needs --token (or
 ` + tokenEnv + `), which every request must then send as "Authorization: Bearer <token>" (a
 browser opens /?token=<token> once and keeps a cookie). At most --max-sessions sessions run at
-once; a request for another is answered 429 with Retry-After. Ctrl-C interrupts the running
-sessions, which still write their logs, and stops.
+once; a request for another is answered 429 with Retry-After. A session that ran and failed
+or timed out is answered with x-should-retry: false, so OpenAI clients do not run the team
+again. Clients have 30 s to send a request (bodies up to 8 MiB); answers and streams take as
+long as their sessions. Ctrl-C interrupts the running sessions, which still write their logs,
+and stops.
 
   massgen serve --config examples/demo.yaml`,
 		Args: cobra.NoArgs,

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -23,20 +26,79 @@ var topKeys = []string{"agents", "agent", "orchestrator", "ui", "timeout_setting
 var v1Keys = []string{"models", "model_configs", "num_agents", "max_rounds", "consensus_threshold",
 	"voting_enabled", "enable_voting"}
 
+// MaxFileSize bounds a config file. MassGen configs are a few kilobytes; a file over this is
+// refused before it is read, so a huge or endless file (a FIFO, /dev/zero) costs nothing.
+const MaxFileSize = 1 << 20
+
 // Load reads and validates the config file at path (.yaml, .yml or .json). The Config is nil
 // when the Report has errors.
 func Load(path string) (*Config, Report) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		msg := fmt.Sprintf("cannot read config file %s: %v", path, err)
 		sugg := ""
-		if errors.Is(err, fs.ErrNotExist) {
+		var big *tooBigError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			msg = "config file not found: " + path
 			sugg = "check the path, or pass a file that exists"
+		case errors.As(err, &big):
+			msg = big.Error()
+			sugg = "a config holds agents and settings, a few kilobytes; pass the right file"
 		}
 		return nil, Report{Errors: []Issue{{Severity: SeverityError, File: path, Message: msg, Suggestion: sugg}}}
 	}
 	return Parse(path, data)
+}
+
+// tooBigError is a config file over MaxFileSize; size is -1 when unknown (not a regular file).
+type tooBigError struct{ size int64 }
+
+func (e *tooBigError) Error() string {
+	if e.size < 0 {
+		return fmt.Sprintf("config file is over the %s limit", sizeText(MaxFileSize))
+	}
+	return fmt.Sprintf("config file is %s, over the %s limit", sizeText(e.size), sizeText(MaxFileSize))
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readFile reads at most MaxFileSize bytes of path: a regular file's size is checked first,
+// anything else (/dev/stdin, a FIFO) is read through a limit.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, errors.New("it is a directory, not a file")
+	}
+	if info.Mode().IsRegular() && info.Size() > MaxFileSize {
+		return nil, &tooBigError{info.Size()}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, &tooBigError{-1}
+	}
+	return data, nil
 }
 
 // Parse validates config data read from path; path names the file in issues and its suffix
@@ -65,7 +127,20 @@ func (w *walker) parse(path string, data []byte) *Config {
 			return nil
 		}
 	}
+	if len(data) > MaxFileSize {
+		w.errAt("", (&tooBigError{int64(len(data))}).Error(), "a config holds agents and settings, a few kilobytes", nil)
+		return nil
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	// The YAML parser would quietly turn bytes that are not UTF-8 into U+FFFD, in ids and
+	// system messages alike: say where the first one is instead.
+	if !utf8.Valid(data) {
+		line, col, b := firstInvalid(data)
+		w.rep.Errors = append(w.rep.Errors, Issue{Severity: SeverityError, File: path, Line: line, Column: col,
+			Message:    fmt.Sprintf("the file is not valid UTF-8 (byte 0x%02x)", b),
+			Suggestion: "save it as UTF-8"})
+		return nil
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		w.errAt("", "config file is empty", "add an agents: list", nil)
 		return nil
@@ -106,6 +181,24 @@ func (w *walker) parse(path string, data []byte) *Config {
 	cfg.Path = path
 	w.root(docs[0].Body, cfg)
 	return cfg
+}
+
+// firstInvalid finds the first byte of data that is not UTF-8: its line, its column (in
+// characters) and its value.
+func firstInvalid(data []byte) (line, col int, b byte) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size == 1 {
+			return line, col, data[0]
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		col++
+		data = data[size:]
+	}
+	return 0, 0, 0
 }
 
 // parseYAML runs go-yaml's parser, turning a panic inside it into an error.
@@ -330,14 +423,30 @@ func (w *walker) agentID(f field) (string, ast.Node) {
 	case strings.TrimSpace(id) == "":
 		w.errf(f, "give the agent a unique name", "id must not be empty")
 		return "", nil
-	case id == "." || id == ".." || strings.ContainsAny(id, `/\`) || strings.ContainsFunc(id, isControl):
-		w.errf(f, "use letters, digits, '-' and '_'", "id %q cannot be used as a directory name", clip(id))
+	case !utf8.ValidString(id):
+		w.errf(f, "save the file as UTF-8, or use letters, digits, '-' and '_'", "id is not valid UTF-8")
+		return "", nil
+	case len(id) > maxIDBytes:
+		w.errf(f, "use a short name", "id is %d bytes long, over the %d-byte limit", len(id), maxIDBytes)
+		return "", nil
+	case id == "." || id == "..":
+		w.errf(f, "use letters, digits, '-' and '_'", "id %q cannot be used as a directory name", id)
+		return "", nil
+	case strings.ContainsAny(id, `/\`):
+		w.errf(f, "use letters, digits, '-' and '_'", "id %q cannot be used as a directory name: it holds a path separator", clip(id))
+		return "", nil
+	case strings.ContainsFunc(id, unsafeRune):
+		// Ids name folders and are printed in terminals: an escape or a bidi override in one
+		// would disguise what is shown.
+		w.errf(f, "use letters, digits, '-' and '_'", "id %s holds a control or invisible formatting character", echo(strconv.Quote(id), 60))
 		return "", nil
 	}
 	return id, f.raw
 }
 
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+// maxIDBytes bounds an agent id: it names folders (with prefixes and suffixes added) whose
+// names most file systems cap at 255 bytes.
+const maxIDBytes = 128
 
 // checkAgents reports duplicate ids and scripted votes for labels that do not exist.
 func (w *walker) checkAgents(defs []agentDef) {

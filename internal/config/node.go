@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
@@ -80,7 +82,10 @@ func position(n ast.Node) (int, int) {
 }
 
 func (w *walker) add(sev Severity, at []ast.Node, loc, msg, sugg string) {
-	is := Issue{Severity: sev, File: w.file, Location: loc, Message: msg, Suggestion: sugg}
+	// Every issue passes here, so this is where what the file wrote is made safe to print:
+	// locations carry its keys and messages may quote its values.
+	is := Issue{Severity: sev, File: w.file, Location: echoLoc(loc), Message: echo(msg, maxEchoMessage),
+		Suggestion: echo(sugg, maxEchoMessage)}
 	for _, n := range at {
 		if l, c := position(n); l > 0 {
 			is.Line, is.Column = l, c
@@ -92,6 +97,59 @@ func (w *walker) add(sev Severity, at []ast.Node, loc, msg, sugg string) {
 	} else {
 		w.rep.Warnings = append(w.rep.Warnings, is)
 	}
+}
+
+// Caps on text an issue echoes from the file: a key path segment (a key as written) and a
+// whole message or suggestion. Messages quote values already clipped shorter; this bounds
+// whatever slips through, so a file with a megabyte-long key makes a one-line issue.
+const (
+	maxEchoSegment = 80
+	maxEchoMessage = 600
+)
+
+// echo makes s printable in one terminal line: invalid UTF-8, control characters (C0, DEL
+// and C1, which carry terminal escape sequences) and Unicode format characters (bidi
+// overrides) become escapes, and the result is clipped to n runes with an ellipsis.
+func echo(s string, n int) string {
+	var b strings.Builder
+	for runes := 0; s != ""; runes++ {
+		if runes == n {
+			b.WriteString("…")
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[:size])
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+// unsafeRune reports runes that should never reach a terminal or a folder name as they are.
+func unsafeRune(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r < 0xa0) || unicode.Is(unicode.Cf, r)
+}
+
+// echoLoc clips each segment of a key path (agents[0].backend.<key>) on its own, so the
+// structure stays readable when one key is huge.
+func echoLoc(loc string) string {
+	if utf8.RuneCountInString(loc) <= maxEchoSegment && echo(loc, maxEchoSegment) == loc {
+		return loc
+	}
+	segs := strings.Split(loc, ".")
+	if len(segs) > 8 {
+		segs = append(segs[:7], "…")
+	}
+	for i, s := range segs {
+		segs[i] = echo(s, maxEchoSegment)
+	}
+	return strings.Join(segs, ".")
 }
 
 // errAt records an error at the first of the nodes that has a position.

@@ -3,31 +3,123 @@ package runlog
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"massgen/internal/event"
 )
 
-// LoadTurn reads <dir>/events.jsonl and folds it into a State.
+// Turn is one turn's log read back.
+type Turn struct {
+	Events []event.Event
+	State  *State
+	// Incomplete says why the session is known not to have finished, "" when the log ends
+	// with session_ended: the process died (killed, crashed, out of memory) before it could
+	// write the end, maybe in the middle of a line.
+	Incomplete string
+}
+
+// LoadTurn reads <dir>/events.jsonl and folds it into a State; ReadTurn also says whether the
+// log is complete.
 func LoadTurn(dir string) ([]event.Event, *State, error) {
-	path := filepath.Join(dir, "events.jsonl")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("runlog: no events.jsonl in %s: is this a massgen log directory?", dir)
-	}
-	events, err := event.ReadFile(path)
+	t, err := ReadTurn(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("runlog: %w", err)
+		return nil, nil, err
 	}
-	s := NewState()
+	return t.Events, t.State, nil
+}
+
+// ReadTurn reads <dir>/events.jsonl as ReadLog does.
+func ReadTurn(dir string) (*Turn, error) {
+	path := filepath.Join(dir, "events.jsonl")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("runlog: no events.jsonl in %s: is this a massgen log directory?", dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runlog: %w", err)
+	}
+	defer f.Close()
+	t, err := ReadLog(f)
+	if err != nil {
+		return nil, fmt.Errorf("runlog: read %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// ReadLog reads an events.jsonl stream and folds it. A log without session_ended, or whose
+// last line is cut off mid-event, is still read (every complete event, never the cut line)
+// and comes back with Incomplete set; a bad line anywhere else is an error.
+func ReadLog(r io.Reader) (*Turn, error) {
+	lc := &lineCounter{r: r}
+	events, err := event.Read(lc)
+	if err != nil {
+		return nil, err
+	}
+	t := &Turn{Events: events, State: NewState()}
 	for _, e := range events {
-		s.Apply(e)
+		t.State.Apply(e)
 	}
-	return events, s, nil
+	// event.Read skips only a bad last line; a line it read but did not return is that one.
+	skipped := ""
+	if lc.lines() > len(events) {
+		skipped = fmt.Sprintf("; its last line (line %d) is not a whole event and was skipped", lc.last)
+		if lc.open {
+			skipped = fmt.Sprintf("; its last line (line %d) was cut off mid-event and was skipped", lc.last)
+		}
+	}
+	switch {
+	case t.State.Ended:
+	case len(events) == 0:
+		t.Incomplete = "session did not finish: the log holds no event" + skipped + "; the process may have crashed"
+	default:
+		last := events[len(events)-1]
+		t.Incomplete = fmt.Sprintf("session did not finish: the log ends after %s (event %d) at %s%s; the process may have crashed",
+			last.Payload.Type(), last.Seq, last.Time.Format(time.RFC3339), skipped)
+	}
+	return t, nil
+}
+
+// lineCounter counts the non-empty lines passing through it, as event.Read sees them.
+type lineCounter struct {
+	r        io.Reader
+	complete int  // non-empty lines ended by '\n'
+	physical int  // lines ended by '\n'
+	open     bool // bytes other than '\r' since the last '\n'
+	last     int  // number of the last non-empty line, from 1
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for _, b := range p[:n] {
+		switch b {
+		case '\n':
+			c.physical++
+			if c.open {
+				c.complete++
+			}
+			c.open = false
+		case '\r':
+		default:
+			if !c.open {
+				c.open, c.last = true, c.physical+1
+			}
+		}
+	}
+	return n, err
+}
+
+func (c *lineCounter) lines() int {
+	if c.open {
+		return c.complete + 1
+	}
+	return c.complete
 }
 
 // FindTurns returns the turn folders under logDir: logDir itself when it holds an

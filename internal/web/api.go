@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"strconv"
@@ -68,11 +69,13 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": s.listSessions(limit)})
 }
 
-// sessionDetail is a summary with the agents and the final answer.
+// sessionDetail is a summary with the agents and the final answer. Notice says why a session
+// that is not running has no end in its log (its process died).
 type sessionDetail struct {
 	summary
 	Agents      []agentState `json:"agents"`
 	FinalAnswer string       `json:"final_answer,omitempty"`
+	Notice      string       `json:"notice,omitempty"`
 }
 
 type agentState struct {
@@ -97,14 +100,28 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	}
 	defer root.Close()
 	var events []event.Event
+	notice := ""
 	if ss := s.lookup(id); ss != nil {
 		events, _ = ss.snapshot()
-	} else if events, err = readEvents(root, id); err != nil {
+	} else if t, err := readLog(root, id); err == nil {
+		events, notice = t.Events, t.Incomplete
+	} else if info, serr := root.Stat(id); !errors.Is(err, fs.ErrNotExist) || serr != nil || !info.IsDir() {
 		notFound(w, id)
 		return
+	} else {
+		// The turn folder exists without a log: its process died as it started. The files
+		// that are there still describe it.
+		notice = "session did not finish: it has no events.jsonl; the process may have died as it started"
 	}
 	st := fold(events)
 	d := sessionDetail{summary: s.summary(root, id), Agents: []agentState{}}
+	if notice != "" && !d.Running {
+		d.Notice = notice
+		switch d.Status {
+		case "running", "unknown":
+			d.Status = "incomplete"
+		}
+	}
 	if d.Question == "" {
 		d.Question = st.Question
 	}
@@ -126,9 +143,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
+	sw := newStallWriter(w) // a log may be large, and the client may stop reading it
 	if ss := s.lookup(id); ss != nil {
 		events, _ := ss.snapshot()
-		bw := bufio.NewWriter(w)
+		bw := bufio.NewWriter(sw)
 		enc := json.NewEncoder(bw)
 		for _, e := range events {
 			if enc.Encode(e) != nil {
@@ -144,7 +162,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	_, _ = io.Copy(w, f)
+	_, _ = io.Copy(sw, f)
 }
 
 // handleStream sends a session's events as server-sent events (id: seq, data: the event
@@ -280,7 +298,11 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 		Team     string `json:"team"`
 		Question string `json:"question"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRunBody)).Decode(&body); err != nil {
+	data, ok := readBody(w, r, maxRunBody)
+	if !ok {
+		return
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "",
 			fmt.Sprintf("the request body is not valid JSON: %v", err))
 		return

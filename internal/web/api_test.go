@@ -267,6 +267,10 @@ func TestNewServer_RejectsBadOptions(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	if _, err := NewServer(Options{Teams: map[string]*config.Config{"demo": cfg}, ReadTimeout: -time.Second}); err == nil ||
+		!strings.Contains(err.Error(), "read timeout") {
+		t.Errorf("negative read timeout: %v", err)
+	}
 	if got := TeamName(cfg); got != "demo" {
 		t.Errorf("TeamName = %q", got)
 	}

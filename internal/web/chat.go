@@ -69,13 +69,11 @@ func (s *Server) handleAPINotFound(w http.ResponseWriter, r *http.Request) {
 // the session, which still writes its log directory (as interrupted).
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxChatBody)).Decode(&req); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "",
-				fmt.Sprintf("the request body is over %d MiB", maxChatBody>>20))
-			return
-		}
+	data, ok := readBody(w, r, maxChatBody)
+	if !ok {
+		return
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "",
 			fmt.Sprintf("the request body is not valid JSON: %v", err))
 		return
@@ -111,7 +109,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	res, _ := ss.result()
 	events, _ := ss.snapshot()
 	if status, code, msg := failure(res); status != 0 {
-		writeError(w, status, "server_error", code, "", msg)
+		s.failed(w, status, code, msg)
 		return
 	}
 	stop := "stop"
@@ -218,7 +216,22 @@ func failure(res app.Result) (status int, code, msg string) {
 	return http.StatusInternalServerError, "session_failed", "the session failed: " + reason
 }
 
-// startError answers a session that could not start.
+// failed answers a session that ran and ended without an answer. It ran (and spent tokens):
+// a client retrying it would run the whole team again and most likely fail the same way, so
+// the answer says not to. Only a session that the server's shutdown interrupted may be tried
+// again, once the server is back.
+func (s *Server) failed(w http.ResponseWriter, status int, code, msg string) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if !(closed && status == http.StatusServiceUnavailable) {
+		noRetry(w)
+	}
+	writeError(w, status, "server_error", code, "", msg)
+}
+
+// startError answers a session that could not start. Only a full server invites a retry (after
+// Retry-After), and one shutting down: a team that cannot start fails again.
 func startError(w http.ResponseWriter, err error) {
 	if errors.Is(err, errShuttingDown) {
 		writeError(w, http.StatusServiceUnavailable, "server_error", "shutting_down", "", err.Error())
@@ -235,6 +248,7 @@ func startError(w http.ResponseWriter, err error) {
 	if errors.As(err, &ae) && ae.Code == app.ExitConfig {
 		code = "team_config_error"
 	}
+	noRetry(w)
 	writeError(w, http.StatusInternalServerError, "server_error", code, "", "the session could not start: "+err.Error())
 }
 

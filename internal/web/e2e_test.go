@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,5 +131,26 @@ func TestE2E_Browser(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "dashboard.png"), png, 0o644); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// The official npm client retries a 500 twice by default: one call to a failing team ran it
+// three times. Each call must start exactly one session.
+func TestE2E_OpenAIClientRunsAFailingTeamOnce(t *testing.T) {
+	node, env := nodeEnv(t, []string{"openai"}, false)
+	var runs atomic.Int64
+	opts := Options{Teams: map[string]*config.Config{
+		"demo":     loadTeam(t, "demo", fastDemo(t)),
+		"fail":     loadTeam(t, "fail", failTeam),
+		"slowfail": loadTeam(t, "slowfail", strings.Replace(hangTeam, "%TIMEOUT%", "1", 1)),
+	}, LogRoot: t.TempDir()}
+	countRuns(&opts, &runs)
+	_, addr := serveListener(t, opts)
+	out := runNode(t, node, env, "internal/web/e2e/retry_client.mjs", "http://"+addr)
+	if got, want := strings.TrimSpace(string(out)), `{"fail":500,"slowfail":504}`; got != want {
+		t.Errorf("client saw %s, want %s", got, want)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Errorf("two client calls started %d sessions, want 2", n)
 	}
 }

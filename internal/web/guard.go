@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // cookieName holds the dashboard's proof of the token, so a browser (and its EventSource, which
@@ -48,10 +49,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// maxPath bounds a request path: the longest route is under 100 bytes.
+const maxPath = 1024
+
 // badPath reports paths with "." or ".." segments (also when percent-encoded), empty segments,
-// backslashes or NUL: none is ever needed, so none is routed.
+// backslashes, control characters, bytes that are not UTF-8 (%ff) or over maxPath bytes: none
+// is ever needed, so none is routed.
 func badPath(p string) bool {
-	if !strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00") {
+	if len(p) > maxPath || !strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\") ||
+		!utf8.ValidString(p) || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return true
 	}
 	for seg := range strings.SplitSeq(p, "/") {
@@ -81,7 +87,8 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if auth := r.Header.Get("Authorization"); auth != "" {
-		if t, ok := strings.CutPrefix(auth, "Bearer "); ok && equalSecret(strings.TrimSpace(t), s.token) {
+		// The scheme is case-insensitive (RFC 7235): "bearer T" is as good as "Bearer T".
+		if scheme, t, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(t), s.token) {
 			return true
 		}
 	} else if !strings.HasPrefix(r.URL.Path, "/v1/") {

@@ -194,6 +194,15 @@ func (s *Server) summary(root *os.Root, id string) summary {
 		if sum.Status == "running" && !sum.Running {
 			sum.Status = "incomplete"
 		}
+		return sum
+	}
+	// Only events.jsonl: the process died before its first status.json, or is writing it.
+	if info, err := root.Stat(id + "/events.jsonl"); err == nil {
+		sum.Running = time.Since(info.ModTime()) < liveWithin
+		sum.Status = "incomplete"
+		if sum.Running {
+			sum.Status = "running"
+		}
 	}
 	return sum
 }
@@ -241,14 +250,15 @@ func (s *Server) teamOf(m metadataFile) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// readEvents reads session id's events.jsonl through root.
-func readEvents(root *os.Root, id string) ([]event.Event, error) {
+// readLog reads session id's events.jsonl through root. A log without session_ended (its
+// process died) comes back with Incomplete set.
+func readLog(root *os.Root, id string) (*runlog.Turn, error) {
 	f, err := root.Open(id + "/events.jsonl")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return event.Read(f)
+	return runlog.ReadLog(f)
 }
 
 func fold(events []event.Event) *runlog.State {

@@ -43,6 +43,10 @@ type Options struct {
 	// MaxSessions caps the sessions running at once (each one spends tokens); a request for one
 	// more is answered 429 with Retry-After. Zero means no cap.
 	MaxSessions int
+	// ReadTimeout bounds how long a client may take to send a request, headers and body
+	// (default 30 s; headers alone at most 10 s): a client that trickles one is cut off. It
+	// never limits how long an answer takes or a stream stays open.
+	ReadTimeout time.Duration
 	// Run runs a session; nil means app.Run. Tests inject their own.
 	Run RunFunc
 	// Now is the clock for response timestamps; nil means time.Now.
@@ -66,6 +70,7 @@ type Server struct {
 	cancel context.CancelFunc
 
 	maxSessions int
+	readTimeout time.Duration
 
 	mu      sync.Mutex
 	closed  bool
@@ -103,6 +108,13 @@ func NewServer(opts Options) (*Server, error) {
 		running: map[string]*session{},
 
 		maxSessions: opts.MaxSessions,
+		readTimeout: opts.ReadTimeout,
+	}
+	if opts.ReadTimeout < 0 {
+		return nil, fmt.Errorf("web: read timeout is %v: use 0 for the default or a positive duration", opts.ReadTimeout)
+	}
+	if s.readTimeout == 0 {
+		s.readTimeout = defaultReadTimeout
 	}
 	for name, cfg := range opts.Teams {
 		if !teamName.MatchString(name) {
@@ -188,10 +200,15 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return err
 	}
+	// No WriteTimeout: answers take as long as their sessions and streams stay open; writes
+	// to streams have their own deadline (stallWriter). ReadTimeout does not cut long
+	// requests short: net/http lifts it once the body has been read to the end (readBody).
 	srv := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: min(maxHeaderWait, s.readTimeout),
+		ReadTimeout:       s.readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -14,10 +14,10 @@ import (
 // and clients from timing it out.
 const keepaliveEvery = 15 * time.Second
 
-// sseWriter writes server-sent events. After the first write error it writes nothing more.
+// sseWriter writes server-sent events. After the first write error, a client that stopped
+// reading included, it writes nothing more.
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
+	w   *stallWriter
 	err error
 }
 
@@ -27,7 +27,7 @@ func newSSE(w http.ResponseWriter) *sseWriter {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	return &sseWriter{w: w, rc: http.NewResponseController(w)}
+	return &sseWriter{w: newStallWriter(w)}
 }
 
 func (s *sseWriter) write(b []byte) {
@@ -71,7 +71,7 @@ func (s *sseWriter) keepalive() {
 
 func (s *sseWriter) flush() {
 	if s.err == nil {
-		s.err = s.rc.Flush()
+		s.err = s.w.Flush()
 	}
 }
 

@@ -36,7 +36,10 @@ func staticHandler() http.Handler {
 	}
 	files := http.StripPrefix("/static/", http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/") {
+		// Only files that exist reach the file server, which answers 500 to a name the file
+		// system calls invalid.
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		if info, err := fs.Stat(sub, name); err != nil || !fs.ValidPath(name) || !info.Mode().IsRegular() {
 			http.NotFound(w, r)
 			return
 		}

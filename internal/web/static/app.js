@@ -142,9 +142,12 @@ function showSession(id, mode, params) {
       if (!line.trim()) continue;
       try { events.push(JSON.parse(line)); } catch { /* a half-written last line */ }
     }
+    // A log that stops before session_ended is a session whose process died: it ends as
+    // incomplete, not running forever (end() keeps the status of a session that did end).
+    const ended = { status: 'incomplete' };
     if (!speed) {
       events.forEach((e) => view.apply(e));
-      view.end();
+      view.end(ended);
       return;
     }
     // Replay at speed, with no pause longer than 1.5 s.
@@ -159,7 +162,7 @@ function showSession(id, mode, params) {
       const now = performance.now() - start;
       while (i < events.length && at[i] <= now) view.apply(events[i++]);
       if (i < events.length) timer = setTimeout(tick, Math.min(100, Math.max(0, at[i] - now)));
-      else view.end();
+      else view.end(ended);
     };
     tick();
   }).catch((e) => view.fail(`Cannot load the session: ${e.message}`));
