@@ -26,6 +26,8 @@ type toolbox struct {
 
 	winnerDir string // the winner's workspace, once finish has run
 
+	confinementNoted bool // the weaker confinement of commands was reported
+
 	mu       sync.Mutex
 	preamble []event.Payload // statuses reported before the session started
 	bus      *event.Bus      // set once the session runs
@@ -131,6 +133,10 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}
 				set = append(set, ws.CommandTools(opts)...)
+				if why := workspace.CommandConfinement(); why != "" && !tb.confinementNoted {
+					tb.confinementNoted = true
+					tb.status(event.ServerCommands, "weaker confinement", why)
+				}
 			}
 			tb.ws[a.ID] = ws
 			agents[i].Workspace = ws

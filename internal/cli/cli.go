@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"massgen/internal/config"
+	"massgen/internal/termtext"
 )
 
 // Version is set at build time with -ldflags "-X massgen/internal/cli.Version=...".
@@ -39,6 +40,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // Execute runs the command line under ctx and returns the exit code. stdin feeds the
 // interactive mode.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Errors and warnings quote file names, servers and models: nothing on stderr may drive
+	// the terminal. (The live view, on stdout, sanitises its own text.)
+	stderr = termtext.NewWriter(stderr)
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)

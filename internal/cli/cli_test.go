@@ -222,6 +222,8 @@ func TestBadInput(t *testing.T) {
 			wantErr: regexp.MustCompile(`question is empty`)},
 		{name: "automation without a question", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--automation"}, wantCode: 1,
 			wantErr: regexp.MustCompile(`--automation needs a question`)},
+		{name: "escapes in an error never reach the terminal", args: []string{"--config", "\x1b]0;pwned\x07\x1b[2J.yaml", "q"}, wantCode: 1,
+			wantErr: regexp.MustCompile(`^error: \.yaml: config file not found: \.yaml \(check the path`)},
 		{name: "unknown flag", args: []string{"--bogus", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --bogus`)},
 		{name: "no config at all", args: []string{"q"}, wantCode: 1, wantErr: regexp.MustCompile(`examples/demo\.yaml`)},
 		{name: "negative timeout", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "-5", "q"}, wantCode: 1,

@@ -240,7 +240,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		// Snapshot before anyone can see the answer, so the files peers open match it.
 		if ws := s.agents[i].Workspace; ws != nil {
 			if err := ws.Snapshot(); err != nil {
-				s.publish(event.ToolServerStatus{Server: "workspace", Status: "snapshot failed", Detail: fmt.Sprintf("%s: %v", id, err)})
+				s.publish(event.ToolServerStatus{Server: event.ServerWorkspace, Status: "snapshot failed", Detail: fmt.Sprintf("%s: %v", id, err)})
 			}
 		}
 		inv := make([]string, len(out.Invalidated))

@@ -139,7 +139,7 @@ func (s *session) awaitStragglers() {
 		}
 	}
 	if len(running) > 0 {
-		s.publish(event.ToolServerStatus{Server: "tools", Status: "still running",
+		s.publish(event.ToolServerStatus{Server: event.ServerTools, Status: "still running",
 			Detail: fmt.Sprintf("%d tool call(s) ignored their cancellation and were still running when the session ended: %s",
 				len(running), strings.Join(running, ", "))})
 	}

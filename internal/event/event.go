@@ -121,11 +121,24 @@ type ToolOutput struct {
 	Text   string `json:"text"`
 }
 
-// ToolServerStatus reports an MCP server starting, ready, failing, dying or stopping.
+// ToolServerStatus reports an MCP server starting, ready, failing, dying or stopping, or, with
+// one of the Server* names below, a problem of massgen's own tools.
 type ToolServerStatus struct {
 	Server string `json:"server"`
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
+}
+
+// The names ToolServerStatus uses for massgen's own tools, which are not MCP servers.
+const (
+	ServerTools     = "tools"     // a tool call that outlived its session
+	ServerWorkspace = "workspace" // snapshots
+	ServerCommands  = "commands"  // execute_command and background shells: how they are confined
+)
+
+// OwnServer reports whether name is one of massgen's own tools rather than an MCP server.
+func OwnServer(name string) bool {
+	return name == ServerTools || name == ServerWorkspace || name == ServerCommands
 }
 
 // PlanningDecided: planning mode's check before coordination. When HoldBack is set, the MCP

@@ -83,7 +83,11 @@ func (p *Plain) Handle(e event.Event) {
 		}
 		p.line("%s: %s -> %s (%.0f ms)", p.who(v.Agent), v.Tool, outcome, v.DurationMS)
 	case event.ToolServerStatus:
-		p.line("mcp server %s: %s %s", v.Server, v.Status, oneLine(v.Detail, 300))
+		what := "mcp server " + v.Server
+		if event.OwnServer(v.Server) {
+			what = v.Server
+		}
+		p.line("%s: %s %s", what, v.Status, oneLine(v.Detail, 300))
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
 	case event.ToolRejected:
