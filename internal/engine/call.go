@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -61,18 +63,28 @@ func (s *session) call(ctx context.Context, i int, req provider.Request, present
 	}
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	req.MaxResponseBytes = s.responseBytes()
 	var res callResult
 	var text strings.Builder
 	var streamErr error
 	// Text and tool-call arguments go into the conversation and share one budget; reasoning
 	// is only shown, and has a budget of its own.
 	output, reasoning := s.o.Orchestrator.MaxResponseChars, s.o.Orchestrator.MaxResponseChars
+	received := 0 // bytes of text, reasoning and arguments, for estimating a cut call's usage
 read:
 	for chunk, err := range a.Provider.Stream(cctx, req) {
 		if err != nil {
+			if errors.Is(err, provider.ErrResponseTooLarge) {
+				// The backend's bound on what it assembles (one endless tool call): the same
+				// cut as the engine's own, and the backend read at least that much.
+				res.overflow = true
+				received = max(received, req.MaxResponseBytes)
+				break
+			}
 			streamErr = err
 			break
 		}
+		received += chunkBytes(chunk)
 		switch c := chunk.(type) {
 		case provider.TextDelta:
 			t, over := take(c.Text, &output)
@@ -134,6 +146,11 @@ read:
 		}
 	}
 	res.text = text.String()
+	if res.overflow || res.dropped != nil {
+		// The engine stopped reading before the provider could report usage: the call is
+		// billed all the same, and must count towards the cost and max_cost_usd.
+		res.usage = estimate(res.usage, req, received)
+	}
 	s.account(i, res.usage)
 	if streamErr != nil {
 		if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
@@ -142,6 +159,54 @@ read:
 		return res, streamErr
 	}
 	return res, nil
+}
+
+// responseBytes is the bound of a response's backend (provider.Request.MaxResponseBytes): text
+// and arguments, and reasoning, may each reach max_response_chars characters of up to 4 bytes
+// before the engine's caps stop them. Within it the engine's caps, applied to complete chunks,
+// stop first; the backend's is for what it assembles before the engine sees any of it.
+func (s *session) responseBytes() int {
+	return 8 * min(s.o.Orchestrator.MaxResponseChars, math.MaxInt/16)
+}
+
+// chunkBytes is the size of what a chunk adds to the response.
+func chunkBytes(c provider.Chunk) int {
+	switch c := c.(type) {
+	case provider.TextDelta:
+		return len(c.Text)
+	case provider.ReasoningDelta:
+		return len(c.Text)
+	case provider.ToolCallChunk:
+		return len(c.Call.ID) + len(c.Call.Name) + len(c.Call.Arguments)
+	}
+	return 0
+}
+
+// bytesPerToken is the rule of thumb for estimating tokens from text.
+const bytesPerToken = 4
+
+// estimate fills in the usage of a call cut off before the provider reported it: input from
+// the size of the request, output from what was received, about four bytes a token. Counts
+// the provider did report are kept; an estimated usage says so.
+func estimate(u provider.Usage, req provider.Request, received int) provider.Usage {
+	tokens := func(n int) int64 { return int64((n + bytesPerToken - 1) / bytesPerToken) }
+	if u.InputTokens == 0 {
+		n := len(req.System)
+		for _, m := range req.Messages {
+			n += len(m.Content)
+			for _, tc := range m.ToolCalls {
+				n += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
+			}
+		}
+		if b, err := json.Marshal(req.Tools); err == nil && len(req.Tools) > 0 {
+			n += len(b)
+		}
+		u.InputTokens, u.Estimated = tokens(n), true
+	}
+	if u.OutputTokens == 0 && received > 0 {
+		u.OutputTokens, u.Estimated = tokens(received), true
+	}
+	return u
 }
 
 // take returns the part of s that fits in *budget characters, takes it from the budget, and

@@ -75,24 +75,35 @@ func (s *session) planningCheck(ctx context.Context, i int, specs []provider.Too
 	var u provider.Usage
 	var err error
 	budget := s.o.Orchestrator.MaxResponseChars
+	req := provider.Request{Model: a.Model, System: a.System, Messages: msgs, Stage: provider.StagePlanning,
+		Params: a.Params, MaxResponseBytes: s.responseBytes()}
+	cut, received := false, 0
 read:
-	for chunk, cerr := range a.Provider.Stream(cctx, provider.Request{Model: a.Model, System: a.System, Messages: msgs,
-		Stage: provider.StagePlanning, Params: a.Params}) {
+	for chunk, cerr := range a.Provider.Stream(cctx, req) {
+		if errors.Is(cerr, provider.ErrResponseTooLarge) {
+			cut, received = true, max(received, req.MaxResponseBytes)
+			break
+		}
 		if cerr != nil {
 			err = cerr
 			break
 		}
+		received += chunkBytes(chunk)
 		switch c := chunk.(type) {
 		case provider.TextDelta:
 			t, over := take(c.Text, &budget)
 			text.WriteString(t)
 			if over {
 				// The verdict is on its first lines: what fits is enough to read it.
+				cut = true
 				break read
 			}
 		case provider.UsageChunk:
 			u = u.Add(c.Usage)
 		}
+	}
+	if cut {
+		u = estimate(u, req, received)
 	}
 	s.account(i, u)
 	if err == nil && strings.TrimSpace(text.String()) == "" {

@@ -77,6 +77,12 @@ type Request struct {
 	Stage    Stage      `json:"stage,omitempty"`
 	// Params are backend keys passed through to the request body unchanged.
 	Params map[string]any `json:"-"`
+	// MaxResponseBytes bounds the text, reasoning and tool-call arguments a backend takes in
+	// for this response (0: DefaultMaxResponseBytes). Past it the backend stops reading and
+	// ends the stream with an *Error wrapping ErrResponseTooLarge. The engine's own caps,
+	// counted in characters on complete chunks, normally stop a response first; this bounds
+	// what a backend assembles before the engine sees it, such as one endless tool call.
+	MaxResponseBytes int `json:"-"`
 }
 
 // Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallChunk,
@@ -187,6 +193,9 @@ type Usage struct {
 	// WebSearches counts the hosted web searches the provider bills for (searches, or
 	// sources for xAI's live search).
 	WebSearches int64 `json:"web_searches,omitempty"`
+	// Estimated marks counts the engine estimated, in part or whole, because the call was cut
+	// off before the provider reported them.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -198,6 +207,7 @@ func (u Usage) Add(o Usage) Usage {
 		OutputTokens:      u.OutputTokens + o.OutputTokens,
 		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
 		WebSearches:       u.WebSearches + o.WebSearches,
+		Estimated:         u.Estimated || o.Estimated,
 	}
 }
 

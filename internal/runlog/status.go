@@ -91,6 +91,9 @@ type tokensJSON struct {
 	CacheWriteTokens  int64 `json:"cache_write_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
 	ReasoningTokens   int64 `json:"reasoning_tokens"`
+	// Ours: some of the counts are the engine's estimate, for calls it cut off before the
+	// provider reported them.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // usageJSON is token usage with its cost.
@@ -106,6 +109,7 @@ func toTokensJSON(u provider.Usage) tokensJSON {
 		CacheWriteTokens:  u.CacheWriteTokens,
 		OutputTokens:      u.OutputTokens,
 		ReasoningTokens:   u.ReasoningTokens,
+		Estimated:         u.Estimated,
 	}
 }
 

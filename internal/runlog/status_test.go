@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // TestStatusJSON_Golden renders status.json mid-run (after an invalidated vote, a dead agent
@@ -65,5 +66,35 @@ func TestStatusJSON_CurrentState(t *testing.T) {
 	}
 	if got.Coordination.Phase != "enforcement" || got.Coordination.CompletionPercentage != 33 {
 		t.Errorf("coordination = %+v", got.Coordination)
+	}
+}
+
+// Usage the engine estimated for a call it cut off says so, for the agent and in the totals;
+// reported usage carries no flag.
+func TestStatusJSON_EstimatedUsage(t *testing.T) {
+	s := started()
+	s.add(time.Millisecond, event.UsageReported{Agent: "alice", Usage: provider.Usage{InputTokens: 10, OutputTokens: 5}, CostUSD: 0.01}).
+		add(time.Millisecond, event.UsageReported{Agent: "bob", Usage: provider.Usage{InputTokens: 900, OutputTokens: 4000, Estimated: true}, CostUSD: 0.06})
+	type tokens struct {
+		InputTokens int64 `json:"input_tokens"`
+		Estimated   *bool `json:"estimated"`
+	}
+	var got struct {
+		Agents map[string]struct {
+			Usage tokens `json:"usage"`
+		} `json:"agents"`
+		Usage tokens `json:"usage"`
+	}
+	if err := json.Unmarshal(StatusJSON(fold(s.events), t0), &got); err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Agents["bob"].Usage.Estimated; e == nil || !*e {
+		t.Errorf("bob's estimated usage is not marked: %+v", got.Agents["bob"])
+	}
+	if e := got.Agents["alice"].Usage.Estimated; e != nil {
+		t.Errorf("alice's reported usage is marked estimated: %+v", got.Agents["alice"])
+	}
+	if e := got.Usage.Estimated; e == nil || !*e || got.Usage.InputTokens != 910 {
+		t.Errorf("totals %+v, want 910 input tokens, marked estimated", got.Usage)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"charm.land/glamour/v2/styles"
 
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // finalScreen is the content of the final screen at width w: the final answer as Markdown, who
@@ -155,18 +156,25 @@ func writeReason(b *strings.Builder, who, reason string, w int) {
 func (m *Model) writeUsage(b *strings.Builder) {
 	s := m.st
 	rows := [][]string{{"agent", "id", "model", "calls", "input", "cached", "output", "reasoning", "cost"}}
+	// ≈ marks usage the engine estimated for calls it cut off before the provider reported it.
+	approx := func(u provider.Usage, v string) string {
+		if u.Estimated {
+			return "≈" + v
+		}
+		return v
+	}
 	for _, a := range s.Agents {
 		u := a.Usage
-		rows = append(rows, []string{a.Label, a.ID, a.Model, fmt.Sprint(a.Calls), tokens(u.InputTokens), tokens(u.CachedInputTokens),
-			tokens(u.OutputTokens), tokens(u.ReasoningTokens), cost(a.CostUSD)})
+		rows = append(rows, []string{a.Label, a.ID, a.Model, fmt.Sprint(a.Calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
+			approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, cost(a.CostUSD))})
 	}
 	u := s.Totals.Usage
 	calls := 0
 	for _, a := range s.Agents {
 		calls += a.Calls
 	}
-	rows = append(rows, []string{"total", "", "", fmt.Sprint(calls), tokens(u.InputTokens), tokens(u.CachedInputTokens),
-		tokens(u.OutputTokens), tokens(u.ReasoningTokens), cost(s.Totals.CostUSD)})
+	rows = append(rows, []string{"total", "", "", fmt.Sprint(calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
+		approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, cost(s.Totals.CostUSD))})
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {

@@ -155,15 +155,22 @@ func (p *Plain) Handle(e event.Event) {
 	}
 }
 
-// UsageLine summarises tokens and cost: "tokens: 1234 input (200 cached), 56 output (10 reasoning); cost $0.0123".
+// UsageLine summarises tokens and cost: "tokens: 1234 input (200 cached), 56 output (10 reasoning); cost $0.0123",
+// with "≈" when some of it is the engine's estimate for calls cut off by the output caps.
 func UsageLine(u provider.Usage, cost float64) string {
 	s := fmt.Sprintf("tokens: %d input", u.InputTokens)
+	if u.Estimated {
+		s = fmt.Sprintf("tokens ≈ %d input", u.InputTokens)
+	}
 	if u.CachedInputTokens > 0 {
 		s += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
 	}
 	s += fmt.Sprintf(", %d output", u.OutputTokens)
 	if u.ReasoningTokens > 0 {
 		s += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+	}
+	if u.Estimated {
+		return s + "; cost ≈ " + Dollars(cost) + " (partly estimated: calls cut off before their usage was reported)"
 	}
 	return s + "; cost " + Dollars(cost)
 }

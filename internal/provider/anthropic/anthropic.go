@@ -72,7 +72,7 @@ func New(o provider.Options) (*Provider, error) {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(o.Retries()),
 	)
-	return &Provider{o: o, client: client, memo: newThinkingMemo(), red: redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)}, nil
+	return &Provider{o: o, client: client, memo: newThinkingMemo(), red: o.Redactor()}, nil
 }
 
 // defaultClient is the SDK's own default: the standard transport with a bound on the wait for
@@ -108,7 +108,9 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 			yield(nil, err)
 			return
 		}
+		c.opts = append(c.opts, option.WithMiddleware(limitEvents(req.EventLimit())))
 		t := newTranslator()
+		t.budget = provider.NewBudget(req)
 		var paused []sdk.Message
 		for {
 			// Only server tools pause a turn; without them nothing is accumulated (the SDK's
@@ -140,6 +142,10 @@ func (p *Provider) exchange(ctx context.Context, c *call, t *translator, resume 
 			break
 		}
 		ev := stream.Current()
+		if err := t.spend(ev); err != nil {
+			yield(nil, &provider.Error{Provider: p.name(), Err: err})
+			return nil
+		}
 		if resume && accErr == nil {
 			accErr = msg.Accumulate(ev)
 		}
@@ -176,6 +182,14 @@ func (p *Provider) exchange(ctx context.Context, c *call, t *translator, resume 
 	}
 	yield(nil, &provider.Error{Provider: p.name(), Err: errors.New("stream ended before message_stop")})
 	return nil
+}
+
+// limitEvents bounds every event of the response body, which the SDK would otherwise buffer
+// whole however large (see provider.LimitEvents).
+func limitEvents(max int) option.Middleware {
+	return func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return provider.LimitResponse(max)(next(r))
+	}
 }
 
 // wireError turns an SDK error into a *provider.Error: HTTP statuses through

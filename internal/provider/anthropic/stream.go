@@ -42,6 +42,11 @@ type translator struct {
 	stop                                                      string
 	// done is set by message_stop: the stream ended properly.
 	done bool
+
+	// budget bounds what the whole turn brings in, continuations included, the tool calls
+	// assembled here and what the SDK's accumulator keeps of a paused turn too (nil:
+	// unbounded, for tests of the translation alone).
+	budget *provider.Budget
 }
 
 func newTranslator() *translator {
@@ -52,7 +57,24 @@ func newTranslator() *translator {
 // to one message; the thinking seen so far and the server calls still waiting (a result may
 // arrive in the continuation) belong to the whole turn.
 func (t *translator) next() {
-	*t = translator{blocks: map[int64]*block{}, order: t.order, servers: t.servers}
+	*t = translator{blocks: map[int64]*block{}, order: t.order, servers: t.servers, budget: t.budget}
+}
+
+// spend takes from the budget what ev adds to the response. It must come before the event is
+// kept anywhere, here or in the SDK's accumulator.
+func (t *translator) spend(ev sdk.MessageStreamEventUnion) error {
+	if t.budget == nil {
+		return nil
+	}
+	switch ev.Type {
+	case "content_block_start":
+		// The whole block: a hosted tool's result arrives in it, and the accumulator keeps it.
+		return t.budget.Spend(len(ev.ContentBlock.RawJSON()))
+	case "content_block_delta":
+		d := ev.Delta
+		return t.budget.Spend(len(d.Text) + len(d.Thinking) + len(d.PartialJSON) + len(d.Signature) + len(d.Citation.RawJSON()))
+	}
+	return nil
 }
 
 // event translates one stream event. An error means the stream is malformed.

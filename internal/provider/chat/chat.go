@@ -71,7 +71,7 @@ func New(o provider.Options) (*Provider, error) {
 		opts = append(opts, option.WithAPIKey(o.APIKey))
 	}
 	// NewChatCompletionService, unlike openai.NewClient, reads no environment variable.
-	return &Provider{o: o, svc: openai.NewChatCompletionService(opts...), red: redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)}, nil
+	return &Provider{o: o, svc: openai.NewChatCompletionService(opts...), red: o.Redactor()}, nil
 }
 
 func defaultHTTPClient() *http.Client {
@@ -95,9 +95,9 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 		// resp is kept even when the SDK fails to parse an error body it does not know, such as
 		// vLLM's {"error": "Unauthorized"}, so the status still decides what the error means.
 		var resp *http.Response
-		s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
+		s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp), option.WithMiddleware(limitEvents(req.EventLimit())))
 		defer s.Close()
-		var t translator
+		t := translator{budget: provider.NewBudget(req)}
 		for s.Next() {
 			out, err := t.add(s.Current())
 			for _, c := range out {
@@ -127,6 +127,14 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 				return
 			}
 		}
+	}
+}
+
+// limitEvents bounds every event of the response body, which the SDK would otherwise buffer
+// whole however large (see provider.LimitEvents).
+func limitEvents(max int) option.Middleware {
+	return func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return provider.LimitResponse(max)(next(r))
 	}
 }
 

@@ -30,6 +30,10 @@ type translator struct {
 	usage     *provider.Usage // from the standard usage field, the last one seen
 	groqUsage *provider.Usage // from x_groq.usage, used when no standard usage came
 	citations []string        // xAI live search: the sources the answer used
+
+	// budget bounds what the response brings in, the calls assembled here included (nil:
+	// unbounded, for tests of the translation alone).
+	budget *provider.Budget
 }
 
 type pendingCall struct {
@@ -66,6 +70,9 @@ func (t *translator) add(c openai.ChatCompletionChunk) ([]provider.Chunk, error)
 			continue // n > 1 is never requested; only the first choice is the answer
 		}
 		d := ch.Delta
+		if err := t.spend(d); err != nil {
+			return out, err
+		}
 		if r := reasoningText(d); r != "" {
 			out = append(out, provider.ReasoningDelta{Text: r})
 		}
@@ -88,6 +95,25 @@ func (t *translator) add(c openai.ChatCompletionChunk) ([]provider.Chunk, error)
 		}
 	}
 	return out, nil
+}
+
+// callOverhead is what each call costs the budget besides its bytes, so that a stream of empty
+// fragments, each opening a call, cannot grow the list of calls for free.
+const callOverhead = 64
+
+// spend takes from the budget what delta d adds to the response, before any of it is kept.
+func (t *translator) spend(d openai.ChatCompletionChunkChoiceDelta) error {
+	if t.budget == nil {
+		return nil
+	}
+	n := len(d.Content) + len(d.Refusal) + len(reasoningText(d))
+	for _, tc := range d.ToolCalls {
+		n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+		if pc := t.open[tc.Index]; pc == nil || tc.ID != "" && pc.id != "" && tc.ID != pc.id {
+			n += callOverhead // addCall opens a call
+		}
+	}
+	return t.budget.Spend(n)
 }
 
 // addCall adds one tool call fragment. The first fragment of a call carries its ID and name,

@@ -5,13 +5,16 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"google.golang.org/genai"
@@ -71,7 +74,7 @@ func New(o provider.Options) (*Provider, error) {
 		c := *o.HTTPClient
 		hc = &c
 	}
-	hc.Transport = &retryTransport{base: hc.Transport, retries: o.Retries()}
+	hc.Transport = limitTransport{&retryTransport{base: hc.Transport, retries: o.Retries()}}
 
 	// The SDK fills an empty APIKey, Backend or BaseURL from the environment (see
 	// genai.NewInternalAPIClient): all three are set here so that it never does.
@@ -90,14 +93,53 @@ func New(o provider.Options) (*Provider, error) {
 	})
 	if err != nil {
 		// The SDK's messages print the whole config, key included.
-		return nil, fmt.Errorf("%s: client: %s", name, newRedactor(o).Message(err.Error()))
+		return nil, fmt.Errorf("%s: client: %s", name, o.Redactor().Message(err.Error()))
 	}
-	return &Provider{o: o, name: name, client: client, red: newRedactor(o), calls: provider.CallMemo[callMeta]{Size: maxCalls}}, nil
+	return &Provider{o: o, name: name, client: client, red: o.Redactor(), calls: provider.CallMemo[callMeta]{Size: maxCalls}}, nil
 }
 
-// newRedactor removes what o holds that is secret from the messages the backend passes on.
-func newRedactor(o provider.Options) *redact.Redactor {
-	return redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)
+// eventLimitKey carries the *eventLimit of a call to limitTransport, under the SDK.
+type eventLimitKey struct{}
+
+// eventLimit is provider.Request.EventLimit of one call, and the error it ended the body with.
+type eventLimit struct {
+	max int
+	mu  sync.Mutex
+	err error
+}
+
+func (l *eventLimit) tripped() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// limitTransport bounds each event of a streamed response, which the SDK reads as one line of
+// up to 256 MB and decodes whole (see provider.LimitEvents).
+type limitTransport struct{ base http.RoundTripper }
+
+func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if l, ok := req.Context().Value(eventLimitKey{}).(*eventLimit); ok && err == nil && resp.Body != nil {
+		resp.Body = &limitedBody{ReadCloser: provider.LimitEvents(resp.Body, l.max), l: l}
+	}
+	return resp, err
+}
+
+// limitedBody records the limit's error, which the SDK does not pass on.
+type limitedBody struct {
+	io.ReadCloser
+	l *eventLimit
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, provider.ErrResponseTooLarge) {
+		b.l.mu.Lock()
+		b.l.err = err
+		b.l.mu.Unlock()
+	}
+	return n, err
 }
 
 // splitBaseURL returns the host root and API version for a configured base URL.
@@ -138,19 +180,25 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 			yield(nil, &provider.Error{Provider: p.name, Fatal: true, Err: err})
 			return
 		}
-		t := &translator{nextID: p.nextID, hostedID: p.hostedID, remember: p.rememberCall, perQuery: perQuerySearch(model)}
+		t := &translator{nextID: p.nextID, hostedID: p.hostedID, remember: p.rememberCall, perQuery: perQuerySearch(model),
+			budget: provider.NewBudget(req)}
 		if textCallMode(p.o, req) {
 			t.text = &textCalls{}
 		}
-		for resp, err := range p.client.Models.GenerateContentStream(ctx, model, contents, cfg) {
+		lim := &eventLimit{max: req.EventLimit()}
+		for resp, err := range p.client.Models.GenerateContentStream(context.WithValue(ctx, eventLimitKey{}, lim), model, contents, cfg) {
 			if err != nil {
-				t.fail(p.wireError(ctx, model, err))
+				// The SDK reports the cut line it was left with, not why it was cut.
+				t.fail(p.wireError(ctx, model, cmp.Or(lim.tripped(), err)))
 				break
 			}
 			for _, c := range t.chunk(resp) {
 				if !yield(c, nil) {
 					return
 				}
+			}
+			if t.err != nil {
+				break
 			}
 		}
 		if cerr := ctx.Err(); cerr != nil && t.finish == "" {
@@ -189,6 +237,8 @@ func (p *Provider) wireError(ctx context.Context, model string, err error) error
 	case errors.As(err, &ae):
 	case errors.As(err, &aep) && aep != nil:
 		ae = *aep
+	case errors.Is(err, provider.ErrResponseTooLarge):
+		return &provider.Error{Provider: p.name, Err: err}
 	default:
 		// A malformed chunk's message quotes the chunk: clip it.
 		return &provider.Error{Provider: p.name, Err: errors.New("stream: " + clip(p.red.Message(err.Error())))}

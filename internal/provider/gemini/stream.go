@@ -46,7 +46,12 @@ type translator struct {
 	finish  genai.FinishReason
 	message string // the candidate's finishMessage
 	calls   int
-	err     error // the first error: a blocked prompt or a broken stream
+	err     error // the first error: a blocked prompt, a broken stream or a spent budget
+
+	// budget bounds what the response brings in, the text held while a tool call written as
+	// text is open and code waiting for its result included (nil: unbounded, for tests of the
+	// translation alone).
+	budget *provider.Budget
 }
 
 // chunk translates one response chunk. Only candidate 0 is read: the engine asks for one.
@@ -87,6 +92,10 @@ func (t *translator) chunk(resp *genai.GenerateContentResponse) []provider.Chunk
 			if p == nil {
 				continue
 			}
+			if err := t.spend(p); err != nil {
+				t.fail(err)
+				return out
+			}
 			if t.text != nil && breaksText(p) {
 				out = appendText(out, t.text.boundary())
 			}
@@ -109,6 +118,29 @@ func (t *translator) chunk(resp *genai.GenerateContentResponse) []provider.Chunk
 		}
 	}
 	return out
+}
+
+// spend takes from the budget what part p adds to the response. A call is counted by its
+// arguments' size as the wire spelled them, roughly: the SDK has decoded them already, within
+// the bound on one event (provider.LimitEvents).
+func (t *translator) spend(p *genai.Part) error {
+	if t.budget == nil {
+		return nil
+	}
+	n := len(p.Text)
+	if fc := p.FunctionCall; fc != nil {
+		n += len(fc.ID) + len(fc.Name)
+		if b, err := json.Marshal(fc.Args); err == nil {
+			n += len(b)
+		}
+	}
+	if ec := p.ExecutableCode; ec != nil {
+		n += len(ec.Code)
+	}
+	if r := p.CodeExecutionResult; r != nil {
+		n += len(r.Output)
+	}
+	return t.budget.Spend(n)
 }
 
 // call translates one complete functionCall part.

@@ -59,7 +59,7 @@ func New(o provider.Options) (*Provider, error) {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(o.Retries()),
 	)
-	return &Provider{o: o, svc: svc, red: redact.New(append(redact.URLSecrets(o.BaseURL), o.APIKey)...)}, nil
+	return &Provider{o: o, svc: svc, red: o.Redactor()}, nil
 }
 
 // defaultHTTPClient is shared by every backend built without Options.HTTPClient, so that
@@ -85,11 +85,11 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 			return
 		}
 		var raw *http.Response
-		opts = append(opts, option.WithResponseInto(&raw))
+		opts = append(opts, option.WithResponseInto(&raw), option.WithMiddleware(limitEvents(req.EventLimit())))
 		stream := p.svc.NewStreaming(ctx, params, opts...)
 		defer stream.Close()
 
-		var tr translator
+		tr := translator{budget: provider.NewBudget(req)}
 		for stream.Next() {
 			if ctx.Err() != nil {
 				break
@@ -117,6 +117,14 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 			return
 		}
 		yield(nil, p.streamError(errTruncated))
+	}
+}
+
+// limitEvents bounds every event of the response body, which the SDK would otherwise buffer
+// whole however large (see provider.LimitEvents).
+func limitEvents(max int) option.Middleware {
+	return func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return provider.LimitResponse(max)(next(r))
 	}
 }
 

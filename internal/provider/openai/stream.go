@@ -23,6 +23,10 @@ type translator struct {
 	hostedSeen map[string]bool   // hosted items (web_search_call, code_interpreter_call) sent, by id
 	code       map[string]string // code_interpreter_call_code.done by item id, should the item lack it
 	searches   int64             // completed web searches, which OpenAI bills per call
+
+	// budget bounds what the response brings in, the arguments being assembled here included
+	// (nil: unbounded, for tests of the translation alone).
+	budget *provider.Budget
 }
 
 type pendingCall struct {
@@ -34,6 +38,10 @@ type pendingCall struct {
 // event handles one event. The chunks come before the error, if any; after a terminal event
 // (completed, incomplete, failed, error) finished is set.
 func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Chunk, error) {
+	if err := t.spend(ev); err != nil {
+		t.finished = true
+		return nil, err
+	}
 	switch ev.Type {
 	case "response.output_text.delta", "response.refusal.delta":
 		if ev.Delta != "" {
@@ -125,6 +133,37 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 	// annotations, reasoning items, hosted tool progress and code deltas) carries nothing the
 	// engine needs: hosted tools are reported whole, at their output_item.done.
 	return nil, nil
+}
+
+// spend takes from the budget what ev adds to the response before any of it is kept: deltas
+// in full, a call's name and ID once, and arguments given whole only where they outgrow the
+// deltas they replace.
+func (t *translator) spend(ev responses.ResponseStreamEventUnion) error {
+	if t.budget == nil {
+		return nil
+	}
+	switch ev.Type {
+	case "response.output_text.delta", "response.refusal.delta", "response.reasoning_summary_text.delta",
+		"response.reasoning_text.delta", "response.function_call_arguments.delta":
+		return t.budget.Spend(len(ev.Delta))
+	case "response.output_item.added", "response.output_item.done":
+		if ev.Item.Type != "function_call" {
+			return nil
+		}
+		fc := ev.Item.AsFunctionCall()
+		c := t.calls[ev.OutputIndex]
+		if c == nil {
+			return t.budget.Spend(len(fc.CallID) + len(fc.Name) + len(fc.Arguments))
+		}
+		return t.budget.Replace(len(c.args), len(fc.Arguments))
+	case "response.function_call_arguments.done":
+		old := 0
+		if c := t.calls[ev.OutputIndex]; c != nil {
+			old = len(c.args)
+		}
+		return t.budget.Replace(old, len(ev.Arguments))
+	}
+	return nil
 }
 
 func (t *translator) call(index int64) *pendingCall {

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"testing"
+
+	"massgen/internal/config"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+	"massgen/internal/usage"
+)
+
+// backendCut is a backend that stops at its own bound (Request.MaxResponseBytes), as every
+// network backend does with one endless tool call: some text, then ErrResponseTooLarge.
+type backendCut struct {
+	after *fake
+	req   provider.Request // the first call's request
+	n     int
+}
+
+func (b *backendCut) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
+	if b.n++; b.n > 1 || req.Stage == provider.StagePresentation {
+		return b.after.Stream(ctx, req)
+	}
+	b.req = req
+	return func(yield func(provider.Chunk, error) bool) {
+		if !yield(provider.TextDelta{Text: "Let me write the file."}, nil) {
+			return
+		}
+		yield(nil, &provider.Error{Provider: "test", Err: fmt.Errorf("%w: it exceeded %d bytes; stopped reading",
+			provider.ErrResponseTooLarge, req.MaxResponseBytes)})
+	}
+}
+
+// A call the engine cuts off never reports its usage, yet the provider bills it: its tokens
+// must still count, estimated and marked so, towards the cost and max_cost_usd.
+func TestRun_CutCallsAreBilledByEstimate(t *testing.T) {
+	const backend, model = "openai", "gpt-4o"
+	price := func(b, m string, u provider.Usage) float64 { return usage.Cost(b, m, u) }
+	for _, tc := range []struct {
+		name    string
+		model   func(after *fake) provider.Provider
+		minOut  int64 // output tokens the estimate must reach
+		checkFn func(t *testing.T, p provider.Provider)
+	}{
+		{"the engine's cap", func(after *fake) provider.Provider { return &flood{textChunks: 10_000, after: after} },
+			// 4 chunks of 1 KiB read before 2,000 characters were passed: 4,096 bytes, 1,024 tokens.
+			1024, nil},
+		{"the backend's cap", func(after *fake) provider.Provider { return &backendCut{after: after} },
+			// The backend read its whole bound, 8 bytes for each of the 2,000 characters.
+			16_000 / 4, func(t *testing.T, p provider.Provider) {
+				if got := p.(*backendCut).req.MaxResponseBytes; got != 16_000 {
+					t.Errorf("the backend was given a bound of %d bytes, want 16000 (8 x max_response_chars)", got)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cut := tc.model(answerThenVote("Paris, France.", "agent1"))
+			a := agents(answerThenVote("Paris.", "agent1"), cut)
+			for i := range a {
+				a[i].Backend, a[i].Model = backend, model
+			}
+			res, evs := run(t, t.Context(), Options{Agents: a, Price: price,
+				Orchestrator: config.Orchestrator{MaxResponseChars: 2000, MaxToolCallsPerResponse: 4, MaxAnswerChars: 1000}})
+			if res.ExitCode != 0 || res.Winner != "a1" {
+				t.Fatalf("result %+v", res)
+			}
+			if errs := ofType[event.AgentError](evs); len(errs) != 0 {
+				t.Errorf("a cut is not a failure: %+v", errs)
+			}
+			var first *event.UsageReported
+			for _, u := range ofType[event.UsageReported](evs) {
+				if u.Agent == "a2" {
+					first = &u
+					break
+				}
+			}
+			if first == nil {
+				t.Fatal("no usage reported for the cut-off call")
+			}
+			u := first.Usage
+			if !u.Estimated || u.InputTokens <= 0 || u.OutputTokens < tc.minOut || u.OutputTokens > 2*tc.minOut {
+				t.Errorf("usage of the cut-off call: %+v, want estimated, input > 0, output in [%d, %d]", u, tc.minOut, 2*tc.minOut)
+			}
+			if want := usage.Cost(backend, model, u); first.CostUSD <= 0 || math.Abs(first.CostUSD-want) > 1e-12 {
+				t.Errorf("cost %v, want %v for %+v", first.CostUSD, want, u)
+			}
+			if !res.Usage.Estimated || res.CostUSD < first.CostUSD {
+				t.Errorf("session totals %+v, $%v do not carry the estimate", res.Usage, res.CostUSD)
+			}
+			if tc.checkFn != nil {
+				tc.checkFn(t, cut)
+			}
+			// Reported calls stay as reported.
+			for _, r := range ofType[event.UsageReported](evs) {
+				if r.Agent == "a1" && r.Usage.Estimated {
+					t.Errorf("a reported usage was marked estimated: %+v", r)
+				}
+			}
+		})
+	}
+}
