@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"massgen/internal/childproc/proctest"
 	"massgen/internal/event"
 )
 
@@ -108,6 +109,10 @@ func TestInterrupt_LeavesNoMCPServer(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	tagged := func() []int { return proctest.WithEnv(t, tag+"=1") }
+	if pids := tagged(); len(pids) > 0 { // and, without /proc, a skip before anything starts
+		t.Fatalf("processes tagged before the run: %v", pids)
+	}
 	cmd := exec.Command(binary, "--config", cfg, "--no-display", "q")
 	cmd.Dir = work
 	stdout, _ := cmd.StdoutPipe()
@@ -119,7 +124,7 @@ func TestInterrupt_LeavesNoMCPServer(t *testing.T) {
 	for sc.Scan() {
 		out.WriteString(sc.Text() + "\n")
 		if strings.Contains(sc.Text(), "mcp server everything: ready") {
-			if len(tagged(tag)) == 0 {
+			if len(tagged()) == 0 {
 				t.Error("the MCP server is not running while the session is")
 			}
 			_ = cmd.Process.Signal(syscall.SIGINT)
@@ -130,19 +135,7 @@ func TestInterrupt_LeavesNoMCPServer(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Fatalf("exit: %v\n%s", err, out.String())
 	}
-	if pids := tagged(tag); len(pids) > 0 {
+	if pids := tagged(); len(pids) > 0 {
 		t.Fatalf("processes left after the run: %v", pids)
 	}
-}
-
-// tagged lists the pids whose environment holds tag.
-func tagged(tag string) []string {
-	var pids []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && strings.Contains(string(b), tag) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }

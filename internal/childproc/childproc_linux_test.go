@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"massgen/internal/childproc/proctest"
 )
 
 // The test binary doubles as a helper process (helperEnv selects what it does), standing in
@@ -57,45 +58,6 @@ func run(t *testing.T, mode Mode, script string, env ...string) (string, Status)
 	}
 	st := c.Wait()
 	return out.String(), st
-}
-
-// marker is a unique string to put in the argv of the processes a test starts: "sleep 300.N".
-func marker(t *testing.T) string {
-	return fmt.Sprintf("300.%d%d", os.Getpid(), time.Now().UnixNano()%1e9)
-}
-
-// withMarker lists the live processes whose command line contains m.
-func withMarker(m string) []string {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []string
-	for _, d := range dirs {
-		cmdline, err := os.ReadFile(d + "/cmdline")
-		if err != nil || !bytes.Contains(cmdline, []byte(m)) {
-			continue
-		}
-		stat, _ := os.ReadFile(d + "/stat")
-		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
-			continue
-		}
-		out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
-	}
-	return out
-}
-
-// requireNone waits up to d for every process with m to be gone.
-func requireNone(t *testing.T, m string, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		left := withMarker(m)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived their command: %q", left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func TestStatusIsTheCommands(t *testing.T) {
@@ -142,20 +104,13 @@ func TestStartErrors(t *testing.T) {
 // Every technique a command may use to detach fails: when its main process returns, nothing it
 // started is left.
 func TestNothingOutlivesTheCommand(t *testing.T) {
-	techniques := map[string]string{
-		"setsid &":    "setsid sleep %s >/dev/null 2>&1 &",
-		"nohup &":     "nohup sleep %s >/dev/null 2>&1 &",
-		"&":           "sleep %s >/dev/null 2>&1 &",
-		"double fork": "(sh -c 'sleep %s >/dev/null 2>&1 &' &)",
-		"setsid -f":   "setsid -f sleep %s >/dev/null 2>&1",
-		"100 forks":   "i=0; while [ $i -lt 100 ]; do sleep %s >/dev/null 2>&1 & i=$((i+1)); done",
-		"holds pipe":  "sleep %s &",
-	}
+	techniques := proctest.DetachTechniques()
+	techniques["holds pipe"] = "sleep %s &"
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			withMode(t, m.fallback)
 			for name, tmpl := range techniques {
-				mk := marker(t)
+				mk := proctest.Marker()
 				start := time.Now()
 				_, st := run(t, m.mode, fmt.Sprintf(tmpl, mk)+"\nsleep 0.2; echo done")
 				if !st.Success() {
@@ -164,7 +119,7 @@ func TestNothingOutlivesTheCommand(t *testing.T) {
 				if d := time.Since(start); d > 10*time.Second { // not the 300 s of the sleeps; generous for a loaded machine
 					t.Errorf("%s: took %s", name, d)
 				}
-				requireNone(t, mk, 2*time.Second)
+				proctest.RequireNone(t, mk, 2*time.Second)
 			}
 		})
 	}
@@ -174,7 +129,7 @@ func TestKillEndsTheTree(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			withMode(t, m.fallback)
-			mk := marker(t)
+			mk := proctest.Marker()
 			r, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
@@ -202,7 +157,7 @@ func TestKillEndsTheTree(t *testing.T) {
 			if st.String() != "signal: killed" {
 				t.Errorf("status %s", st)
 			}
-			requireNone(t, mk, 2*time.Second)
+			proctest.RequireNone(t, mk, 2*time.Second)
 			c.Kill() // harmless once reaped
 			if err := c.Signal(syscall.SIGTERM); err != os.ErrProcessDone {
 				t.Errorf("Signal after Wait = %v", err)
@@ -237,27 +192,15 @@ func helperDetach() {
 func TestNothingOutlivesMassgen(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			mk := marker(t)
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), helperEnv+"=detach", "CHILDPROC_TEST_MODE="+m.name, "CHILDPROC_TEST_MARKER="+mk, "GORACE=atexit_sleep_ms=0")
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-				t.Fatalf("helper said %q", line)
-			}
-			for deadline := time.Now().Add(2 * time.Second); len(withMarker(mk)) < 5; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the command did not start its processes: %q", withMarker(mk))
-				}
+			mk := proctest.Marker()
+			cmd := proctest.Helper([]string{"-test.run=^$"}, helperEnv+"=detach", "CHILDPROC_TEST_MODE="+m.name, "CHILDPROC_TEST_MARKER="+mk)
+			proctest.StartHelper(t, cmd)
+			if !proctest.Eventually(2*time.Second, func() bool { return len(proctest.WithMarker(mk)) >= 5 }) {
+				t.Fatalf("the command did not start its processes: %q", proctest.WithMarker(mk))
 			}
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			requireNone(t, mk, 5*time.Second)
+			proctest.RequireNone(t, mk, 5*time.Second)
 		})
 	}
 }
@@ -304,8 +247,7 @@ echo end`
 // /proc entries, not from massgen's, not from any process's.
 func TestKeysOutOfReach(t *testing.T) {
 	spy := func(t *testing.T, mode string, harden bool) string {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), helperEnv+"=spy", "CHILDPROC_TEST_MODE="+mode, "MASSGEN_TEST_SECRET_KEY="+fakeKey, "GORACE=atexit_sleep_ms=0")
+		cmd := proctest.Helper([]string{"-test.run=^$"}, helperEnv+"=spy", "CHILDPROC_TEST_MODE="+mode, "MASSGEN_TEST_SECRET_KEY="+fakeKey)
 		if harden {
 			cmd.Env = append(cmd.Env, "CHILDPROC_TEST_HARDEN=1")
 		}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"massgen/internal/childproc/procfs"
 )
 
 // The init is massgen re-executed with argv[0] initName (the "reexec" pattern): detected here,
@@ -295,31 +297,13 @@ func childrenOf(pid int) []int {
 
 // killDescendantsScan is killDescendants from a scan of all of /proc.
 func killDescendantsScan(self int) {
-	entries, err := os.ReadDir("/proc")
+	procs, err := procfs.Processes()
 	if err != nil {
 		return
 	}
 	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:]) // state, ppid, ...
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(string(f[1])); err == nil {
-			children[ppid] = append(children[ppid], p)
-		}
+	for _, p := range procs {
+		children[p.PPID] = append(children[p.PPID], p.PID)
 	}
 	stack := children[self]
 	for len(stack) > 0 {

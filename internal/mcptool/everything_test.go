@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"massgen/internal/childproc/proctest"
 )
 
 // everythingBin finds the reference server installed by CI with
@@ -77,8 +79,9 @@ func TestEverything(t *testing.T) {
 	if len(procs) != 1 {
 		t.Fatalf("node processes = %v, want one", procs)
 	}
+	pgrp := proctest.PGID(t, procs[0])
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	requireGone(t, procs[0].pgrp)
+	requireGone(t, pgrp)
 }

@@ -1,13 +1,11 @@
 package mcptool
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"massgen/internal/childproc/proctest"
 	"massgen/internal/tool"
 )
 
@@ -145,73 +144,25 @@ func selfServer(t *testing.T, name, mode string, env ...string) Server {
 
 func marker(t *testing.T) string { return strings.ReplaceAll(t.Name(), "/", "_") }
 
-// procInfo is one live (non-zombie) process from /proc.
-type procInfo struct{ pid, pgrp int }
-
 // findProcs lists the live processes whose environment carries this test's marker.
-func findProcs(t *testing.T) []procInfo {
+func findProcs(t *testing.T) []int {
 	t.Helper()
-	want := []byte(markerEnv + "=" + marker(t) + "\x00")
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []procInfo
-	for _, d := range dirs {
-		env, err := os.ReadFile(d + "/environ")
-		if err != nil || !bytes.Contains(env, want) {
-			continue
-		}
-		if p, ok := readStat(d); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// readStat parses /proc/<pid>/stat; ok is false for a zombie or a vanished process.
-func readStat(dir string) (procInfo, bool) {
-	b, err := os.ReadFile(dir + "/stat")
-	if err != nil {
-		return procInfo{}, false
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // state ppid pgrp ...
-	if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-		return procInfo{}, false
-	}
-	pid, _ := strconv.Atoi(strings.Fields(s)[0])
-	pgrp, _ := strconv.Atoi(f[2])
-	return procInfo{pid, pgrp}, true
-}
-
-// groupMembers lists the live processes of process group pgid.
-func groupMembers(pgid int) []int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []int
-	for _, d := range dirs {
-		if p, ok := readStat(d); ok && p.pgrp == pgid {
-			out = append(out, p.pid)
-		}
-	}
-	return out
+	return proctest.WithEnv(t, markerEnv+"="+marker(t))
 }
 
 // requireGone fails unless no process of this test and none of the groups remain.
 func requireGone(t *testing.T, pgids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second) // zombies of reparented grandchildren are reaped asynchronously
-	for {
-		left := findProcs(t)
+	left := func() []int {
+		out := findProcs(t)
 		for _, g := range pgids {
-			for _, pid := range groupMembers(g) {
-				left = append(left, procInfo{pid, g})
-			}
+			out = append(out, proctest.GroupMembers(t, g)...)
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left behind: %v", left)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return out
+	}
+	// Zombies of reparented grandchildren are reaped asynchronously.
+	if !proctest.Eventually(2*time.Second, func() bool { return len(left()) == 0 }) {
+		t.Fatalf("processes left behind: %v", left())
 	}
 }
 

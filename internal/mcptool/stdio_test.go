@@ -1,11 +1,9 @@
 package mcptool
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"massgen/internal/childproc/proctest"
 	"massgen/internal/tool"
 )
 
@@ -220,12 +219,9 @@ func TestStdio_CloseKillsStubbornGroup(t *testing.T) {
 	}
 	leader, _ := strconv.Atoi(run(t, set, "mcp__stubborn__pid", "").Content)
 	child, _ := strconv.Atoi(run(t, set, "mcp__stubborn__spawn", "").Content)
-	p, ok := readStat("/proc/" + strconv.Itoa(leader))
-	if !ok {
-		t.Fatalf("no process %d", leader)
-	}
-	if members := groupMembers(p.pgrp); !slices.Contains(members, child) || !slices.Contains(members, leader) {
-		t.Fatalf("group %d = %v, want leader and grandchild %d", p.pgrp, members, child)
+	pgrp := proctest.PGID(t, leader)
+	if members := proctest.GroupMembers(t, pgrp); !slices.Contains(members, child) || !slices.Contains(members, leader) {
+		t.Fatalf("group %d = %v, want leader and grandchild %d", pgrp, members, child)
 	}
 	start := time.Now()
 	if err := m.Close(); err != nil {
@@ -234,39 +230,20 @@ func TestStdio_CloseKillsStubbornGroup(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Close took %s", d)
 	}
-	requireGone(t, p.pgrp)
+	requireGone(t, pgrp)
 }
 
 // When massgen dies, even by SIGKILL, its MCP servers and whatever they started die with it.
 func TestStdio_ServersDieWithMassgen(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), modeEnv+"=manager", markerEnv+"="+marker(t), "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		_ = cmd.Process.Kill()
-		t.Fatalf("helper said %q", line)
-	}
+	cmd := proctest.Helper([]string{"-test.run=^$"}, modeEnv+"=manager", markerEnv+"="+marker(t))
+	proctest.StartHelper(t, cmd)
 	if procs := findProcs(t); len(procs) < 3 { // the helper, the server, its grandchild
 		t.Fatalf("processes = %v", procs)
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(findProcs(t)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived massgen: %v", findProcs(t))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.Eventually(5*time.Second, func() bool { return len(findProcs(t)) == 0 }) {
+		t.Fatalf("processes outlived massgen: %v", findProcs(t))
 	}
 }
 

@@ -4,18 +4,16 @@ package workspace
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"massgen/internal/childproc/proctest"
 	"massgen/internal/tool"
 )
 
@@ -59,65 +57,14 @@ func TestCommand_ExitCodeIsError(t *testing.T) {
 
 func TestCommand_TimeoutKillsProcessGroup(t *testing.T) {
 	_, cmd := commandAgent(t, CommandOptions{})
-	mk := marker()
+	mk := proctest.Marker()
 	start := time.Now()
 	res := run(t, cmd, map[string]any{"command": "sleep " + mk + " & sleep " + mk, "timeout_seconds": 1})
 	mustFail(t, res, "timed out after 1s; it and every process it started were killed")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("timeout took %s", d)
 	}
-	requireNone(t, mk, 5*time.Second)
-}
-
-// marker is a unique string to put in the argv of the processes a test starts, as in
-// "sleep <marker>": a sleep of 300 s and a bit.
-func marker() string {
-	return fmt.Sprintf("300.%d%d", os.Getpid(), time.Now().UnixNano()%1e9)
-}
-
-// withMarker lists the live processes whose command line contains m, from /proc.
-func withMarker(m string) []string {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []string
-	for _, d := range dirs {
-		cmdline, err := os.ReadFile(d + "/cmdline")
-		if err != nil || !strings.Contains(string(cmdline), m) || gone(mustAtoi(filepath.Base(d))) {
-			continue
-		}
-		out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
-	}
-	return out
-}
-
-// gone reports whether pid no longer runs (it may linger as a zombie).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
-}
-
-func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
-
-// requireNone waits up to d for every process with m to be gone.
-func requireNone(t *testing.T, m string, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		left := withMarker(m)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived their command: %q", left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	proctest.RequireNone(t, mk, 5*time.Second)
 }
 
 func TestCommand_TimeoutClampedAndCancel(t *testing.T) {

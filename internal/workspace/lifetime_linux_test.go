@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,17 +9,11 @@ import (
 	"time"
 
 	"massgen/internal/childproc"
+	"massgen/internal/childproc/proctest"
 )
 
 // detachTechniques are the ways a command may try to outlive its run; %s is a marker.
-var detachTechniques = map[string]string{
-	"setsid &":    "setsid sleep %s >/dev/null 2>&1 &",
-	"nohup &":     "nohup sleep %s >/dev/null 2>&1 &",
-	"&":           "sleep %s >/dev/null 2>&1 &",
-	"double fork": "(sh -c 'sleep %s >/dev/null 2>&1 &' &)",
-	"setsid -f":   "setsid -f sleep %s >/dev/null 2>&1",
-	"100 forks":   "i=0; while [ $i -lt 100 ]; do sleep %s >/dev/null 2>&1 & i=$((i+1)); done",
-}
+var detachTechniques = proctest.DetachTechniques()
 
 // both runs f with namespaces and in the fallback without them.
 func both(t *testing.T, f func(t *testing.T)) {
@@ -36,12 +29,12 @@ func TestCommand_NothingOutlivesIt(t *testing.T) {
 	both(t, func(t *testing.T) {
 		_, cmd := commandAgent(t, CommandOptions{})
 		for name, tmpl := range detachTechniques {
-			mk := marker()
+			mk := proctest.Marker()
 			res := mustOK(t, run(t, cmd, map[string]any{"command": fmt.Sprintf(tmpl, mk) + "\nsleep 0.2; echo done"}))
 			if !strings.Contains(res, "done") {
 				t.Errorf("%s: %s", name, res)
 			}
-			requireNone(t, mk, 3*time.Second)
+			proctest.RequireNone(t, mk, 3*time.Second)
 		}
 	})
 }
@@ -52,15 +45,15 @@ func TestShells_NothingOutlivesThem(t *testing.T) {
 	both(t, func(t *testing.T) {
 		f := newShellFixture(t, CommandOptions{})
 		for _, tmpl := range detachTechniques {
-			mk := marker()
+			mk := proctest.Marker()
 			id, _ := f.start(t, fmt.Sprintf(tmpl, mk)+"\necho started; sleep "+mk)
 			eventually(t, "the start", func() bool { return strings.Contains(f.output(t, id, 0), "started") })
 			mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
-			requireNone(t, mk, 3*time.Second)
+			proctest.RequireNone(t, mk, 3*time.Second)
 		}
 		var marks []string
 		for _, tmpl := range detachTechniques {
-			mk := marker()
+			mk := proctest.Marker()
 			marks = append(marks, mk)
 			f.start(t, fmt.Sprintf(tmpl, mk)+"\nexit 0") // the shell exits; what it started runs on
 		}
@@ -68,7 +61,7 @@ func TestShells_NothingOutlivesThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, mk := range marks {
-			requireNone(t, mk, 3*time.Second)
+			proctest.RequireNone(t, mk, 3*time.Second)
 		}
 	})
 }
@@ -78,9 +71,7 @@ func TestShells_NothingOutlivesThem(t *testing.T) {
 const helperEnv = "WORKSPACE_TEST_HELPER"
 
 func helper(t *testing.T, mode string, env ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkspaceHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + mode, "GORACE=atexit_sleep_ms=0"}, env...)...)
-	return cmd
+	return proctest.Helper([]string{"-test.run=^TestWorkspaceHelper$", "-test.count=1"}, append([]string{helperEnv + "=" + mode}, env...)...)
 }
 
 func TestWorkspaceHelper(t *testing.T) {
@@ -116,27 +107,17 @@ echo end`, os.Getpid())}).Content)
 // outlives it by more than a few seconds.
 func TestCommand_NothingOutlivesMassgenKilled(t *testing.T) {
 	both(t, func(t *testing.T) {
-		mk := marker()
+		mk := proctest.Marker()
 		env := []string{"WORKSPACE_TEST_MARKER=" + mk}
 		if strings.HasSuffix(t.Name(), "fallback") {
 			env = append(env, "WORKSPACE_TEST_FALLBACK=1")
 		}
 		cmd := helper(t, "detach", env...)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-			_ = cmd.Process.Kill()
-			t.Fatalf("helper said %q", line)
-		}
-		eventually(t, "the processes", func() bool { return len(withMarker(mk)) >= 6 })
+		proctest.StartHelper(t, cmd)
+		eventually(t, "the processes", func() bool { return len(proctest.WithMarker(mk)) >= 6 })
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		requireNone(t, mk, 5*time.Second)
+		proctest.RequireNone(t, mk, 5*time.Second)
 	})
 }
 

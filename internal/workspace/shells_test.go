@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"massgen/internal/childproc/proctest"
 	"massgen/internal/tool"
 )
 
@@ -79,41 +79,12 @@ func decode(t *testing.T, s string, v any) {
 	}
 }
 
-// eventually polls cond every 20 ms for up to 10 s.
+// eventually polls cond for up to 10 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.Eventually(10*time.Second, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
-}
-
-// groupMembers lists the live (not zombie) processes of the process group pgid, from /proc.
-func groupMembers(t *testing.T, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skip("no /proc:", err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 func TestShells_ToolNames(t *testing.T) {
@@ -231,7 +202,7 @@ func TestShells_UnknownID(t *testing.T) {
 func TestShells_KillRunningKillsGroup(t *testing.T) {
 	f := newShellFixture(t, CommandOptions{})
 	id, pgid := f.start(t, "sleep 300 & sleep 300")
-	eventually(t, "the sleeps", func() bool { return len(groupMembers(t, pgid)) >= 2 })
+	eventually(t, "the sleeps", func() bool { return len(proctest.GroupMembers(t, pgid)) >= 2 })
 	start := time.Now()
 	res := mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
 	if !strings.Contains(res, "and the processes it started are stopped") || !strings.Contains(res, "killed (signal terminated)") {
@@ -240,7 +211,7 @@ func TestShells_KillRunningKillsGroup(t *testing.T) {
 	if d := time.Since(start); d > shellGrace {
 		t.Errorf("kill took %s: SIGTERM was not enough?", d)
 	}
-	if left := groupMembers(t, pgid); len(left) > 0 {
+	if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
 		t.Errorf("processes of the group survived the kill: %v", left)
 	}
 	if st := f.status(t, id); st.Status != "killed" || st.Signal != "terminated" || st.ExitCode != nil {
@@ -264,7 +235,7 @@ func TestShells_KillEscalatesToSIGKILL(t *testing.T) {
 	if st := f.status(t, id); st.Status != "killed" || st.Signal != "killed" {
 		t.Errorf("status = %+v", st)
 	}
-	if left := groupMembers(t, pgid); len(left) > 0 {
+	if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
 		t.Errorf("processes of the group survived: %v", left)
 	}
 }
@@ -279,14 +250,14 @@ func TestShells_KillExited(t *testing.T) {
 	}
 	// What the shell left behind runs on (with, on Linux, the tree's init, whose pid is the
 	// group id: it stays reserved meanwhile).
-	if left := slices.DeleteFunc(groupMembers(t, pgid), func(p int) bool { return p == pgid }); len(left) != 1 {
+	if left := slices.DeleteFunc(proctest.GroupMembers(t, pgid), func(p int) bool { return p == pgid }); len(left) != 1 {
 		t.Fatalf("the background sleep should still run: %v", left)
 	}
 	res := mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
 	if !strings.Contains(res, "had already ended (shell_") || !strings.Contains(res, "exited (exit code 0)") {
 		t.Errorf("kill = %s", res)
 	}
-	if left := groupMembers(t, pgid); len(left) > 0 {
+	if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
 		t.Errorf("the background sleep survived: %v", left)
 	}
 	if st := f.status(t, id); st.Status != "exited" || st.ExitCode == nil || *st.ExitCode != 0 {
@@ -401,7 +372,7 @@ func TestShells_RunCloseStopsEverything(t *testing.T) {
 	var in shellInfo
 	decode(t, mustOK(t, run(t, mustFind(t, bobSet, "start_background_shell"), map[string]any{"command": "sleep 300"})), &in)
 	pgids = append(pgids, in.PID)
-	eventually(t, "the processes", func() bool { return len(groupMembers(t, pgids[0])) >= 2 })
+	eventually(t, "the processes", func() bool { return len(proctest.GroupMembers(t, pgids[0])) >= 2 })
 	start := time.Now()
 	if err := f.run.Close(); err != nil {
 		t.Fatal(err)
@@ -410,7 +381,7 @@ func TestShells_RunCloseStopsEverything(t *testing.T) {
 		t.Errorf("Close took %s", d)
 	}
 	for _, pgid := range pgids {
-		if left := groupMembers(t, pgid); len(left) > 0 {
+		if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
 			t.Errorf("processes of group %d survived Close: %v", pgid, left)
 		}
 	}
@@ -460,7 +431,7 @@ func TestShells_StopShellsKeepsFiles(t *testing.T) {
 	log := filepath.Join(f.alice.Dir(), "log.txt")
 	eventually(t, "the log", func() bool { _, err := os.Stat(log); return err == nil })
 	f.run.StopShells()
-	if left := groupMembers(t, pgid); len(left) > 0 {
+	if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
 		t.Errorf("processes survived StopShells: %v", left)
 	}
 	before := readFile(t, log)
