@@ -74,16 +74,7 @@ func benchSession(b *testing.B, n int, latency time.Duration, logged bool) (rati
 		}
 		bus.Subscribe(rec)
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		var ms runtime.MemStats
-		for !stop.Load() {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
-			time.Sleep(5 * time.Millisecond)
-		}
-	})
+	peakHeap := samplePeakHeap(5 * time.Millisecond)
 	start := time.Now()
 	res := Run(b.Context(), Options{Question: "What is the capital of France?", Agents: agents, Bus: bus})
 	if rec != nil {
@@ -92,8 +83,7 @@ func benchSession(b *testing.B, n int, latency time.Duration, logged bool) (rati
 		}
 	}
 	wall := time.Since(start)
-	stop.Store(true)
-	wg.Wait()
+	peak = peakHeap()
 	if res.ExitCode != 0 {
 		b.Fatalf("session failed: %+v", res)
 	}
@@ -171,23 +161,13 @@ func hostileSession(b *testing.B, h *hostile) (peak, alloc, logged uint64) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		var ms runtime.MemStats
-		for !stop.Load() {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
-			time.Sleep(2 * time.Millisecond)
-		}
-	})
+	peakHeap := samplePeakHeap(2 * time.Millisecond)
 	res := Run(b.Context(), Options{Question: "What is the capital of France?", Bus: bus,
 		Agents: agents(answerThenVote("Paris.", "agent1"), h), RetryDelay: func(int) time.Duration { return 0 }})
 	if err := rec.Close(); err != nil {
 		b.Fatal(err)
 	}
-	stop.Store(true)
-	wg.Wait()
+	peak = peakHeap()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	if res.ExitCode != 0 {
@@ -202,4 +182,25 @@ func hostileSession(b *testing.B, h *hostile) (peak, alloc, logged uint64) {
 		return nil
 	})
 	return peak, after.TotalAlloc - before.TotalAlloc, logged
+}
+
+// samplePeakHeap samples the heap every d until the returned function is called, which
+// returns the largest HeapAlloc seen.
+func samplePeakHeap(d time.Duration) func() uint64 {
+	var stop atomic.Bool
+	var peak uint64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for !stop.Load() {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+			time.Sleep(d)
+		}
+	})
+	return func() uint64 {
+		stop.Store(true)
+		wg.Wait()
+		return peak
+	}
 }

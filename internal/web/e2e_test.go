@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,24 +57,8 @@ func serveDemo(t *testing.T, token string) (string, string) {
 		t.Fatal(rep.Text())
 	}
 	root := filepath.Join(t.TempDir(), "logs")
-	s, err := NewServer(Options{Teams: map[string]*config.Config{"demo": cfg}, LogRoot: root, Token: token, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.ServeListener(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("ServeListener: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String(), root
+	_, addr := serveListener(t, Options{Teams: map[string]*config.Config{"demo": cfg}, LogRoot: root, Token: token, Version: "e2e"})
+	return "http://" + addr, root
 }
 
 func runNode(t *testing.T, node string, env []string, args ...string) []byte {
