@@ -312,8 +312,15 @@ func TestServe_StalledReadersAreDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// A small receive buffer, so that the server's writes block after a few MB however slowly
+	// a loaded machine produces them (with the default buffers, a slow server never filled
+	// them within the pause and the stream was read to its end). Not smaller than a few
+	// loopback segments (64 KiB each): below that the window never reopens.
+	if err := conn.(*net.TCPConn).SetReadBuffer(256 << 10); err != nil {
+		t.Fatal(err)
+	}
 	fmt.Fprint(conn, "GET /api/sessions/log_20250101_000001/turn_1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	time.Sleep(writeStall + time.Second) // not reading
+	time.Sleep(writeStall + 3*time.Second) // not reading
 	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 	b, err := io.ReadAll(conn)
 	if err != nil {
