@@ -146,16 +146,18 @@ read:
 		}
 	}
 	res.text = text.String()
-	if res.overflow || res.dropped != nil {
-		// The engine stopped reading before the provider could report usage: the call is
-		// billed all the same, and must count towards the cost and max_cost_usd.
+	timedOut := streamErr != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
+	if res.overflow || res.dropped != nil || timedOut {
+		// The call ended before the provider could report usage (the engine stopped reading,
+		// or agent_timeout_seconds cut it): the provider bills it all the same, and it must
+		// count towards the cost and max_cost_usd.
 		res.usage = estimate(res.usage, req, received)
 	}
 	s.account(i, res.usage)
+	if timedOut {
+		return res, fmt.Errorf("%w after %s", errCallTimeout, limit)
+	}
 	if streamErr != nil {
-		if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-			return res, fmt.Errorf("%w after %s", errCallTimeout, limit)
-		}
 		return res, streamErr
 	}
 	return res, nil

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 	"testing"
+	"time"
 
 	"massgen/internal/config"
 	"massgen/internal/event"
@@ -101,5 +102,53 @@ func TestRun_CutCallsAreBilledByEstimate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// stallThenAfter streams a little text, then waits for its context like a model that stops
+// answering; later calls go to after.
+type stallThenAfter struct {
+	after *fake
+	n     int
+}
+
+func (b *stallThenAfter) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
+	if b.n++; b.n > 1 || req.Stage == provider.StagePresentation {
+		return b.after.Stream(ctx, req)
+	}
+	return func(yield func(provider.Chunk, error) bool) {
+		if !yield(provider.TextDelta{Text: "Thinking about it..."}, nil) {
+			return
+		}
+		<-ctx.Done()
+		yield(nil, ctx.Err())
+	}
+}
+
+// A call cut by agent_timeout_seconds reports no usage either, but was sent and billed.
+func TestRun_TimedOutCallsAreBilledByEstimate(t *testing.T) {
+	slow := &stallThenAfter{after: answerThenVote("Paris, France.", "agent1")}
+	a := agents(answerThenVote("Paris.", "agent1"), slow)
+	for i := range a {
+		a[i].Backend, a[i].Model = "openai", "gpt-4o"
+	}
+	res, evs := run(t, t.Context(), Options{Agents: a,
+		Price:    func(b, m string, u provider.Usage) float64 { return usage.Cost(b, m, u) },
+		Timeouts: config.Timeouts{Agent: 300 * time.Millisecond}})
+	if res.ExitCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	var first *event.UsageReported
+	for _, u := range ofType[event.UsageReported](evs) {
+		if u.Agent == "a2" {
+			first = &u
+			break
+		}
+	}
+	if first == nil || !first.Usage.Estimated || first.Usage.InputTokens <= 0 || first.Usage.OutputTokens != 5 || first.CostUSD <= 0 {
+		t.Fatalf("usage of the timed-out call: %+v, want estimated input > 0, 5 output tokens (20 bytes), a cost", first)
+	}
+	if errs := ofType[event.AgentError](evs); len(errs) == 0 {
+		t.Error("the timeout was not reported as the turn's error")
 	}
 }
