@@ -2,7 +2,8 @@
 // place that prints such text for a person (the live view, --no-display output, massgen replay,
 // --automation lines, massgen.log) goes through Clean, so no model can retitle the terminal
 // (OSC 0/2), clear it (CSI 2J), move the cursor over earlier output, write the clipboard
-// (OSC 52), plant hyperlinks (OSC 8) or send any other control sequence.
+// (OSC 52), plant hyperlinks (OSC 8) or send any other control sequence, nor reorder what a
+// person reads with Unicode's bidirectional overrides ("Trojan Source").
 package termtext
 
 import (
@@ -17,7 +18,8 @@ import (
 // ended by BEL or ST, DCS, APC, PM and SOS strings, two-byte ESC sequences, and their 8-bit
 // C1 forms), C1 control characters (U+0080 to U+009F) and C0 ones other than newline and tab
 // are dropped, CR LF becomes LF and a lone CR is dropped (it would let text overwrite its own
-// line), and invalid UTF-8 becomes U+FFFD. Clean text is returned as is.
+// line), the bidirectional embedding, override and isolate controls (U+202A to U+202E, U+2066
+// to U+2069) are dropped, and invalid UTF-8 becomes U+FFFD. Clean text is returned as is.
 func Clean(s string) string {
 	if clean(s) {
 		return s
@@ -37,7 +39,7 @@ func Clean(s string) string {
 			b.WriteRune(utf8.RuneError)
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || bidiControl(r):
 		default:
 			b.WriteString(s[i : i+n])
 		}
@@ -101,7 +103,7 @@ func clean(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || r <= 0x9f {
+		if (r == utf8.RuneError && n == 1) || r <= 0x9f || bidiControl(r) {
 			return false
 		}
 		i += n
@@ -128,4 +130,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return w.w.Write(p)
+}
+
+// bidiControl reports whether r embeds, overrides or isolates text direction, which lets a
+// line show its characters in an order other than the one they have. The marks LRM and RLM
+// only hint at a direction and stay.
+func bidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
