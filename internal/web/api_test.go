@@ -183,7 +183,7 @@ func TestAPI_TheListToleratesHalfWrittenSessions(t *testing.T) {
 	write("log_20250101_000001/turn_1/events.jsonl", `{"seq":1,"time":"2025-01-01T00:00:01Z","type":"session_started","data":{"question":"crashed","turn":1,"session_id":"log_20250101_000001","agents":[]}}`+"\n"+`{"seq":2,"ti`, time.Hour)
 	write("log_20250101_000002/turn_1/metadata.json", `{"question": "half`, time.Hour)
 	write("log_20250101_000002/turn_2/events.jsonl", "", time.Hour)
-	write("log_20250101_000003/turn_1/metadata.json", `{"question":"done","status":"completed","exit_code":0,"config_path":"/somewhere/research.yaml","totals":{"usage":{"input_tokens":10,"output_tokens":5},"cost_usd":0.5}}`, time.Hour)
+	write("log_20250101_000003/turn_1/metadata.json", `{"question":"done","status":"completed","exit_code":0,"config_path":"/somewhere/research.yaml","totals":{"usage":{"input_tokens":10,"output_tokens":5,"estimated":true},"cost_usd":0.5}}`, time.Hour)
 	write("notes/turn_1/metadata.json", `{"question":"not a session"}`, time.Hour)
 	write("log_20250101_000004", "a file, not a folder", time.Hour)
 
@@ -203,7 +203,7 @@ func TestAPI_TheListToleratesHalfWrittenSessions(t *testing.T) {
 	if s := got["log_20250101_000002/turn_1"]; s.Status != "unknown" {
 		t.Errorf("half-written metadata %+v", s)
 	}
-	if s := got["log_20250101_000003/turn_1"]; s.Status != "completed" || s.Team != "research" || s.Tokens.Total != 15 || s.CostUSD != 0.5 {
+	if s := got["log_20250101_000003/turn_1"]; s.Status != "completed" || s.Team != "research" || s.Tokens.Total != 15 || !s.Tokens.Estimated || s.CostUSD != 0.5 {
 		t.Errorf("finished session %+v", s)
 	}
 	if n := len(decode[struct{ Sessions []summary }](t, e.get("/api/sessions?limit=2")).Sessions); n != 2 {

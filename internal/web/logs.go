@@ -50,6 +50,8 @@ type tokenCount struct {
 	Output      int64 `json:"output"`
 	Reasoning   int64 `json:"reasoning"`
 	Total       int64 `json:"total"`
+	// Estimated: some calls were cut off before their usage was reported (see engine).
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 type fileTokens struct {
@@ -57,10 +59,11 @@ type fileTokens struct {
 	Cached    int64 `json:"cached_input_tokens"`
 	Output    int64 `json:"output_tokens"`
 	Reasoning int64 `json:"reasoning_tokens"`
+	Estimated bool  `json:"estimated"`
 }
 
 func (t fileTokens) count() tokenCount {
-	return tokenCount{Input: t.Input, CachedInput: t.Cached, Output: t.Output, Reasoning: t.Reasoning, Total: t.Input + t.Output}
+	return tokenCount{Input: t.Input, CachedInput: t.Cached, Output: t.Output, Reasoning: t.Reasoning, Total: t.Input + t.Output, Estimated: t.Estimated}
 }
 
 // metadataFile is what the list reads from metadata.json.

@@ -73,7 +73,8 @@ function row(s) {
     el('td', {}, badge(s.running ? 'running' : s.status)),
     el('td', { text: s.winner || '' }),
     el('td', { class: 'num', text: fmt.duration(s.duration_seconds) }),
-    el('td', { class: 'num', text: fmt.tokens(s.tokens?.total), title: `${s.tokens?.input} in, ${s.tokens?.output} out` }),
+    el('td', { class: 'num', text: (s.tokens?.estimated ? '≈' : '') + fmt.tokens(s.tokens?.total),
+      title: `${s.tokens?.input} in, ${s.tokens?.output} out` + (s.tokens?.estimated ? ' (partly estimated: calls cut off before their usage was reported)' : '') }),
     el('td', { class: 'num', text: fmt.cost(s.cost_usd) }),
     el('td', { class: 'nowrap links' }, s.running ? el('a', { href: live, text: 'live' }) : null, ' ',
       el('a', { href: replay, class: 'replay', text: 'replay' })));
