@@ -240,6 +240,25 @@ func TestShells_KillEscalatesToSIGKILL(t *testing.T) {
 	}
 }
 
+// The grace period is for everything the shell started, not just the shell: a child that
+// cleans up on SIGTERM gets to finish after the shell itself is gone, and SIGKILL comes only
+// once the whole group has ended or the grace is over.
+func TestShells_KillWaitsForTheGroupToFinish(t *testing.T) {
+	defer setVar(&shellGrace, 5*time.Second)()
+	f := newShellFixture(t, CommandOptions{})
+	id, _ := f.start(t, "(trap 'sleep 0.5; echo cleaned > cleaned.txt; exit 0' TERM; echo ready; while :; do sleep 0.05; done) & wait")
+	eventually(t, "the child's trap", func() bool { return strings.Contains(f.output(t, id, 0), "ready") })
+	start := time.Now()
+	mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
+	if d := time.Since(start); d >= shellGrace {
+		t.Errorf("kill took the whole grace (%s): the group's end was not noticed", d)
+	}
+	b, err := os.ReadFile(filepath.Join(f.alice.Dir(), "cleaned.txt"))
+	if err != nil || string(b) != "cleaned\n" {
+		t.Errorf("the child was killed before its cleanup finished: %v %q", err, b)
+	}
+}
+
 // A shell that exited can still be killed: what it left running dies.
 func TestShells_KillExited(t *testing.T) {
 	f := newShellFixture(t, CommandOptions{})
