@@ -117,7 +117,6 @@ produced so far is kept).`,
 	f.BoolVar(&strict, "strict", false, "with --validate: warnings count as failures")
 	f.BoolVar(&asJSON, "json", false, "with --validate: print the report as JSON")
 	f.BoolVar(&version, "version", false, "print the version and exit")
-	root.MarkFlagsMutuallyExclusive("config", "backend")
 	root.AddCommand(newReplay(stdin, stdout))
 	root.AddCommand(newServe(stdout, stderr))
 	return root

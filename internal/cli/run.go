@@ -56,6 +56,16 @@ func exitf(code int, format string, args ...any) error {
 func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 	var cfg *config.Config
 	var rep config.Report
+	if o.configPath != "" {
+		// MassGen documents these as exclusive yet silently prefers the config; a run that
+		// ignores the model the user named is a surprise on the bill.
+		for _, q := range []struct{ flag, value string }{{"--backend", o.backend}, {"--model", o.model}, {"--base-url", o.baseURL}, {"--system-message", o.sysMessage}} {
+			if q.value != "" {
+				return nil, exitf(ExitConfig, "%s cannot be combined with --config: --backend, --model, --base-url and --system-message build a one-agent team without a file; "+
+					"to change the team in %s, edit its backend keys (model, base_url) or system_message", q.flag, o.configPath)
+			}
+		}
+	}
 	switch {
 	case o.configPath != "":
 		cfg, rep = config.Load(o.configPath)
