@@ -99,10 +99,15 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	}
 	red := redact.New(sessionSecrets(cfg, o.Getenv, o.Secrets)...)
 	agents := make([]engine.Agent, len(cfg.Agents))
+	var missing []string // every agent without a key, so one run tells the user all of them
 	for i, a := range cfg.Agents {
 		key, from, err := APIKey(a.Backend, o.Getenv)
 		if err != nil {
-			return Result{}, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+			missing = append(missing, fmt.Sprintf("agent %s: %v", a.ID, err))
+			continue
+		}
+		if len(missing) > 0 {
+			continue
 		}
 		p, err := o.NewProvider(a.Backend, key, from)
 		if err != nil {
@@ -112,6 +117,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			p = redactingProvider{p: p, red: red}
 		}
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p}
+	}
+	if len(missing) > 0 {
+		return Result{}, errorf(ExitConfig, "%s", strings.Join(missing, "\n"))
 	}
 
 	if err := checkTools(cfg, o.Getenv); err != nil {

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,5 +71,39 @@ func TestDefaultTeam(t *testing.T) {
 	// The team is a valid config, whatever this build can run.
 	if _, rep := config.Parse("", []byte(many)); len(rep.Errors) > 0 && !strings.Contains(rep.Text(), "not supported yet in this build") {
 		t.Fatalf("team config invalid:\n%s", rep.Text())
+	}
+}
+
+// Four agents on four providers without keys: one run names every variable to set, instead
+// of one per run (four reruns to learn them all), and starts nothing.
+func TestRun_ReportsEveryMissingKeyAtOnce(t *testing.T) {
+	cfg, rep := config.Parse("team.yaml", []byte(`
+agents:
+  - {id: gpt, backend: {type: openai, model: gpt-5-mini}}
+  - {id: claude, backend: {type: claude, model: claude-sonnet-4-5}}
+  - {id: local, backend: {type: ollama, model: llama3}}
+  - {id: gem, backend: {type: gemini, model: gemini-2.5-flash}}
+  - {id: fast, backend: {type: groq, model: llama-3.3-70b-versatile}}
+`))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	root := t.TempDir()
+	_, err := Run(t.Context(), cfg, Options{Question: "Q?", Logging: true, LogRoot: filepath.Join(root, "logs"),
+		WorkspaceRoot: filepath.Join(root, "ws"), Getenv: func(string) string { return "" }})
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Code != ExitConfig {
+		t.Fatalf("error %v, want a configuration error", err)
+	}
+	for _, want := range []string{"agent gpt: ", "OPENAI_API_KEY", "agent claude: ", "ANTHROPIC_API_KEY", "agent gem: ", "GEMINI_API_KEY", "agent fast: ", "GROQ_API_KEY"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not name %s:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "agent local") {
+		t.Errorf("ollama needs no key, yet it is reported:\n%v", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(root, "logs")); statErr == nil {
+		t.Error("a log directory was created for a run that never started")
 	}
 }
