@@ -182,6 +182,20 @@ func TestE2E_FaultsStillFinish(t *testing.T) {
 // assertNoKeys searches every file under root for any of the keys.
 func assertNoKeys(t *testing.T, root string) {
 	t.Helper()
+	eachFile(t, root, func(path string, b []byte) {
+		for env, k := range keys {
+			if bytes.Contains(b, []byte(k)) || bytes.Contains(b, []byte(k[len(k)-8:])) {
+				t.Errorf("%s holds %s's key (or its tail)", path, env)
+			}
+		}
+	})
+}
+
+// eachFile calls check with every file under root and its content; a log folder with no file
+// at all fails the test, since nothing would have been checked.
+func eachFile(t *testing.T, root string, check func(path string, b []byte)) {
+	t.Helper()
+	n := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -190,15 +204,12 @@ func assertNoKeys(t *testing.T, root string) {
 		if err != nil {
 			return err
 		}
-		for env, k := range keys {
-			if bytes.Contains(b, []byte(k)) || bytes.Contains(b, []byte(k[len(k)-8:])) {
-				t.Errorf("%s holds %s's key (or its tail)", path, env)
-			}
-		}
+		n++
+		check(path, b)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || n == 0 {
+		t.Fatalf("walk %s: %v (%d files)", root, err, n)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
 	"net/http"
 	"os"
@@ -242,24 +241,11 @@ orchestrator: {final_presentation: verbatim}
 // assertNoKey searches every file under root for leakedKey or a run of it.
 func assertNoKey(t *testing.T, root string) {
 	t.Helper()
-	n := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		n++
+	eachFile(t, root, func(path string, b []byte) {
 		if holdsKey(string(b)) {
 			t.Errorf("%s holds the key:\n%s", path, b)
 		}
-		return nil
 	})
-	if err != nil || n == 0 {
-		t.Fatalf("walk %s: %v (%d files)", root, err, n)
-	}
 }
 
 // echoKeyWithoutPrefix rejects every request and quotes the key it got without its vendor
