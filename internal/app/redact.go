@@ -37,7 +37,7 @@ func Redacted(cfg *config.Config) map[string]any {
 			"voting_sensitivity":         o.VotingSensitivity,
 			"answer_novelty_requirement": o.AnswerNovelty,
 			"max_new_answers_per_agent":  o.MaxNewAnswersPerAgent,
-			"final_presentation":         o.FinalPresentation,
+			"final_answer_strategy":      o.FinalAnswerStrategy,
 			"failure_budget":             o.FailureBudget,
 			"max_cost_usd":               o.MaxCostUSD,
 			"skip_coordination_rounds":   o.SkipCoordinationRounds,

@@ -23,6 +23,9 @@ type Agent struct {
 	ID            string
 	SystemMessage string
 	Backend       Backend
+	// VotingSensitivity overrides Orchestrator.VotingSensitivity for this agent's votes
+	// ("" inherits it; MassGen v0.1.47 per-agent voting sensitivity).
+	VotingSensitivity string
 }
 
 // Backend says which model serves an agent.
@@ -119,9 +122,6 @@ type Orchestrator struct {
 	VotingSensitivity     string // lenient (default) | balanced | strict
 	AnswerNovelty         string // lenient (default) | balanced | strict
 	MaxNewAnswersPerAgent int    // 0 means unlimited
-	// FinalPresentation is "regenerate" (default: the winner writes the final answer seeing
-	// all answers and votes) or "verbatim" (the winner's answer as is).
-	FinalPresentation string
 	// FailureBudget is how many consecutive failed turns make an agent dead (default 3).
 	FailureBudget int
 	// MaxCostUSD stops coordination once spent (0: no limit).
@@ -145,6 +145,70 @@ type Orchestrator struct {
 	// MaxAnswerChars caps a new_answer's content; a longer one is rejected. 0 means
 	// DefaultMaxAnswerChars.
 	MaxAnswerChars int
+
+	// MassGen v0.1.9x coordination settings (latest.md section 3).
+
+	// FinalAnswerStrategy is how the final answer is made: StrategyWinnerPresent (the
+	// presenter writes it seeing all answers and votes), StrategyWinnerReuse (the winner's
+	// answer as is, no model call) or StrategySynthesize (the presenter merges the best of all
+	// answers). final_presentation (regenerate|verbatim) and skip_final_presentation are the
+	// older spellings of the first two; "" means StrategyWinnerPresent.
+	FinalAnswerStrategy string
+	// PresenterAgent is the id of the agent that writes the final answer ("": the winner).
+	PresenterAgent string
+	// MaxNewAnswersGlobal caps accepted answers over all agents together (0: unlimited).
+	MaxNewAnswersGlobal int
+	// DeferVotingUntilAllAnswered: no vote is accepted until every live agent has an answer.
+	DeferVotingUntilAllAnswered bool
+	// DisableInjection: new answers are not delivered to a busy agent mid-turn; it sees them
+	// on its next turn only.
+	DisableInjection bool
+	// SkipVoting: no vote round; the winner is chosen without votes (single agent, --quick).
+	SkipVoting bool
+	// Fairness keeps fast agents from lapping slow ones.
+	Fairness Fairness
+	// VotingThreshold (MassGen's 0-10 scale) where it applies without checklists; 0: unset.
+	VotingThreshold int
+	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
+	PersonaGenerator PersonaGenerator
+}
+
+// Final answer strategies (orchestrator.final_answer_strategy).
+const (
+	StrategyWinnerPresent = "winner_present"
+	StrategyWinnerReuse   = "winner_reuse"
+	StrategySynthesize    = "synthesize"
+)
+
+// PresentationMode is the final_presentation word (regenerate|verbatim) the logs and events
+// use for a strategy; synthesize keeps its own name.
+func PresentationMode(strategy string) string {
+	switch strategy {
+	case StrategyWinnerReuse:
+		return "verbatim"
+	case StrategySynthesize:
+		return StrategySynthesize
+	}
+	return "regenerate"
+}
+
+// Fairness holds MassGen's fairness caps (v0.1.49).
+type Fairness struct {
+	// Enabled is fairness_enabled (default true).
+	Enabled bool
+	// LeadCapAnswers is how many answers an agent may be ahead of the slowest live peer
+	// (fairness_lead_cap_answers, default 2).
+	LeadCapAnswers int
+	// MaxMidstreamInjectionsPerRound caps the peer updates delivered to one agent within one
+	// turn (max_midstream_injections_per_round, default 2).
+	MaxMidstreamInjectionsPerRound int
+}
+
+// PersonaGenerator is orchestrator.coordination.persona_generator.
+type PersonaGenerator struct {
+	Enabled bool
+	// DiversityMode is perspective (default), implementation or methodology.
+	DiversityMode string
 }
 
 // Defaults of the output caps: generous for real answers (100,000 characters is some 25,000
@@ -170,6 +234,10 @@ type Timeouts struct {
 	// Presentation bounds the final presentation, which the session timeout never cuts
 	// (presentation_timeout_seconds, default 600 s).
 	Presentation time.Duration
+	// InitialRound and SubsequentRound bound an agent's first coordination round and each later
+	// one (initial_round_timeout_seconds, subsequent_round_timeout_seconds; 0: no bound);
+	// RoundGrace is the extra time a cut-off round gets to submit (round_timeout_grace_seconds).
+	InitialRound, SubsequentRound, RoundGrace time.Duration
 }
 
 // Severity says whether an Issue stops a run.

@@ -55,7 +55,7 @@ func TestLoad_ScriptedDemo(t *testing.T) {
 			}}},
 		},
 		Orchestrator: Orchestrator{VotingSensitivity: "balanced", AnswerNovelty: "strict", MaxNewAnswersPerAgent: 2,
-			FinalPresentation: "verbatim", FailureBudget: 2, MaxCostUSD: 0.5},
+			FinalAnswerStrategy: StrategyWinnerReuse, FailureBudget: 2, MaxCostUSD: 0.5},
 		UI:       UI{DisplayType: "simple", LoggingEnabled: false},
 		Timeouts: Timeouts{Orchestrator: 120 * time.Second, Agent: 30500 * time.Millisecond, Presentation: time.Minute},
 	}

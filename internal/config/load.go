@@ -241,10 +241,10 @@ func sortIssues(in []Issue) []Issue {
 func defaults() *Config {
 	return &Config{
 		Orchestrator: Orchestrator{
-			VotingSensitivity: "lenient",
-			AnswerNovelty:     "lenient",
-			FinalPresentation: "regenerate",
-			FailureBudget:     3,
+			VotingSensitivity:   "lenient",
+			AnswerNovelty:       "lenient",
+			FinalAnswerStrategy: StrategyWinnerPresent,
+			FailureBudget:       3,
 		},
 		UI: UI{DisplayType: "rich_terminal", LoggingEnabled: true},
 		Timeouts: Timeouts{

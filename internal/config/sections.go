@@ -58,7 +58,7 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 			}
 		case "final_presentation":
 			if s, ok := w.enum(g, presentation); ok {
-				o.FinalPresentation = s
+				o.FinalAnswerStrategy = map[string]string{"regenerate": StrategyWinnerPresent, "verbatim": StrategyWinnerReuse}[s]
 			}
 		case "max_new_answers_per_agent":
 			if n, ok := w.integer(g); ok {
@@ -115,7 +115,7 @@ func (w *walker) orchestrator(f field, o *Orchestrator) {
 		w.warnAt(f.loc, fmt.Sprintf("max_answer_chars (%d) is above max_response_chars (%d): a response carrying such an answer is cut off first", o.MaxAnswerChars, resp),
 			fmt.Sprintf("raise max_response_chars to at least %d", o.MaxAnswerChars+o.MaxAnswerChars/4), f.keyN)
 	}
-	if o.PlanningMode && o.FinalPresentation == "verbatim" {
+	if o.PlanningMode && o.FinalAnswerStrategy == StrategyWinnerReuse {
 		// The held-back tools run only in the winner's presentation, which verbatim skips.
 		w.warnAt(f.loc, "planning mode with final_presentation: verbatim never carries the plan out",
 			"use final_presentation: regenerate, so that the winner runs the tools held back", f.keyN)

@@ -171,8 +171,8 @@ func withDefaults(o Options) Options {
 	if o.Orchestrator.FailureBudget < 1 {
 		o.Orchestrator.FailureBudget = 3
 	}
-	if o.Orchestrator.FinalPresentation == "" {
-		o.Orchestrator.FinalPresentation = "regenerate"
+	if o.Orchestrator.FinalAnswerStrategy == "" {
+		o.Orchestrator.FinalAnswerStrategy = config.StrategyWinnerPresent
 	}
 	if o.Orchestrator.VotingSensitivity == "" {
 		o.Orchestrator.VotingSensitivity = "lenient"
@@ -217,7 +217,7 @@ func (s *session) started() event.SessionStarted {
 			VotingSensitivity:     o.Orchestrator.VotingSensitivity,
 			AnswerNovelty:         o.Orchestrator.AnswerNovelty,
 			MaxNewAnswersPerAgent: o.Orchestrator.MaxNewAnswersPerAgent,
-			FinalPresentation:     o.Orchestrator.FinalPresentation,
+			FinalPresentation:     config.PresentationMode(o.Orchestrator.FinalAnswerStrategy),
 			FailureBudget:         o.Orchestrator.FailureBudget,
 			MaxCostUSD:            o.Orchestrator.MaxCostUSD,
 			TimeoutSeconds:        o.Timeouts.Orchestrator.Seconds(),

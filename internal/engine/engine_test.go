@@ -279,7 +279,7 @@ func TestRun_StaleVoteContinuesConversation(t *testing.T) {
 
 func TestRun_VerbatimSkipsPresentationCall(t *testing.T) {
 	a := answerThenVote("Paris.", "agent1")
-	res, evs := run(t, t.Context(), Options{Agents: agents(a), Orchestrator: config.Orchestrator{FinalPresentation: "verbatim"}})
+	res, evs := run(t, t.Context(), Options{Agents: agents(a), Orchestrator: config.Orchestrator{FinalAnswerStrategy: config.StrategyWinnerReuse}})
 	if res.ExitCode != 0 || res.FinalAnswer != "Paris." {
 		t.Fatalf("result %+v", res)
 	}
@@ -299,7 +299,7 @@ func TestRun_CostBudgetStopsCoordination(t *testing.T) {
 	}}
 	res, evs := run(t, t.Context(), Options{
 		Agents:       agents(busy),
-		Orchestrator: config.Orchestrator{MaxCostUSD: 0.5, FinalPresentation: "verbatim"},
+		Orchestrator: config.Orchestrator{MaxCostUSD: 0.5, FinalAnswerStrategy: config.StrategyWinnerReuse},
 		Price:        func(string, string, provider.Usage) float64 { return 0.2 },
 	})
 	if res.ExitCode != 0 || res.EndReason != event.EndBudget {

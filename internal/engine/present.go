@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"massgen/internal/config"
 	"massgen/internal/coord"
 	"massgen/internal/event"
 	"massgen/internal/prompt"
@@ -60,7 +61,7 @@ func (s *session) present(ctx context.Context) Result {
 		return res
 	}
 	w := s.agents[r.Winner]
-	mode := s.o.Orchestrator.FinalPresentation
+	mode := config.PresentationMode(s.o.Orchestrator.FinalAnswerStrategy)
 	if reason == event.EndInterrupted || reason == event.EndAllDead || winnerDead {
 		mode = "verbatim"
 	}
