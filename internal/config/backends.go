@@ -33,6 +33,8 @@ type BackendType struct {
 	Implemented bool
 	// Refused marks MassGen types this port does not support at all yet (ag2, claude_code, ...).
 	Refused bool
+	// Instead says what to use in place of a refused type.
+	Instead string
 	// Capabilities checked by the validator for enable_web_search, enable_code_execution and
 	// enable_code_interpreter.
 	WebSearch, CodeExecution, CodeInterpreter bool
@@ -47,14 +49,23 @@ var BackendTypes = map[string]BackendType{
 		APIKeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5-20250929", Implemented: true,
 		WebSearch: true, CodeExecution: true},
 	"claude_code": {Name: "claude_code", Protocol: ProtocolOther, APIKeyEnv: []string{"ANTHROPIC_API_KEY"},
-		DefaultModel: "claude-sonnet-4-5-20250929", Refused: true},
+		DefaultModel: "claude-sonnet-4-5-20250929", Refused: true, Instead: useAPI("claude", "the Anthropic API")},
+	"codex": {Name: "codex", Protocol: ProtocolOther, APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-5.4",
+		Refused: true, Instead: useAPI("openai", "the OpenAI API")},
+	"copilot": {Name: "copilot", Protocol: ProtocolOther, DefaultModel: CustomModel, Refused: true,
+		Instead: "use type: openai or claude with your own API key"},
+	"gemini_cli": {Name: "gemini_cli", Protocol: ProtocolOther, APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"},
+		DefaultModel: "gemini-3.1-pro-preview", Refused: true, Instead: useAPI("gemini", "the Gemini API")},
+	"antigravity_cli": {Name: "antigravity_cli", Protocol: ProtocolOther, APIKeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		DefaultModel: "gemini-3.5-flash", Refused: true, Instead: useAPI("gemini", "the Gemini API")},
 	"gemini": {Name: "gemini", Protocol: ProtocolGemini, DefaultBaseURL: "https://generativelanguage.googleapis.com",
 		APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, DefaultModel: "gemini-2.5-flash", Implemented: true,
 		WebSearch: true, CodeExecution: true},
 	"grok": {Name: "grok", Protocol: ProtocolChat, DefaultBaseURL: "https://api.x.ai/v1",
 		APIKeyEnv: []string{"XAI_API_KEY"}, DefaultModel: "grok-4", Implemented: true, WebSearch: true},
 	"azure_openai": {Name: "azure_openai", Protocol: ProtocolChat, APIKeyEnv: []string{"AZURE_OPENAI_API_KEY"},
-		DefaultModel: "gpt-4o", Refused: true, WebSearch: true, CodeExecution: true, CodeInterpreter: true},
+		DefaultModel: "gpt-4o", Refused: true, WebSearch: true, CodeExecution: true, CodeInterpreter: true,
+		Instead: "use type: chatcompletion with base_url: https://<resource>.openai.azure.com/openai/v1/, model: <deployment> and your Azure key in api_key"},
 	"chatcompletion": {Name: "chatcompletion", Protocol: ProtocolChat, DefaultBaseURL: "https://api.openai.com/v1",
 		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: CustomModel, Implemented: true},
 	"cerebras": chatType("cerebras", "https://api.cerebras.ai/v1", "llama-3.3-70b", "CEREBRAS_API_KEY"),
@@ -66,21 +77,25 @@ var BackendTypes = map[string]BackendType{
 	"openrouter": chatType("openrouter", "https://openrouter.ai/api/v1", CustomModel, "OPENROUTER_API_KEY"),
 	"moonshot": chatType("moonshot", "https://api.moonshot.cn/v1", "moonshot-v1-128k",
 		"MOONSHOT_API_KEY", "KIMI_API_KEY"),
-	"nebius": chatType("nebius", "https://api.studio.nebius.ai/v1", "Qwen/Qwen3-4B-fast", "NEBIUS_API_KEY"),
+	"nvidia_nim": chatType("nvidia_nim", "https://integrate.api.nvidia.com/v1", "moonshotai/kimi-k2.5", "NGC_API_KEY"),
+	"nebius":     chatType("nebius", "https://api.studio.nebius.ai/v1", "Qwen/Qwen3-4B-fast", "NEBIUS_API_KEY"),
 	// MassGen sets no base URL for poe and zai (the client then hits OpenAI); we use the
 	// providers' documented endpoints.
 	"poe": chatType("poe", "https://api.poe.com/v1", CustomModel, "POE_API_KEY"),
 	"qwen": chatType("qwen", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "qwen-max",
 		"QWEN_API_KEY"),
-	"zai":       chatType("zai", "https://api.z.ai/api/paas/v4/", "glm-4.5", "ZAI_API_KEY"),
-	"lmstudio":  chatType("lmstudio", "http://localhost:1234/v1", CustomModel),
-	"vllm":      chatType("vllm", "http://localhost:8000/v1", CustomModel, "VLLM_API_KEY"),
-	"sglang":    chatType("sglang", "http://localhost:30000/v1", CustomModel, "SGLANG_API_KEY"),
-	"deepseek":  chatType("deepseek", "https://api.deepseek.com/v1", "deepseek-chat", "DEEPSEEK_API_KEY"),
-	"ollama":    chatType("ollama", "http://localhost:11434/v1", CustomModel),
-	"inference": {Name: "inference", Protocol: ProtocolOther, DefaultModel: CustomModel, Refused: true},
-	"ag2":       {Name: "ag2", Protocol: ProtocolOther, Refused: true, CodeExecution: true},
-	"autogen":   {Name: "autogen", Protocol: ProtocolOther, Refused: true, CodeExecution: true},
+	"zai":      chatType("zai", "https://api.z.ai/api/paas/v4/", "glm-4.5", "ZAI_API_KEY"),
+	"lmstudio": chatType("lmstudio", "http://localhost:1234/v1", CustomModel),
+	"vllm":     chatType("vllm", "http://localhost:8000/v1", CustomModel, "VLLM_API_KEY"),
+	"sglang":   chatType("sglang", "http://localhost:30000/v1", CustomModel, "SGLANG_API_KEY"),
+	"deepseek": chatType("deepseek", "https://api.deepseek.com/v1", "deepseek-chat", "DEEPSEEK_API_KEY"),
+	"ollama":   chatType("ollama", "http://localhost:11434/v1", CustomModel),
+	"inference": {Name: "inference", Protocol: ProtocolOther, DefaultModel: CustomModel, Refused: true,
+		Instead: "use type: vllm or sglang, or chatcompletion with the server's base_url"},
+	"ag2":     {Name: "ag2", Protocol: ProtocolOther, Refused: true, CodeExecution: true, Instead: noFramework},
+	"autogen": {Name: "autogen", Protocol: ProtocolOther, Refused: true, CodeExecution: true, Instead: noFramework},
+	"uitars": {Name: "uitars", Protocol: ProtocolOther, DefaultModel: CustomModel, Refused: true,
+		Instead: "there is no equivalent yet: GUI automation is not built"},
 	"scripted": {Name: "scripted", Protocol: ProtocolScripted, DefaultModel: "scripted",
 		Implemented: true},
 }
@@ -90,8 +105,28 @@ func chatType(name, baseURL, model string, keyEnv ...string) BackendType {
 		DefaultModel: model, Implemented: true}
 }
 
-// BackendTypeNames lists the names in BackendTypes, sorted, scripted first.
+const noFramework = "there is no equivalent yet; an API type such as openai or claude with cwd and enable_mcp_command_line runs code in a workspace"
+
+// useAPI is the advice for an agent CLI or SDK type: the provider's API type, with the
+// workspace tools standing in for the CLI's own.
+func useAPI(typ, api string) string {
+	return "use type: " + typ + " (" + api + "), with cwd and enable_mcp_command_line for file and shell tools"
+}
+
+// BackendTypeNames lists the types this build runs, sorted, scripted first: the names messages
+// offer. Refused types are left out; their errors say what to use instead.
 func BackendTypeNames() []string {
+	var names []string
+	for _, n := range allBackendTypeNames() {
+		if BackendTypes[n].Implemented {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// allBackendTypeNames lists every name in BackendTypes, sorted, scripted first.
+func allBackendTypeNames() []string {
 	names := make([]string, 0, len(BackendTypes))
 	for n := range BackendTypes {
 		if n != "scripted" {

@@ -55,9 +55,12 @@ func TestLoad_ScriptedDemo(t *testing.T) {
 			}}},
 		},
 		Orchestrator: Orchestrator{VotingSensitivity: "balanced", AnswerNovelty: "strict", MaxNewAnswersPerAgent: 2,
-			FinalAnswerStrategy: StrategyWinnerReuse, FailureBudget: 2, MaxCostUSD: 0.5},
-		UI:       UI{DisplayType: "simple", LoggingEnabled: false},
-		Timeouts: Timeouts{Orchestrator: 120 * time.Second, Agent: 30500 * time.Millisecond, Presentation: time.Minute},
+			FinalAnswerStrategy: StrategyWinnerReuse, FailureBudget: 2, MaxCostUSD: 0.5,
+			Fairness:         Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
+			PersonaGenerator: PersonaGenerator{DiversityMode: "perspective"}},
+		UI: UI{DisplayType: "simple", LoggingEnabled: false},
+		Timeouts: Timeouts{Orchestrator: 120 * time.Second, Agent: 30500 * time.Millisecond, Presentation: time.Minute,
+			RoundGrace: 2 * time.Minute},
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
@@ -153,7 +156,7 @@ func TestParse_ByteOrderMarkAndCRLF(t *testing.T) {
 		}
 	}
 	_, rep := Parse("crlf.yaml", []byte(strings.ReplaceAll(okAgents+"ui:\n  display_type: simplee\n", "\n", "\r\n")))
-	checkIssues(t, rep, []string{`E 5:17 ui.display_type | invalid display_type "simplee"`})
+	checkIssues(t, rep, []string{"E 5:17 ui.display_type | invalid display_type `simplee`"})
 }
 
 func TestParse_ParamsDecoded(t *testing.T) {
@@ -255,7 +258,7 @@ func TestLoad_Files(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, rep := Load(p)
-	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, `unsupported config file type ".toml"`) {
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "unsupported config file type `.toml`") {
 		t.Errorf("toml: %s", rep.Text())
 	}
 	missing := filepath.Join(dir, "nope.yaml")
@@ -321,13 +324,13 @@ func TestQuickAgent(t *testing.T) {
 	checkIssues(t, rep, []string{"E 0:0 agents[0].backend.type | backend type `ag2` is not supported yet"})
 
 	_, rep = QuickAgent("openi", "", "", "")
-	checkIssues(t, rep, []string{"E 0:0 agents[0].backend.type | unknown backend type 'openi' | did you mean `openai`?"})
+	checkIssues(t, rep, []string{"E 0:0 agents[0].backend.type | unknown backend type `openi` | did you mean `openai`?"})
 
 	_, rep = QuickAgent("", "", "", "")
-	checkIssues(t, rep, []string{`E 0:0 agents[0].backend | missing required key "type"`})
+	checkIssues(t, rep, []string{"E 0:0 agents[0].backend | missing required key `type`"})
 
 	_, rep = QuickAgent("vllm", "", "", "")
-	checkIssues(t, rep, []string{`E 0:0 agents[0].backend | missing required key "model"`})
+	checkIssues(t, rep, []string{"E 0:0 agents[0].backend | missing required key `model`"})
 
 	implement(t, "openai", "chatcompletion")
 	cfg, rep := QuickAgent("openai", "", "", "Be \"brief\".\n\tOK: yes # not a comment")
@@ -354,13 +357,13 @@ func TestReport_JSON(t *testing.T) {
 	want := map[string]any{
 		"valid": false, "error_count": 1.0, "warning_count": 1.0,
 		"errors": []any{map[string]any{
-			"message": `invalid vote "x"`, "location": "agents[0].backend.vote",
+			"message": "invalid vote `x`", "location": "agents[0].backend.vote",
 			"suggestion": "use longest, first, last, self or an agent label such as agent2",
 			"file":       "r.yaml", "line": 3.0, "column": 52.0,
 		}},
 		"warnings": []any{map[string]any{
 			"message": "unknown top-level key `extra` is ignored", "location": "extra",
-			"suggestion": "valid keys: agents, agent, orchestrator, ui, timeout_settings, memory, session_id",
+			"suggestion": "keys this build runs: agents, agent, orchestrator, ui, timeout_settings, session_id",
 			"file":       "r.yaml", "line": 4.0, "column": 1.0,
 		}},
 	}
@@ -387,16 +390,16 @@ func TestReport_JSON(t *testing.T) {
 
 func TestReport_TextAndErr(t *testing.T) {
 	_, rep := Parse("r.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi], vote: x, improve_after: -1}\nextra: 1\n"))
-	wantText := "error: r.yaml:3:52: agents[0].backend.vote: invalid vote \"x\" (use longest, first, last, self or an agent label such as agent2)\n" +
+	wantText := "error: r.yaml:3:52: agents[0].backend.vote: invalid vote `x` (use longest, first, last, self or an agent label such as agent2)\n" +
 		"error: r.yaml:3:70: agents[0].backend.improve_after: improve_after must not be negative (use 0 to improve as soon as there is a next answer)\n" +
-		"warning: r.yaml:4:1: extra: unknown top-level key `extra` is ignored (valid keys: agents, agent, orchestrator, ui, timeout_settings, memory, session_id)\n" +
+		"warning: r.yaml:4:1: extra: unknown top-level key `extra` is ignored (keys this build runs: agents, agent, orchestrator, ui, timeout_settings, session_id)\n" +
 		"Configuration is invalid: 2 errors, 1 warning.\n"
 	if diff := cmp.Diff(wantText, rep.Text()); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
 	err := rep.Err()
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != 2 || lines[0] != `r.yaml:3:52: agents[0].backend.vote: invalid vote "x" (use longest, first, last, self or an agent label such as agent2)` {
+	if len(lines) != 2 || lines[0] != "r.yaml:3:52: agents[0].backend.vote: invalid vote `x` (use longest, first, last, self or an agent label such as agent2)" {
 		t.Errorf("Err() = %q", err)
 	}
 	var is Issue
@@ -414,9 +417,18 @@ func TestReport_TextAndErr(t *testing.T) {
 }
 
 func TestLoad_InvalidGolden(t *testing.T) {
-	_, rep := Load("testdata/invalid_mixed.yaml")
+	checkGolden(t, "testdata/invalid_mixed.yaml", "testdata/invalid_mixed.golden")
+}
+
+// A typical MassGen v0.1.9x config: every feature this build lacks is named, the rest runs.
+func TestLoad_TypicalV09xGolden(t *testing.T) {
+	checkGolden(t, "testdata/massgen_v09x_typical.yaml", "testdata/massgen_v09x_typical.golden")
+}
+
+func checkGolden(t *testing.T, config, golden string) {
+	t.Helper()
+	_, rep := Load(config)
 	got := rep.Text()
-	golden := "testdata/invalid_mixed.golden"
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o600); err != nil {
 			t.Fatal(err)
@@ -462,8 +474,19 @@ func TestBackendTypes_Table(t *testing.T) {
 	if o := BackendTypes["ollama"]; o.DefaultBaseURL != "http://localhost:11434/v1" || o.APIKeyEnv != nil {
 		t.Errorf("ollama = %+v", o)
 	}
-	if names := BackendTypeNames(); names[0] != "scripted" || len(names) != len(BackendTypes) {
+	if names := allBackendTypeNames(); names[0] != "scripted" || len(names) != len(BackendTypes) {
 		t.Errorf("names = %v", names)
+	}
+	// Messages offer only the types this build runs.
+	for _, n := range BackendTypeNames() {
+		if !BackendTypes[n].Implemented {
+			t.Errorf("BackendTypeNames lists %s, which is not implemented", n)
+		}
+	}
+	for name, bt := range BackendTypes {
+		if bt.Refused && bt.Instead == "" {
+			t.Errorf("%s is refused without saying what to use instead", name)
+		}
 	}
 }
 
@@ -472,7 +495,7 @@ func TestClosest(t *testing.T) {
 		{"agens", "agents"}, {"agnets", "agents"}, {"Agents", "agents"}, {"orchestator", "orchestrator"},
 		{"timeout", "timeout_settings"}, {"x", ""}, {"display", ""}, {"uii", "ui"},
 	} {
-		if got := closest(tc.in, topKeys); got != tc.want {
+		if got := closest(tc.in, sections[secRoot].names); got != tc.want {
 			t.Errorf("closest(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

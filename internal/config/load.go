@@ -2,14 +2,15 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,9 +19,6 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 )
-
-// Top-level keys we read. MassGen ignores unknown ones, so for them we only warn.
-var topKeys = []string{"agents", "agent", "orchestrator", "ui", "timeout_settings", "memory", "session_id"}
 
 // v1Keys mark a MassGen v1 config, which this version cannot read.
 var v1Keys = []string{"models", "model_configs", "num_agents", "max_rounds", "consensus_threshold",
@@ -106,7 +104,7 @@ func readFile(path string) ([]byte, error) {
 // Every issue carries the line and column of the offending key or value. The Config has all
 // defaults applied and is nil when the Report has errors. Parse never panics.
 func Parse(path string, data []byte) (*Config, Report) {
-	w := &walker{file: path, aliases: map[*ast.AliasNode]ast.Node{}, budget: maxExpansion}
+	w := &walker{file: path, aliases: map[*ast.AliasNode]ast.Node{}, budget: maxExpansion, refused: map[string]bool{}}
 	cfg := w.parse(path, data)
 	w.rep.Errors = sortIssues(dedupe(w.rep.Errors))
 	w.rep.Warnings = sortIssues(dedupe(w.rep.Warnings))
@@ -122,7 +120,7 @@ func (w *walker) parse(path string, data []byte) *Config {
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".yaml", ".yml", ".json":
 		default:
-			w.errAt("", fmt.Sprintf("unsupported config file type %q", filepath.Ext(path)),
+			w.errAt("", fmt.Sprintf("unsupported config file type `%s`", clip(filepath.Ext(path))),
 				"use a .yaml, .yml or .json file", nil)
 			return nil
 		}
@@ -153,11 +151,23 @@ func (w *walker) parse(path string, data []byte) *Config {
 	}
 	file, err := parseYAML(data)
 	if err != nil {
+		syntax := "invalid YAML: "
+		if strings.EqualFold(filepath.Ext(path), ".json") {
+			// The YAML parser reads JSON (and YAML in a .json file, which MassGen's loader
+			// refuses but this one has always read), but its messages speak of YAML: say
+			// where the JSON itself is broken.
+			syntax = "invalid JSON: "
+			if line, col, msg := jsonSyntax(data); msg != "" {
+				w.rep.Errors = append(w.rep.Errors, Issue{Severity: SeverityError, File: path, Line: line, Column: col,
+					Message: syntax + msg, Suggestion: "fix the syntax at this position"})
+				return nil
+			}
+		}
 		var yerr yaml.Error
 		if errors.As(err, &yerr) {
-			w.errAt("", "invalid YAML: "+yerr.GetMessage(), "fix the syntax at this position", tokenPos(yerr.GetToken()))
+			w.errAt("", syntax+yerr.GetMessage(), "fix the syntax at this position", tokenPos(yerr.GetToken()))
 		} else {
-			w.errAt("", "invalid YAML: "+err.Error(), "fix the syntax", nil)
+			w.errAt("", syntax+err.Error(), "fix the syntax", nil)
 		}
 		return nil
 	}
@@ -181,6 +191,22 @@ func (w *walker) parse(path string, data []byte) *Config {
 	cfg.Path = path
 	w.root(docs[0].Body, cfg)
 	return cfg
+}
+
+// jsonSyntax reports where data is not valid JSON: the line, the column (in characters) and
+// what is wrong; msg is "" for valid JSON.
+func jsonSyntax(data []byte) (line, col int, msg string) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return 0, 0, ""
+	}
+	off := min(max(se.Offset-1, 0), int64(len(data)))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = 1 + utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
+	return line, col, se.Error()
 }
 
 // firstInvalid finds the first byte of data that is not UTF-8: its line, its column (in
@@ -245,12 +271,15 @@ func defaults() *Config {
 			AnswerNovelty:       "lenient",
 			FinalAnswerStrategy: StrategyWinnerPresent,
 			FailureBudget:       3,
+			Fairness:            Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
+			PersonaGenerator:    PersonaGenerator{DiversityMode: "perspective"},
 		},
 		UI: UI{DisplayType: "rich_terminal", LoggingEnabled: true},
 		Timeouts: Timeouts{
 			Orchestrator: 1800 * time.Second,
 			Agent:        300 * time.Second,
 			Presentation: 600 * time.Second,
+			RoundGrace:   120 * time.Second,
 		},
 	}
 }
@@ -264,51 +293,25 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 		return
 	}
 	fields := w.entries(m, "", 0)
-	var v1 []field
+	var v1 []string
+	var first field
 	for _, f := range fields {
-		for _, k := range v1Keys {
-			if f.key == k {
-				v1 = append(v1, f)
+		if slices.Contains(v1Keys, f.key) {
+			if v1 == nil {
+				first = f
 			}
+			v1 = append(v1, f.key)
 		}
 	}
 	if len(v1) > 0 {
-		names := make([]string, len(v1))
-		for i, f := range v1 {
-			names[i] = f.key
-		}
-		w.errKey(child("", v1[0]), "rewrite it with an agents: list, each agent with an id and a backend",
-			"this is a MassGen v1 config (%s); the v1 format is not supported", strings.Join(names, ", "))
+		w.errKey(child("", first), "rewrite it with an agents: list, each agent with an id and a backend",
+			"this is a MassGen v1 config (%s); the v1 format is not supported", strings.Join(v1, ", "))
 		return
 	}
-	var agentF, agentsF *field
+	t := &target{cfg: cfg, final: &finalSetting{}}
+	w.walkFields(secRoot, field{raw: body, val: rootN}, fields, t)
 	var agentDefs []agentDef
-	for _, e := range fields {
-		f := child("", e)
-		switch f.key {
-		case "agent":
-			agentF = &f
-		case "agents":
-			agentsF = &f
-		case "orchestrator":
-			w.orchestrator(f, &cfg.Orchestrator)
-		case "ui":
-			w.ui(f, &cfg.UI)
-		case "timeout_settings":
-			w.timeouts(f, &cfg.Timeouts)
-		case "memory":
-			w.memory(f)
-		case "session_id":
-			cfg.SessionID, _ = w.str(f)
-		default:
-			sugg := didYouMean(f.key, topKeys)
-			if f.key == "display" {
-				sugg = "display settings live under ui: display_type, logging_enabled"
-			}
-			w.warnAt(f.loc, fmt.Sprintf("unknown top-level key `%s` is ignored", clip(f.key)), sugg, f.keyN)
-		}
-	}
-	switch {
+	switch agentF, agentsF := t.agentF, t.agentsF; {
 	case agentF != nil && agentsF != nil:
 		w.errKey(*agentsF, "keep one of them: agent: for a single agent or agents: for a list",
 			"both `agent` and `agents` are set")
@@ -320,12 +323,16 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 		} else if _, ok := agentF.val.(*ast.MappingNode); !ok {
 			w.errf(*agentF, "use agents: for a list of agents", "agent must be a mapping, not %s", kind(agentF.val))
 		} else {
-			agentDefs = append(agentDefs, w.agent(*agentF))
+			single := *t
+			single.single = true
+			agentDefs = append(agentDefs, w.agent(*agentF, &single))
 		}
 	default:
-		agentDefs = w.agentList(*agentsF)
+		agentDefs = w.agentList(*agentsF, t)
 	}
 	w.checkAgents(agentDefs)
+	w.checkPresenter(t, agentDefs)
+	w.checkTuning()
 	for _, d := range agentDefs {
 		cfg.Agents = append(cfg.Agents, d.agent)
 	}
@@ -339,7 +346,7 @@ type agentDef struct {
 	voteF *field   // the scripted vote key, when it names a label
 }
 
-func (w *walker) agentList(f field) []agentDef {
+func (w *walker) agentList(f field, t *target) []agentDef {
 	const sugg = "list agents as `- id: ...` entries, each with a backend"
 	seq, ok := f.val.(*ast.SequenceNode)
 	switch {
@@ -360,54 +367,33 @@ func (w *walker) agentList(f field) []agentDef {
 			w.errf(it, "give each agent an id and a backend", "%s must be a mapping, not %s", it.key, kind(it.val))
 			continue
 		}
-		out = append(out, w.agent(it))
+		out = append(out, w.agent(it, t))
 	}
 	return out
 }
 
-var agentKeys = []string{"id", "backend", "system_message", "memory"}
-
-func (w *walker) agent(f field) agentDef {
+func (w *walker) agent(f field, t *target) agentDef {
 	d := agentDef{loc: f.loc}
-	fields, _ := w.mapping(f, 1)
-	var backendF *field
-	for _, e := range fields {
-		g := child(f.loc, e)
-		switch g.key {
-		case "id":
-			d.agent.ID, d.idN = w.agentID(g)
-		case "backend":
-			backendF = &g
-		case "system_message":
-			d.agent.SystemMessage, _ = w.str(g)
-		case "memory":
-			w.memory(g)
-		default:
-			sugg := didYouMean(g.key, agentKeys)
-			if g.key == "system_prompt" || g.key == "instructions" {
-				sugg = "did you mean `system_message`?"
-			}
-			w.errKey(g, sugg, "unknown agent key `%s`", clip(g.key))
-		}
-	}
-	if d.idN == nil && !hasKey(fields, "id") {
-		w.errAt(f.loc, `missing required key "id"`, "add id: with a unique name for this agent", f.raw)
-	}
-	if backendF == nil {
-		w.errAt(f.loc, `missing required key "backend"`, "add backend: with type: scripted, openai, claude, ...", f.raw)
-		return d
-	}
-	d.agent.Backend, d.voteF = w.backend(*backendF)
+	sub := *t
+	sub.agent = &d
+	w.walk(secAgent, f, &sub)
 	return d
 }
 
-func hasKey(fields []field, key string) bool {
-	for _, f := range fields {
-		if f.key == key {
-			return true
+// agentAfter checks an agent's required keys. A single `agent:` without an id is agent1, as
+// MassGen's loader has it.
+func agentAfter(w *walker, t *target, f field, present map[string]field) {
+	d := t.agent
+	if _, ok := present["id"]; !ok {
+		if t.single {
+			d.agent.ID, d.idN = "agent1", f.keyN
+		} else {
+			w.errAt(f.loc, "missing required key `id`", "add id: with a unique name for this agent", f.raw)
 		}
 	}
-	return false
+	if _, ok := present["backend"]; !ok {
+		w.errAt(f.loc, "missing required key `backend`", "add backend: with type: scripted, openai, claude, ...", f.raw)
+	}
 }
 
 func (w *walker) agentID(f field) (string, ast.Node) {
@@ -430,15 +416,15 @@ func (w *walker) agentID(f field) (string, ast.Node) {
 		w.errf(f, "use a short name", "id is %d bytes long, over the %d-byte limit", len(id), maxIDBytes)
 		return "", nil
 	case id == "." || id == "..":
-		w.errf(f, "use letters, digits, '-' and '_'", "id %q cannot be used as a directory name", id)
+		w.errf(f, "use letters, digits, '-' and '_'", "id `%s` cannot be used as a directory name", id)
 		return "", nil
 	case strings.ContainsAny(id, `/\`):
-		w.errf(f, "use letters, digits, '-' and '_'", "id %q cannot be used as a directory name: it holds a path separator", clip(id))
+		w.errf(f, "use letters, digits, '-' and '_'", "id `%s` cannot be used as a directory name: it holds a path separator", clip(id))
 		return "", nil
 	case strings.ContainsFunc(id, unsafeRune):
 		// Ids name folders and are printed in terminals: an escape or a bidi override in one
 		// would disguise what is shown.
-		w.errf(f, "use letters, digits, '-' and '_'", "id %s holds a control or invisible formatting character", echo(strconv.Quote(id), 60))
+		w.errf(f, "use letters, digits, '-' and '_'", "id `%s` holds a control or invisible formatting character", echo(id, 60))
 		return "", nil
 	}
 	return id, f.raw
@@ -457,7 +443,7 @@ func (w *walker) checkAgents(defs []agentDef) {
 		}
 		if p, dup := first[d.agent.ID]; dup {
 			l, c := position(p.idN)
-			w.errAt(d.loc+".id", fmt.Sprintf("duplicate agent id %q: %s at line %d:%d has it too",
+			w.errAt(d.loc+".id", fmt.Sprintf("duplicate agent id `%s`: %s at line %d:%d has it too",
 				clip(d.agent.ID), p.loc, l, c), "give every agent a unique id", d.idN)
 			continue
 		}
@@ -469,7 +455,7 @@ func (w *walker) checkAgents(defs []agentDef) {
 		}
 		var n int
 		if _, err := fmt.Sscanf(d.agent.Backend.Script.Vote, "agent%d", &n); err == nil && n > len(defs) {
-			w.warnAt(d.voteF.loc, fmt.Sprintf("vote label %s does not exist with %d agents",
+			w.warnAt(d.voteF.loc, fmt.Sprintf("vote label `%s` does not exist with %d agents",
 				d.agent.Backend.Script.Vote, len(defs)), "the agent will vote for the longest answer instead", d.voteF.raw)
 		}
 	}

@@ -30,6 +30,10 @@ type walker struct {
 	budget  int
 	blown   bool // the expansion budget ran out (reported once)
 	deep    bool // nesting beyond maxDepth was reported
+	// refused holds the locations of the keys refused so far, and tuning the keys that tune
+	// another feature, checked against it once the file is read.
+	refused map[string]bool
+	tuning  []tuned
 }
 
 // field is one key of a mapping: its name, where it is, and its value.
@@ -404,7 +408,7 @@ func (w *walker) entries(m *ast.MappingNode, loc string, depth int) []field {
 		}
 		if prev := seen[f.key]; prev != nil {
 			l, c := position(prev)
-			w.errAt(joinLoc(loc, f.key), fmt.Sprintf("key %q appears twice (first at line %d:%d)", f.key, l, c),
+			w.errAt(joinLoc(loc, f.key), fmt.Sprintf("key `%s` appears twice (first at line %d:%d)", clip(f.key), l, c),
 				"keep only one", f.keyN)
 			continue
 		}

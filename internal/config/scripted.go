@@ -2,96 +2,114 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/goccy/go-yaml/ast"
 )
 
 var (
-	scriptedKeys = []string{"type", "model", "answers", "improve_after", "vote", "reason", "final", "thinking", "planning",
-		"latency", "chunk_delay", "faults", "tool_calls"}
-	voteModes  = []string{"longest", "first", "last", "self"}
-	voteLabel  = regexp.MustCompile(`^agent[1-9][0-9]*$`)
-	faultKeys  = []string{"kind", "call"}
-	maxSeconds = float64(math.MaxInt64) / float64(time.Second)
+	voteModes = []string{"longest", "first", "last", "self"}
+	voteLabel = regexp.MustCompile(`^agent[1-9][0-9]*$`)
 )
 
-// scripted reads a type: scripted backend strictly into b.Script. It returns the vote field
-// when the vote names a fixed label.
-func (w *walker) scripted(f field, fields []field, b *Backend) *field {
-	s := &Script{Vote: "longest"}
-	b.Script = s
-	b.Model = "scripted"
-	var voteF *field
-	haveAnswers := false
-	for _, e := range fields {
-		g := child(f.loc, e)
-		switch g.key {
-		case "type":
-		case "model":
-			if m, ok := w.str(g); ok && m != "" {
-				b.Model = m
+func script(f func(s *Script, v value)) func(*walker, *target, value) {
+	return func(_ *walker, t *target, v value) { f(t.script, v) }
+}
+
+// A type: scripted backend is this port's own offline agent: its keys are strict, and it
+// takes the tool keys of network backends too.
+var scriptedKeys = []Key{
+	{Section: secScripted, Name: "type", Type: TypeString, Status: Implemented, Since: "port", ex: "scripted",
+		Doc: "scripted.", raw: func(*walker, *target, field) {}},
+	{Section: secScripted, Name: "model", Type: TypeString, Default: "scripted", Status: Implemented, Since: "port",
+		Doc: "A name for logs and events.", set: func(_ *walker, t *target, v value) {
+			if v.s != "" {
+				t.backend.Model = v.s
 			}
-		case "answers":
-			haveAnswers = true
-			s.Answers = w.answers(g)
-		case "improve_after":
-			if n, ok := w.integer(g); ok {
-				if n < 0 {
-					w.errf(g, "use 0 to improve as soon as there is a next answer", "improve_after must not be negative")
-				} else {
-					s.ImproveAfter = n
-				}
+		}},
+	{Section: secScripted, Name: "answers", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[hi]",
+		Doc: "Submitted in order: the first on the first turn, each next one as an improvement.",
+		raw: func(w *walker, t *target, f field) { t.script.Answers = w.answers(f) }},
+	{Section: secScripted, Name: "improve_after", Type: TypeInt, Default: "0", Status: Implemented, Since: "port",
+		Doc: "Improve once this many agents (itself included) have answers.", check: atLeast(0),
+		hint: "use 0 to improve as soon as there is a next answer", set: script(func(s *Script, v value) { s.ImproveAfter = v.n })},
+	{Section: secScripted, Name: "vote", Type: TypeString, Default: "longest", Status: Implemented, Since: "port", ex: "first",
+		Doc: "longest, first, last, self, or a fixed label such as agent2.", raw: scriptedVote},
+	{Section: secScripted, Name: "reason", Type: TypeString, Status: Implemented, Since: "port",
+		Doc: "The vote reason.", set: script(func(s *Script, v value) { s.Reason = v.s })},
+	{Section: secScripted, Name: "final", Type: TypeString, Status: Implemented, Since: "port",
+		Doc: "The presentation text (default: the latest answer).", set: script(func(s *Script, v value) { s.Final = v.s })},
+	{Section: secScripted, Name: "thinking", Type: TypeString, Status: Implemented, Since: "port",
+		Doc: "Streamed as reasoning before each action.", set: script(func(s *Script, v value) { s.Thinking = v.s })},
+	{Section: secScripted, Name: "planning", Type: TypeString, Status: Implemented, Since: "port",
+		Doc: "The reply to planning mode's check.", set: script(func(s *Script, v value) { s.Planning = v.s })},
+	{Section: secScripted, Name: "latency", Type: TypeDuration, Status: Implemented, Since: "port", ex: "10ms",
+		Doc: "Wait before the first chunk of each call.", set: script(func(s *Script, v value) { s.Latency = v.d })},
+	{Section: secScripted, Name: "chunk_delay", Type: TypeDuration, Status: Implemented, Since: "port", ex: "1ms",
+		Doc: "Wait between streamed words.", set: script(func(s *Script, v value) { s.ChunkDelay = v.d })},
+	{Section: secScripted, Name: "faults", Type: TypeList, Status: Implemented, Since: "port", ex: "[{kind: fail, call: 2}]",
+		Doc: "Misbehaviour on chosen calls (see faults[]).", raw: func(w *walker, t *target, f field) {
+			t.script.Faults = walkEach(w, f, t, secFault, "write {kind: fail, call: 2}",
+				func(t *target, x *Fault) { t.fault = x }, func(x *Fault) bool { return x.Kind != "" })
+		}},
+	{Section: secScripted, Name: "tool_calls", Type: TypeList, Status: Implemented, Since: "port", ex: "[{name: t}]",
+		Doc: "Tool calls made before the first answer (see tool_calls[]).",
+		raw: func(w *walker, t *target, f field) {
+			t.script.ToolCalls = walkEach(w, f, t, secToolCall, "",
+				func(t *target, x *ScriptedToolCall) { t.call = x }, func(x *ScriptedToolCall) bool { return x.Name != "" })
+		}},
+}
+
+var faultKeys = []Key{
+	{Section: secFault, Name: "kind", Type: TypeString, Status: Implemented, Since: "port", ex: "fail",
+		Doc: "no_tool, bad_vote, double_vote, vote_and_answer, bad_args, duplicate, fail, fatal, hang or truncated.",
+		raw: func(w *walker, t *target, f field) {
+			if k, ok := w.faultKind(f); ok {
+				t.fault.Kind = k
 			}
-		case "vote":
-			if v, ok := w.str(g); ok {
-				if voteLabel.MatchString(v) {
-					s.Vote, voteF = v, &g
-				} else if slices.Contains(voteModes, v) {
-					s.Vote = v
-				} else {
-					sugg := "use longest, first, last, self or an agent label such as agent2"
-					if c := closest(v, voteModes); c != "" {
-						sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
-					}
-					w.errf(g, sugg, "invalid vote %q", clip(v))
-				}
-			}
-		case "reason":
-			s.Reason, _ = w.str(g)
-		case "final":
-			s.Final, _ = w.str(g)
-		case "thinking":
-			s.Thinking, _ = w.str(g)
-		case "planning":
-			s.Planning, _ = w.str(g)
-		case "latency":
-			s.Latency, _ = w.duration(g)
-		case "chunk_delay":
-			s.ChunkDelay, _ = w.duration(g)
-		case "faults":
-			s.Faults = w.faults(g)
-		case "tool_calls":
-			s.ToolCalls = w.scriptedToolCalls(g)
-		default:
-			if w.toolKey(g, &b.Tools) {
-				continue
-			}
-			sugg := didYouMean(g.key, scriptedKeys)
-			if closest(g.key, scriptedKeys) == "" {
-				sugg = "a scripted backend takes only " + strings.Join(scriptedKeys, ", ")
-			}
-			w.errKey(g, sugg, "unknown scripted backend key `%s`", clip(g.key))
+		}},
+	{Section: secFault, Name: "call", Type: TypeInt, Default: "0", Status: Implemented, Since: "port",
+		Doc: "The 1-based model call it applies to (0: every call).", check: atLeast(0),
+		hint: "use 0 for every call, or the 1-based call number", set: func(_ *walker, t *target, v value) { t.fault.Call = v.n }},
+}
+
+var toolCallKeys = []Key{
+	{Section: secToolCall, Name: "name", Type: TypeString, Status: Implemented, Since: "port", ex: "t",
+		Doc: "The tool to call.", set: func(_ *walker, t *target, v value) { t.call.Name = v.s }},
+	{Section: secToolCall, Name: "args", Type: TypeMapping, Status: Implemented, Since: "port", ex: "{a: 1}",
+		Doc: "Its arguments; a string \"{{result}}\" stands for the previous result's text.", raw: toolCallArgs},
+}
+
+func scriptedVote(w *walker, t *target, g field) {
+	v, ok := w.str(g)
+	switch {
+	case !ok:
+	case voteLabel.MatchString(v):
+		t.script.Vote, t.agent.voteF = v, &g
+	case slices.Contains(voteModes, v):
+		t.script.Vote = v
+	default:
+		sugg := "use longest, first, last, self or an agent label such as agent2"
+		if c := closest(v, voteModes); c != "" {
+			sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
 		}
+		w.errf(g, sugg, "invalid vote `%s`", clip(v))
 	}
-	if !haveAnswers {
-		w.errAt(f.loc, `missing required key "answers"`, "add answers: with at least one answer text", f.keyN, f.raw)
+}
+
+func scriptedUnknown(w *walker, _ *target, g field) {
+	s := sections[secScripted]
+	sugg := s.suggest(g.key)
+	if !strings.HasPrefix(sugg, "did you mean") {
+		sugg = "a scripted backend takes only " + strings.Join(s.names, ", ")
 	}
-	return voteF
+	w.errKey(g, sugg, "unknown scripted backend key `%s`", clip(g.key))
+}
+
+func scriptedAfter(w *walker, _ *target, f field, present map[string]field) {
+	if _, ok := present["answers"]; !ok {
+		w.errAt(f.loc, "missing required key `answers`", "add answers: with at least one answer text", f.keyN, f.raw)
+	}
 }
 
 func (w *walker) answers(f field) []string {
@@ -126,83 +144,10 @@ func (w *walker) answers(f field) []string {
 	return out
 }
 
-// duration reads a Go duration string ("150ms") or a non-negative number of seconds.
-func (w *walker) duration(f field) (time.Duration, bool) {
-	const sugg = `write a duration such as "150ms" or "2s", or a number of seconds`
-	var d time.Duration
-	switch v := f.val.(type) {
-	case nil:
-		return 0, false
-	case *ast.StringNode:
-		var err error
-		d, err = time.ParseDuration(strings.TrimSpace(v.Value))
-		if err != nil {
-			w.errf(f, sugg, "%s %q is not a duration", f.key, clip(v.Value))
-			return 0, false
-		}
-	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
-		x, ok := w.number(f)
-		if !ok {
-			return 0, false
-		}
-		if x > maxSeconds {
-			w.errf(f, sugg, "%s is too large", f.key)
-			return 0, false
-		}
-		d = time.Duration(x * float64(time.Second))
-	default:
-		w.errf(f, sugg, "%s must be a duration, not %s", f.key, kind(f.val))
-		return 0, false
+func faultAfter(w *walker, _ *target, f field, present map[string]field) {
+	if _, ok := present["kind"]; !ok {
+		w.errAt(f.loc, "missing required key `kind`", "add kind: "+faultKindList(), f.raw)
 	}
-	if d < 0 {
-		w.errf(f, sugg, "%s must not be negative", f.key)
-		return 0, false
-	}
-	return d, true
-}
-
-func (w *walker) faults(f field) []Fault {
-	items, _ := w.list(f)
-	var out []Fault
-	for _, it := range items {
-		fields, ok := w.mapping(it, 1)
-		if !ok {
-			if it.val == nil {
-				w.errf(it, "write {kind: fail, call: 2}", "%s must be a mapping, not empty", it.key)
-			}
-			continue
-		}
-		var flt Fault
-		haveKind := false
-		for _, e := range fields {
-			g := child(it.loc, e)
-			switch g.key {
-			case "kind":
-				haveKind = true
-				flt.Kind, ok = w.faultKind(g)
-				if !ok {
-					haveKind = false
-				}
-			case "call":
-				if n, ok := w.integer(g); ok {
-					if n < 0 {
-						w.errf(g, "use 0 for every call, or the 1-based call number", "call must not be negative")
-					} else {
-						flt.Call = n
-					}
-				}
-			default:
-				w.errKey(g, didYouMean(g.key, faultKeys), "unknown fault key `%s`", clip(g.key))
-			}
-		}
-		if !hasKey(fields, "kind") {
-			w.errAt(it.loc, `missing required key "kind"`, "add kind: "+faultKindList(), it.raw)
-		}
-		if haveKind {
-			out = append(out, flt)
-		}
-	}
-	return out
 }
 
 func (w *walker) faultKind(f field) (FaultKind, bool) {
@@ -225,7 +170,7 @@ func (w *walker) faultKind(f field) (FaultKind, bool) {
 	if c := closest(s, names); c != "" {
 		sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
 	}
-	w.errf(f, sugg, "unknown fault kind %q", clip(s))
+	w.errf(f, sugg, "unknown fault kind `%s`", clip(s))
 	return "", false
 }
 
@@ -237,35 +182,16 @@ func faultKindList() string {
 	return oneOf(names)
 }
 
-func (w *walker) scriptedToolCalls(f field) []ScriptedToolCall {
-	items, _ := w.list(f)
-	var out []ScriptedToolCall
-	for _, it := range items {
-		fields, ok := w.mapping(it, 2)
-		if !ok {
-			continue
-		}
-		var c ScriptedToolCall
-		for _, e := range fields {
-			g := child(it.loc, e)
-			switch g.key {
-			case "name":
-				c.Name, _ = w.str(g)
-			case "args":
-				if m, ok := w.decode(g, g.raw, 0).(map[string]any); ok {
-					c.Args = m
-				} else if g.val != nil {
-					w.errf(g, "write args: {key: value}", "args must be a mapping")
-				}
-			default:
-				w.errKey(g, didYouMean(g.key, []string{"name", "args"}), "unknown tool call key `%s`", clip(g.key))
-			}
-		}
-		if c.Name == "" {
-			w.errAt(it.loc, `missing required key "name"`, "add name: with the tool to call", it.raw)
-			continue
-		}
-		out = append(out, c)
+func toolCallAfter(w *walker, _ *target, f field, present map[string]field) {
+	if _, ok := present["name"]; !ok {
+		w.errAt(f.loc, "missing required key `name`", "add name: with the tool to call", f.raw)
 	}
-	return out
+}
+
+func toolCallArgs(w *walker, t *target, g field) {
+	if m, ok := w.decode(g, g.raw, 0).(map[string]any); ok {
+		t.call.Args = m
+	} else if g.val != nil {
+		w.errf(g, "write args: {key: value}", "args must be a mapping")
+	}
 }

@@ -50,59 +50,67 @@ type Tools struct {
 }
 
 var (
-	mcpKeys = []string{"name", "type", "command", "args", "env", "cwd", "url", "headers", "timeout",
-		"http_read_timeout", "allowed_tools", "exclude_tools", "security"}
-	contextPathKeys = []string{"path", "permission", "protected_paths"}
-	mcpName         = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
-	envName         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
+	mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
 )
 
-// toolKey reads one of the tool keys of a backend into t; it reports whether key was one.
-func (w *walker) toolKey(g field, t *Tools) bool {
-	switch g.key {
-	case "cwd":
-		if s, ok := w.str(g); ok {
-			if strings.Contains(s, "..") {
-				w.errf(g, "name a folder without ..", "cwd must not contain ..")
-			} else {
-				t.Cwd = s
-			}
+func mcp(f func(s *MCPServer, v value)) func(*walker, *target, value) {
+	return func(_ *walker, t *target, v value) { f(t.mcp, v) }
+}
+
+var mcpKeys = []Key{
+	{Section: secMCP, Name: "name", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "s",
+		Doc: "Letters, digits, _ or - (at most 100); the key in the mapping form.", set: mcp(func(s *MCPServer, v value) { s.Name = v.s })},
+	{Section: secMCP, Name: "type", Type: TypeString, Default: "stdio", Status: Implemented, Since: "0.1.12", ex: "stdio",
+		Doc: "stdio or streamable-http (sse is refused).", raw: mcpType},
+	{Section: secMCP, Name: "command", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "x",
+		Doc: "stdio: the program that runs the server.", set: mcp(func(s *MCPServer, v value) { s.Command = v.s })},
+	{Section: secMCP, Name: "args", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+		Doc: "stdio: its arguments (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Args = v.list })},
+	{Section: secMCP, Name: "env", Type: TypeStringMap, Status: Implemented, Since: "0.1.12", ex: "{K: v}",
+		Doc: "stdio: its environment (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Env = v.m })},
+	{Section: secMCP, Name: "cwd", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "d",
+		Doc: "stdio: its working folder.", set: mcp(func(s *MCPServer, v value) { s.Cwd = v.s })},
+	{Section: secMCP, Name: "url", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "http://localhost:1/mcp",
+		Doc: "streamable-http: the server's URL.", set: mcp(func(s *MCPServer, v value) { s.URL = v.s })},
+	{Section: secMCP, Name: "headers", Type: TypeStringMap, Status: Implemented, Since: "0.1.12", ex: "{K: v}",
+		Doc: "streamable-http: request headers (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Headers = v.m })},
+	{Section: secMCP, Name: "timeout", Type: TypeSeconds, Status: Implemented, Since: "0.1.12",
+		Doc: "Bounds one tool call.", set: mcp(func(s *MCPServer, v value) { s.Timeout = v.d })},
+	{Section: secMCP, Name: "http_read_timeout", Type: TypeSeconds, Default: "300", Status: Ignored, Since: "0.1.12",
+		Doc: "The per-call timeout already bounds every read."},
+	// MassGen's executable allow-list and URL checks guard against configs from strangers; here
+	// the config's author chooses what runs. Say so rather than let a reader believe the
+	// policy holds.
+	{Section: secMCP, Name: "security", Type: TypeMapping, Status: Ignored, Since: "0.1.12", warn: true, ex: "{level: high}",
+		msg:     "`security` is not enforced: the server runs as configured (command, url)",
+		Instead: "remove it, and only run configs whose mcp_servers you trust", Doc: "MassGen's executable and URL policy."},
+	{Section: secMCP, Name: "allowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+		Doc: "Only these tools of the server.", set: mcp(func(s *MCPServer, v value) { s.AllowedTools = v.list })},
+	{Section: secMCP, Name: "exclude_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+		Doc: "Tools of the server to leave out.", set: mcp(func(s *MCPServer, v value) { s.ExcludeTools = v.list })},
+}
+
+var contextPathKeys = []Key{
+	{Section: secContextPath, Name: "path", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: ".",
+		Doc: "A file or folder; it must exist when massgen runs.", set: func(_ *walker, t *target, v value) { t.cp.Path = v.s }},
+	{Section: secContextPath, Name: "permission", Type: TypeEnum, Enum: []string{"read", "write"}, Default: "read", Status: Implemented,
+		Since: "0.1.12", Doc: "write lets the final presenter write there.",
+		set: func(_ *walker, t *target, v value) { t.cp.Write = v.s == "write" }},
+	{Section: secContextPath, Name: "protected_paths", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+		Doc: "Paths below it that stay read-only.", set: func(_ *walker, t *target, v value) { t.cp.Protected = v.list }},
+}
+
+// envPassthrough reads command_line_env_passthrough: variable names and NAME_* prefixes.
+func envPassthrough(w *walker, t *target, g field) {
+	items, _ := w.list(g)
+	for _, it := range items {
+		if s, ok := w.str(it); ok && !envName.MatchString(s) {
+			w.errf(it, "write a variable name such as GITHUB_TOKEN, or a prefix such as NPM_CONFIG_*", "`%s` is not an environment variable name", clip(s))
+		} else if ok {
+			t.backend.Tools.CommandEnv = append(t.backend.Tools.CommandEnv, s)
 		}
-	case "mcp_servers":
-		t.MCPServers = w.mcpServers(g)
-	case "allowed_tools":
-		t.AllowedTools, _ = w.strList(g)
-	case "exclude_tools":
-		t.ExcludeTools, _ = w.strList(g)
-	case "context_paths":
-		t.ContextPaths = w.contextPaths(g)
-	case "enable_mcp_command_line":
-		t.CommandLine, _ = w.boolean(g)
-	case "command_line_execution_mode":
-		if s, ok := w.enum(g, []string{"local", "docker"}); ok && s == "docker" {
-			w.errKey(g, "use local (the default)", "`command_line_execution_mode: docker` is not supported yet")
-		}
-	case "command_line_allowed_commands":
-		t.AllowedCommands = w.regexList(g)
-	case "command_line_blocked_commands":
-		t.BlockedCommands = w.regexList(g)
-	case "command_line_env_passthrough":
-		items, _ := w.list(g)
-		for _, it := range items {
-			if s, ok := w.str(it); ok && !envName.MatchString(s) {
-				w.errf(it, "write a variable name such as GITHUB_TOKEN, or a prefix such as NPM_CONFIG_*", "%q is not an environment variable name", s)
-			} else if ok {
-				t.CommandEnv = append(t.CommandEnv, s)
-			}
-		}
-	case "enforce_read_before_delete":
-		if on, ok := w.boolean(g); ok {
-			t.EnforceReadBeforeDelete = on
-		}
-	default:
-		return false
 	}
-	return true
 }
 
 func (w *walker) regexList(f field) []string {
@@ -123,7 +131,7 @@ func (w *walker) regexList(f field) []string {
 }
 
 // mcpServers reads mcp_servers in list form ([{name: x, ...}]) or map form ({x: {...}}).
-func (w *walker) mcpServers(f field) []MCPServer {
+func (w *walker) mcpServers(f field, t *target) []MCPServer {
 	var out []MCPServer
 	seen := map[string]bool{}
 	add := func(s MCPServer, at field) {
@@ -131,16 +139,17 @@ func (w *walker) mcpServers(f field) []MCPServer {
 			return
 		}
 		if seen[s.Name] {
-			w.errf(at, "give each server its own name", "mcp server %q is declared twice", s.Name)
+			w.errf(at, "give each server its own name", "mcp server `%s` is declared twice", clip(s.Name))
 			return
 		}
 		seen[s.Name] = true
 		out = append(out, s)
 	}
-	if fields, isMap := w.mappingQuiet(f); isMap {
+	if kind(f.val) == "a mapping" {
+		fields, _ := w.mapping(f, 2)
 		for _, e := range fields {
 			g := child(f.loc, e)
-			add(w.mcpServer(g, g.key), g)
+			add(w.mcpServer(g, g.key, t), g)
 		}
 		return out
 	}
@@ -149,145 +158,79 @@ func (w *walker) mcpServers(f field) []MCPServer {
 		return nil
 	}
 	for _, it := range items {
-		add(w.mcpServer(it, ""), it)
+		add(w.mcpServer(it, "", t), it)
 	}
 	return out
 }
 
-func (w *walker) mcpServer(f field, name string) MCPServer {
+func (w *walker) mcpServer(f field, name string, t *target) MCPServer {
 	s := MCPServer{Name: name, Type: "stdio"}
-	fields, ok := w.mapping(f, 2)
-	if !ok {
-		if f.val == nil {
-			w.errf(f, "write {name: ..., command: ...} or {name: ..., type: streamable-http, url: ...}", "%s must be a mapping, not empty", f.key)
-		}
+	switch {
+	case f.val == nil:
+		w.errf(f, "write {name: ..., command: ...} or {name: ..., type: streamable-http, url: ...}", "%s must be a mapping, not empty", f.key)
+		return MCPServer{}
+	case kind(f.val) != "a mapping":
+		w.mapping(f, 2)
 		return MCPServer{}
 	}
-	for _, e := range fields {
-		g := child(f.loc, e)
-		switch g.key {
-		case "name":
-			s.Name, _ = w.str(g)
-		case "type":
-			if t, ok := w.str(g); ok {
-				switch t {
-				case "stdio", "streamable-http":
-					s.Type = t
-				case "sse":
-					s.Type = ""
-					w.errf(g, "use type: streamable-http", "the sse transport is deprecated and not supported")
-				default:
-					s.Type = ""
-					w.errf(g, "use stdio or streamable-http", "unknown mcp server type %q", clip(t))
-				}
-			}
-		case "command":
-			s.Command, _ = w.str(g)
-		case "args":
-			s.Args, _ = w.strList(g)
-		case "env":
-			s.Env = w.strMap(g)
-		case "cwd":
-			s.Cwd, _ = w.str(g)
-		case "url":
-			s.URL, _ = w.str(g)
-		case "headers":
-			s.Headers = w.strMap(g)
-		case "timeout":
-			s.Timeout, _ = w.seconds(g)
-		case "http_read_timeout":
-			// Accepted for compatibility: the per-call timeout already bounds every read.
-		case "security":
-			// MassGen's executable allow-list and URL checks guard against configs from
-			// strangers; here the config's author chooses what runs. Say so rather than let a
-			// reader believe the policy holds.
-			w.warnAt(g.loc, "`security` is not enforced: the server runs as configured (command, url)",
-				"remove it, and only run configs whose mcp_servers you trust", g.keyN)
-		case "allowed_tools":
-			s.AllowedTools, _ = w.strList(g)
-		case "exclude_tools":
-			s.ExcludeTools, _ = w.strList(g)
-		default:
-			w.errKey(g, didYouMean(g.key, mcpKeys), "unknown mcp server key `%s`", clip(g.key))
-		}
+	sub := *t
+	sub.mcp = &s
+	w.walk(secMCP, f, &sub)
+	return s
+}
+
+func mcpType(w *walker, t *target, g field) {
+	typ, ok := w.str(g)
+	if !ok {
+		return
 	}
-	w.checkVars(f, s)
+	switch typ {
+	case "stdio", "streamable-http":
+		t.mcp.Type = typ
+	case "sse":
+		t.mcp.Type = ""
+		w.errf(g, "use `type: streamable-http`", "the sse transport is deprecated and not supported")
+	default:
+		t.mcp.Type = ""
+		w.errf(g, "use `stdio` or `streamable-http`", "unknown mcp server type `%s`", clip(typ))
+	}
+}
+
+// mcpAfter checks a server's required keys once it is read.
+func mcpAfter(w *walker, t *target, f field, _ map[string]field) {
+	s := t.mcp
+	w.checkVars(f, *s)
 	switch {
 	case s.Name == "":
-		w.errAt(f.loc, `missing required key "name"`, "add name: with letters, digits, _ or -", f.raw)
+		w.errAt(f.loc, "missing required key `name`", "add name: with letters, digits, _ or -", f.raw)
 	case !mcpName.MatchString(s.Name):
-		w.errAt(f.loc, fmt.Sprintf("invalid mcp server name %q", clip(s.Name)), "use letters, digits, _ or - (at most 100)", f.raw)
+		w.errAt(f.loc, fmt.Sprintf("invalid mcp server name `%s`", clip(s.Name)), "use letters, digits, _ or - (at most 100)", f.raw)
 	}
 	switch {
 	case s.Type == "stdio" && s.Command == "":
-		w.errAt(f.loc, `missing required key "command"`, "add command: with the program that runs the server", f.raw)
+		w.errAt(f.loc, "missing required key `command`", "add command: with the program that runs the server", f.raw)
 	case s.Type == "streamable-http" && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://"):
 		w.errAt(f.loc, "streamable-http needs an http(s) url", "add url: http://host:port/mcp", f.raw)
 	case strings.Contains(s.Cwd, ".."):
 		w.errAt(f.loc+".cwd", "cwd must not contain ..", "name a folder without ..", f.raw)
 	}
-	return s
 }
 
-// mappingQuiet reads f as a mapping when it is one, without reporting anything otherwise.
-func (w *walker) mappingQuiet(f field) ([]field, bool) {
-	if kind(f.val) != "a mapping" {
-		return nil, false
-	}
-	return w.mapping(f, 2)
+func (w *walker) contextPaths(f field, t *target) []ContextPath {
+	return walkEach(w, f, t, secContextPath, "", func(t *target, x *ContextPath) { t.cp = x },
+		func(x *ContextPath) bool { return x.Path != "" })
 }
 
-func (w *walker) strMap(f field) map[string]string {
-	fields, ok := w.mapping(f, 3)
-	if !ok {
-		return nil
+// contextPathAfter checks that a context path names a path, and warns when it does not exist
+// here: the file is checked, not the machine, so a missing path fails the run, not validation.
+func contextPathAfter(w *walker, t *target, f field, _ map[string]field) {
+	if t.cp.Path == "" {
+		w.errAt(f.loc, "missing required key `path`", "add path: with a file or folder", f.raw)
+		return
 	}
-	out := map[string]string{}
-	for _, e := range fields {
-		g := child(f.loc, e)
-		if s, ok := w.str(g); ok {
-			out[g.key] = s
-		}
+	if _, err := os.Stat(t.cp.Path); err != nil {
+		w.warnAt(f.loc, fmt.Sprintf("context path `%s` does not exist here", clip(t.cp.Path)), "it must exist when massgen runs", f.raw)
 	}
-	return out
-}
-
-func (w *walker) contextPaths(f field) []ContextPath {
-	items, _ := w.list(f)
-	var out []ContextPath
-	for _, it := range items {
-		fields, ok := w.mapping(it, 2)
-		if !ok {
-			continue
-		}
-		var cp ContextPath
-		for _, e := range fields {
-			g := child(it.loc, e)
-			switch g.key {
-			case "path":
-				cp.Path, _ = w.str(g)
-			case "permission":
-				if p, ok := w.enum(g, []string{"read", "write"}); ok {
-					cp.Write = p == "write"
-				}
-			case "protected_paths":
-				cp.Protected, _ = w.strList(g)
-			default:
-				w.errKey(g, didYouMean(g.key, contextPathKeys), "unknown context path key `%s`", clip(g.key))
-			}
-		}
-		if cp.Path == "" {
-			w.errAt(it.loc, `missing required key "path"`, "add path: with a file or folder", it.raw)
-			continue
-		}
-		// The file is checked, not the machine: a missing path fails the run, not validation.
-		if _, err := os.Stat(cp.Path); err != nil {
-			w.warnAt(it.loc, fmt.Sprintf("context path %q does not exist here", clip(cp.Path)),
-				"it must exist when massgen runs", it.raw)
-		}
-		out = append(out, cp)
-	}
-	return out
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)

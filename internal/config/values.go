@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -80,23 +82,120 @@ func (w *walker) number(f field) (float64, bool) {
 	return 0, false
 }
 
-// enum reads a string that must be one of allowed.
-func (w *walker) enum(f field, allowed []string) (string, bool) {
+// enum reads a string that must be one of all. The suggestion lists shown, the values this
+// build runs (all when nil).
+func (w *walker) enum(f field, all, shown []string) (string, bool) {
 	s, ok := w.str(f)
 	if !ok {
 		return "", false
 	}
-	for _, a := range allowed {
-		if s == a {
-			return s, true
+	if slices.Contains(all, s) {
+		return s, true
+	}
+	if shown == nil {
+		shown = all
+	}
+	sugg := "use " + oneOf(quoteAll(shown))
+	if c := closest(s, all); c != "" {
+		sugg = fmt.Sprintf("did you mean `%s`? valid values: %s", c, strings.Join(shown, ", "))
+	}
+	w.errf(f, sugg, "invalid %s `%s`", f.key, clip(s))
+	return "", false
+}
+
+// seconds reads a positive number of seconds (or zero, when zeroOK) as a duration.
+func (w *walker) seconds(f field, zeroOK bool) (time.Duration, bool) {
+	var x float64
+	what := "a positive"
+	if zeroOK {
+		what = "a non-negative"
+	}
+	switch f.val.(type) {
+	case nil:
+		return 0, false
+	case *ast.IntegerNode, *ast.FloatNode:
+		var ok bool
+		if x, ok = w.number(f); !ok {
+			return 0, false
+		}
+	case *ast.InfinityNode, *ast.NanNode:
+		w.errf(f, "", "%s must be a finite number of seconds", f.key)
+		return 0, false
+	case *ast.StringNode:
+		w.errf(f, "write the number without quotes", "%s must be %s number of seconds, not a string", f.key, what)
+		return 0, false
+	default:
+		w.errf(f, "", "%s must be %s number of seconds, not %s", f.key, what, kind(f.val))
+		return 0, false
+	}
+	if x < 0 || (x == 0 && !zeroOK) {
+		w.errf(f, "", "%s must be %s number of seconds", f.key, what)
+		return 0, false
+	}
+	if x > maxSeconds {
+		w.errf(f, "", "%s is too large", f.key)
+		return 0, false
+	}
+	d := time.Duration(x * float64(time.Second))
+	if d <= 0 && x > 0 {
+		w.errf(f, "", "%s is too small", f.key)
+		return 0, false
+	}
+	return d, true
+}
+
+// duration reads a Go duration string ("150ms") or a non-negative number of seconds.
+func (w *walker) duration(f field) (time.Duration, bool) {
+	const sugg = `write a duration such as "150ms" or "2s", or a number of seconds`
+	var d time.Duration
+	switch v := f.val.(type) {
+	case nil:
+		return 0, false
+	case *ast.StringNode:
+		var err error
+		d, err = time.ParseDuration(strings.TrimSpace(v.Value))
+		if err != nil {
+			w.errf(f, sugg, "%s `%s` is not a duration", f.key, clip(v.Value))
+			return 0, false
+		}
+	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		x, ok := w.number(f)
+		if !ok {
+			return 0, false
+		}
+		if x > maxSeconds {
+			w.errf(f, sugg, "%s is too large", f.key)
+			return 0, false
+		}
+		d = time.Duration(x * float64(time.Second))
+	default:
+		w.errf(f, sugg, "%s must be a duration, not %s", f.key, kind(f.val))
+		return 0, false
+	}
+	if d < 0 {
+		w.errf(f, sugg, "%s must not be negative", f.key)
+		return 0, false
+	}
+	return d, true
+}
+
+// maxSeconds is the longest duration, in seconds.
+var maxSeconds = float64(math.MaxInt64) / float64(time.Second)
+
+// strMap reads a mapping of strings; nil when f is not a mapping.
+func (w *walker) strMap(f field) map[string]string {
+	fields, ok := w.mapping(f, 3)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range fields {
+		g := child(f.loc, e)
+		if s, ok := w.str(g); ok {
+			out[g.key] = s
 		}
 	}
-	sugg := "use " + oneOf(allowed)
-	if c := closest(s, allowed); c != "" {
-		sugg = fmt.Sprintf("did you mean `%s`? valid values: %s", c, strings.Join(allowed, ", "))
-	}
-	w.errf(f, sugg, "invalid %s %q", f.key, clip(s))
-	return "", false
+	return out
 }
 
 // mapping reads a mapping field's entries.

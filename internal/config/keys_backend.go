@@ -1,0 +1,327 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// agents[].backend: the keys this package interprets. Every other key is a provider request
+// parameter, passed through in Backend.Params as MassGen does; the MassGen keys that never
+// reach a provider (massgen/backend/_excluded_params.py) are all here, so none of them can.
+
+const (
+	needsDocker    = "command_line_execution_mode"
+	needsCodeTools = "enable_code_based_tools"
+	needsMedia     = "enable_multimodal_tools"
+)
+
+var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "plan"}
+
+func tools(f func(t *Tools, v value)) func(*walker, *target, value) {
+	return func(_ *walker, t *target, v value) { f(&t.backend.Tools, v) }
+}
+
+// hosted switches on a provider-side tool the type must support.
+func hosted(supported func(BackendType) bool, on func(*HostedTools)) func(*walker, *target, value) {
+	return func(w *walker, t *target, v value) {
+		switch {
+		case !v.b || !t.known:
+		case !supported(t.bt):
+			w.errKey(v.f, "remove it or set it to `false`; MCP tools (mcp_servers) can stand in",
+				"backend type `%s` does not support `%s`", t.bt.Name, v.f.key)
+		default:
+			on(&t.backend.Hosted)
+		}
+	}
+}
+
+var backendKeys = append([]Key{
+	{Section: secBackend, Name: "type", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "openai",
+		Doc: "Backend type; inferred from model when it is missing and the model name is clear (gpt-, o1, o3, o4, claude-, gemini-, grok-).",
+		raw: func(*walker, *target, field) {}},
+	{Section: secBackend, Name: "model", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "gpt-5-mini",
+		Doc: "Model name; the type's default when missing.", set: func(_ *walker, t *target, v value) { t.backend.Model = v.s }},
+	{Section: secBackend, Name: "api_key", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "sk-x",
+		Doc: "API key; read from the type's environment variable when missing.", raw: apiKey},
+	{Section: secBackend, Name: "base_url", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "http://localhost:1/v1",
+		Doc: "API endpoint; the type's default when missing.", set: func(_ *walker, t *target, v value) { t.backend.BaseURL = v.s }},
+	{Section: secBackend, Name: "enable_web_search", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
+		Doc: "The provider's own web search.", ex: "false",
+		set: hosted(func(bt BackendType) bool { return bt.WebSearch }, func(h *HostedTools) { h.WebSearch = true })},
+	{Section: secBackend, Name: "enable_code_execution", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
+		Doc: "The provider's own code execution.",
+		set: hosted(func(bt BackendType) bool { return bt.CodeExecution }, func(h *HostedTools) { h.CodeExecution = true })},
+	{Section: secBackend, Name: "enable_code_interpreter", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
+		Doc: "OpenAI's code interpreter (code execution).",
+		set: hosted(func(bt BackendType) bool { return bt.CodeInterpreter }, func(h *HostedTools) { h.CodeExecution = true })},
+	{Section: secBackend, Name: "cwd", Type: TypeString, Status: Implemented, Since: "0.1.12", tool: true, ex: "ws",
+		Doc: "A private workspace with file tools; the value names it.", check: noDotDot,
+		set: tools(func(t *Tools, v value) { t.Cwd = v.s })},
+	{Section: secBackend, Name: "mcp_servers", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true,
+		ex: "[{name: s, command: x}]", Doc: "MCP servers (a list, or a mapping by name).",
+		raw: func(w *walker, t *target, f field) { t.backend.Tools.MCPServers = w.mcpServers(f, t) }},
+	{Section: secBackend, Name: "allowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "Only these MCP tools (by the server's names).", set: tools(func(t *Tools, v value) { t.AllowedTools = v.list })},
+	{Section: secBackend, Name: "exclude_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "MCP tools to leave out.", set: tools(func(t *Tools, v value) { t.ExcludeTools = v.list })},
+	{Section: secBackend, Name: "context_paths", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true, ex: "[{path: .}]",
+		Doc: "Files and folders this agent may read (or write).",
+		raw: func(w *walker, t *target, f field) { t.backend.Tools.ContextPaths = w.contextPaths(f, t) }},
+	{Section: secBackend, Name: "enable_mcp_command_line", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "execute_command in the workspace.", set: tools(func(t *Tools, v value) { t.CommandLine = v.b })},
+	{Section: secBackend, Name: "command_line_execution_mode", Type: TypeEnum, Enum: []string{"local", "docker", "srt"},
+		Accept: []string{"local"}, Default: "local", Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "Where commands run: this machine (local), a Docker container, or the srt OS sandbox (v0.1.96).",
+		Why: "Docker and the srt sandbox are not built; commands run on this machine", Instead: "use `local` (the default)"},
+	{Section: secBackend, Name: "command_line_allowed_commands", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "Regular expressions a command must match.",
+		raw: func(w *walker, t *target, f field) { t.backend.Tools.AllowedCommands = w.regexList(f) }},
+	{Section: secBackend, Name: "command_line_blocked_commands", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "Regular expressions a command must not match.",
+		raw: func(w *walker, t *target, f field) { t.backend.Tools.BlockedCommands = w.regexList(f) }},
+	{Section: secBackend, Name: "command_line_env_passthrough", Type: TypeStrings, Status: Implemented, Since: "port", tool: true,
+		ex: "[GITHUB_TOKEN]", Doc: "Environment variables commands get besides the default allow-list (NAME_* is a prefix).",
+		raw: envPassthrough},
+	{Section: secBackend, Name: "enforce_read_before_delete", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "A file must be read before it may be deleted.", set: tools(func(t *Tools, v value) { t.EnforceReadBeforeDelete = v.b })},
+	{Section: secBackend, Name: "disallowed_tools", Type: TypeStrings, Status: Ignored, Since: "0.1.12",
+		Doc: "claude_code's native-tool filter; no implemented type has native tools."},
+	{Section: secBackend, Name: "permission_mode", Type: TypeEnum, Enum: permissionModes, Status: Ignored, Since: "0.1.12",
+		Doc: "claude_code's permission handling; no implemented type has native tools."},
+	{Section: secBackend, Name: "system_prompt", Type: TypeString, Status: Refused, Since: "0.1.12",
+		msg: "`system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
+		Doc: "Rejected as in MassGen's validator."},
+	{Section: secBackend, Name: "append_system_prompt", Type: TypeString, Status: Refused, Since: "0.1.12",
+		msg: "`append_system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
+		Doc: "Rejected as in MassGen's validator."},
+	{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: EmptyOnly, Since: "0.1.12", Doc: "Python tools.",
+		Instead: "remove it; an MCP server in mcp_servers can offer the same tools"},
+	{Section: secBackend, Name: "upload_files", Type: TypeList, Status: EmptyOnly, Since: "0.1.12", Doc: "Images, audio and files sent with the task."},
+	{Section: secBackend, Name: "media_max_file_size_mb", Type: TypeInt, Default: "64", Status: Ignored, Since: "0.1.12", Needs: "upload_files",
+		Doc: "Upload size limit."},
+	{Section: secBackend, Name: "max_mcp_message_history", Type: TypeInt, Default: "200", Status: Ignored, Since: "0.1.12",
+		Doc: "Messages kept within one tool loop; the engine bounds tool loops with its own caps."},
+	{Section: secBackend, Name: "enable_image_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Image generation tools.", Why: "media generation tools are not built"},
+	{Section: secBackend, Name: "enable_audio_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Audio generation tools.", Why: "media generation tools are not built"},
+	{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Video generation tools.", Why: "media generation tools are not built"},
+	{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "File generation tools.", Why: "media generation tools are not built"},
+	{Section: secBackend, Name: "enable_code_based_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
+		Doc: "MCP tools as Python code in the workspace (CodeAct).", Why: "code-based tools are not built"},
+	{Section: secBackend, Name: "custom_tools_path", Type: TypeString, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
+		Doc: "Code-based tools: custom tools to copy in."},
+	{Section: secBackend, Name: "auto_discover_custom_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
+		Doc: "Discover custom tools (evolving skills).", Why: "custom tools are not built"},
+	{Section: secBackend, Name: "exclude_custom_tools", Type: TypeStrings, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
+		Doc: "Code-based tools: folders to leave out."},
+	{Section: secBackend, Name: "direct_mcp_servers", Type: TypeStrings, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
+		Doc: "Code-based tools: servers kept as direct tools."},
+	{Section: secBackend, Name: "shared_tools_directory", Type: TypeString, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
+		Doc: "Code-based tools: shared folder."},
+	{Section: secBackend, Name: "concurrent_tool_execution", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.14", warn: true,
+		Doc: "Run the tool calls of one response in parallel.", Why: "the tool calls of a response run one after another, with the same results"},
+	{Section: secBackend, Name: "max_concurrent_tools", Type: TypeInt, Status: Ignored, Since: "0.1.14", Needs: "concurrent_tool_execution",
+		Doc: "Parallel tool calls at once."},
+	{Section: secBackend, Name: "exclude_file_operation_mcps", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Leave out the file tools; agents use the command line.", Why: "the workspace file tools are always offered"},
+	{Section: secBackend, Name: "enable_rate_limit", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Rate-limit requests.", Why: "rate limiting is not built"},
+	{Section: secBackend, Name: "enable_multimodal_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.28",
+		Doc: "read_media and generate_media tools.", Why: "media tools are not built"},
+	{Section: secBackend, Name: "enable_nlip", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
+		Doc: "Route tool calls through NLIP.", Why: "NLIP is not built"},
+	{Section: secBackend, Name: "nlip", Type: TypeSwitch, Status: OffOnly, Since: "0.1.13", Doc: "NLIP settings.", Why: "NLIP is not built"},
+	{Section: secBackend, Name: "nlip_config", Type: TypeMapping, Status: Ignored, Since: "0.1.13", Needs: "enable_nlip", Doc: "NLIP router settings."},
+	{Section: secBackend, Name: "hooks", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.36", Doc: "PreToolUse and PostToolUse hooks.",
+		Why: "hooks are not built; their checks would not run"},
+	{Section: secBackend, Name: "permissions", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.97", Doc: "Per-agent permission rules.",
+		Why:     "its rules would not be enforced",
+		Instead: "remove it; command_line_allowed_commands and command_line_blocked_commands are enforced"},
+	{Section: secBackend, Name: "websocket_mode", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.64", warn: true,
+		Doc: "Responses API over WebSocket.", Why: "requests go over HTTP, with the same results"},
+	{Section: secBackend, Name: "enable_computer_use", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Computer use.", Why: "computer use is not built"},
+	{Section: secBackend, Name: "display_width", Type: TypeInt, Status: Ignored, Since: "0.1.12", Needs: "enable_computer_use", Doc: "Computer use: screen width."},
+	{Section: secBackend, Name: "display_height", Type: TypeInt, Status: Ignored, Since: "0.1.12", Needs: "enable_computer_use", Doc: "Computer use: screen height."},
+	{Section: secBackend, Name: "computer_environment", Type: TypeString, Status: Ignored, Since: "0.1.12", Needs: "enable_computer_use", Doc: "Computer use: environment."},
+	{Section: secBackend, Name: "enable_x_search", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Grok's X search.", Why: "X search is not built"},
+	{Section: secBackend, Name: "enable_strict_tool_use", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x", Types: []string{"claude"},
+		Doc: "Claude strict tool schemas.", Why: "strict tool use is not built"},
+	{Section: secBackend, Name: "output_schema", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.9x",
+		Doc: "Structured outputs (a JSON schema).", Why: "structured outputs are not built"},
+	{Section: secBackend, Name: "enable_programmatic_flow", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x", Types: []string{"claude"},
+		Doc: "Claude programmatic tool calling.", Why: "programmatic tool calling is not built"},
+	{Section: secBackend, Name: "enable_tool_search", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x", Types: []string{"claude"},
+		Doc: "Claude tool search.", Why: "tool search is not built"},
+	{Section: secBackend, Name: "tool_search_variant", Type: TypeEnum, Enum: []string{"regex", "bm25"}, Status: Ignored, Since: "0.1.9x",
+		Types: []string{"claude"}, Needs: "enable_tool_search", Doc: "Tool search: variant."},
+	{Section: secBackend, Name: "model_reasoning_effort", Type: TypeEnum, Enum: []string{"low", "medium", "high", "xhigh"}, Status: Ignored,
+		Since: "0.1.47", Types: []string{"codex"}, Doc: "Codex reasoning effort."},
+	{Section: secBackend, Name: "use_default_prompt", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.9x",
+		Types: []string{"claude_code"}, Doc: "Claude Code's default system prompt."},
+	{Section: secBackend, Name: "max_thinking_tokens", Type: TypeInt, Status: Ignored, Since: "0.1.12", Types: []string{"claude_code"},
+		Doc: "Claude Code thinking budget."},
+	{Section: secBackend, Name: "copilot_system_message_mode", Type: TypeEnum, Enum: []string{"append", "replace"}, Status: Ignored,
+		Since: "0.1.54", Types: []string{"copilot"}, Doc: "Copilot: append to or replace its system message."},
+	{Section: secBackend, Name: "copilot_permission_policy", Type: TypeString, Status: Ignored, Since: "0.1.54", Types: []string{"copilot"},
+		Doc: "Copilot: approve or deny its permission requests."},
+	{Section: secBackend, Name: "agent_config", Type: TypeMapping, Status: Ignored, Since: "0.1.12", Types: []string{"ag2"},
+		Doc: "AG2 agent settings."},
+	{Section: secBackend, Name: "api_version", Type: TypeString, Status: Ignored, Since: "0.1.12", Types: []string{"azure_openai"},
+		Doc: "Azure OpenAI API version."},
+	param("temperature", TypeNumber), param("top_p", TypeNumber), param("top_k", TypeInt), param("max_tokens", TypeInt),
+	param("max_output_tokens", TypeInt), param("max_completion_tokens", TypeInt), param("frequency_penalty", TypeNumber),
+	param("presence_penalty", TypeNumber), param("seed", TypeInt),
+}, concat(
+	dockerKeys("command_line_docker_image", "command_line_docker_memory_limit", "command_line_docker_cpu_limit",
+		"command_line_docker_network_mode", "command_line_docker_enable_sudo", "command_line_docker_credentials",
+		"command_line_docker_packages"),
+	srtKeys("command_line_srt_network_allowed_domains", "command_line_srt_deny_read", "command_line_srt_allow_unix_sockets",
+		"command_line_srt_read_mode", "command_line_srt_allow_read"),
+	mediaKeys("multimodal_config", "image_generation_backend", "image_generation_model", "video_generation_backend",
+		"video_generation_model", "audio_generation_backend", "audio_generation_model"),
+	copied(secRoot, "MassGen sets it at run time", "agent_id", "session_id", "filesystem_session_id", "session_storage_base",
+		"instance_id", "vote_only", "agent_temporary_workspace", "agent_temporary_workspace_parent", "context_write_access_enabled",
+		"use_mcpwrapped_for_tool_filtering", "use_no_roots_wrapper", "debug_delay_seconds", "debug_delay_after_n_tools"),
+	copied(secAgent, "it belongs on the agent", "voting_sensitivity", "subtask", "main_agent"),
+	copied(secOrch, "it belongs under orchestrator", "voting_threshold", "checklist_require_gap_report",
+		"gap_report_mode", "coordination_mode", "presenter_agent", "final_answer_strategy", "fairness_enabled",
+		"fairness_lead_cap_answers", "max_midstream_injections_per_round", "defer_peer_updates_until_restart",
+		"allow_midstream_peer_updates_before_checklist_submit", "max_checklist_calls_per_round", "checklist_first_answer"),
+	copied(secCoord, "it belongs under orchestrator.coordination", "plan_depth", "plan_thoroughness",
+		"plan_target_steps", "plan_target_chunks", "use_two_tier_workspace", "write_mode", "drift_conflict_policy", "subagent_types",
+		"round_evaluator_before_checklist", "orchestrator_managed_round_evaluator", "round_evaluator_skip_synthesis",
+		"round_evaluator_refine", "round_evaluator_transformation_pressure", "enable_quality_rethink_on_iteration",
+		"enable_novelty_on_iteration", "enable_execution_trace_analyzer", "novelty_injection", "improvements",
+		"learning_capture_mode", "criteria_mode", "bootstrap_max_per_agent_per_round", "bootstrap_max_total",
+		"disable_final_only_round_capture_fallback", "checkpoint_enabled", "checkpoint_mode", "checkpoint_guidance",
+		"checkpoint_gated_patterns", "standalone_checkpoint_enabled", "standalone_checkpoint_team_config",
+		"standalone_checkpoint_mode", "standalone_checkpoint_single", "standalone_checkpoint_include_workspace_context"),
+)...)
+
+// param is a provider request parameter whose type is known: a value of another type warns.
+func param(name string, t Type) Key {
+	return Key{Section: secBackend, Name: name, Type: t, Status: Implemented, Since: "0.1.12", Param: true, ex: "1",
+		Doc: "Passed to the provider as a request parameter."}
+}
+
+func dockerKeys(names ...string) []Key {
+	return tuning(names, "0.1.12", needsDocker, "Docker execution mode setting.")
+}
+
+func srtKeys(names ...string) []Key {
+	return tuning(names, "0.1.96", needsDocker, "srt OS-sandbox setting.")
+}
+
+func mediaKeys(names ...string) []Key {
+	return tuning(names, "0.1.28", needsMedia, "Media tools setting.")
+}
+
+func tuning(names []string, since, needs, doc string) []Key {
+	out := make([]Key, len(names))
+	for i, n := range names {
+		out[i] = Key{Section: secBackend, Name: n, Type: TypeAny, Status: Ignored, Since: since, Needs: needs, Doc: doc, ex: "x"}
+	}
+	return out
+}
+
+// copied are MassGen keys its orchestrator copies into every backend at run time; written in
+// a config they have no effect there, so they warn and never reach the provider.
+func copied(home, why string, names ...string) []Key {
+	out := make([]Key, len(names))
+	for i, n := range names {
+		where := "MassGen's own copy of " + sectionTitle(home) + "." + n
+		if home == secRoot {
+			where = "Set by MassGen at run time."
+		}
+		out[i] = Key{Section: secBackend, Name: n, Type: TypeAny, Status: Ignored, Since: "0.1.9x", warn: true, ex: "x",
+			msg: fmt.Sprintf("`%s` has no effect inside backend: %s", n, why), Doc: where}
+	}
+	return out
+}
+
+func concat(groups ...[]Key) []Key {
+	var out []Key
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// apiKey reads api_key, never echoing it: it is a secret.
+func apiKey(w *walker, t *target, g field) {
+	switch g.val.(type) {
+	case nil, *ast.StringNode, *ast.LiteralNode:
+		t.backend.APIKey, _ = w.str(g)
+	default:
+		w.errAt(g.loc, "api_key must be a string", "quote the key, or leave api_key out to read it from the environment", g.raw, g.keyN)
+	}
+}
+
+func noDotDot(w *walker, v *value) bool {
+	if strings.Contains(v.s, "..") {
+		w.errf(v.f, "name a folder without ..", "%s must not contain ..", v.f.key)
+		return false
+	}
+	return true
+}
+
+// passThrough handles a backend key that is not in the schema: a provider request parameter.
+// A near miss of a known key warns, since the provider will likely reject it.
+func passThrough(w *walker, t *target, g field) {
+	if c := closest(g.key, sections[secBackend].names); c != "" && editDistance(strings.ToLower(g.key), c) <= 2 {
+		w.warnAt(g.loc, fmt.Sprintf("`%s` is passed to the provider as a request parameter", clip(g.key)),
+			fmt.Sprintf("did you mean `%s`?", c), g.keyN)
+	}
+	if t.backend.Params == nil {
+		t.backend.Params = map[string]any{}
+	}
+	t.backend.Params[g.key] = w.decode(g, g.raw, 0)
+}
+
+// backendAfter checks a network backend's keys against each other and fills in its defaults.
+func backendAfter(w *walker, t *target, f field, present map[string]field) {
+	b := t.backend
+	allowed, hasAllowed := present["allowed_tools"]
+	exclude, hasExclude := present["exclude_tools"]
+	if hasAllowed && hasExclude && !empty(allowed.val) && !empty(exclude.val) {
+		w.warnAt(exclude.loc, "both allowed_tools and exclude_tools are set",
+			"allowed_tools already limits the tools; exclude_tools only removes from that list", exclude.keyN)
+	}
+	if g, ok := present["enable_web_search"]; ok && b.Hosted.WebSearch && t.bt.Protocol == ProtocolChat && hasSearchParameters(b.Params) {
+		// Grok's search is the search_parameters body field; MassGen refuses both at once too.
+		w.errKey(g, "remove search_parameters, or enable_web_search to keep your own",
+			"enable_web_search sets search_parameters, which the backend already sets")
+	}
+	if !t.known || !t.bt.Implemented {
+		return // a refused type is reported as such; its defaults do not matter
+	}
+	if b.Model == "" {
+		switch t.bt.DefaultModel {
+		case CustomModel:
+			w.errAt(f.loc, "missing required key `model`",
+				fmt.Sprintf("backend type `%s` has no default model; add model: with the model name to use", t.bt.Name), f.keyN, f.raw)
+		default:
+			b.Model = t.bt.DefaultModel
+		}
+	}
+	if b.BaseURL == "" {
+		b.BaseURL = t.bt.DefaultBaseURL
+	}
+}
+
+// hasSearchParameters reports whether params set search_parameters, at the top or in extra_body.
+func hasSearchParameters(params map[string]any) bool {
+	if _, ok := params["search_parameters"]; ok {
+		return true
+	}
+	eb, _ := params["extra_body"].(map[string]any)
+	_, ok := eb["search_parameters"]
+	return ok
+}

@@ -1,0 +1,234 @@
+package config
+
+import "github.com/goccy/go-yaml/ast"
+
+// orchestrator.coordination: MassGen's CoordinationConfig (agent_config.py,
+// yaml_coordination_keys), and persona_generator inside it.
+
+const (
+	needsBroadcast = "broadcast"
+	needsSubagents = "enable_subagents"
+	needsEvaluator = "orchestrator_managed_round_evaluator"
+	needsCriteria  = "evolving_criteria"
+	needsPlanning  = "enable_agent_task_planning"
+	needsSkills    = "use_skills"
+	needsMemory    = "enable_memory_filesystem_mode"
+	needsCheckpt   = "checkpoint_enabled"
+)
+
+var lowMediumHigh = []string{"low", "medium", "high"}
+
+var coordinationKeys = []Key{
+	{Section: secCoord, Name: "enable_planning_mode", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
+		Doc: "Hold back irreversible MCP tools until the winner presents; agents describe what they would do.",
+		set: orch(func(o *Orchestrator, v value) { o.PlanningMode = v.b })},
+	{Section: secCoord, Name: "planning_mode_instruction", Type: TypeString, Status: Implemented, Since: "0.1.12",
+		Doc: "Replaces the built-in planning-mode instruction.",
+		set: orch(func(o *Orchestrator, v value) { o.PlanningInstruction = v.s })},
+	{Section: secCoord, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: OffOnly, Since: "0.1.12",
+		Doc: "Restarts after a post-evaluation finds the answer insufficient.", hint: "use 0 (no restarts)", check: atLeast(0),
+		Why: "orchestration restarts are not built"},
+	{Section: secCoord, Name: "enable_agent_task_planning", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Task-planning tools for the agents.", Why: "task planning is not built"},
+	{Section: secCoord, Name: "max_tasks_per_plan", Type: TypeInt, Default: "10", Status: Ignored, Since: "0.1.12", Needs: needsPlanning,
+		check: atLeast(1), Doc: "Task planning: most tasks in a plan."},
+	{Section: secCoord, Name: "task_planning_filesystem_mode", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.12",
+		Needs: needsPlanning, Doc: "Task planning: write tasks under tasks/."},
+	{Section: secCoord, Name: "plan_depth", Type: TypeEnum, Enum: []string{"dynamic", "shallow", "medium", "deep"}, Status: Ignored,
+		Since: "0.1.38", Needs: needsPlanning, Doc: "Task planning: how many tasks a plan has."},
+	{Section: secCoord, Name: "plan_target_steps", Type: TypeInt, Status: Ignored, Since: "0.1.50", Needs: needsPlanning,
+		check: atLeast(1), Doc: "Task planning: target task count."},
+	{Section: secCoord, Name: "plan_target_chunks", Type: TypeInt, Status: Ignored, Since: "0.1.50", Needs: needsPlanning,
+		check: atLeast(1), Doc: "Task planning: target chunk count."},
+	{Section: secCoord, Name: "broadcast", Type: TypeAny, Default: "false", Status: OffOnly, Since: "0.1.18", ex: "false",
+		Doc: "ask_others between agents (agents) or with the user too (human).", check: broadcastCheck,
+		Why: "ask_others is not built", Instead: "remove it or set it to `false`"},
+	{Section: secCoord, Name: "broadcast_sensitivity", Type: TypeEnum, Enum: lowMediumHigh, Default: "medium", Status: Ignored,
+		Since: "0.1.18", Needs: needsBroadcast, Doc: "Broadcast: how often agents ask the others."},
+	{Section: secCoord, Name: "response_depth", Type: TypeEnum, Enum: lowMediumHigh, Default: "medium", Status: Ignored,
+		Since: "0.1.22", Needs: needsBroadcast, Doc: "Broadcast: how thorough shadow-agent answers are."},
+	{Section: secCoord, Name: "broadcast_timeout", Type: TypeSeconds, Default: "300", Status: Ignored, Since: "0.1.18",
+		Needs: needsBroadcast, Doc: "Broadcast: wait for answers."},
+	{Section: secCoord, Name: "broadcast_wait_by_default", Type: TypeBool, Default: "true", Status: Ignored, Since: "0.1.18",
+		Needs: needsBroadcast, Doc: "Broadcast: ask_others blocks."},
+	{Section: secCoord, Name: "max_broadcasts_per_agent", Type: TypeInt, Default: "10", Status: Ignored, Since: "0.1.18",
+		Needs: needsBroadcast, check: atLeast(1), Doc: "Broadcast: active broadcasts per agent."},
+	{Section: secCoord, Name: "enable_memory_filesystem_mode", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Two-tier filesystem memory.", Why: "filesystem memory is not built"},
+	{Section: secCoord, Name: "learning_capture_mode", Type: TypeEnum, Enum: []string{"round", "verification_and_final_only", "final_only"},
+		Default: "verification_and_final_only", Status: Ignored, Since: "0.1.9x", Needs: needsMemory,
+		Doc: "Memory and skills: when learnings are captured."},
+	{Section: secCoord, Name: "disable_final_only_round_capture_fallback", Type: TypeBool, Default: "false", Status: Ignored,
+		Since: "0.1.9x", Needs: needsMemory, Doc: "Memory and skills: capture fallback."},
+	{Section: secCoord, Name: "compression_target_ratio", Type: TypeNumber, Default: "0.2", Status: Ignored, Since: "0.1.33", warn: true,
+		Doc: "Reactive context compression: share of messages kept.", check: between01,
+		Why: "this build does not compress context; a call over the model's context window fails"},
+	{Section: secCoord, Name: "use_skills", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Skills through openskills.", Why: "skills are not built"},
+	{Section: secCoord, Name: "massgen_skills", Type: TypeStrings, Status: Ignored, Since: "0.1.12", Needs: needsSkills,
+		Doc: "Built-in skills to enable."},
+	{Section: secCoord, Name: "skills_directory", Type: TypeString, Default: ".agent/skills", Status: Ignored, Since: "0.1.12",
+		Needs: needsSkills, Doc: "Where skills are found."},
+	{Section: secCoord, Name: "load_previous_session_skills", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.9x",
+		Needs: needsSkills, Doc: "Skills of earlier sessions."},
+	{Section: secCoord, Name: "persona_generator", Type: TypeMapping, Status: Implemented, Since: "0.1.15", ex: "{enabled: true}",
+		Doc: "Diverse personas written into the agents' system messages before the run (see its section).",
+		raw: coordSub(secPersona)},
+	{Section: secCoord, Name: "evaluation_criteria_generator", Type: TypeSwitch, Status: OffOnly, Since: "0.1.55",
+		Doc: "Task-specific evaluation criteria.", Why: "criteria generation is not built"},
+	{Section: secCoord, Name: "prompt_improver", Type: TypeSwitch, Status: OffOnly, Since: "0.1.9x",
+		Doc: "Rewrite the task prompt before coordination.", Why: "prompt improvement is not built"},
+	{Section: secCoord, Name: "pre_collab_voting_threshold", Type: TypeInt, Status: Refused, Since: "0.1.9x",
+		Doc: "Checklist gate of pre-collaboration runs.",
+		Why: "it sets the checklist gate of pre-collaboration runs, which this build does not have"},
+	{Section: secCoord, Name: "enable_subagents", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.29",
+		Doc: "Subagent tools.", Why: "subagents are not built"},
+	{Section: secCoord, Name: "subagent_default_timeout", Type: TypeSeconds, Default: "300", Status: Ignored, Since: "0.1.29",
+		Needs: needsSubagents, Doc: "Subagents: default timeout."},
+	{Section: secCoord, Name: "subagent_min_timeout", Type: TypeSeconds, Default: "60", Status: Ignored, Since: "0.1.29",
+		Needs: needsSubagents, Doc: "Subagents: shortest timeout."},
+	{Section: secCoord, Name: "subagent_max_timeout", Type: TypeSeconds, Default: "600", Status: Ignored, Since: "0.1.29",
+		Needs: needsSubagents, Doc: "Subagents: longest timeout."},
+	{Section: secCoord, Name: "subagent_max_concurrent", Type: TypeInt, Default: "3", Status: Ignored, Since: "0.1.29",
+		Needs: needsSubagents, check: atLeast(1), Doc: "Subagents: at once per agent."},
+	{Section: secCoord, Name: "subagent_round_timeouts", Type: TypeMapping, Status: Ignored, Since: "0.1.9x", Needs: needsSubagents,
+		Doc: "Subagents: round timeouts."},
+	{Section: secCoord, Name: "subagent_runtime_mode", Type: TypeEnum, Enum: []string{"isolated", "inherited", "delegated"},
+		Default: "isolated", Status: Ignored, Since: "0.1.9x", Needs: needsSubagents, Doc: "Subagents: runtime boundary."},
+	{Section: secCoord, Name: "subagent_runtime_fallback_mode", Type: TypeEnum, Enum: []string{"inherited"}, Status: Ignored,
+		Since: "0.1.9x", Needs: needsSubagents, Doc: "Subagents: fallback when isolation is unavailable."},
+	{Section: secCoord, Name: "subagent_host_launch_prefix", Type: TypeStrings, Status: Ignored, Since: "0.1.9x", Needs: needsSubagents,
+		Doc: "Subagents: launch prefix inside containers."},
+	{Section: secCoord, Name: "subagent_orchestrator", Type: TypeMapping, Status: Ignored, Since: "0.1.29", Needs: needsSubagents,
+		Doc: "Subagents: multi-agent subagents."},
+	{Section: secCoord, Name: "background_subagents", Type: TypeMapping, Status: Ignored, Since: "0.1.41", Needs: needsSubagents,
+		Doc: "Subagents: background execution."},
+	{Section: secCoord, Name: "subagent_types", Type: TypeStrings, Status: Ignored, Since: "0.1.55", Needs: needsSubagents,
+		Doc: "Subagents: types offered."},
+	{Section: secCoord, Name: "async_subagents", Type: TypeAny, Status: Refused, Since: "0.1.41",
+		msg: "`async_subagents` is not supported: MassGen removed it", Instead: "remove it; MassGen renamed it background_subagents",
+		Doc: "Removed; MassGen rejects it too."},
+	{Section: secCoord, Name: "use_two_tier_workspace", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Deprecated scratch/deliverable workspaces.", Instead: "remove it; MassGen replaced it with write_mode"},
+	{Section: secCoord, Name: "task_decomposer", Type: TypeMapping, Status: Ignored, Since: "0.1.48", Needs: "orchestrator.coordination_mode",
+		Doc: "Decomposition mode: the task decomposer."},
+	{Section: secCoord, Name: "write_mode", Type: TypeEnum, Enum: []string{"auto", "worktree", "isolated", "legacy"},
+		Accept: []string{"legacy"}, Default: "auto", Status: OffOnly, Since: "0.1.48",
+		Doc:     "How agent writes are isolated; this build writes directly (legacy).",
+		Why:     "git-worktree and shadow-repository isolation are not built",
+		Instead: "remove it, or use `write_mode: legacy`: agents write into their own workspaces directly"},
+	{Section: secCoord, Name: "enable_changedoc", Type: TypeBool, Default: "true", Status: Ignored, Since: "0.1.51", warn: true,
+		Doc: "changedoc.md decision journal.", Why: "no changedoc.md is written"},
+	{Section: secCoord, Name: "drift_conflict_policy", Type: TypeEnum, Enum: []string{"skip", "prefer_presenter", "fail"},
+		Default: "skip", Status: Ignored, Since: "0.1.9x", Needs: "write_mode", Doc: "Isolated writes: drifted files."},
+	{Section: secCoord, Name: "round_evaluator_before_checklist", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
+		Doc: "Round evaluator before each checklist.", Why: "the round evaluator is not built"},
+	{Section: secCoord, Name: "orchestrator_managed_round_evaluator", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
+		Doc: "Orchestrator-run round evaluator.", Why: "the round evaluator is not built"},
+	{Section: secCoord, Name: "round_evaluator_skip_synthesis", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.61",
+		Needs: needsEvaluator, Doc: "Round evaluator: raw critiques."},
+	{Section: secCoord, Name: "round_evaluator_refine", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.61",
+		Needs: needsEvaluator, Doc: "Round evaluator: iterate."},
+	{Section: secCoord, Name: "round_evaluator_transformation_pressure", Type: TypeEnum, Enum: []string{"gentle", "balanced", "aggressive"},
+		Default: "balanced", Status: Ignored, Since: "0.1.61", Needs: needsEvaluator, Doc: "Round evaluator: boldness."},
+	{Section: secCoord, Name: "enable_quality_rethink_on_iteration", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
+		Doc: "Quality-rethinking subagent from round 2.", Why: "the round evaluator is not built"},
+	{Section: secCoord, Name: "enable_novelty_on_iteration", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
+		Doc: "Novelty subagent from round 2.", Why: "the round evaluator is not built"},
+	{Section: secCoord, Name: "enable_execution_trace_analyzer", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
+		Doc: "Execution-trace analyzer beside the round evaluator.", Why: "the round evaluator is not built"},
+	{Section: secCoord, Name: "auto_trace_analysis", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Background trace analyzer from round 2.", Why: "trace analysis is not built"},
+	{Section: secCoord, Name: "evolving_criteria", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.70",
+		Doc: "Evolve the evaluation criteria between rounds.", Why: "evaluation criteria are not built"},
+	{Section: secCoord, Name: "evolving_criteria_score_threshold", Type: TypeInt, Default: "8", Status: Ignored, Since: "0.1.70",
+		Needs: needsCriteria, Doc: "Evolving criteria: score of an easy criterion."},
+	{Section: secCoord, Name: "evolving_criteria_max_evolutions", Type: TypeInt, Default: "2", Status: Ignored, Since: "0.1.70",
+		Needs: needsCriteria, Doc: "Evolving criteria: most evolutions."},
+	{Section: secCoord, Name: "evolving_criteria_min_high_score_count", Type: TypeInt, Default: "2", Status: Ignored, Since: "0.1.70",
+		Needs: needsCriteria, Doc: "Evolving criteria: criteria at threshold that trigger it."},
+	{Section: secCoord, Name: "evolving_criteria_timeout", Type: TypeSeconds, Default: "300", Status: Ignored, Since: "0.1.70",
+		Needs: needsCriteria, Doc: "Evolving criteria: time for an evolution."},
+	{Section: secCoord, Name: "enable_evaluator_personas", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "set_evaluator_personas tool.", Why: "evaluator personas are not built"},
+	{Section: secCoord, Name: "novelty_injection", Type: TypeEnum, Enum: []string{"none", "gentle", "moderate", "aggressive"},
+		Accept: []string{"none"}, Default: "none", Status: OffOnly, Since: "0.1.52",
+		Doc: "Pressure towards novel answers.", Why: "novelty injection is not built"},
+	{Section: secCoord, Name: "improvements", Type: TypeMapping, Status: Ignored, Since: "0.1.9x", Needs: needsChecklist,
+		Doc: "Checklist voting: quality gate of draft approaches."},
+	{Section: secCoord, Name: "checklist_criteria_preset", Type: TypeString, Status: Ignored, Since: "0.1.55", Needs: needsChecklist,
+		Doc: "Checklist voting: criteria preset."},
+	{Section: secCoord, Name: "checklist_criteria_inline", Type: TypeList, Status: Ignored, Since: "0.1.70", Needs: needsChecklist,
+		Doc: "Checklist voting: criteria written out."},
+	{Section: secCoord, Name: "criteria_mode", Type: TypeEnum, Enum: []string{"static", "bootstrap_inline", "bootstrap_subagent"},
+		Accept: []string{"static"}, Default: "static", Status: OffOnly, Since: "0.1.85",
+		Doc: "Where checklist criteria come from.", Why: "criteria bootstrapping is not built"},
+	{Section: secCoord, Name: "bootstrap_max_per_agent_per_round", Type: TypeInt, Default: "3", Status: Ignored, Since: "0.1.85",
+		Needs: "criteria_mode", check: atLeast(0), Doc: "Bootstrapped criteria: per agent per round."},
+	{Section: secCoord, Name: "bootstrap_max_total", Type: TypeInt, Default: "30", Status: Ignored, Since: "0.1.85",
+		Needs: "criteria_mode", check: atLeast(0), Doc: "Bootstrapped criteria: total (0: unlimited)."},
+	{Section: secCoord, Name: "resume_from_log", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.9x",
+		Doc: "Resume a run from a previous log.", Instead: "remove it; this build cannot resume a run from its logs"},
+	{Section: secCoord, Name: "checkpoint_enabled", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.68",
+		Doc: "Checkpoint coordination.", Why: "checkpoint mode is not built"},
+	{Section: secCoord, Name: "checkpoint_mode", Type: TypeEnum, Enum: []string{"conversation", "task"}, Default: "conversation",
+		Status: Ignored, Since: "0.1.68", Needs: needsCheckpt, Doc: "Checkpoints: mode."},
+	{Section: secCoord, Name: "checkpoint_guidance", Type: TypeString, Status: Ignored, Since: "0.1.68", Needs: needsCheckpt,
+		Doc: "Checkpoints: guidance for the main agent."},
+	{Section: secCoord, Name: "checkpoint_gated_patterns", Type: TypeStrings, Status: Ignored, Since: "0.1.68", Needs: needsCheckpt,
+		Doc: "Checkpoints: gated tools."},
+	{Section: secCoord, Name: "standalone_checkpoint", Type: TypeSwitch, Status: OffOnly, Since: "0.1.9x",
+		Doc: "Standalone checkpoint MCP server.", Why: "checkpoint mode is not built"},
+	{Section: secCoord, Name: "web_review", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Change review in MassGen's Web UI.", Why: "it needs MassGen's Web UI"},
+	{Section: secCoord, Name: "fast_iteration_mode", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.70",
+		Needs: needsChecklist, Doc: "Speed: submit sooner and iterate (checklist voting)."},
+	{Section: secCoord, Name: "max_verifications_per_round", Type: TypeInt, Status: Ignored, Since: "0.1.79", Needs: needsChecklist,
+		check: atLeast(0), Doc: "Speed: verification passes per round."},
+	{Section: secCoord, Name: "max_internal_fix_loops", Type: TypeInt, Status: Ignored, Since: "0.1.79", Needs: needsChecklist,
+		check: atLeast(0), Doc: "Speed: fix loops per round."},
+	{Section: secCoord, Name: "skip_redundant_scaffolding", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.79",
+		Needs: needsChecklist, Doc: "Speed: continue existing scaffolding."},
+}
+
+var personaKeys = []Key{
+	{Section: secPersona, Name: "enabled", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.15",
+		Doc: "Write personas before the run.",
+		set: orch(func(o *Orchestrator, v value) { o.PersonaGenerator.Enabled = v.b })},
+	{Section: secPersona, Name: "diversity_mode", Type: TypeEnum, Enum: []string{"perspective", "implementation", "methodology"},
+		Default: "perspective", Status: Implemented, Since: "0.1.30", Doc: "What the personas differ in.",
+		set: orch(func(o *Orchestrator, v value) { o.PersonaGenerator.DiversityMode = v.s })},
+	{Section: secPersona, Name: "persona_guidelines", Type: TypeString, Status: EmptyOnly, Since: "0.1.15",
+		Doc: "Custom guidelines for the persona writer.", Instead: "remove it; diversity_mode sets what the personas differ in"},
+	{Section: secPersona, Name: "persist_across_turns", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
+		Doc: "Reuse the personas on later turns.", Why: "personas are written afresh each turn"},
+	{Section: secPersona, Name: "after_first_answer", Type: TypeEnum, Enum: []string{"drop", "soften", "keep"}, Accept: []string{"drop"},
+		Default: "drop", Status: OffOnly, Since: "0.1.9x", Doc: "What happens to a persona after the agent's first answer.",
+		Why: "the persona is dropped after the first answer, MassGen's default"},
+}
+
+// broadcastCheck reads broadcast: false, agents or human.
+func broadcastCheck(w *walker, v *value) bool {
+	switch n := v.f.val.(type) {
+	case *ast.BoolNode:
+		if !n.Value {
+			return true
+		}
+	case *ast.StringNode:
+		if n.Value == "agents" || n.Value == "human" {
+			v.s = n.Value
+			return true
+		}
+	}
+	w.errf(v.f, "use `false`, `agents` or `human`", "invalid broadcast `%s`", clip(scalarText(v.f.val)))
+	return false
+}
+
+// between01 checks a ratio.
+func between01(w *walker, v *value) bool {
+	if v.x < 0 || v.x > 1 {
+		w.errf(v.f, "use a number from 0 to 1", "%s must be between 0 and 1", v.f.key)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,290 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Section paths of the schema.
+const (
+	secRoot        = ""
+	secAgent       = "agents[]"
+	secBackend     = "agents[].backend"
+	secScripted    = "agents[].backend (scripted)"
+	secMCP         = "agents[].backend.mcp_servers[]"
+	secFault       = "agents[].backend.faults[]"
+	secToolCall    = "agents[].backend.tool_calls[]"
+	secContextPath = "context_paths[]"
+	secOrch        = "orchestrator"
+	secCoord       = "orchestrator.coordination"
+	secPersona     = "orchestrator.coordination.persona_generator"
+	secOrchTimeout = "orchestrator.timeout"
+	secTimeouts    = "timeout_settings"
+	secUI          = "ui"
+)
+
+// sectionTitle names a section in messages and docs.
+func sectionTitle(path string) string {
+	if path == secRoot {
+		return "top level"
+	}
+	return path
+}
+
+var (
+	sensitivity = []string{"lenient", "balanced", "strict"}
+	// MassGen's voting sensitivities past the three this build runs: ROI, sequential,
+	// adversarial and checklist voting need their own tools and scoring.
+	allSensitivity = append(slices.Clone(sensitivity), "roi", "roi_conservative", "roi_balanced", "roi_aggressive",
+		"sequential", "adversarial", "consistency", "diversity", "reflective", "checklist", "checklist_scored", "checklist_gated")
+	strategies = []string{StrategyWinnerPresent, StrategyWinnerReuse, StrategySynthesize}
+)
+
+// Checklist voting (voting_sensitivity: checklist_gated and the other checklist and ROI
+// modes) is not built: the keys that tune it are ignored without it.
+const needsChecklist = "orchestrator.voting_sensitivity"
+
+func orch(f func(o *Orchestrator, v value)) func(*walker, *target, value) {
+	return func(_ *walker, t *target, v value) { f(&t.cfg.Orchestrator, v) }
+}
+
+func coordSub(sec string) func(*walker, *target, field) {
+	return func(w *walker, t *target, f field) { w.walk(sec, f, t) }
+}
+
+var orchestratorKeys = []Key{
+	{Section: secOrch, Name: "voting_sensitivity", Type: TypeEnum, Enum: allSensitivity, Accept: sensitivity, Default: "lenient",
+		Status: Implemented, Since: "0.1.12", Doc: "How critical agents are when voting.",
+		Why: "only lenient, balanced and strict are built; checklist and ROI voting need their own tools",
+		set: orch(func(o *Orchestrator, v value) { o.VotingSensitivity = v.s })},
+	{Section: secOrch, Name: "answer_novelty_requirement", Type: TypeEnum, Enum: sensitivity, Default: "lenient",
+		Status: Implemented, Since: "0.1.12", Doc: "How different a new answer must be from the existing ones.",
+		set: orch(func(o *Orchestrator, v value) { o.AnswerNovelty = v.s })},
+	{Section: secOrch, Name: "max_new_answers_per_agent", Type: TypeInt, Default: "unlimited", Status: Implemented, Since: "0.1.12",
+		Doc: "Cap on the answers each agent may submit.", hint: "use 1 or more, or null for no limit", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.MaxNewAnswersPerAgent = v.n })},
+	{Section: secOrch, Name: "max_new_answers_global", Type: TypeInt, Default: "unlimited", Status: Implemented, Since: "0.1.9x",
+		Doc: "Cap on the answers of all agents together.", hint: "use 1 or more, or null for no limit", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.MaxNewAnswersGlobal = v.n })},
+	{Section: secOrch, Name: "final_answer_strategy", Type: TypeEnum, Enum: strategies, Default: StrategyWinnerPresent,
+		Status: Implemented, Since: "0.1.9x", Doc: "How the final answer is made: the winner presents it, the winner's answer is reused as is, or a presenter synthesizes all answers.",
+		set: func(_ *walker, t *target, v value) { t.final.strategy = &v }},
+	{Section: secOrch, Name: "skip_final_presentation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.9x",
+		Doc: "Reuse the winner's answer without a presentation call (final_answer_strategy: winner_reuse).",
+		set: func(_ *walker, t *target, v value) { t.final.skip = &v }},
+	{Section: secOrch, Name: "final_presentation", Type: TypeEnum, Enum: []string{"regenerate", "verbatim"}, Default: "regenerate",
+		Status: Implemented, Since: "port", Doc: "This port's older spelling of final_answer_strategy: regenerate is winner_present, verbatim is winner_reuse.",
+		set: func(_ *walker, t *target, v value) { t.final.presentation = &v }},
+	{Section: secOrch, Name: "presenter_agent", Type: TypeString, Status: Implemented, Since: "0.1.48",
+		Doc: "Id of the agent that writes the final answer (default: the winner).", ex: "a",
+		set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.PresenterAgent, t.presenterF = v.s, &v.f }},
+	{Section: secOrch, Name: "defer_voting_until_all_answered", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.63",
+		Doc: "Accept no vote until every live agent has an answer.",
+		set: orch(func(o *Orchestrator, v value) { o.DeferVotingUntilAllAnswered = v.b })},
+	{Section: secOrch, Name: "disable_injection", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.63",
+		Doc: "Deliver new answers to a busy agent on its next turn only, never mid-turn.",
+		set: orch(func(o *Orchestrator, v value) { o.DisableInjection = v.b })},
+	{Section: secOrch, Name: "skip_voting", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.9x",
+		Doc: "No vote round: the winner is chosen without votes.",
+		set: orch(func(o *Orchestrator, v value) { o.SkipVoting = v.b })},
+	{Section: secOrch, Name: "fairness_enabled", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.49",
+		Doc: "Keep fast agents from lapping slow ones.",
+		set: orch(func(o *Orchestrator, v value) { o.Fairness.Enabled = v.b })},
+	{Section: secOrch, Name: "fairness_lead_cap_answers", Type: TypeInt, Default: "2", Status: Implemented, Since: "0.1.49",
+		Doc:  "How many answers an agent may be ahead of the slowest live peer (0: strict lockstep).",
+		hint: "use 0 (strict lockstep) or more", check: atLeast(0),
+		set: orch(func(o *Orchestrator, v value) { o.Fairness.LeadCapAnswers = v.n })},
+	{Section: secOrch, Name: "max_midstream_injections_per_round", Type: TypeInt, Default: "2", Status: Implemented, Since: "0.1.49",
+		Doc: "Cap on the peer updates delivered to one agent within one turn.", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.Fairness.MaxMidstreamInjectionsPerRound = v.n })},
+	{Section: secOrch, Name: "voting_threshold", Type: TypeInt, Status: Refused, Since: "0.1.49",
+		Doc:     "Strictness of the checklist gate, 0-10.",
+		Why:     "it sets the checklist gate of `voting_sensitivity: checklist_gated`, which this build does not have",
+		Instead: "remove it; voting_sensitivity (lenient, balanced, strict) sets how critical votes are"},
+	{Section: secOrch, Name: "checklist_require_gap_report", Type: TypeBool, Default: "true", Status: Ignored, Since: "0.1.9x",
+		Needs: needsChecklist, Doc: "Checklist voting: require a gap report before the verdict."},
+	{Section: secOrch, Name: "gap_report_mode", Type: TypeEnum, Enum: []string{"changedoc", "separate", "none"}, Default: "changedoc",
+		Status: Ignored, Since: "0.1.9x", Needs: needsChecklist, Doc: "Checklist voting: where the gap report goes."},
+	{Section: secOrch, Name: "max_checklist_calls_per_round", Type: TypeInt, Default: "1", Status: Ignored, Since: "0.1.9x",
+		Needs: needsChecklist, check: atLeast(1), Doc: "Checklist voting: submit_checklist calls per answer."},
+	{Section: secOrch, Name: "checklist_first_answer", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.9x",
+		Needs: needsChecklist, Doc: "Checklist voting: gate the first answer too."},
+	{Section: secOrch, Name: "allow_midstream_peer_updates_before_checklist_submit", Type: TypeBool, Status: Ignored, Since: "0.1.9x",
+		Needs: needsChecklist, Doc: "Checklist voting: deliver peer updates before the first checklist."},
+	{Section: secOrch, Name: "defer_peer_updates_until_restart", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.49",
+		Doc:     "Queue peer updates until the agent restarts instead of injecting them.",
+		Instead: "remove it; `disable_injection: true` delivers new answers on the next turn only"},
+	{Section: secOrch, Name: "coordination_mode", Type: TypeEnum, Enum: []string{"voting", "decomposition"}, Accept: []string{"voting"},
+		Default: "voting", Status: OffOnly, Since: "0.1.48", Doc: "Voting, or decomposition into subtasks.",
+		Why: "decomposition needs subtasks, the stop tool and a task decomposer"},
+	{Section: secOrch, Name: "failure_budget", Type: TypeInt, Default: "3", Status: Implemented, Since: "port",
+		Doc: "Consecutive failed turns that make an agent dead.", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.FailureBudget = v.n })},
+	{Section: secOrch, Name: "max_cost_usd", Type: TypeNumber, Default: "0 (no limit)", Status: Implemented, Since: "port",
+		Doc: "Stop coordination once this much is spent.", hint: "use 0 for no limit or a positive amount in US dollars", check: atLeast(0),
+		set: orch(func(o *Orchestrator, v value) { o.MaxCostUSD = v.x })},
+	{Section: secOrch, Name: "max_response_chars", Type: TypeInt, Default: "200000", Status: Implemented, Since: "port",
+		Doc: "Cap on what one model response may stream.", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.MaxResponseChars = v.n })},
+	{Section: secOrch, Name: "max_tool_calls_per_response", Type: TypeInt, Default: "32", Status: Implemented, Since: "port",
+		Doc: "Cap on the tool calls of one response.", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.MaxToolCallsPerResponse = v.n })},
+	{Section: secOrch, Name: "max_answer_chars", Type: TypeInt, Default: "100000", Status: Implemented, Since: "port",
+		Doc: "Cap on a new_answer's content.", check: atLeast(1),
+		set: orch(func(o *Orchestrator, v value) { o.MaxAnswerChars = v.n })},
+	{Section: secOrch, Name: "skip_coordination_rounds", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
+		Doc: "Debug: skip voting rounds and go straight to the final presentation.",
+		set: orch(func(o *Orchestrator, v value) { o.SkipCoordinationRounds = v.b })},
+	{Section: secOrch, Name: "debug_final_answer", Type: TypeAny, Status: Ignored, Since: "0.1.12", ex: "x",
+		Doc: "Debug for orchestration restarts, which this build does not have.", check: stringOrBool},
+	{Section: secOrch, Name: "coordination", Type: TypeMapping, Status: Implemented, Since: "0.1.12",
+		Doc: "Coordination settings (see orchestrator.coordination).", ex: "{}", raw: coordSub(secCoord)},
+	{Section: secOrch, Name: "timeout", Type: TypeMapping, Status: Ignored, Since: "0.1.12", ex: "{}",
+		Doc: "Validated but never read by MassGen; see timeout_settings.", raw: coordSub(secOrchTimeout)},
+	{Section: secOrch, Name: "context_paths", Type: TypeList, Status: Implemented, Since: "0.1.12", ex: "[{path: .}]",
+		Doc: "Files and folders every agent may read (and the presenter write).",
+		raw: func(w *walker, t *target, f field) { t.cfg.Orchestrator.ContextPaths = w.contextPaths(f, t) }},
+	{Section: secOrch, Name: "session_storage", Type: TypeAny, Status: Ignored, Since: "0.1.12", warn: true, ex: "s",
+		msg: "`session_storage` is ignored", Instead: "sessions are always stored under .massgen/sessions",
+		Doc: "Legacy: sessions are always stored under .massgen/sessions."},
+	{Section: secOrch, Name: "snapshot_storage", Type: TypeString, Status: Ignored, Since: "0.1.12",
+		Doc: "Every run gets its own snapshot folder."},
+	{Section: secOrch, Name: "agent_temporary_workspace", Type: TypeString, Status: Ignored, Since: "0.1.12",
+		Doc: "Every run gets its own temporary workspaces."},
+	{Section: secOrch, Name: "dspy", Type: TypeSwitch, Status: OffOnly, Since: "0.1.12", Doc: "DSPy question paraphrasing.",
+		Why: "question paraphrasing is not built"},
+	{Section: secOrch, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: OffOnly, Since: "0.1.12",
+		Doc: "Orchestrator-level spelling of coordination.max_orchestration_restarts.", hint: "use 0 (no restarts)",
+		check: atLeast(0), Why: "orchestration restarts are not built"},
+	{Section: secOrch, Name: "docker", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.20", Doc: "Docker settings for computer use.",
+		Why: "Docker execution is not built"},
+	{Section: secOrch, Name: "enable_multimodal_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.28",
+		Doc: "read_media and generate_media tools.", Why: "media tools are not built"},
+	{Section: secOrch, Name: "multimodal_config", Type: TypeMapping, Status: Ignored, Since: "0.1.28", Needs: "enable_multimodal_tools",
+		Doc: "Settings of the media tools."},
+	{Section: secOrch, Name: "image_generation_backend", Type: TypeString, Status: Ignored, Since: "0.1.28", Needs: "enable_multimodal_tools",
+		Doc: "Backend of generate_media for images."},
+	{Section: secOrch, Name: "audio_generation_backend", Type: TypeString, Status: Ignored, Since: "0.1.28", Needs: "enable_multimodal_tools",
+		Doc: "Backend of generate_media for audio."},
+	{Section: secOrch, Name: "video_generation_backend", Type: TypeString, Status: Ignored, Since: "0.1.28", Needs: "enable_multimodal_tools",
+		Doc: "Backend of generate_media for video."},
+	{Section: secOrch, Name: "max_turns", Type: TypeInt, Status: EmptyOnly, Since: "0.1.9x",
+		Doc: "Cap on the turns of an interactive session.", Instead: "remove it; end the session with /quit"},
+	{Section: secOrch, Name: "skills_directory", Type: TypeString, Status: Ignored, Since: "0.1.12", Needs: "orchestrator.coordination.use_skills",
+		Doc: "Where skills are found."},
+	{Section: secOrch, Name: "enable_nlip", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
+		Doc: "Route tool calls through NLIP.", Why: "NLIP is not built"},
+	{Section: secOrch, Name: "nlip", Type: TypeSwitch, Status: OffOnly, Since: "0.1.13", Doc: "NLIP settings.", Why: "NLIP is not built"},
+	{Section: secOrch, Name: "nlip_config", Type: TypeMapping, Status: Ignored, Since: "0.1.13", Needs: "enable_nlip",
+		Doc: "NLIP router settings."},
+	{Section: secOrch, Name: "interactive_mode", Type: TypeBool, Status: Ignored, Since: "0.1.9x",
+		Doc: "Set by MassGen's own TUI driver; the CLI decides interactivity here."},
+	{Section: secOrch, Name: "type", Type: TypeString, Status: Ignored, Since: "0.1.9x", Doc: "A label; it has no effect."},
+}
+
+var orchestratorTimeoutKeys = []Key{
+	{Section: secOrchTimeout, Name: "orchestrator_timeout_seconds", Type: TypeSeconds, Status: Ignored, Since: "0.1.12", warn: true,
+		msg:     "orchestrator.timeout.orchestrator_timeout_seconds is ignored (as in MassGen)",
+		Instead: "set timeout_settings.orchestrator_timeout_seconds instead", Doc: "Validated but never read by MassGen."},
+}
+
+// stringOrBool checks debug_final_answer, which MassGen takes as a string or a boolean.
+func stringOrBool(w *walker, v *value) bool {
+	switch v.f.val.(type) {
+	case *ast.StringNode, *ast.LiteralNode, *ast.BoolNode:
+		return true
+	}
+	w.errf(v.f, "", "%s must be a string or a boolean, not %s", v.f.key, kind(v.f.val))
+	return false
+}
+
+// finalSetting is how the final answer was asked for, by each of its three spellings.
+type finalSetting struct {
+	strategy, skip, presentation *value
+}
+
+var presentationStrategy = map[string]string{"regenerate": StrategyWinnerPresent, "verbatim": StrategyWinnerReuse}
+
+// resolve sets o.FinalAnswerStrategy from the three spellings. An explicit
+// final_answer_strategy wins over skip_final_presentation, as in MassGen; final_presentation,
+// this port's own spelling, must agree with both. It returns the setting as written, for
+// messages ("" for the default).
+func (fs *finalSetting) resolve(w *walker, o *Orchestrator) string {
+	if p := fs.presentation; p != nil {
+		mapped := presentationStrategy[p.s]
+		if s := fs.strategy; s != nil && s.s != mapped {
+			w.errKey(s.f, "keep `final_answer_strategy`; `final_presentation` is its older spelling",
+				"`final_answer_strategy: %s` and `final_presentation: %s` disagree", s.s, p.s)
+		}
+		if k := fs.skip; k != nil && k.b && mapped != StrategyWinnerReuse {
+			w.errKey(k.f, "keep one of them", "`skip_final_presentation: true` and `final_presentation: %s` disagree", p.s)
+		}
+	}
+	switch {
+	case fs.strategy != nil:
+		if k := fs.skip; k != nil && k.b && fs.strategy.s != StrategyWinnerReuse {
+			w.warnAt(k.f.loc, fmt.Sprintf("`skip_final_presentation: true` is overridden by `final_answer_strategy: %s` (as in MassGen)", fs.strategy.s),
+				"remove skip_final_presentation", k.f.keyN)
+		}
+		o.FinalAnswerStrategy = fs.strategy.s
+		return "final_answer_strategy: " + fs.strategy.s
+	case fs.presentation != nil:
+		o.FinalAnswerStrategy = presentationStrategy[fs.presentation.s]
+		return "final_presentation: " + fs.presentation.s
+	case fs.skip != nil && fs.skip.b:
+		o.FinalAnswerStrategy = StrategyWinnerReuse
+		return "skip_final_presentation: true"
+	}
+	return ""
+}
+
+// orchestratorAfter resolves the final-answer spellings and checks keys against each other.
+func orchestratorAfter(w *walker, t *target, f field, present map[string]field) {
+	o := &t.cfg.Orchestrator
+	written := t.final.resolve(w, o)
+	if resp := cmp.Or(o.MaxResponseChars, DefaultMaxResponseChars); o.MaxAnswerChars > resp {
+		// The answer travels in the response's tool-call arguments, which the response cap cuts first.
+		w.warnAt(f.loc, fmt.Sprintf("max_answer_chars (%d) is above max_response_chars (%d): a response carrying such an answer is cut off first", o.MaxAnswerChars, resp),
+			fmt.Sprintf("raise max_response_chars to at least %d", o.MaxAnswerChars+o.MaxAnswerChars/4), f.keyN)
+	}
+	if o.PlanningMode && o.FinalAnswerStrategy == StrategyWinnerReuse {
+		// The held-back tools run only in the winner's presentation, which winner_reuse skips.
+		w.warnAt(f.loc, fmt.Sprintf("planning mode with `%s` never carries the plan out", written),
+			"use `final_answer_strategy: winner_present`, so that the winner runs the tools held back", f.keyN)
+	}
+	if g, ok := present["defer_voting_until_all_answered"]; ok && o.SkipVoting && o.DeferVotingUntilAllAnswered {
+		w.warnAt(g.loc, "`defer_voting_until_all_answered` has no effect with `skip_voting: true`", "remove one of them", g.keyN)
+	}
+	if g, ok := present["fairness_lead_cap_answers"]; ok && !o.Fairness.Enabled {
+		w.warnAt(g.loc, "`fairness_lead_cap_answers` has no effect with `fairness_enabled: false`", "remove one of them", g.keyN)
+	}
+}
+
+// checkPresenter checks presenter_agent against the agents, once both are read.
+func (w *walker) checkPresenter(t *target, defs []agentDef) {
+	if t.presenterF == nil {
+		return
+	}
+	g, id := *t.presenterF, t.cfg.Orchestrator.PresenterAgent
+	var ids []string
+	for _, d := range defs {
+		if d.idN != nil {
+			ids = append(ids, d.agent.ID)
+		}
+	}
+	if !slices.Contains(ids, id) {
+		sugg := "use the id of one of the agents: " + oneOf(quoteAll(ids))
+		if c := closest(id, ids); c != "" {
+			sugg = fmt.Sprintf("did you mean `%s`?", c)
+		}
+		w.errf(g, sugg, "presenter_agent `%s` is not the id of an agent", clip(id))
+		return
+	}
+	if t.cfg.Orchestrator.FinalAnswerStrategy == StrategyWinnerReuse {
+		w.warnAt(g.loc, "`presenter_agent` is unused: the winner's answer is reused as is, without a presentation call",
+			"remove presenter_agent, or use `final_answer_strategy: winner_present` or `synthesize`", g.keyN)
+	}
+}

@@ -1,0 +1,322 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The MassGen v0.1.9x keys this build implements: parsed into Config, with their defaults and
+// range checks, and the rules between them (issue 10 item 1).
+func TestParse_V09xKeys(t *testing.T) {
+	two := "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n  - id: writer\n    backend: {type: scripted, answers: [hi]}\n"
+	orch := func(lines string) string { return two + "orchestrator:\n" + lines }
+	cases := []struct {
+		name  string
+		yaml  string
+		want  []string
+		check func(t *testing.T, c *Config)
+	}{
+		{"defaults", two, nil, func(t *testing.T, c *Config) {
+			o := c.Orchestrator
+			if o.FinalAnswerStrategy != StrategyWinnerPresent || o.Fairness != (Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2}) ||
+				o.PersonaGenerator != (PersonaGenerator{DiversityMode: "perspective"}) || o.MaxNewAnswersGlobal != 0 || o.PresenterAgent != "" ||
+				c.Timeouts.RoundGrace != 120*time.Second || c.Timeouts.InitialRound != 0 || c.Timeouts.SubsequentRound != 0 {
+				t.Errorf("defaults: %+v %+v", o, c.Timeouts)
+			}
+		}},
+		{"skip_final_presentation", orch("  skip_final_presentation: true\n"), nil, strategy(StrategyWinnerReuse)},
+		{"skip_final_presentation false", orch("  skip_final_presentation: false\n"), nil, strategy(StrategyWinnerPresent)},
+		{"final_answer_strategy", orch("  final_answer_strategy: synthesize\n"), nil, strategy(StrategySynthesize)},
+		{"final_presentation verbatim", orch("  final_presentation: verbatim\n"), nil, strategy(StrategyWinnerReuse)},
+		{"final_answer_strategy invalid", orch("  final_answer_strategy: merge\n"),
+			[]string{"E 7:26 orchestrator.final_answer_strategy | invalid final_answer_strategy `merge` | use `winner_present`, `winner_reuse` or `synthesize`"}, nil},
+		{"strategy and presentation disagree", orch("  final_answer_strategy: synthesize\n  final_presentation: verbatim\n"),
+			[]string{"E 7:3 orchestrator.final_answer_strategy | `final_answer_strategy: synthesize` and `final_presentation: verbatim` disagree | older spelling"}, nil},
+		{"strategy and presentation agree", orch("  final_answer_strategy: winner_reuse\n  final_presentation: verbatim\n"), nil, strategy(StrategyWinnerReuse)},
+		{"skip and presentation disagree", orch("  skip_final_presentation: true\n  final_presentation: regenerate\n"),
+			[]string{"E 7:3 orchestrator.skip_final_presentation | `skip_final_presentation: true` and `final_presentation: regenerate` disagree"}, nil},
+		{"strategy wins over skip", orch("  skip_final_presentation: true\n  final_answer_strategy: synthesize\n"),
+			[]string{"W 7:3 orchestrator.skip_final_presentation | overridden by `final_answer_strategy: synthesize`"}, strategy(StrategySynthesize)},
+		{"presenter_agent", orch("  presenter_agent: writer\n"), nil, func(t *testing.T, c *Config) {
+			if c.Orchestrator.PresenterAgent != "writer" {
+				t.Errorf("presenter = %q", c.Orchestrator.PresenterAgent)
+			}
+		}},
+		{"presenter_agent unknown", orch("  presenter_agent: writr\n"),
+			[]string{"E 7:20 orchestrator.presenter_agent | presenter_agent `writr` is not the id of an agent | did you mean `writer`?"}, nil},
+		{"presenter_agent before agents", "orchestrator: {presenter_agent: nobody}\n" + two,
+			[]string{"E 1:33 orchestrator.presenter_agent | `nobody` is not the id of an agent | `a` or `writer`"}, nil},
+		{"presenter_agent unused", orch("  presenter_agent: writer\n  skip_final_presentation: true\n"),
+			[]string{"W 7:3 orchestrator.presenter_agent | `presenter_agent` is unused"}, nil},
+		{"max_new_answers_global", orch("  max_new_answers_global: 3\n"), nil, func(t *testing.T, c *Config) {
+			if c.Orchestrator.MaxNewAnswersGlobal != 3 {
+				t.Errorf("global = %d", c.Orchestrator.MaxNewAnswersGlobal)
+			}
+		}},
+		{"max_new_answers_global range", orch("  max_new_answers_global: 0\n"),
+			[]string{"E 7:27 orchestrator.max_new_answers_global | max_new_answers_global must be at least 1 | null for no limit"}, nil},
+		{"ensemble switches", orch("  defer_voting_until_all_answered: true\n  disable_injection: true\n"), nil, func(t *testing.T, c *Config) {
+			if o := c.Orchestrator; !o.DeferVotingUntilAllAnswered || !o.DisableInjection || o.SkipVoting {
+				t.Errorf("orchestrator = %+v", o)
+			}
+		}},
+		{"skip_voting with two agents", orch("  skip_voting: true\n"), nil, func(t *testing.T, c *Config) {
+			if !c.Orchestrator.SkipVoting {
+				t.Error("skip_voting not set")
+			}
+		}},
+		{"skip_voting makes defer moot", orch("  skip_voting: true\n  defer_voting_until_all_answered: true\n"),
+			[]string{"W 8:3 orchestrator.defer_voting_until_all_answered | no effect with `skip_voting: true`"}, nil},
+		{"fairness", orch("  fairness_enabled: false\n  max_midstream_injections_per_round: 1\n"), nil, func(t *testing.T, c *Config) {
+			if f := c.Orchestrator.Fairness; f != (Fairness{Enabled: false, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 1}) {
+				t.Errorf("fairness = %+v", f)
+			}
+		}},
+		{"fairness lockstep", orch("  fairness_lead_cap_answers: 0\n"), nil, func(t *testing.T, c *Config) {
+			if f := c.Orchestrator.Fairness; !f.Enabled || f.LeadCapAnswers != 0 {
+				t.Errorf("fairness = %+v", f)
+			}
+		}},
+		{"fairness ranges", orch("  fairness_lead_cap_answers: -1\n  max_midstream_injections_per_round: 0\n  fairness_enabled: \"yes\"\n"),
+			[]string{"E 7:30 orchestrator.fairness_lead_cap_answers | must not be negative | strict lockstep",
+				"E 8:39 orchestrator.max_midstream_injections_per_round | must be at least 1 | default 2",
+				"E 9:21 orchestrator.fairness_enabled | fairness_enabled must be a boolean"}, nil},
+		{"lead cap without fairness", orch("  fairness_enabled: false\n  fairness_lead_cap_answers: 1\n"),
+			[]string{"W 8:3 orchestrator.fairness_lead_cap_answers | no effect with `fairness_enabled: false`"}, nil},
+		{"voting_threshold", orch("  voting_threshold: 3\n"),
+			[]string{"E 7:3 orchestrator.voting_threshold | `voting_threshold` is not supported yet: it sets the checklist gate of `voting_sensitivity: checklist_gated`"}, nil},
+		{"checklist_gated", orch("  voting_sensitivity: checklist_gated\n"),
+			[]string{"E 7:3 orchestrator.voting_sensitivity | `voting_sensitivity: checklist_gated` is not supported yet | use `lenient`, `balanced` or `strict`"}, nil},
+		{"per-agent voting_sensitivity", "agents:\n  - id: a\n    voting_sensitivity: strict\n    backend: {type: scripted, answers: [hi]}\n  - id: b\n    backend: {type: scripted, answers: [hi]}\n",
+			nil, func(t *testing.T, c *Config) {
+				if c.Agents[0].VotingSensitivity != "strict" || c.Agents[1].VotingSensitivity != "" || c.Orchestrator.VotingSensitivity != "lenient" {
+					t.Errorf("sensitivities = %q %q %q", c.Agents[0].VotingSensitivity, c.Agents[1].VotingSensitivity, c.Orchestrator.VotingSensitivity)
+				}
+			}},
+		{"per-agent voting_sensitivity refused", "agents:\n  - id: a\n    voting_sensitivity: roi\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 3:5 agents[0].voting_sensitivity | `voting_sensitivity: roi` is not supported yet"}, nil},
+		{"voting_sensitivity inside backend", "agents:\n  - id: a\n    backend: {type: openai, voting_sensitivity: strict}\n",
+			[]string{"W 3:29 agents[0].backend.voting_sensitivity | `voting_sensitivity` has no effect inside backend: it belongs on the agent"},
+			func(t *testing.T, c *Config) {
+				if c.Agents[0].Backend.Params != nil || c.Agents[0].VotingSensitivity != "" {
+					t.Errorf("agent = %+v", c.Agents[0])
+				}
+			}},
+		{"persona_generator", orch("  coordination:\n    persona_generator: {enabled: true, diversity_mode: methodology}\n"), nil,
+			func(t *testing.T, c *Config) {
+				if p := c.Orchestrator.PersonaGenerator; p != (PersonaGenerator{Enabled: true, DiversityMode: "methodology"}) {
+					t.Errorf("persona = %+v", p)
+				}
+			}},
+		{"persona_generator bad", orch("  coordination:\n    persona_generator: {enabled: true, diversity_mode: styles, after_first_answer: keep}\n"),
+			[]string{"E 8:56 orchestrator.coordination.persona_generator.diversity_mode | invalid diversity_mode `styles` | `perspective`, `implementation` or `methodology`",
+				"E 8:64 orchestrator.coordination.persona_generator.after_first_answer | `after_first_answer: keep` is not supported yet"}, nil},
+		{"round timeouts", "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\ntimeout_settings:\n  initial_round_timeout_seconds: 600\n" +
+			"  subsequent_round_timeout_seconds: 300.5\n  round_timeout_grace_seconds: 0\n", nil, func(t *testing.T, c *Config) {
+			if tm := c.Timeouts; tm.InitialRound != 10*time.Minute || tm.SubsequentRound != 300500*time.Millisecond || tm.RoundGrace != 0 {
+				t.Errorf("timeouts = %+v", tm)
+			}
+		}},
+		{"round timeouts bad", okAgents + "timeout_settings:\n  initial_round_timeout_seconds: 0\n  round_timeout_grace_seconds: -1\n",
+			[]string{"E 5:34 timeout_settings.initial_round_timeout_seconds | must be a positive number of seconds",
+				"E 6:32 timeout_settings.round_timeout_grace_seconds | must be a non-negative number of seconds"}, nil},
+		{"grace alone", okAgents + "timeout_settings:\n  round_timeout_grace_seconds: 60\n",
+			[]string{"W 5:3 timeout_settings.round_timeout_grace_seconds | no effect without a round timeout"}, nil},
+		{"textual_terminal", okAgents + "ui:\n  display_type: textual_terminal\n", nil, display("rich_terminal")},
+		{"display none", okAgents + "ui:\n  display_type: none\n", nil, display("silent")},
+		{"display web", okAgents + "ui:\n  display_type: web\n",
+			[]string{"E 5:3 ui.display_type | `display_type: web` is not supported yet | massgen serve"}, nil},
+		{"coordination_mode", orch("  coordination_mode: voting\n"), nil, nil},
+		{"decomposition", orch("  coordination_mode: decomposition\n"),
+			[]string{"E 7:3 orchestrator.coordination_mode | `coordination_mode: decomposition` is not supported yet | use `voting`"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, rep := Parse("c.yaml", []byte(tc.yaml))
+			checkIssues(t, rep, tc.want)
+			if tc.check != nil {
+				if cfg == nil {
+					t.Fatalf("no config:\n%s", rep.Text())
+				}
+				tc.check(t, cfg)
+			}
+		})
+	}
+}
+
+func strategy(want string) func(t *testing.T, c *Config) {
+	return func(t *testing.T, c *Config) {
+		if got := c.Orchestrator.FinalAnswerStrategy; got != want {
+			t.Errorf("strategy = %q, want %q", got, want)
+		}
+	}
+}
+
+func display(want string) func(t *testing.T, c *Config) {
+	return func(t *testing.T, c *Config) {
+		if c.UI.DisplayType != want {
+			t.Errorf("display = %q, want %q", c.UI.DisplayType, want)
+		}
+	}
+}
+
+// MassGen features this build lacks are refused by name, never accepted as "valid" with their
+// settings dropped: permissions rules, filesystem memory, media generation switches. A key
+// that only tunes a refused feature is refused with it, and ignored while the feature is off.
+func TestParse_RefusedByName(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"permissions", okAgents + "permissions:\n  rules:\n    - deny: execute_command(rm *)\n",
+			[]string{"E 4:1 permissions | `permissions` is not supported yet: its rules would not be enforced | command_line_blocked_commands"}},
+		{"permissions empty", okAgents + "permissions: {}\n", nil},
+		{"filesystem_memory", okAgents + "filesystem_memory:\n  compression: {trigger_threshold: 0.75}\n",
+			[]string{"E 4:1 filesystem_memory | `filesystem_memory` is not supported yet: filesystem memory"}},
+		{"filesystem_memory enabled", okAgents + "filesystem_memory: {enabled: true}\n",
+			[]string{"E 4:21 filesystem_memory.enabled | `filesystem_memory` is not supported yet"}},
+		{"filesystem_memory off", okAgents + "filesystem_memory: {enabled: false, compression: {target_ratio: 0.2}}\n", nil},
+		{"per-agent permissions", net("      permissions: {deny: [\"*\"]}\n"),
+			[]string{"E 5:7 agents[0].backend.permissions | `permissions` is not supported yet: its rules would not be enforced"}},
+		{"hooks", okAgents + "hooks: {PreToolUse: [{handler: x.py}]}\n", []string{"E 4:1 hooks | `hooks` is not supported yet"}},
+		{"feature off, its tuning ignored", okAgents + "orchestrator:\n  coordination:\n    broadcast: false\n    broadcast_timeout: 60\n    response_depth: high\n", nil},
+		{"feature on, its tuning refused", okAgents + "orchestrator:\n  coordination:\n    broadcast: agents\n    broadcast_timeout: 60\n",
+			[]string{"E 6:5 orchestrator.coordination.broadcast | `broadcast: agents` is not supported yet: ask_others is not built",
+				"E 7:5 orchestrator.coordination.broadcast_timeout | `broadcast_timeout` is not supported yet: it tunes `broadcast`, set here to what is not supported yet | remove it along with that setting of `broadcast`"}},
+		{"tuning written before its feature", okAgents + "orchestrator:\n  coordination:\n    subagent_max_concurrent: 2\n    enable_subagents: true\n",
+			[]string{"E 6:5 orchestrator.coordination.subagent_max_concurrent | it tunes `enable_subagents`",
+				"E 7:5 orchestrator.coordination.enable_subagents | `enable_subagents: true` is not supported yet"}},
+		{"checklist tuning across sections", okAgents + "orchestrator:\n  voting_sensitivity: checklist_gated\n  coordination: {fast_iteration_mode: true}\n",
+			[]string{"E 5:3 orchestrator.voting_sensitivity | `voting_sensitivity: checklist_gated` is not supported yet",
+				"E 6:18 orchestrator.coordination.fast_iteration_mode | it tunes `orchestrator.voting_sensitivity`"}},
+		{"agent key tuning the orchestrator", "agents:\n  - id: a\n    subtask: research\n    backend: {type: scripted, answers: [hi]}\norchestrator: {coordination_mode: decomposition}\n",
+			[]string{"E 3:5 agents[0].subtask | it tunes `orchestrator.coordination_mode`",
+				"E 5:16 orchestrator.coordination_mode | `coordination_mode: decomposition` is not supported yet"}},
+		{"docker settings", net("      command_line_execution_mode: docker\n      command_line_docker_image: img\n"),
+			[]string{"E 5:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet",
+				"E 6:7 agents[0].backend.command_line_docker_image | it tunes `command_line_execution_mode`"}},
+		{"srt", net("      command_line_execution_mode: srt\n"),
+			[]string{"E 5:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: srt` is not supported yet: Docker and the srt sandbox are not built"}},
+		{"type-specific key on another type", net("      model_reasoning_effort: high\n"),
+			[]string{"E 5:7 agents[0].backend.model_reasoning_effort | `model_reasoning_effort` is not supported on backend type `openai`: it is a setting of `codex`"}},
+		{"claude-only switch off elsewhere", net("      enable_tool_search: false\n"), nil},
+		{"write_mode", okAgents + "orchestrator: {coordination: {write_mode: worktree}}\n",
+			[]string{"E 4:31 orchestrator.coordination.write_mode | `write_mode: worktree` is not supported yet | `write_mode: legacy`"}},
+		{"removed key", okAgents + "orchestrator: {coordination: {async_subagents: {enabled: true}}}\n",
+			[]string{"E 4:31 orchestrator.coordination.async_subagents | `async_subagents` is not supported: MassGen removed it | background_subagents"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, rep := Parse("c.yaml", []byte(tc.yaml))
+			checkIssues(t, rep, tc.want)
+		})
+	}
+}
+
+// enable_image_generation and its kind are MassGen switches, not request parameters: before,
+// they passed validation and reached the provider raw, failing every call.
+func TestParse_GenerationSwitchesNeverReachParams(t *testing.T) {
+	for _, key := range []string{"enable_image_generation", "enable_audio_generation", "enable_video_generation", "enable_file_generation"} {
+		_, rep := Parse("c.yaml", []byte(net("      "+key+": true\n")))
+		checkIssues(t, rep, []string{"E 5:7 agents[0].backend." + key + " | `" + key + ": true` is not supported yet: media generation tools are not built"})
+		cfg, rep := Parse("c.yaml", []byte(net("      "+key+": false\n")))
+		if !rep.OK() || cfg.Agents[0].Backend.Params != nil {
+			t.Errorf("%s: false: %s params = %v", key, rep.Text(), cfg.Agents[0].Backend.Params)
+		}
+	}
+	// No MassGen key that is not a request parameter is passed to the provider: a key missing
+	// from the schema would reach Params, even as null.
+	var lines strings.Builder
+	for _, k := range schema {
+		if k.Section == secBackend && !k.Param && k.Name != "type" {
+			lines.WriteString("      " + k.Name + ": null\n")
+		}
+	}
+	cfg, rep := Parse("c.yaml", []byte(net(lines.String())))
+	if !rep.OK() || cfg.Agents[0].Backend.Params != nil {
+		t.Errorf("MassGen keys reached Params: %v\n%s", cfg.Agents[0].Backend.Params, rep.Text())
+	}
+}
+
+// Known request parameters of the wrong type warn (they are still passed: providers differ).
+func TestParse_ParamTypes(t *testing.T) {
+	cfg, rep := Parse("c.yaml", []byte(net("      temperature: \"hot\"\n      max_tokens: 1.5\n      top_p: 0.9\n")))
+	checkIssues(t, rep, []string{
+		"W 5:20 agents[0].backend.temperature | `temperature` should be a number, not a string | without quotes",
+		"W 6:19 agents[0].backend.max_tokens | `max_tokens` should be a whole number, not 1.5",
+	})
+	if p := cfg.Agents[0].Backend.Params; p["temperature"] != "hot" || p["max_tokens"] != 1.5 || p["top_p"] != 0.9 {
+		t.Errorf("params = %v", p)
+	}
+}
+
+// A single agent without id or type, as MassGen's loader takes it: agent1, with the type from a
+// model name with a clear prefix.
+func TestParse_SingleAgentInference(t *testing.T) {
+	for model, typ := range map[string]string{"gpt-5-mini": "openai", "o3-mini": "openai", "o4-mini": "openai", "o1": "openai",
+		"claude-sonnet-4-5": "claude", "gemini-2.5-flash": "gemini", "grok-4": "grok", "GPT-4o": "openai"} {
+		cfg, rep := Parse("c.yaml", []byte("agent: {backend: {model: "+model+"}}\n"))
+		if !rep.OK() {
+			t.Errorf("%s: %s", model, rep.Text())
+			continue
+		}
+		if a := cfg.Agents[0]; a.ID != "agent1" || a.Backend.Type != typ || a.Backend.Model != model {
+			t.Errorf("%s: agent = %+v", model, a)
+		}
+	}
+	_, rep := Parse("c.yaml", []byte("agent: {backend: {model: llama3}}\n"))
+	checkIssues(t, rep, []string{"E 1:9 agent.backend | missing required key `type`"})
+	_, rep = Parse("c.yaml", []byte("agents:\n  - backend: {model: gpt-5-mini}\n"))
+	checkIssues(t, rep, []string{"E 2:5 agents[0] | missing required key `id`"})
+}
+
+// Refused backend types say what to use instead, and the lists of valid types offer only the
+// types this build runs.
+func TestParse_BackendTypeAdvice(t *testing.T) {
+	_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: azure_openai, model: m}\n"))
+	checkIssues(t, rep, []string{"E 3:21 agents[0].backend.type | backend type `azure_openai` is not supported yet | use type: chatcompletion with base_url"})
+	for _, typ := range []string{"codex", "copilot", "gemini_cli", "antigravity_cli", "uitars", "claude_code"} {
+		_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: "+typ+"}\n"))
+		if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "backend type `"+typ+"` is not supported yet") ||
+			strings.Contains(rep.Errors[0].Suggestion, "scripted") {
+			t.Errorf("%s: %s", typ, rep.Text())
+		}
+	}
+	_, rep = Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: nosuch}\n"))
+	if sugg := rep.Errors[0].Suggestion; strings.Contains(sugg, "azure_openai") || strings.Contains(sugg, "ag2") || !strings.Contains(sugg, "openai") {
+		t.Errorf("valid types offered: %s", sugg)
+	}
+	cfg, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: nvidia_nim}\n"))
+	if !rep.OK() || cfg.Agents[0].Backend.BaseURL != "https://integrate.api.nvidia.com/v1" || cfg.Agents[0].Backend.Model == "" {
+		t.Errorf("nvidia_nim: %s %+v", rep.Text(), cfg)
+	}
+}
+
+// A broken .json file is reported as JSON, at the JSON error's position.
+func TestParse_JSONSyntax(t *testing.T) {
+	_, rep := Parse("broken.json", []byte("{\"agents\": [\n  {\"id\": \"a\" \"backend\": {}}\n]}\n"))
+	checkIssues(t, rep, []string{"E 2:14  | invalid JSON: invalid character '\"' after object key:value pair"})
+	_, rep = Parse("broken.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted\n"))
+	if len(rep.Errors) != 1 || !strings.HasPrefix(rep.Errors[0].Message, "invalid YAML: ") {
+		t.Errorf("yaml: %s", rep.Text())
+	}
+}
+
+// Typos in the new sections keep their did-you-mean.
+func TestParse_V09xTypos(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{okAgents + "orchestrator: {fairnes_enabled: true}\n", "E 4:16 orchestrator.fairnes_enabled | unknown orchestrator key `fairnes_enabled` | did you mean `fairness_enabled`?"},
+		{okAgents + "orchestrator: {coordination: {enable_subagent: true}}\n", "E 4:31 orchestrator.coordination.enable_subagent | unknown coordination key | did you mean `enable_subagents`?"},
+		{okAgents + "orchestrator: {coordination: {persona_generator: {diversty_mode: x}}}\n", "E 4:51 orchestrator.coordination.persona_generator.diversty_mode | unknown persona_generator key | did you mean `diversity_mode`?"},
+		{okAgents + "timeout_settings: {initial_round_timeout: 3}\n", "E 4:20 timeout_settings.initial_round_timeout | unknown timeout_settings key | did you mean `initial_round_timeout_seconds`?"},
+		{okAgents + "permission: {}\n", "W 4:1 permission | unknown top-level key `permission` is ignored | did you mean `permissions`?"},
+		{okAgents + "orchestrator: {coordination: {zzz: 1}}\n", "E 4:31 orchestrator.coordination.zzz | unknown coordination key | keys this build runs: enable_planning_mode, planning_mode_instruction, persona_generator"},
+		{okAgents + "orchestrator: {zzz: 1}\n", "E 4:16 orchestrator.zzz | unknown orchestrator key | docs/config-keys.md lists the keys of `orchestrator`"},
+	}
+	for _, tc := range cases {
+		_, rep := Parse("c.yaml", []byte(tc.yaml))
+		checkIssues(t, rep, []string{tc.want})
+	}
+}
