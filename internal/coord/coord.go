@@ -21,6 +21,23 @@ type Settings struct {
 	FailureBudget int
 	// MaxAnswerChars rejects a new answer longer than this many characters; 0 means no limit.
 	MaxAnswerChars int
+	// MaxNewAnswersGlobal caps accepted answers over all agents together
+	// (max_new_answers_global); once reached, agents can only vote. 0 means unlimited.
+	MaxNewAnswersGlobal int
+	// DeferVoting (defer_voting_until_all_answered): no vote counts until every live agent has
+	// an answer; an agent that voted early, or cannot answer again, waits until then.
+	DeferVoting bool
+	// SkipVoting: there is no vote. An agent takes turns until it has an answer, and
+	// coordination is over once every live agent has one (or MaxNewAnswersGlobal is reached).
+	SkipVoting bool
+	// LeadCap (fairness_lead_cap_answers) rejects a new answer that would put its agent more
+	// than LeadCap answers ahead of the slowest active agent (live, holding no current vote);
+	// 0 means no cap. An agent's first answer is never held back.
+	LeadCap int
+	// FairnessPause keeps an agent at the lead cap from starting a turn until the others catch
+	// up or vote (MassGen's pre-start pause), instead of letting it start a turn in which it
+	// can only vote.
+	FairnessPause bool
 }
 
 // Answer is one accepted answer.
@@ -47,6 +64,8 @@ type agentState struct {
 	vote     *Vote
 	failures int
 	dead     bool
+	// deferred: the agent voted before every agent had answered (DeferVoting); it waits.
+	deferred bool
 }
 
 // Machine holds the protocol state of one coordination. It is not safe for concurrent use.
@@ -154,14 +173,20 @@ func (m *Machine) Ended() bool { return m.ended }
 // End stops coordination: no more answers or votes are accepted.
 func (m *Machine) End() { m.ended = true }
 
-// NeedsTurn reports whether agent i must act: it is live, coordination goes on, and it does
-// not hold a current vote.
+// NeedsTurn reports whether agent i must act: it is live, coordination goes on, it does not
+// hold a current vote, and no gate holds it back (see Blocked). With SkipVoting an agent acts
+// only until it has an answer.
 func (m *Machine) NeedsTurn(i int) bool {
 	if m.ended || m.agents[i].dead {
 		return false
 	}
-	_, ok := m.CurrentVote(i)
-	return !ok
+	if m.s.SkipVoting {
+		return len(m.agents[i].answers) == 0 && !m.GlobalCapReached()
+	}
+	if _, ok := m.CurrentVote(i); ok {
+		return false
+	}
+	return m.Blocked(i) == ""
 }
 
 // Live is the number of agents not dead.
@@ -175,10 +200,15 @@ func (m *Machine) Live() int {
 	return n
 }
 
-// Converged reports whether every live agent holds a current vote (and one agent is live).
+// Converged reports whether coordination is complete: every live agent holds a current vote
+// (and one agent is live). With SkipVoting it is complete once every live agent has an answer,
+// or once there is an answer and MaxNewAnswersGlobal allows no more.
 func (m *Machine) Converged() bool {
 	if m.Live() == 0 {
 		return false
+	}
+	if m.s.SkipVoting {
+		return m.TotalAnswers() > 0 && (m.GlobalCapReached() || m.AllAnswered())
 	}
 	for i, a := range m.agents {
 		if a.dead {

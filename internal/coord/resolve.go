@@ -41,6 +41,9 @@ const (
 	// StaleVote: the vote was cast on an answer set that is no longer current; it does not
 	// count, and the agent must look at the new answers.
 	StaleVote
+	// Deferred: the vote came before every live agent had an answer (DeferVoting). It does not
+	// count; the agent waits until they all have one and then takes its turn again.
+	Deferred
 )
 
 // Outcome is the result of resolving one model response.
@@ -51,8 +54,10 @@ type Outcome struct {
 	Feedback []Feedback
 	// Invalidated lists the agents whose votes stopped counting because of Answer.
 	Invalidated []int
-	// Accepted is the ID of the call that was accepted (Answered, Voted, StaleVote).
+	// Accepted is the ID of the call that was accepted (Answered, Voted, StaleVote, Deferred).
 	Accepted string
+	// Waiting lists the live agents without an answer yet (Deferred).
+	Waiting []int
 }
 
 // Resolve applies the protocol's rules (reference/protocol.md 2.3) to one response of agent i,
@@ -143,6 +148,9 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 		return retryOne(calls, c, fmt.Sprintf(
 			`arguments are not valid JSON (%v): call vote with {"agent_id": "agentN", "reason": "..."}`, err))
 	}
+	if m.s.SkipVoting {
+		return retryOne(calls, c, "there is no vote in this session (orchestrator.skip_voting): submit your complete answer with new_answer")
+	}
 	if seen != m.version {
 		target := ParseLabel(strings.TrimSpace(args.AgentID), len(m.agents))
 		v := Vote{Voter: i, Target: target, TargetLabel: strings.TrimSpace(args.AgentID), Reason: args.Reason, Version: seen}
@@ -160,6 +168,17 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 	ans, _ := m.Current(target)
 	v := Vote{Voter: i, Target: target, TargetLabel: Label(target), AnswerLabel: ans.Label,
 		Reason: strings.TrimSpace(args.Reason), Version: m.version}
+	if m.s.DeferVoting && !m.GlobalCapReached() && !m.AllAnswered() {
+		// MassGen holds back an agent that cannot answer again until everyone has answered;
+		// a vote cast before then is held back the same way rather than failing the turn, as
+		// the agent did nothing wrong by voting and can only wait.
+		if len(m.agents[i].answers) == 0 {
+			return retryOne(calls, c, "voting opens only once every agent has answered (orchestrator.defer_voting_until_all_answered), "+
+				"and you have not: submit your own complete answer with new_answer")
+		}
+		m.agents[i].deferred = true
+		return Outcome{Kind: Deferred, Vote: v, Accepted: c.ID, Waiting: m.Unanswered()}
+	}
 	m.agents[i].vote = &v
 	return Outcome{Kind: Voted, Vote: v, Accepted: c.ID}
 }
@@ -186,9 +205,21 @@ func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcom
 				"this answer is %d characters long, over the limit of %d (orchestrator.max_answer_chars): submit a shorter complete answer", n, limit))
 		}
 	}
+	if limit := m.s.MaxNewAnswersGlobal; limit > 0 && m.TotalAnswers() >= limit {
+		return retryOne(calls, c, fmt.Sprintf(
+			"the maximum of %d answers across all agents (orchestrator.max_new_answers_global) has been reached; vote for the best current answer instead", limit))
+	}
 	if limit := m.s.MaxNewAnswersPerAgent; limit > 0 && len(m.agents[i].answers) >= limit {
 		return retryOne(calls, c, fmt.Sprintf(
 			"you have reached the maximum of %d answers; vote for the best current answer instead", limit))
+	}
+	if lead, over := m.overLeadCap(i); over && len(m.agents[i].answers) > 0 {
+		// MassGen says "wait for peers to catch up or vote"; within a turn waiting is not
+		// something a model can do, so the message names the action that is.
+		return retryOne(calls, c, fmt.Sprintf(
+			"fairness lead cap reached: another new_answer would put you %d answers ahead of the slowest active agent "+
+				"(the cap is %d, orchestrator.fairness_lead_cap_answers); vote for the best current answer now, "+
+				"and answer again once the others have caught up", lead, m.s.LeadCap))
 	}
 	current := m.CurrentAnswers()
 	for _, a := range current {

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"massgen/internal/coord"
 	"massgen/internal/event"
@@ -24,12 +27,35 @@ type conversation struct {
 	system string
 	msgs   []provider.Message
 	sent   int // messages already sent to the model (and logged)
-	seen   int // answer-set version the agent has been shown
+	// seen is the answer-set version the agent is fully up to date with: a vote counts only
+	// when it is current. shown[k] is how many of agent k's answers the agent has been shown;
+	// seen stays behind while some current answer has not been shown (disable_injection, or
+	// the cap on updates delivered within one turn).
+	seen   int
+	shown  []int
 	labels []string
+	// ownShown is how many of its own answers the agent has been shown as the others see them
+	// (paths rewritten by ShareText); its own answers always count as seen.
+	ownShown int
 	// After an accepted call the conversation continues (P6): the next turn opens with the
 	// results of the last assistant message's calls, the accepted one carrying lead and the news.
 	accepted string
 	lead     string
+	// injected counts the peer answers delivered to the agent within the current turn
+	// (max_midstream_injections_per_round).
+	injected int
+	// round is the current turn's round timeout, when one applies.
+	round roundClock
+}
+
+// roundClock is one turn's round timeout: at soft the agent is told to submit now, at cut
+// the round is cut off (initial/subsequent_round_timeout_seconds plus round_timeout_grace_seconds).
+type roundClock struct {
+	n            int // the agent's round, 1 for its first
+	start        time.Time
+	soft, cut    time.Time // zero when no round timeout applies
+	limit, grace time.Duration
+	warned       bool // the agent was told its time is up
 }
 
 func (c *conversation) reset() { *c = conversation{} }
@@ -39,9 +65,14 @@ func (c *conversation) fresh() bool { return c.sent == 0 }
 // runAgent takes turns for agent i whenever it must act, until coordination ends.
 func (s *session) runAgent(ctx context.Context, i int) {
 	var c conversation
-	for {
+	waiting := "" // why the agent last waited, so that each new reason is published once
+	for round := 1; ; round++ {
 		s.mu.Lock()
 		for !s.m.Ended() && !s.m.NeedsTurn(i) {
+			if why := s.m.Blocked(i); why != "" && why != waiting && !s.m.Dead(i) {
+				waiting = why
+				s.publish(event.AgentWaiting{Agent: s.agents[i].ID, Reason: why})
+			}
 			ch := s.changed
 			s.mu.Unlock()
 			select {
@@ -55,7 +86,8 @@ func (s *session) runAgent(ctx context.Context, i int) {
 			s.mu.Unlock()
 			return
 		}
-		s.beginTurnLocked(i, &c)
+		waiting = ""
+		s.beginTurnLocked(i, &c, round)
 		s.mu.Unlock()
 		if err, timeout := s.turn(ctx, i, &c); err != nil {
 			if ctx.Err() != nil {
@@ -82,29 +114,90 @@ func (s *session) pause(ctx context.Context, i int) bool {
 	return sleep(ctx, s.o.RetryDelay(n))
 }
 
-// beginTurnLocked prepares the conversation for a turn; s.mu must be held.
-func (s *session) beginTurnLocked(i int, c *conversation) {
+// beginTurnLocked prepares the conversation for a turn; s.mu must be held. Whatever the agent
+// has not been shown yet is shown now, in full: a new turn is not mid-stream delivery.
+func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	if c.fresh() && len(c.msgs) == 0 {
-		a := s.agents[i]
-		c.system = prompt.System(a.System, s.o.Orchestrator.VotingSensitivity, s.o.Orchestrator.AnswerNovelty) + s.planningSection()
-		c.msgs = []provider.Message{{Role: provider.RoleUser, Content: prompt.User(s.o.Question, s.o.History, s.visible(s.m.CurrentAnswers()))}}
+		c.system = prompt.SystemFor(s.coordinationPrompt(i)) + s.planningSection()
+		c.shown = make([]int, len(s.agents))
+		current := s.m.CurrentAnswers()
+		s.markShown(c, current)
+		c.ownShown = s.m.AnswerCount(i)
+		c.msgs = []provider.Message{{Role: provider.RoleUser, Content: prompt.User(s.o.Question, s.o.History, s.visible(current))}}
 	} else {
-		news := prompt.Update(c.lead, s.visible(s.m.AnswersSince(c.seen)))
+		news := s.m.Unseen(i, c.shown)
+		s.markShown(c, news)
+		if own, ok := s.m.Current(i); ok && s.m.AnswerCount(i) > c.ownShown {
+			// Its accepted answer, as the others read it, among the current answers.
+			news = append(news, own)
+			c.ownShown = s.m.AnswerCount(i)
+		}
+		update := s.update(c.lead, s.visible(inAgentOrder(news)))
 		open := unanswered(c.msgs)
 		if len(open) == 0 {
-			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: news})
+			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: update})
 		}
 		for _, call := range open {
 			content := "not run: only the workflow call of a response is acted on"
 			if call.ID == c.accepted {
-				content = news
+				content = update
 			}
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: call.ID, Content: content})
 		}
 	}
-	c.seen = s.m.Version()
-	c.labels = s.m.VoteLabels()
+	c.injected = 0
+	s.syncSeenLocked(i, c)
+	c.round = s.roundClock(round)
 	s.publish(event.TurnStarted{Agent: s.agents[i].ID, Version: c.seen, Available: c.labels, Fresh: c.fresh()})
+}
+
+// coordinationPrompt gathers what agent i's coordination system prompt says.
+func (s *session) coordinationPrompt(i int) prompt.Coordination {
+	a := s.agents[i]
+	o := s.o.Orchestrator
+	c := prompt.Coordination{
+		AgentSystem:       a.System,
+		VotingSensitivity: cmp.Or(a.VotingSensitivity, o.VotingSensitivity),
+		AnswerNovelty:     o.AnswerNovelty,
+		SkipVoting:        s.skipVoting,
+		DeferVoting:       o.DeferVotingUntilAllAnswered,
+	}
+	if i < len(s.personas) {
+		c.Persona = s.personas[i]
+	}
+	return c
+}
+
+// markShown records that the agent of c has been shown answers.
+func (s *session) markShown(c *conversation, answers []coord.Answer) {
+	for _, a := range answers {
+		c.shown[a.Agent] = s.m.AnswerCount(a.Agent)
+	}
+}
+
+// syncSeenLocked brings c.seen and the vote labels in line with what the agent has been shown;
+// s.mu must be held.
+func (s *session) syncSeenLocked(i int, c *conversation) {
+	if own := s.m.AnswerCount(i); own > c.shown[i] {
+		c.shown[i] = own
+	}
+	if len(s.m.Unseen(i, c.shown)) == 0 {
+		c.seen = s.m.Version()
+	}
+	c.labels = c.labels[:0:0]
+	for k, n := range c.shown {
+		if n > 0 {
+			c.labels = append(c.labels, coord.Label(k))
+		}
+	}
+}
+
+// update is the message that brings an agent up to date, worded for the session's tools.
+func (s *session) update(lead string, news []prompt.Answer) string {
+	if s.skipVoting {
+		return prompt.UpdateNoVote(lead, news)
+	}
+	return prompt.Update(lead, news)
 }
 
 func (s *session) visible(answers []coord.Answer) []prompt.Answer {
@@ -119,6 +212,13 @@ func (s *session) visible(answers []coord.Answer) []prompt.Answer {
 	return out
 }
 
+// inAgentOrder sorts answers by agent, the order every prompt shows them in (P10).
+func inAgentOrder(answers []coord.Answer) []coord.Answer {
+	out := slices.Clone(answers)
+	slices.SortFunc(out, func(a, b coord.Answer) int { return cmp.Compare(a.Agent, b.Agent) })
+	return out
+}
+
 // turn runs one coordination turn of agent i: model calls until one workflow call is accepted.
 // Responses that only use other tools (MCP, files, commands) run them and go on without using
 // up one of the maxCallsPerTurn attempts; maxToolRounds bounds those. It returns the error
@@ -127,11 +227,21 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 	a := s.agents[i]
 	attempt, rounds := 1, 0
 	for {
+		if s.stopForBudget() {
+			return nil, false
+		}
+		if err := s.checkRound(i, c); err != nil {
+			return err, true
+		}
 		stage := provider.StageInitial
 		if attempt > 1 || rounds > 0 || !c.fresh() {
 			stage = provider.StageEnforcement
 		}
-		tools := append(a.Tools.Specs(), prompt.Tools(c.labels)...)
+		workflow := prompt.Tools(c.labels)
+		if s.skipVoting {
+			workflow = prompt.AnswerTools()
+		}
+		tools := append(a.Tools.Specs(), workflow...)
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params}
 		mc := event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: attempt, Fresh: c.fresh(), Messages: c.msgs[c.sent:]}
 		if mc.Fresh {
@@ -139,7 +249,11 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		}
 		s.publish(mc)
 		c.sent = len(c.msgs)
-		res, err := s.call(ctx, i, req, false)
+		res, err := s.call(ctx, i, req, false, c.round.cut)
+		if errors.Is(err, errRoundCut) {
+			s.roundCut(i, c)
+			return s.roundError(&c.round), true
+		}
 		if err != nil {
 			return err, errors.Is(err, errCallTimeout)
 		}
@@ -172,13 +286,19 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: d.ID,
 				Content: "Error: " + prompt.TooManyCalls(s.o.Orchestrator.MaxToolCallsPerResponse), IsError: true})
 		}
-		var workflow []coord.Call
+		var workflowCalls []coord.Call
 		var other []provider.ToolCall
 		for _, tc := range res.calls {
 			if tc.Name == coord.ToolVote || tc.Name == coord.ToolNewAnswer {
-				workflow = append(workflow, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+				workflowCalls = append(workflowCalls, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 			} else {
 				other = append(other, tc)
+			}
+		}
+		if len(other) > 0 && len(workflowCalls) == 0 {
+			// Tools cost more time and tokens; once the budget is spent they are not run.
+			if s.stopForBudget() {
+				return nil, false
 			}
 		}
 		if len(other) > 0 {
@@ -196,13 +316,18 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			s.mu.Unlock()
 			return nil, false
 		}
-		if len(workflow) == 0 && len(other) > 0 {
+		if len(workflowCalls) == 0 && len(other) > 0 {
 			s.catchUpLocked(i, c)
 			s.mu.Unlock()
 			continue
 		}
-		out := s.m.Resolve(i, workflow, res.text, c.seen)
+		out := s.m.Resolve(i, workflowCalls, res.text, c.seen)
 		done := s.applyLocked(i, c, out)
+		if s.overBudget {
+			// The answer or vote this call paid for counts; then coordination stops.
+			s.endLocked(event.EndBudget)
+			done = true
+		}
 		s.mu.Unlock()
 		if done {
 			return nil, false
@@ -211,6 +336,16 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			return fmt.Errorf("no accepted new_answer or vote after %d model calls", maxCallsPerTurn), false
 		}
 	}
+}
+
+// stopForBudget ends coordination if max_cost_usd is spent and reports whether it is over.
+func (s *session) stopForBudget() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.overBudget {
+		s.endLocked(event.EndBudget)
+	}
+	return s.m.Ended()
 }
 
 // cutNote is what an agent whose response was cut off is told.
@@ -251,6 +386,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("Your answer was accepted; the other agents see it as %s.", coord.Label(i))
 		s.broadcastLocked()
+		s.checkEndLocked() // with skip_voting the last answer completes coordination
 		return true
 	case coord.Voted:
 		s.m.TurnSucceeded(i)
@@ -258,6 +394,8 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		s.publish(event.VoteCast{Agent: id, Target: s.agents[v.Target].ID, TargetLabel: v.TargetLabel, AnswerLabel: v.AnswerLabel, Reason: v.Reason, Version: v.Version})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("New answers arrived, so your vote for %s no longer counts.", v.TargetLabel)
+		// An agent that voted leaves the fairness cap's active set: a faster one may go on.
+		s.broadcastLocked()
 		s.checkEndLocked()
 		return true
 	case coord.StaleVote:
@@ -267,28 +405,55 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		c.accepted = out.Accepted
 		c.lead = "Your vote was not counted: new answers arrived while you were working."
 		return true
+	case coord.Deferred:
+		s.m.TurnSucceeded(i)
+		v := out.Vote
+		waiting := make([]string, len(out.Waiting))
+		for k, w := range out.Waiting {
+			waiting[k] = coord.Label(w)
+		}
+		s.publish(event.VoteDeferred{Agent: id, TargetLabel: v.TargetLabel, Reason: v.Reason, Waiting: waiting})
+		c.accepted = out.Accepted
+		c.lead = prompt.VotingOpen
+		return true
 	case coord.Retry:
 		for _, f := range out.Feedback {
 			s.publish(event.ToolRejected{Agent: id, CallID: f.CallID, Tool: f.Tool, Error: f.Error})
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: f.CallID, Content: "Error: " + f.Error, IsError: true})
 		}
 	case coord.NoWorkflow:
-		s.publish(event.EnforcementSent{Agent: id, Message: prompt.Enforcement})
-		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: prompt.Enforcement})
+		note := prompt.Enforcement
+		if s.skipVoting {
+			note = prompt.EnforcementNoVote
+		}
+		s.publish(event.EnforcementSent{Agent: id, Message: note})
+		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: note})
 	}
 	s.catchUpLocked(i, c)
 	return false
 }
 
 // catchUpLocked brings an agent whose turn goes on up to date if answers arrived since it
-// looked. s.mu must be held.
+// looked (P6); s.mu must be held. With disable_injection nothing is delivered mid-turn: the
+// agent sees the new answers on its next turn, and a vote it casts meanwhile is stale. With
+// fairness, at most max_midstream_injections_per_round answers reach it in one turn, the
+// newest first (MassGen's select_midstream_answer_updates); the rest wait for its next turn.
 func (s *session) catchUpLocked(i int, c *conversation) {
-	if news := s.m.AnswersSince(c.seen); len(news) > 0 {
-		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser,
-			Content: strings.TrimSpace(prompt.Update("While you were working, the current answers changed.", s.visible(news)))})
+	if s.o.Orchestrator.DisableInjection {
+		return
 	}
-	c.seen = s.m.Version()
-	c.labels = s.m.VoteLabels()
+	news := s.m.Unseen(i, c.shown)
+	if f := s.o.Orchestrator.Fairness; f.Enabled && len(news) > 0 {
+		room := max(f.MaxMidstreamInjectionsPerRound-c.injected, 0)
+		news = news[:min(room, len(news))]
+		c.injected += len(news)
+	}
+	if len(news) > 0 {
+		s.markShown(c, news)
+		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser,
+			Content: strings.TrimSpace(s.update("While you were working, the current answers changed.", s.visible(inAgentOrder(news))))})
+	}
+	s.syncSeenLocked(i, c)
 }
 
 // unanswered returns the calls of the last assistant message that have no tool result yet.

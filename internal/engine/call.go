@@ -55,11 +55,17 @@ func (r callResult) message() provider.Message {
 // arrive. The call is bounded by the per-call timeout, and what the model may stream by the
 // output caps: past them the engine stops reading (which cancels the call) and keeps what fit,
 // so a runaway or hostile response costs at most the caps in memory and in the log.
-func (s *session) call(ctx context.Context, i int, req provider.Request, presentation bool) (callResult, error) {
+//
+// roundEnd, when set, is when the turn's round is cut off (round timeouts): the call ends then
+// at the latest, with errRoundCut.
+func (s *session) call(ctx context.Context, i int, req provider.Request, presentation bool, roundEnd time.Time) (callResult, error) {
 	a := s.agents[i]
-	limit := s.o.Timeouts.Agent
+	limit, byRound := s.callLimit(roundEnd)
 	if presentation {
-		limit = s.o.Timeouts.Presentation
+		limit, byRound = s.o.Timeouts.Presentation, false
+	}
+	if byRound && limit <= 0 {
+		return callResult{}, errRoundCut
 	}
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -105,6 +111,11 @@ read:
 				res.overflow = true
 				break read
 			}
+		case provider.ToolCallProgress:
+			// Shown only: the arguments count against the caps once the call is complete.
+			id, _ := cut(c.ID, maxCallField)
+			name, _ := cut(c.Name, maxCallField)
+			s.publish(event.ToolCallStreaming{Agent: a.ID, CallID: id, Tool: name, Bytes: c.Bytes})
 		case provider.ToolCallChunk:
 			tc := c.Call
 			tc.ID, _ = cut(tc.ID, maxCallField)
@@ -154,6 +165,9 @@ read:
 		res.usage = estimate(res.usage, req, received)
 	}
 	s.account(i, res.usage)
+	if timedOut && byRound {
+		return res, errRoundCut
+	}
 	if timedOut {
 		return res, fmt.Errorf("%w after %s", errCallTimeout, limit)
 	}
@@ -230,7 +244,9 @@ func take(s string, budget *int) (string, bool) {
 	return s, false
 }
 
-// account publishes the usage of one call and stops coordination when the cost budget is spent.
+// account publishes the usage of one call and notes when it spends the cost budget. It does
+// not end coordination itself: the caller acts on the response it paid for first (a new answer
+// is accepted), and then coordination stops.
 func (s *session) account(i int, u provider.Usage) {
 	if u == (provider.Usage{}) {
 		return
@@ -243,7 +259,7 @@ func (s *session) account(i int, u provider.Usage) {
 	s.cost += cost
 	s.usage = s.usage.Add(u)
 	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
-		s.endLocked(event.EndBudget)
+		s.overBudget = true
 	}
 }
 

@@ -5,9 +5,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,24 +18,33 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/coord"
 	"massgen/internal/event"
+	"massgen/internal/prompt"
 	"massgen/internal/provider"
 	"massgen/internal/tool"
 )
 
 // Agent is one participant as the engine runs it.
 type Agent struct {
-	ID       string
-	Backend  string
-	Model    string
-	System   string // the agent's own system message
-	Params   map[string]any
-	Provider provider.Provider
+	ID      string
+	Backend string
+	Model   string
+	System  string // the agent's own system message
+	// VotingSensitivity overrides Orchestrator.VotingSensitivity in this agent's prompts
+	// ("" inherits it).
+	VotingSensitivity string
+	Params            map[string]any
+	Provider          provider.Provider
 	// Tools are offered besides the workflow tools (MCP, workspace files, commands); the engine
 	// runs them in its tool loop.
 	Tools tool.Set
 	// Workspace, when set, is snapshotted on every accepted answer and given write access to
 	// the context paths for the final presentation only.
 	Workspace Workspace
+
+	// BaseURL is where the agent's requests go (credentials removed), and Unpriced marks a
+	// model without a price; the engine only reports them in SessionStarted.
+	BaseURL  string
+	Unpriced bool
 }
 
 // Workspace is what the engine needs of an agent's working directory.
@@ -55,7 +67,9 @@ type Options struct {
 	SessionID string
 	LogDir    string
 	Agents    []Agent
-	// Orchestrator and Timeouts come from the config; zero values get MassGen's defaults.
+	// Orchestrator and Timeouts come from the config; zero values get MassGen's defaults. The
+	// one exception is Fairness.Enabled, a bool: false is off here (config makes it true by
+	// default); with it on, zero caps get MassGen's 2 and 2.
 	Orchestrator config.Orchestrator
 	Timeouts     config.Timeouts
 	Bus          *event.Bus
@@ -107,7 +121,14 @@ type session struct {
 	hostedSeq atomic.Int64 // numbers hosted tool calls that came without an id
 
 	plan       planning    // planning mode's decision, set before coordination
+	personas   []string    // persona_generator's persona per agent, set before coordination
 	presenting atomic.Bool // the final presentation has begun: nothing is held back
+
+	// skipVoting is skip_voting, or MassGen's quick synthesize run that implies it.
+	skipVoting bool
+	// overBudget is set by the call that spends max_cost_usd; coordination ends as soon as
+	// that call's response has been acted on (guarded by mu).
+	overBudget bool
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -115,17 +136,31 @@ type session struct {
 // been published as the final answer.
 func Run(ctx context.Context, o Options) Result {
 	o = withDefaults(o)
+	orch := o.Orchestrator
+	skip := skipsVoting(orch, len(o.Agents))
+	leadCap := 0
+	if orch.Fairness.Enabled {
+		leadCap = orch.Fairness.LeadCapAnswers
+	}
 	s := &session{
-		o:       o,
-		agents:  o.Agents,
-		changed: make(chan struct{}),
-		done:    make(chan struct{}),
+		o:          o,
+		agents:     o.Agents,
+		changed:    make(chan struct{}),
+		done:       make(chan struct{}),
+		skipVoting: skip,
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
-			MaxNewAnswersPerAgent: o.Orchestrator.MaxNewAnswersPerAgent,
-			Novelty:               o.Orchestrator.AnswerNovelty,
-			FailureBudget:         o.Orchestrator.FailureBudget,
-			MaxAnswerChars:        o.Orchestrator.MaxAnswerChars,
+			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
+			Novelty:               orch.AnswerNovelty,
+			FailureBudget:         orch.FailureBudget,
+			MaxAnswerChars:        orch.MaxAnswerChars,
+			MaxNewAnswersGlobal:   orch.MaxNewAnswersGlobal,
+			DeferVoting:           orch.DeferVotingUntilAllAnswered,
+			SkipVoting:            skip,
+			LeadCap:               leadCap,
+			// MassGen pauses an agent at the lead cap only while peers' answers reach it
+			// (FairnessGate.should_pause_agent_for_fairness returns early on disable_injection).
+			FairnessPause: leadCap > 0 && !orch.DisableInjection,
 		}),
 	}
 	start := o.Now()
@@ -144,6 +179,14 @@ func Run(ctx context.Context, o Options) Result {
 		if o.Orchestrator.PlanningMode {
 			s.decidePlanning(ctx)
 		}
+		if o.Orchestrator.PersonaGenerator.Enabled {
+			s.generatePersonas(ctx)
+		}
+		s.mu.Lock()
+		if s.overBudget {
+			s.endLocked(event.EndBudget)
+		}
+		s.mu.Unlock()
 		s.coordinate(ctx)
 	}
 	s.presenting.Store(true)
@@ -201,15 +244,52 @@ func withDefaults(o Options) Options {
 	if o.Timeouts.Presentation <= 0 {
 		o.Timeouts.Presentation = 600 * time.Second
 	}
+	if o.Timeouts.RoundGrace <= 0 {
+		o.Timeouts.RoundGrace = 120 * time.Second // MassGen's round_timeout_grace_seconds default
+	}
+	if f := &o.Orchestrator.Fairness; f.Enabled {
+		if f.LeadCapAnswers <= 0 {
+			f.LeadCapAnswers = 2
+		}
+		if f.MaxMidstreamInjectionsPerRound <= 0 {
+			f.MaxMidstreamInjectionsPerRound = 2
+		}
+	}
 	return o
+}
+
+// skipsVoting reports whether a session has no vote round: skip_voting, or what MassGen's
+// RunModeStrategyResolver.should_skip_vote_rounds_for_synthesize infers from a quick
+// multi-agent synthesize run (one answer per agent, no deferred vote): every agent answers
+// once and the presenter merges them, so a vote would only pick whose turn it is to merge.
+func skipsVoting(o config.Orchestrator, agents int) bool {
+	if o.SkipVoting {
+		return true
+	}
+	return agents > 1 && o.FinalAnswerStrategy == config.StrategySynthesize &&
+		o.MaxNewAnswersPerAgent == 1 && !o.DeferVotingUntilAllAnswered
 }
 
 func (s *session) started() event.SessionStarted {
 	infos := make([]event.AgentInfo, len(s.agents))
 	for i, a := range s.agents {
-		infos[i] = event.AgentInfo{ID: a.ID, Label: coord.Label(i), Backend: a.Backend, Model: a.Model}
+		infos[i] = event.AgentInfo{ID: a.ID, Label: coord.Label(i), Backend: a.Backend, Model: a.Model, BaseURL: a.BaseURL, Unpriced: a.Unpriced,
+			VotingSensitivity: a.VotingSensitivity}
 	}
 	o := s.o
+	f := o.Orchestrator.Fairness
+	fairness := &event.Fairness{Enabled: f.Enabled}
+	if f.Enabled {
+		fairness.LeadCapAnswers, fairness.MaxMidstreamInjectionsPerRound = f.LeadCapAnswers, f.MaxMidstreamInjectionsPerRound
+	}
+	var personas string
+	if pg := o.Orchestrator.PersonaGenerator; pg.Enabled {
+		personas = cmp.Or(pg.DiversityMode, prompt.DiversityPerspective)
+	}
+	var rounds *event.RoundTimeouts
+	if t := o.Timeouts; t.InitialRound > 0 || t.SubsequentRound > 0 {
+		rounds = &event.RoundTimeouts{InitialSeconds: t.InitialRound.Seconds(), SubsequentSeconds: t.SubsequentRound.Seconds(), GraceSeconds: t.RoundGrace.Seconds()}
+	}
 	return event.SessionStarted{
 		Question: o.Question, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
 		Agents: infos, History: o.History,
@@ -226,6 +306,16 @@ func (s *session) started() event.SessionStarted {
 			MaxResponseChars:        o.Orchestrator.MaxResponseChars,
 			MaxToolCallsPerResponse: o.Orchestrator.MaxToolCallsPerResponse,
 			MaxAnswerChars:          o.Orchestrator.MaxAnswerChars,
+
+			FinalAnswerStrategy:         o.Orchestrator.FinalAnswerStrategy,
+			PresenterAgent:              o.Orchestrator.PresenterAgent,
+			MaxNewAnswersGlobal:         o.Orchestrator.MaxNewAnswersGlobal,
+			DeferVotingUntilAllAnswered: o.Orchestrator.DeferVotingUntilAllAnswered,
+			DisableInjection:            o.Orchestrator.DisableInjection,
+			SkipVoting:                  s.skipVoting,
+			Fairness:                    fairness,
+			PersonaGenerator:            personas,
+			Rounds:                      rounds,
 		},
 	}
 }
@@ -301,7 +391,10 @@ func outcome(reason string) (status string, code int) {
 	return event.StatusCompleted, 0
 }
 
-func errorFor(reason string) error {
+// errorFor is what the end of the session says about why coordination ended; nil after
+// consensus. The budget's is informational (exit 0 when an answer exists), so that the user
+// learns why coordination stopped early.
+func (s *session) errorFor(reason string) error {
 	switch reason {
 	case event.EndTimeout:
 		return errors.New("session timed out before the agents agreed")
@@ -309,8 +402,22 @@ func errorFor(reason string) error {
 		return errors.New("interrupted")
 	case event.EndAllDead:
 		return errors.New("every agent failed")
+	case event.EndBudget:
+		s.mu.Lock()
+		spent := s.cost
+		s.mu.Unlock()
+		return fmt.Errorf("cost budget %s reached (%s spent)", dollars(s.o.Orchestrator.MaxCostUSD), dollars(spent))
 	}
 	return nil
+}
+
+// dollars formats a cost with at least two decimals and up to four: $5.00, $0.0015.
+func dollars(v float64) string {
+	t := strconv.FormatFloat(v, 'f', 4, 64)
+	for strings.HasSuffix(t, "0") && len(t)-strings.IndexByte(t, '.') > 3 {
+		t = t[:len(t)-1]
+	}
+	return "$" + t
 }
 
 func (s *session) fail(i int, err error, timeout bool) {
@@ -321,18 +428,30 @@ func (s *session) fail(i int, err error, timeout bool) {
 	}
 	var consecutive int
 	var dead bool
-	if provider.IsFatal(err) {
+	fatal := provider.IsFatal(err)
+	if fatal {
 		s.m.Kill(i)
 		consecutive, dead = s.m.FailureBudget(), true
 	} else {
 		consecutive, dead = s.m.TurnFailed(i)
 	}
 	id := s.agents[i].ID
-	s.publish(event.AgentError{Agent: id, Message: err.Error(), Consecutive: consecutive, Budget: s.m.FailureBudget(), Timeout: timeout})
+	s.publish(event.AgentError{Agent: id, Message: err.Error(), Consecutive: consecutive, Budget: s.m.FailureBudget(), Timeout: timeout, Fatal: fatal})
 	if !dead {
 		return
 	}
-	s.publish(event.AgentDead{Agent: id, Reason: fmt.Sprintf("%d failed turns in a row: %v", consecutive, err)})
+	reason := fmt.Sprintf("%d failed turns in a row: %v", consecutive, err)
+	switch {
+	case fatal:
+		// A rejected key or an unknown model: no count of turns, just what to fix.
+		reason = fmt.Sprintf("retrying cannot help: %v", err)
+	case consecutive == 1:
+		reason = fmt.Sprintf("1 failed turn: %v", err)
+	}
+	s.publish(event.AgentDead{Agent: id, Reason: reason})
+	// An agent waiting for everyone to answer, or for a slower agent to catch up, may wait
+	// for this one no more.
+	s.broadcastLocked()
 	s.checkEndLocked()
 }
 
@@ -341,6 +460,8 @@ func (s *session) checkEndLocked() {
 	switch {
 	case s.m.Live() == 0:
 		s.endLocked(event.EndAllDead)
+	case s.m.Converged() && s.skipVoting:
+		s.endLocked(event.EndAllAnswered)
 	case s.m.Converged():
 		s.endLocked(event.EndConsensus)
 	}

@@ -66,16 +66,23 @@ func (s *session) decidePlanning(ctx context.Context) {
 
 // planningCheck makes the check's one model call and returns the reply.
 func (s *session) planningCheck(ctx context.Context, i int, specs []provider.ToolSpec) (string, error) {
+	return s.ask(ctx, i, provider.StagePlanning, s.agents[i].System, prompt.PlanningCheck(s.o.Question, specs))
+}
+
+// ask makes one tool-less model call of agent i before coordination (planning mode's check,
+// persona_generator) and returns its text, cut to max_response_chars: what such a call is for
+// is in its first lines or in the part that fits. An empty reply is an error.
+func (s *session) ask(ctx context.Context, i int, stage provider.Stage, system, user string) (string, error) {
 	a := s.agents[i]
-	msgs := []provider.Message{{Role: provider.RoleUser, Content: prompt.PlanningCheck(s.o.Question, specs)}}
-	s.publish(event.ModelCalled{Agent: a.ID, Stage: provider.StagePlanning, Attempt: 1, Fresh: true, System: a.System, Messages: msgs})
+	msgs := []provider.Message{{Role: provider.RoleUser, Content: user}}
+	s.publish(event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: 1, Fresh: true, System: system, Messages: msgs})
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
 	defer cancel()
 	var text strings.Builder
 	var u provider.Usage
 	var err error
 	budget := s.o.Orchestrator.MaxResponseChars
-	req := provider.Request{Model: a.Model, System: a.System, Messages: msgs, Stage: provider.StagePlanning,
+	req := provider.Request{Model: a.Model, System: system, Messages: msgs, Stage: stage,
 		Params: a.Params, MaxResponseBytes: s.responseBytes()}
 	cut, received := false, 0
 read:
@@ -94,7 +101,6 @@ read:
 			t, over := take(c.Text, &budget)
 			text.WriteString(t)
 			if over {
-				// The verdict is on its first lines: what fits is enough to read it.
 				cut = true
 				break read
 			}

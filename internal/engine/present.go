@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"massgen/internal/config"
 	"massgen/internal/coord"
@@ -13,9 +14,11 @@ import (
 	"massgen/internal/provider"
 )
 
-// present picks the winner and produces the final answer: a new generation by the winner
-// (regenerate) or its answer as is (verbatim). An interrupted, failed or dead-winner session
-// gets the stored answer, so nothing produced is lost.
+// present picks the winner and produces the final answer (final_answer_strategy): a new
+// generation by the presenter seeing every answer and the votes (winner_present), a merge of
+// the best of all answers (synthesize), or the winner's answer as is (winner_reuse). The
+// presenter is the winner, or presenter_agent when that agent is alive. An interrupted, failed
+// or dead-presenter session gets the stored answer, so nothing produced is lost.
 func (s *session) present(ctx context.Context) Result {
 	s.mu.Lock()
 	reason := s.reason
@@ -33,50 +36,61 @@ func (s *session) present(ctx context.Context) Result {
 	}
 	var stored coord.Answer
 	var hasStored bool
-	var winnerDead bool
-	var vr prompt.VoteResult
+	p := prompt.Presentation{Question: s.o.Question, History: s.o.History,
+		Strategy: s.o.Orchestrator.FinalAnswerStrategy, Voted: !s.skipVoting && reason != event.EndSkipped}
+	presenter, note := r.Winner, ""
 	if r.Winner >= 0 {
 		stored, hasStored = s.m.Current(r.Winner)
-		winnerDead = s.m.Dead(r.Winner)
 		ended.Winner, ended.WinnerLabel, ended.AnswerLabel = s.agents[r.Winner].ID, coord.Label(r.Winner), stored.Label
-		vr.Tie = r.Tie
+		p.Winner, p.Votes.Tie = coord.Label(r.Winner), r.Tie
 		for k := range s.agents {
 			if v, ok := s.m.CurrentVote(k); ok && v.Target == r.Winner {
-				vr.Votes++
-				vr.Reasons = append(vr.Reasons, v.Reason)
+				p.Votes.Votes++
+				p.Votes.Reasons = append(p.Votes.Reasons, v.Reason)
 			}
 		}
+		presenter, note = s.presenterLocked(r.Winner)
 	}
-	answers := s.visible(s.m.CurrentAnswers())
+	presenterDead := presenter >= 0 && s.m.Dead(presenter)
+	p.Answers = s.visible(s.m.CurrentAnswers())
 	s.publish(ended)
 	s.mu.Unlock()
 
 	status, code := outcome(reason)
-	res := Result{Status: status, ExitCode: code, EndReason: reason, Err: errorFor(reason)}
+	res := Result{Status: status, ExitCode: code, EndReason: reason, Err: s.errorFor(reason)}
 	if r.Winner < 0 {
-		if res.Err == nil {
+		if res.ExitCode == 0 {
 			res.Status, res.ExitCode = event.StatusFailed, 2
 		}
 		res.Err = errors.Join(res.Err, errors.New("no agent produced an answer"))
 		return res
 	}
-	w := s.agents[r.Winner]
 	mode := config.PresentationMode(s.o.Orchestrator.FinalAnswerStrategy)
-	if reason == event.EndInterrupted || reason == event.EndAllDead || winnerDead {
+	if reason == event.EndInterrupted || reason == event.EndAllDead || presenterDead {
 		mode = "verbatim"
 	}
-	s.publish(event.FinalStarted{Agent: w.ID, Mode: mode})
+	if mode == "verbatim" {
+		// No model call: the winner's answer is the final answer, whoever would have presented.
+		presenter = r.Winner
+	}
+	w := s.agents[presenter]
+	started := event.FinalStarted{Agent: w.ID, Mode: mode, Note: note}
+	if presenter != r.Winner {
+		started.Winner = s.agents[r.Winner].ID
+	}
+	s.publish(started)
 	content, fallback, truncated := stored.Content, true, ""
-	if mode == "regenerate" {
-		user := s.o.Question
-		if reason != event.EndSkipped {
-			user = prompt.PresentationUser(s.o.Question, coord.Label(r.Winner), vr, answers)
+	if mode != "verbatim" {
+		p.Presenter = coord.Label(presenter)
+		system, user := p.System(w.System), p.User()
+		if reason == event.EndSkipped {
+			system, user = prompt.PresentationSystem(w.System), prompt.Direct(s.o.Question, s.o.History)
 		}
 		if ws := w.Workspace; ws != nil {
 			ws.GrantFinal()
 			defer ws.RevokeFinal()
 		}
-		text, cutBy, err := s.presentation(ctx, r.Winner, user)
+		text, cutBy, err := s.presentation(ctx, presenter, system, user)
 		switch {
 		case err != nil:
 			s.publish(event.AgentError{Agent: w.ID, Message: fmt.Sprintf("final presentation failed, using the stored answer: %v", err), Budget: s.o.Orchestrator.FailureBudget, Timeout: errors.Is(err, errCallTimeout)})
@@ -87,26 +101,46 @@ func (s *session) present(ctx context.Context) Result {
 			res.Status, res.ExitCode, res.Err = event.StatusInterrupted, 4, errors.New("interrupted during the final presentation")
 		}
 	} else if hasStored {
-		fallback = reason != event.EndConsensus && reason != event.EndBudget
+		fallback = reason != event.EndConsensus && reason != event.EndBudget && reason != event.EndAllAnswered
 	}
 	if strings.TrimSpace(content) == "" {
 		res.Status, res.ExitCode = event.StatusFailed, 2
 		res.Err = errors.Join(res.Err, errors.New("the final presentation produced no answer"))
 		return res
 	}
-	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(r.Winner) + ".final", Content: content, Mode: mode, Fallback: fallback,
+	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(presenter) + ".final", Content: content, Mode: mode, Fallback: fallback,
 		Truncated: truncated != "", TruncatedBy: truncated})
 	res.Winner, res.FinalAnswer, res.TruncatedBy = w.ID, content, truncated
 	return res
 }
 
-// presentation runs the winner's final presentation: no workflow tools, its own tools (with
-// write access to context paths) in a loop until it answers with text. A response cut off (by
+// presenterLocked returns who presents for winner: presenter_agent when it names a live agent,
+// else the winner, with a note saying why the configured one does not; s.mu must be held.
+// MassGen reads presenter_agent in decomposition mode only (in voting mode the winner always
+// presents); here it applies to voting too, as a user who names a presenter expects.
+func (s *session) presenterLocked(winner int) (int, string) {
+	id := s.o.Orchestrator.PresenterAgent
+	if id == "" {
+		return winner, ""
+	}
+	for k, a := range s.agents {
+		if a.ID != id {
+			continue
+		}
+		if s.m.Dead(k) {
+			return winner, fmt.Sprintf("presenter_agent %q failed during coordination, so the winner %s presents", id, s.agents[winner].ID)
+		}
+		return k, ""
+	}
+	return winner, fmt.Sprintf("presenter_agent %q is not one of the agents, so the winner %s presents", id, s.agents[winner].ID)
+}
+
+// presentation runs agent i's final presentation with system and user: no workflow tools, its
+// own tools (with write access to context paths) in a loop until it answers with text. A response cut off (by
 // the token limit or max_response_chars) ends it with the text so far and what cut it off
 // (event.TruncatedTokenLimit or event.TruncatedResponseChars); its tool calls are not run.
-func (s *session) presentation(ctx context.Context, i int, user string) (text, truncated string, err error) {
+func (s *session) presentation(ctx context.Context, i int, system, user string) (text, truncated string, err error) {
 	w := s.agents[i]
-	system := prompt.PresentationSystem(w.System)
 	if s.plan.on {
 		system += prompt.PlanningRelease
 	}
@@ -122,7 +156,7 @@ func (s *session) presentation(ctx context.Context, i int, user string) (text, t
 		}
 		s.publish(mc)
 		sent = len(msgs)
-		out, err := s.call(ctx, i, req, true)
+		out, err := s.call(ctx, i, req, true, time.Time{})
 		if err != nil {
 			return "", "", err
 		}

@@ -21,7 +21,7 @@ const eventContentLimit = 4 << 10
 func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []provider.ToolCall) {
 	a := s.agents[i]
 	for _, tc := range calls {
-		res, d := s.runTool(ctx, a, tc)
+		res, d := s.runTool(ctx, a, tc, c.round.cut)
 		content := res.Content
 		ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, IsError: res.IsError, DurationMS: float64(d.Microseconds()) / 1000}
 		ev.Content, ev.Truncated = cut(content, eventContentLimit)
@@ -30,7 +30,9 @@ func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []
 	}
 }
 
-func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall) (tool.Result, time.Duration) {
+// runTool runs one tool call, bounded by the per-call timeout and, when cut is set, by the
+// end of the turn's round.
+func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall, cut time.Time) (tool.Result, time.Duration) {
 	t, ok := a.Tools.Find(tc.Name)
 	if !ok {
 		names := []string{"new_answer", "vote"}
@@ -43,7 +45,15 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall) (t
 		return tool.Errorf(fmt.Sprintf("planning mode: %s is held back until the final presentation, because its effects cannot be undone; "+
 			"do not call it now: describe in your answer what you would do with it (arguments, order), and the presenting agent will do it", tc.Name)), 0
 	}
-	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
+	limit, byRound := s.callLimit(cut)
+	if byRound && limit <= 0 {
+		return tool.Errorf("not run: this round's time is up; finish with new_answer or vote"), 0
+	}
+	timedOut := fmt.Sprintf("timed out after %s", limit)
+	if byRound {
+		timedOut = "was cut off at the end of this round's time"
+	}
+	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	out := &toolOutput{publish: func(chunk string) {
 		s.publish(event.ToolOutput{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Text: chunk})
@@ -71,7 +81,7 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall) (t
 			s.mu.Lock()
 			s.stragglers = append(s.stragglers, straggler{agent: a.ID, tool: tc.Name, finished: finished})
 			s.mu.Unlock()
-			why := fmt.Sprintf("timed out after %s", s.o.Timeouts.Agent)
+			why := timedOut
 			if ctx.Err() != nil {
 				why = "was cancelled because the session is ending"
 			}
@@ -80,7 +90,7 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall) (t
 		}
 	}
 	if cctx.Err() != nil && ctx.Err() == nil && !res.IsError {
-		res = tool.Errorf(fmt.Sprintf("the call timed out after %s", s.o.Timeouts.Agent))
+		res = tool.Errorf("the call " + timedOut)
 	}
 	return res, s.o.Now().Sub(start)
 }

@@ -12,7 +12,7 @@ func encodeLine(e Event) ([]byte, error) {
 	if e.Payload == nil {
 		return nil, fmt.Errorf("event %d: no payload", e.Seq)
 	}
-	data, err := json.Marshal(e.Payload)
+	data, err := marshalPlain(e.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
 	}
@@ -23,6 +23,18 @@ func encodeLine(e Event) ([]byte, error) {
 		}
 	}
 	return append(line, '\n'), nil
+}
+
+// marshalPlain is json.Marshal without HTML escaping, so that events.jsonl shows prompts'
+// "<ORIGINAL MESSAGE>" as written; the log is a file, never embedded in a page.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // clipLine shortens the strings of an event whose payload data is too large for one line:
@@ -44,7 +56,7 @@ func clipLine(e Event, data []byte) ([]byte, error) {
 	// nearly always do; halve from there.
 	limit := int(float64(longest(tree)) * float64(MaxLine) / float64(len(data)) * 0.9)
 	for ; limit >= 64; limit /= 2 {
-		clipped, err := json.Marshal(clipStrings(tree, limit))
+		clipped, err := marshalPlain(clipStrings(tree, limit))
 		if err != nil {
 			return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
 		}

@@ -29,6 +29,14 @@ type AgentInfo struct {
 	Label   string `json:"label"` // agent<i>, stable for the session
 	Backend string `json:"backend"`
 	Model   string `json:"model,omitempty"`
+	// BaseURL is the endpoint the agent's requests go to, credentials removed ("" for
+	// offline backends).
+	BaseURL string `json:"base_url,omitempty"`
+	// Unpriced marks a model the price table does not know: its cost is unknown (reported as
+	// 0) and max_cost_usd cannot stop its spending.
+	Unpriced bool `json:"unpriced,omitempty"`
+	// VotingSensitivity is the agent's own voting_sensitivity, when it overrides the session's.
+	VotingSensitivity string `json:"voting_sensitivity,omitempty"`
 }
 
 // Settings are the coordination settings a session ran with.
@@ -45,6 +53,35 @@ type Settings struct {
 	MaxResponseChars        int `json:"max_response_chars,omitempty"`
 	MaxToolCallsPerResponse int `json:"max_tool_calls_per_response,omitempty"`
 	MaxAnswerChars          int `json:"max_answer_chars,omitempty"`
+
+	// MassGen v0.1.9x coordination settings. FinalPresentation above stays the older word
+	// (regenerate|verbatim|synthesize) for readers that know only it.
+	FinalAnswerStrategy         string `json:"final_answer_strategy,omitempty"` // winner_present | winner_reuse | synthesize
+	PresenterAgent              string `json:"presenter_agent,omitempty"`
+	MaxNewAnswersGlobal         int    `json:"max_new_answers_global,omitempty"`
+	DeferVotingUntilAllAnswered bool   `json:"defer_voting_until_all_answered,omitempty"`
+	DisableInjection            bool   `json:"disable_injection,omitempty"`
+	// SkipVoting is true when the session has no vote round: skip_voting, or a quick
+	// synthesize run that implies it.
+	SkipVoting bool           `json:"skip_voting,omitempty"`
+	Fairness   *Fairness      `json:"fairness,omitempty"`
+	Rounds     *RoundTimeouts `json:"round_timeouts,omitempty"`
+	// PersonaGenerator is the diversity mode when persona_generator is enabled, "" otherwise.
+	PersonaGenerator string `json:"persona_generator,omitempty"`
+}
+
+// Fairness is fairness_enabled and its caps; the caps are 0 when it is off.
+type Fairness struct {
+	Enabled                        bool `json:"fairness_enabled"`
+	LeadCapAnswers                 int  `json:"fairness_lead_cap_answers,omitempty"`
+	MaxMidstreamInjectionsPerRound int  `json:"max_midstream_injections_per_round,omitempty"`
+}
+
+// RoundTimeouts are the per-round timeouts (0: that round has none).
+type RoundTimeouts struct {
+	InitialSeconds    float64 `json:"initial_round_timeout_seconds,omitempty"`
+	SubsequentSeconds float64 `json:"subsequent_round_timeout_seconds,omitempty"`
+	GraceSeconds      float64 `json:"round_timeout_grace_seconds"`
 }
 
 // SessionStarted opens the stream.
@@ -92,6 +129,16 @@ type ReasoningDelta struct {
 	Agent        string `json:"agent"`
 	Text         string `json:"text"`
 	Presentation bool   `json:"presentation,omitempty"`
+}
+
+// ToolCallStreaming: the model is writing a tool call's arguments, Bytes of them so far (a
+// long new_answer takes seconds to stream); ToolCalled follows once the call is complete.
+// Only views use it, to show the agent is not idle.
+type ToolCallStreaming struct {
+	Agent  string `json:"agent"`
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool"`
+	Bytes  int    `json:"bytes"`
 }
 
 // ToolCalled records a complete tool call the model made.
@@ -151,6 +198,59 @@ type PlanningDecided struct {
 	Reply    string   `json:"reply,omitempty"` // the judge's reply, cut to a few hundred bytes
 }
 
+// PersonasGenerated: persona_generator's call before coordination wrote one persona per
+// agent, added to its coordination system prompt. Agent is whose model wrote them. Warning,
+// when set, says why some or all are built-in fallbacks instead (the call failed or its reply
+// could not be read); the session goes on either way.
+type PersonasGenerated struct {
+	Agent    string    `json:"agent"`
+	Mode     string    `json:"mode"` // perspective | implementation | methodology
+	Personas []Persona `json:"personas"`
+	Warning  string    `json:"warning,omitempty"`
+}
+
+// Persona is one agent's generated persona.
+type Persona struct {
+	Agent    string `json:"agent"`
+	Label    string `json:"label"`
+	Text     string `json:"text"`
+	Fallback bool   `json:"fallback,omitempty"`
+}
+
+// Round timeout phases.
+const (
+	RoundSoft = "soft" // the round's time is up: the agent was told to submit now
+	RoundCut  = "cut"  // the grace period is over too: the round was cut off
+)
+
+// RoundTimeout: an agent's coordination round (one turn) went over
+// initial_round_timeout_seconds (its first round) or subsequent_round_timeout_seconds.
+type RoundTimeout struct {
+	Agent          string  `json:"agent"`
+	Round          int     `json:"round"` // 1 for the agent's first round
+	Phase          string  `json:"phase"` // RoundSoft | RoundCut
+	LimitSeconds   float64 `json:"limit_seconds"`
+	GraceSeconds   float64 `json:"grace_seconds"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+}
+
+// VoteDeferred: a vote came before every live agent had an answer
+// (defer_voting_until_all_answered). It does not count; the agent waits for Waiting (labels)
+// to answer and then takes its turn again.
+type VoteDeferred struct {
+	Agent       string   `json:"agent"`
+	TargetLabel string   `json:"target_label"`
+	Reason      string   `json:"reason"`
+	Waiting     []string `json:"waiting"`
+}
+
+// AgentWaiting: a live agent that holds no vote does not start a turn for now, and Reason
+// says why (deferred voting, the fairness lead cap). It starts one as soon as that changes.
+type AgentWaiting struct {
+	Agent  string `json:"agent"`
+	Reason string `json:"reason"`
+}
+
 // ToolRejected: a call was refused and the error went back to the model as its result.
 type ToolRejected struct {
 	Agent  string `json:"agent"`
@@ -202,6 +302,9 @@ type AgentError struct {
 	Consecutive int    `json:"consecutive"`
 	Budget      int    `json:"budget"`
 	Timeout     bool   `json:"timeout,omitempty"`
+	// Fatal marks an error retrying cannot help (a rejected key, an unknown model): the
+	// agent is dead at once, whatever Consecutive says.
+	Fatal bool `json:"fatal,omitempty"`
 }
 
 // AgentDead: the agent is left out of the rest of the session.
@@ -233,6 +336,9 @@ const (
 	EndInterrupted = "interrupted"
 	EndBudget      = "budget"
 	EndSkipped     = "skipped"
+	// EndAllAnswered: with skip_voting, every live agent has answered (or
+	// max_new_answers_global allows no more): the winner is chosen without votes.
+	EndAllAnswered = "all_answered"
 )
 
 // CoordinationEnded: no more answers or votes. Winner is "" when no agent has an answer.
@@ -245,10 +351,14 @@ type CoordinationEnded struct {
 	Tally       []Tally `json:"tally,omitempty"`
 }
 
-// FinalStarted: the winner begins the final presentation (MassGen's final_round_start).
+// FinalStarted: the presenter begins the final presentation (MassGen's final_round_start).
+// Agent is the winner unless presenter_agent names another agent; Winner is then set to the
+// winner. Note says why the configured presenter does not present, when it does not.
 type FinalStarted struct {
-	Agent string `json:"agent"`
-	Mode  string `json:"mode"` // regenerate | verbatim
+	Agent  string `json:"agent"`
+	Mode   string `json:"mode"` // regenerate | verbatim | synthesize
+	Winner string `json:"winner,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // FinalAnswer: the final answer. Fallback is true when the stored answer was used because the
@@ -312,11 +422,16 @@ func (ModelCalled) Type() string       { return "model_called" }
 func (TextDelta) Type() string         { return "text_delta" }
 func (ReasoningDelta) Type() string    { return "reasoning_delta" }
 func (ToolCalled) Type() string        { return "tool_called" }
+func (ToolCallStreaming) Type() string { return "tool_call_streaming" }
 func (ToolRejected) Type() string      { return "tool_rejected" }
 func (ToolResult) Type() string        { return "tool_result" }
 func (ToolOutput) Type() string        { return "tool_output" }
 func (ToolServerStatus) Type() string  { return "tool_server_status" }
 func (PlanningDecided) Type() string   { return "planning_decided" }
+func (PersonasGenerated) Type() string { return "personas_generated" }
+func (RoundTimeout) Type() string      { return "round_timeout" }
+func (VoteDeferred) Type() string      { return "vote_deferred" }
+func (AgentWaiting) Type() string      { return "agent_waiting" }
 func (EnforcementSent) Type() string   { return "enforcement_sent" }
 func (AnswerSubmitted) Type() string   { return "answer_submitted" }
 func (VoteCast) Type() string          { return "vote_cast" }
@@ -348,11 +463,16 @@ func init() {
 	register[TextDelta]()
 	register[ReasoningDelta]()
 	register[ToolCalled]()
+	register[ToolCallStreaming]()
 	register[ToolRejected]()
 	register[ToolResult]()
 	register[ToolOutput]()
 	register[ToolServerStatus]()
 	register[PlanningDecided]()
+	register[PersonasGenerated]()
+	register[RoundTimeout]()
+	register[VoteDeferred]()
+	register[AgentWaiting]()
 	register[EnforcementSent]()
 	register[AnswerSubmitted]()
 	register[VoteCast]()

@@ -58,11 +58,15 @@ func (w *Writer) Handle(e Event) {
 		return
 	}
 	switch e.Payload.(type) {
-	case TextDelta, ReasoningDelta:
+	case TextDelta, ReasoningDelta, ToolCallStreaming:
 	default:
 		w.Flush()
 	}
 }
+
+// EncodeLine is e as one events.jsonl line, newline included (long strings clipped as the
+// log clips them): what `massgen --stream-events` prints.
+func EncodeLine(e Event) ([]byte, error) { return encodeLine(e) }
 
 // Flush writes buffered events to the file.
 func (w *Writer) Flush() {

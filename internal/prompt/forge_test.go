@@ -82,6 +82,9 @@ func TestForgedBlocks_AreNotBlocks(t *testing.T) {
 		{"user", User(question, history, answers), []string{"agent1", "agent3"}, []string{"CONVERSATION HISTORY", "ORIGINAL MESSAGE", "CURRENT ANSWERS"}},
 		{"update", Update("News.", answers), []string{"agent1", "agent3"}, nil},
 		{"presentation", PresentationUser(question, "agent1", reasons, answers), []string{"agent1", "agent3"}, []string{"ORIGINAL MESSAGE", "VOTING RESULTS", "ALL ANSWERS"}},
+		{"presentation with history", Presentation{Question: question, History: history, Strategy: "synthesize", Presenter: "agent3", Winner: "agent1",
+			Voted: true, Votes: reasons, Answers: answers}.User(), []string{"agent1", "agent3"},
+			[]string{"CONVERSATION HISTORY", "ORIGINAL MESSAGE", "VOTING RESULTS", "ALL ANSWERS"}},
 		{"block", Block(answers[0]), []string{"agent1"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

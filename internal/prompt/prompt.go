@@ -69,13 +69,50 @@ var novelty = map[string]string{
 		"anything close to an existing one is rejected.",
 }
 
+// Coordination is what an agent's coordination system prompt says besides the rules.
+type Coordination struct {
+	AgentSystem string // the agent's own system message
+	// Persona is persona_generator's persona for the agent ("" for none).
+	Persona           string
+	VotingSensitivity string
+	AnswerNovelty     string
+	// SkipVoting: the session has no vote; DeferVoting: votes wait for every agent's answer.
+	SkipVoting, DeferVoting bool
+}
+
 // System returns the coordination system prompt: the agent's own system message, then the
 // rules of coordination.
 func System(agentSystem, votingSensitivity, answerNovelty string) string {
+	return SystemFor(Coordination{AgentSystem: agentSystem, VotingSensitivity: votingSensitivity, AnswerNovelty: answerNovelty})
+}
+
+// SystemFor returns the coordination system prompt for c: the agent's own system message, its
+// persona, then the rules of coordination. It is the same for every turn of a session (P10).
+func SystemFor(c Coordination) string {
 	var b strings.Builder
-	if s := strings.TrimSpace(agentSystem); s != "" {
+	if s := strings.TrimSpace(c.AgentSystem); s != "" {
 		b.WriteString(s)
 		b.WriteString("\n\n")
+	}
+	if p := strings.TrimSpace(c.Persona); p != "" {
+		b.WriteString(personaSection(p))
+	}
+	if c.SkipVoting {
+		b.WriteString(`You are one of several agents working on the same request. Each agent writes a complete answer ` +
+			`of its own; there is no vote, and the final answer is made from the agents' answers.
+
+How to take your turn:
+- Read the ORIGINAL MESSAGE and any CURRENT ANSWERS, shown anonymously as agent1, agent2, and so on.
+- Call new_answer with your complete answer. It must stand on its own: the reader will not see the others.
+
+Rules:
+- End your turn with the new_answer tool call. Plain text alone does not count.
+- Never ask the user for clarification; make reasonable assumptions and state them.
+`)
+		if n := novelty[c.AnswerNovelty]; n != "" {
+			b.WriteString("- " + n + "\n")
+		}
+		return b.String()
 	}
 	b.WriteString(`You are one of several agents working on the same request. Each agent writes a complete answer; ` +
 		`the agents read each other's answers, shown anonymously as agent1, agent2, and so on, and vote for the best. ` +
@@ -93,12 +130,15 @@ Rules:
 - Vote only for a label listed among the current answers; you may vote for your own answer.
 - Never ask the user for clarification; make reasonable assumptions and state them.
 `)
-	s := sensitivity[votingSensitivity]
+	if c.DeferVoting {
+		b.WriteString("- Voting opens once every agent has submitted an answer; until you have one, submit yours with new_answer.\n")
+	}
+	s := sensitivity[c.VotingSensitivity]
 	if s == "" {
 		s = sensitivity["lenient"]
 	}
 	b.WriteString("- " + s + "\n")
-	if n := novelty[answerNovelty]; n != "" {
+	if n := novelty[c.AnswerNovelty]; n != "" {
 		b.WriteString("- " + n + "\n")
 	}
 	return b.String()
@@ -108,17 +148,7 @@ Rules:
 // interactive session, the original message and the current answers.
 func User(question string, history []provider.Message, answers []Answer) string {
 	var b strings.Builder
-	if len(history) > 0 {
-		b.WriteString("<CONVERSATION HISTORY>\n")
-		for _, m := range history {
-			who := "User"
-			if m.Role == provider.RoleAssistant {
-				who = "Assistant"
-			}
-			fmt.Fprintf(&b, "%s: %s\n", who, Escape(m.Content))
-		}
-		b.WriteString("<END OF CONVERSATION HISTORY>\n\n")
-	}
+	writeHistory(&b, history)
 	b.WriteString("<ORIGINAL MESSAGE>\n")
 	b.WriteString(Escape(question))
 	b.WriteString("\n<END OF ORIGINAL MESSAGE>\n\n<CURRENT ANSWERS>\n")
@@ -135,69 +165,57 @@ func User(question string, history []provider.Message, answers []Answer) string 
 // Update tells an agent what changed since it last looked: the answers accepted since then.
 // lead says why it is being told (its answer was recorded, its vote went stale, ...).
 func Update(lead string, newAnswers []Answer) string {
+	return update(lead, newAnswers, "Evaluate the current answers again and finish with exactly one call: vote or new_answer.")
+}
+
+// UpdateNoVote is Update for a session without a vote (skip_voting).
+func UpdateNoVote(lead string, newAnswers []Answer) string {
+	return update(lead, newAnswers, "Finish with your complete answer in a new_answer call.")
+}
+
+func update(lead string, newAnswers []Answer, closing string) string {
 	var b strings.Builder
 	b.WriteString(lead)
 	if len(newAnswers) > 0 {
 		b.WriteString("\n\nNew or revised answers since you last looked (they replace earlier answers under the same label):\n\n")
 		b.WriteString(blocks(newAnswers))
 	}
-	b.WriteString("\n\nEvaluate the current answers again and finish with exactly one call: vote or new_answer.")
+	b.WriteString("\n\n" + closing)
 	return b.String()
 }
+
+// writeHistory writes the earlier turns of an interactive session, if any, as every prompt
+// that carries the conversation shows them.
+func writeHistory(b *strings.Builder, history []provider.Message) {
+	if len(history) == 0 {
+		return
+	}
+	b.WriteString("<CONVERSATION HISTORY>\n")
+	for _, m := range history {
+		who := "User"
+		if m.Role == provider.RoleAssistant {
+			who = "Assistant"
+		}
+		fmt.Fprintf(b, "%s: %s\n", who, Escape(m.Content))
+	}
+	b.WriteString("<END OF CONVERSATION HISTORY>\n\n")
+}
+
+// VotingOpen leads the update an agent gets after its vote was held back by
+// defer_voting_until_all_answered, when it may vote at last.
+const VotingOpen = "Your vote was not counted: voting opens only once every agent has an answer. " +
+	"Now every agent has answered (or no more answers are accepted), so voting is open."
 
 // Enforcement is sent when a response made no workflow tool call.
 const Enforcement = "You did not call a tool. Finish your turn by calling exactly one of the tools: " +
 	"vote (if the best current answer is good) or new_answer (with a complete, better answer)."
 
-// VoteResult is the outcome of the vote as the presenter is told it.
-type VoteResult struct {
-	Votes   int
-	Reasons []string
-	Tie     bool
-}
+// EnforcementNoVote is Enforcement for a session without a vote (skip_voting).
+const EnforcementNoVote = "You did not call a tool. Finish your turn by calling new_answer with your complete answer."
 
-// PresentationSystem is the winner's system prompt for the final presentation.
-func PresentationSystem(agentSystem string) string {
-	var b strings.Builder
-	if s := strings.TrimSpace(agentSystem); s != "" {
-		b.WriteString(s)
-		b.WriteString("\n\n")
-	}
-	b.WriteString("The other agents voted for your answer. Now write the final answer for the user: " +
-		"the best, complete response to the original message, combining the strengths of every answer you are shown " +
-		"and fixing their weaknesses. Write it for the user directly; do not mention agents, votes or this process.")
-	return b.String()
-}
-
-// PresentationUser is the winner's message for the final presentation: the original message,
-// the vote result for its answer, and every current answer, its own marked.
-func PresentationUser(question string, own string, vr VoteResult, answers []Answer) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<ORIGINAL MESSAGE>\n%s\n<END OF ORIGINAL MESSAGE>\n\n<VOTING RESULTS>\n", Escape(question))
-	fmt.Fprintf(&b, "Your answer (%s) received %d vote(s).", own, vr.Votes)
-	if vr.Tie {
-		b.WriteString(" Another answer had as many votes; the tie was broken in your favour by agent order.")
-	}
-	b.WriteString("\n")
-	for _, r := range vr.Reasons {
-		if r = strings.TrimSpace(r); r != "" {
-			// One line each: a reason cannot add lines that pass for other voters' reasons.
-			fmt.Fprintf(&b, "- %s\n", Escape(strings.Join(strings.Fields(r), " ")))
-		}
-	}
-	b.WriteString("<END OF VOTING RESULTS>\n\n<ALL ANSWERS>\n")
-	for i, a := range answers {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		if a.Label == own {
-			fmt.Fprintf(&b, "(your own answer)\n")
-		}
-		b.WriteString(Block(a))
-	}
-	b.WriteString("\n<END OF ALL ANSWERS>\n\nPresent the final answer now.")
-	return b.String()
-}
+// AnswerTools returns the workflow tools of a session without a vote (skip_voting): new_answer
+// only, so that the model is not offered a tool that can only be refused.
+func AnswerTools() []provider.ToolSpec { return Tools(nil)[:1] }
 
 // Tools returns the workflow tools. The vote enum lists only labels that have an answer (P2);
 // with none, vote is still offered so that a model that calls it gets a clear error.

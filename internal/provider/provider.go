@@ -65,6 +65,8 @@ const (
 	StagePresentation Stage = "presentation"
 	// StagePlanning is planning mode's check, before coordination: one question, no tools.
 	StagePlanning Stage = "planning"
+	// StagePersona is persona_generator's call, before coordination: one question, no tools.
+	StagePersona Stage = "persona"
 )
 
 // Request is everything one model call needs. Order matters for prompt caching (P10): System
@@ -85,8 +87,8 @@ type Request struct {
 	MaxResponseBytes int `json:"-"`
 }
 
-// Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallChunk,
-// HostedToolChunk, UsageChunk or Done.
+// Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallProgress,
+// ToolCallChunk, HostedToolChunk, UsageChunk or Done.
 type Chunk interface{ isChunk() }
 
 // TextDelta is visible answer text as it arrives.
@@ -113,6 +115,28 @@ type HostedToolChunk struct {
 	Call   ToolCall
 	Result string
 	Failed bool
+}
+
+// ToolCallProgress reports a tool call whose arguments are still streaming: Bytes of them so
+// far. It is only for views, so that a model writing a long new_answer does not look idle;
+// the call itself comes as a ToolCallChunk once complete. Backends send one when a call's
+// first fragment arrives, then one each time its arguments pass another ProgressStep bytes
+// (see Progress). ID may be empty when the API names the call only at its end.
+type ToolCallProgress struct {
+	ID, Name string
+	Bytes    int
+}
+
+// ProgressStep is how many argument bytes stream between two ToolCallProgress chunks.
+const ProgressStep = 1024
+
+// Progress returns the ToolCallProgress to send when a call's arguments grow from before to
+// after bytes, and whether there is one: on the first bytes and at each ProgressStep passed.
+func Progress(id, name string, before, after int) (ToolCallProgress, bool) {
+	if after <= before || (before > 0 && before/ProgressStep == after/ProgressStep) {
+		return ToolCallProgress{}, false
+	}
+	return ToolCallProgress{ID: id, Name: name, Bytes: after}, true
 }
 
 // UsageChunk reports the tokens of this call. A backend may send several; they add up.
@@ -176,12 +200,13 @@ func StopFor(raw string) Stop {
 	return StopOther
 }
 
-func (TextDelta) isChunk()       {}
-func (ReasoningDelta) isChunk()  {}
-func (ToolCallChunk) isChunk()   {}
-func (HostedToolChunk) isChunk() {}
-func (UsageChunk) isChunk()      {}
-func (Done) isChunk()            {}
+func (TextDelta) isChunk()        {}
+func (ReasoningDelta) isChunk()   {}
+func (ToolCallChunk) isChunk()    {}
+func (ToolCallProgress) isChunk() {}
+func (HostedToolChunk) isChunk()  {}
+func (UsageChunk) isChunk()       {}
+func (Done) isChunk()             {}
 
 // Usage counts tokens of one or more calls. InputTokens includes cached ones.
 type Usage struct {

@@ -184,7 +184,11 @@ func (t *translator) delta(ev sdk.MessageStreamEventUnion) ([]provider.Chunk, er
 		b.signature += d.Signature
 	case "input_json_delta":
 		if b.kind == "tool_use" || b.kind == "server_tool_use" {
+			before := b.args.Len()
 			b.args.WriteString(d.PartialJSON)
+			if p, ok := provider.Progress(b.id, b.name, before, b.args.Len()); ok && b.kind == "tool_use" {
+				return []provider.Chunk{p}, nil
+			}
 		}
 	}
 	// citations_delta: the text they cite has arrived as text; the sources were reported with

@@ -27,12 +27,24 @@ func translate(t *testing.T, events string) ([]provider.Chunk, *translator, erro
 			t.Fatalf("bad event %s: %v", line, err)
 		}
 		chunks, err := tr.event(ev)
-		out = append(out, chunks...)
+		out = append(out, withoutProgress(chunks)...)
 		if err != nil {
 			return out, tr, err
 		}
 	}
 	return out, tr, nil
+}
+
+// withoutProgress drops ToolCallProgress chunks, which only views use: the translation tests
+// compare what the engine acts on; TestTranslator_Progress checks the progress.
+func withoutProgress(chunks []provider.Chunk) []provider.Chunk {
+	var out []provider.Chunk
+	for _, c := range chunks {
+		if _, ok := c.(provider.ToolCallProgress); !ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 const start = `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":10,"cache_creation_input_tokens":3,"cache_read_input_tokens":2,"output_tokens":1}}}`
@@ -199,5 +211,36 @@ func TestThinkingMemo_Bounded(t *testing.T) {
 	}
 	if got := m.lookup(string(rune('a' + memoSize + 9))); len(got) != 1 {
 		t.Errorf("newest entry lost")
+	}
+}
+
+// TestTranslator_Progress: a long new_answer streaming its input reports how far it got, on
+// its first fragment and at every ProgressStep.
+func TestTranslator_Progress(t *testing.T) {
+	tr := newTranslator()
+	var got []provider.ToolCallProgress
+	piece := strings.Repeat("x", 100)
+	lines := []string{start, `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"new_answer","input":{}}}`}
+	for range 25 {
+		lines = append(lines, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"`+piece+`"}}`)
+	}
+	for _, line := range lines {
+		var ev sdk.MessageStreamEventUnion
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		out, err := tr.event(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range out {
+			if p, ok := c.(provider.ToolCallProgress); ok {
+				got = append(got, p)
+			}
+		}
+	}
+	want := []provider.ToolCallProgress{{ID: "toolu_1", Name: "new_answer", Bytes: 100}, {ID: "toolu_1", Name: "new_answer", Bytes: 1100}, {ID: "toolu_1", Name: "new_answer", Bytes: 2100}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

@@ -83,7 +83,9 @@ func (t *translator) add(c openai.ChatCompletionChunk) ([]provider.Chunk, error)
 			out = append(out, provider.TextDelta{Text: d.Refusal})
 		}
 		for _, tc := range d.ToolCalls {
-			t.addCall(tc)
+			if p, ok := t.addCall(tc); ok {
+				out = append(out, p)
+			}
 		}
 		switch ch.FinishReason {
 		case "":
@@ -119,7 +121,8 @@ func (t *translator) spend(d openai.ChatCompletionChunkChoiceDelta) error {
 // addCall adds one tool call fragment. The first fragment of a call carries its ID and name,
 // later ones only pieces of the arguments, all under the call's index. A fragment with a new
 // ID at an index already in use starts another call (some servers send every call at index 0).
-func (t *translator) addCall(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+// It returns the progress to report, if the call's arguments passed a step.
+func (t *translator) addCall(d openai.ChatCompletionChunkChoiceDeltaToolCall) (provider.ToolCallProgress, bool) {
 	pc := t.open[d.Index]
 	if pc == nil || (d.ID != "" && pc.id != "" && d.ID != pc.id) {
 		pc = &pendingCall{}
@@ -136,7 +139,9 @@ func (t *translator) addCall(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
 	if n := d.Function.Name; n != "" && n != pc.name {
 		pc.name += n
 	}
+	before := pc.args.Len()
 	pc.args.WriteString(d.Function.Arguments)
+	return provider.Progress(pc.id, pc.name, before, pc.args.Len())
 }
 
 // end is called when the stream ended without an error. A response without a finish reason is

@@ -3,6 +3,7 @@ package chat
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,13 +23,25 @@ func translate(t *testing.T, events ...string) ([]provider.Chunk, error) {
 			t.Fatalf("%v in %s", err, e)
 		}
 		got, err := tr.add(c)
-		out = append(out, got...)
+		out = append(out, withoutProgress(got)...)
 		if err != nil {
 			return out, err
 		}
 	}
 	got, err := tr.end()
 	return append(out, got...), err
+}
+
+// withoutProgress drops ToolCallProgress chunks, which only views use: the translation tests
+// compare what the engine acts on; TestTranslator_Progress checks the progress.
+func withoutProgress(chunks []provider.Chunk) []provider.Chunk {
+	var out []provider.Chunk
+	for _, c := range chunks {
+		if _, ok := c.(provider.ToolCallProgress); !ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func txt(s string) provider.Chunk         { return provider.TextDelta{Text: s} }
@@ -150,5 +163,34 @@ func TestTranslator_NoFinishReason(t *testing.T) {
 	}
 	if len(got) != 0 {
 		t.Errorf("an incomplete stream emitted %v", got)
+	}
+}
+
+// TestTranslator_Progress: a long new_answer streaming its arguments reports how far it got,
+// on its first fragment and at every ProgressStep.
+func TestTranslator_Progress(t *testing.T) {
+	var tr translator
+	var got []provider.ToolCallProgress
+	piece := strings.Repeat("x", 100)
+	for i := range 25 {
+		ev := `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"` + piece + `"}}]}}]}`
+		if i == 0 {
+			ev = `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"new_answer","arguments":"` + piece + `"}}]}}]}`
+		}
+		var c openai.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(ev), &c); err != nil {
+			t.Fatal(err)
+		}
+		out, err := tr.add(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range out {
+			got = append(got, ch.(provider.ToolCallProgress))
+		}
+	}
+	want := []provider.ToolCallProgress{{ID: "call_1", Name: "new_answer", Bytes: 100}, {ID: "call_1", Name: "new_answer", Bytes: 1100}, {ID: "call_1", Name: "new_answer", Bytes: 2100}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

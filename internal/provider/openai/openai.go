@@ -52,7 +52,10 @@ func New(o provider.Options) (*Provider, error) {
 	}
 	// responses.NewResponseService is what openai.NewClient builds for client.Responses, minus
 	// NewClient's environment defaults (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID,
-	// OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY, OPENAI_CUSTOM_HEADERS), which we must not inherit.
+	// OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY, OPENAI_CUSTOM_HEADERS), which we must not inherit:
+	// they would change the key, the organisation and the headers behind the config's back.
+	// OPENAI_BASE_URL is honoured, but by app.BaseURL, which puts it in o.BaseURL, where the
+	// run header and metadata.json show where the requests go.
 	svc := responses.NewResponseService(
 		option.WithBaseURL(base),
 		option.WithAPIKey(o.APIKey),

@@ -64,7 +64,11 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 		}
 	case "response.function_call_arguments.delta":
 		c := t.call(ev.OutputIndex)
+		before := len(c.args)
 		c.args = append(c.args, ev.Delta...)
+		if p, ok := provider.Progress(c.callID, c.name, before, len(c.args)); ok {
+			return []provider.Chunk{p}, nil
+		}
 	case "response.function_call_arguments.done":
 		c := t.call(ev.OutputIndex)
 		if ev.Arguments != "" {

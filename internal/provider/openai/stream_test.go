@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,12 +24,24 @@ func translate(t *testing.T, lines string) ([]provider.Chunk, bool, error) {
 			t.Fatalf("%v in %s", err, line)
 		}
 		chunks, err := tr.event(ev)
-		out = append(out, chunks...)
+		out = append(out, withoutProgress(chunks)...)
 		if err != nil || tr.finished {
 			return out, tr.finished, err
 		}
 	}
 	return out, tr.finished, nil
+}
+
+// withoutProgress drops ToolCallProgress chunks, which only views use: the translation tests
+// compare what the engine acts on; TestTranslator_Progress checks the progress.
+func withoutProgress(chunks []provider.Chunk) []provider.Chunk {
+	var out []provider.Chunk
+	for _, c := range chunks {
+		if _, ok := c.(provider.ToolCallProgress); !ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 const completed = `{"type":"response.completed","response":{"status":"completed","output":[],"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":6,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":16}}}`
@@ -153,5 +166,37 @@ func TestTranslator(t *testing.T) {
 				t.Errorf("finished = %v", finished)
 			}
 		})
+	}
+}
+
+// TestTranslator_Progress: a long new_answer streaming its arguments reports how far it got,
+// on its first fragment and at every ProgressStep, before the call itself.
+func TestTranslator_Progress(t *testing.T) {
+	var tr translator
+	feed := func(line string) []provider.Chunk {
+		var ev responses.ResponseStreamEventUnion
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		out, err := tr.event(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	feed(`{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"new_answer","arguments":""}}`)
+	var got []int
+	piece := strings.Repeat("x", 100)
+	for range 25 {
+		for _, c := range feed(`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"` + piece + `"}`) {
+			p := c.(provider.ToolCallProgress)
+			if p.ID != "call_1" || p.Name != "new_answer" {
+				t.Errorf("progress %+v", p)
+			}
+			got = append(got, p.Bytes)
+		}
+	}
+	if want := []int{100, 1100, 2100}; !slices.Equal(got, want) {
+		t.Errorf("progress at %v bytes, want %v", got, want)
 	}
 }

@@ -89,6 +89,11 @@ func (p *Provider) plan(req provider.Request) *plan {
 		pl.usage = usageOf(v.inputChars, pl)
 		return pl
 	}
+	if req.Stage == provider.StagePersona {
+		pl := &plan{text: personaReply(req), stop: "stop"}
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"massgen/internal/coord"
+	"massgen/internal/event"
+	"massgen/internal/prompt"
+	"massgen/internal/provider"
+)
+
+// generatePersonas makes persona_generator's one call before coordination, through the first
+// agent's model, and gives every agent the persona written for it (under its anonymous label:
+// real ids never reach a prompt). An agent the reply has no persona for, or every agent when
+// the call fails, gets a built-in one instead, as in MassGen: the session goes on, and the
+// event's warning says what happened.
+//
+// MassGen runs this as a sub-orchestration of all the agents writing personas.json; one call
+// costs a fraction of that and gives the same kind of result.
+func (s *session) generatePersonas(ctx context.Context) {
+	mode := cmp.Or(s.o.Orchestrator.PersonaGenerator.DiversityMode, prompt.DiversityPerspective)
+	labels := make([]string, len(s.agents))
+	systems := make([]string, len(s.agents))
+	for i, a := range s.agents {
+		labels[i], systems[i] = coord.Label(i), a.System
+	}
+	reply, err := s.ask(ctx, 0, provider.StagePersona, "", prompt.PersonaRequest(mode, s.o.Question, labels, systems))
+	if ctx.Err() != nil {
+		return
+	}
+	found := map[string]string{}
+	if err == nil {
+		found = prompt.ParsePersonas(reply, labels)
+	}
+	ev := event.PersonasGenerated{Agent: s.agents[0].ID, Mode: mode}
+	s.personas = make([]string, len(s.agents))
+	var missing []string
+	for i, a := range s.agents {
+		text, ok := found[labels[i]]
+		if !ok {
+			text = prompt.FallbackPersona(mode, i)
+			missing = append(missing, labels[i])
+		}
+		s.personas[i] = text
+		ev.Personas = append(ev.Personas, event.Persona{Agent: a.ID, Label: labels[i], Text: text, Fallback: !ok})
+	}
+	switch {
+	case err != nil:
+		ev.Warning = fmt.Sprintf("the persona call failed (%v): every agent got a built-in persona", err)
+	case len(missing) == len(labels):
+		reply, _ := cut(strings.Join(strings.Fields(reply), " "), 200)
+		ev.Warning = fmt.Sprintf("the persona reply could not be read (%q): every agent got a built-in persona", reply)
+	case len(missing) > 0:
+		ev.Warning = "the persona reply had none for " + strings.Join(missing, ", ") + ": they got a built-in persona"
+	}
+	s.publish(ev)
+}

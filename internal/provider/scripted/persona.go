@@ -1,0 +1,42 @@
+package scripted
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+
+	"massgen/internal/provider"
+)
+
+// personaStyles are the scripted agents' personas, one per agent in turn: offline runs of
+// persona_generator get a reply shaped like a model's.
+var personaStyles = []string{
+	"You favour rigour: reason from evidence, check each claim, and prefer a correct answer over a broad one.",
+	"You favour the reader: make the answer clear, concrete and immediately useful.",
+	"You favour completeness: cover every part of the request and the cases others might miss.",
+	"You favour scepticism: question the obvious answer and make yours robust to how it could fail.",
+}
+
+var agentLabel = regexp.MustCompile(`\bagent\d+\b`)
+
+// personaReply answers persona_generator's request with a persona for every agent label the
+// request names, as the JSON it asks for.
+func personaReply(req provider.Request) string {
+	var labels []string
+	for _, m := range req.Messages {
+		if m.Role != provider.RoleUser {
+			continue
+		}
+		for _, l := range agentLabel.FindAllString(m.Content, -1) {
+			if !slices.Contains(labels, l) {
+				labels = append(labels, l)
+			}
+		}
+	}
+	personas := map[string]string{}
+	for i, l := range sortLabels(labels) {
+		personas[l] = personaStyles[i%len(personaStyles)]
+	}
+	b, _ := json.Marshal(map[string]any{"personas": personas})
+	return string(b)
+}
