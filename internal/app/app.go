@@ -97,6 +97,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if o.Turn == 0 {
 		o.Turn = 1
 	}
+	cfg, err := withBaseURLs(cfg, o.Getenv) // OPENAI_BASE_URL and the like (providers.go)
+	if err != nil {
+		return Result{}, err
+	}
 	red := redact.New(sessionSecrets(cfg, o.Getenv, o.Secrets)...)
 	agents := make([]engine.Agent, len(cfg.Agents))
 	var missing []string // every agent without a key, so one run tells the user all of them
@@ -116,7 +120,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		if !red.Empty() {
 			p = redactingProvider{p: p, red: red}
 		}
-		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p}
+		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p,
+			BaseURL: redact.URL(a.Backend.BaseURL), Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
+			VotingSensitivity: a.VotingSensitivity}
 	}
 	if len(missing) > 0 {
 		return Result{}, errorf(ExitConfig, "%s", strings.Join(missing, "\n"))
@@ -155,19 +161,22 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 		sinks.sinks = append(sinks.sinks, rec)
 		closers = append(closers, rec.Close)
-		name := "massgen.log"
-		if o.Debug {
-			name = "massgen_debug.log"
+		// massgen.log always; with Debug also massgen_debug.log, with reasoning and calls.
+		for _, debug := range []bool{false, true} {
+			if debug && !o.Debug {
+				break
+			}
+			name := map[bool]string{false: "massgen.log", true: "massgen_debug.log"}[debug]
+			logFile, err := os.Create(filepath.Join(res.Dir, name))
+			if err != nil {
+				_ = closeAll()
+				return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v", res.Dir, err)
+			}
+			lv := view.NewPlain(logFile)
+			lv.Timestamps, lv.Reasoning, lv.Calls = true, debug, debug
+			sinks.sinks = append(sinks.sinks, lv)
+			closers = append(closers, logFile.Close)
 		}
-		logFile, err := os.Create(filepath.Join(res.Dir, name))
-		if err != nil {
-			_ = closeAll()
-			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v", res.Dir, err)
-		}
-		lv := view.NewPlain(logFile)
-		lv.Timestamps, lv.Reasoning, lv.Calls = true, o.Debug, o.Debug
-		sinks.sinks = append(sinks.sinks, lv)
-		closers = append(closers, logFile.Close)
 	}
 	sinks.sinks = append(sinks.sinks, o.Sinks...)
 	runID := res.Session

@@ -22,6 +22,12 @@ type Conversation struct {
 // NewConversation returns an empty conversation.
 func NewConversation() *Conversation { return &Conversation{} }
 
+// ResumeConversation returns a conversation whose next turn starts from workspace, the
+// winner's workspace an earlier turn left in its log folder (final/<winner>/workspace): how a
+// logged session goes on in a new process. Its MCP servers start with that turn. "" is
+// NewConversation.
+func ResumeConversation(workspace string) *Conversation { return &Conversation{workspace: workspace} }
+
 // Reset forgets the previous turn's workspace: the next turn starts from empty workspaces, as
 // after /reset. Running MCP servers are kept.
 func (c *Conversation) Reset() {

@@ -106,3 +106,56 @@ orchestrator: {final_presentation: verbatim}
 		t.Errorf("MCP server processes left after Close: %v", pids)
 	}
 }
+
+// A conversation resumed from a logged workspace (a new process continuing a session) starts
+// its first turn from that workspace, as the second turn of a live conversation would.
+func TestResumeConversation_StartsFromTheLoggedWorkspace(t *testing.T) {
+	root := t.TempDir()
+	logged := filepath.Join(root, "logs", "log_20250101_000000_000001", "turn_1", "final", "builder", "workspace")
+	if err := os.MkdirAll(logged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(logged, "notes.txt"), []byte("from the logged turn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, rep := config.Parse("t.yaml", []byte(`
+agents:
+  - id: builder
+    backend:
+      type: scripted
+      cwd: ws
+      tool_calls: [{name: read_file, args: {path: notes.txt}}]
+      answers: ["Read it."]
+      vote: agent1
+`))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	for _, tc := range []struct {
+		name string
+		conv *Conversation
+		want bool
+	}{{"resumed", ResumeConversation(logged), true}, {"new", ResumeConversation(""), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Cleanup(func() { _ = tc.conv.Close() })
+			res, err := Run(t.Context(), cfg, Options{Question: "q", Turn: 2, Logging: true, LogRoot: filepath.Join(root, tc.name),
+				WorkspaceRoot: filepath.Join(root, "ws-"+tc.name), Conversation: tc.conv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs, err := event.ReadFile(filepath.Join(res.Dir, "events.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if r, ok := e.Payload.(event.ToolResult); ok && r.Tool == "read_file" {
+					if got := !r.IsError && strings.Contains(r.Content, "from the logged turn"); got != tc.want {
+						t.Errorf("read_file = %+v, want found=%v", r, tc.want)
+					}
+					return
+				}
+			}
+			t.Error("no read_file result")
+		})
+	}
+}

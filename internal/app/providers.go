@@ -3,6 +3,9 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
+	"strings"
 
 	"massgen/internal/config"
 	"massgen/internal/provider"
@@ -11,6 +14,8 @@ import (
 	"massgen/internal/provider/gemini"
 	"massgen/internal/provider/openai"
 	"massgen/internal/provider/scripted"
+	"massgen/internal/redact"
+	"massgen/internal/usage"
 )
 
 // NewProvider builds the backend of one agent from its config, its key and where the key came
@@ -34,4 +39,88 @@ func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error
 		return gemini.New(o)
 	}
 	return nil, fmt.Errorf("backend type %q is not supported yet in this build (use type: scripted for offline agents)", b.Type)
+}
+
+// baseURLEnv is the variable the official SDK of each backend type reads for its endpoint
+// (openai-go's DefaultClientOptions, anthropic-sdk-go's, google.golang.org/genai's
+// getBaseURL), so the Python MassGen that uses those SDKs honours it too. The providers never
+// let an SDK read the environment (it would also pick up keys, organisations and headers);
+// only this one variable per type is taken, here, where it can be shown and logged.
+//
+// chatcompletion takes OPENAI_BASE_URL as well, but only while it points at OpenAI's default
+// URL: its key then comes from OPENAI_API_KEY, and someone who sends OpenAI traffic through a
+// proxy means all of it. The other chat presets (groq, together, ...) have their own hosts
+// and keys, which an OpenAI variable must not redirect. GEMINI_BASE_URL is read by no SDK and
+// is not taken.
+var baseURLEnv = map[string]string{
+	"openai":         "OPENAI_BASE_URL",
+	"chatcompletion": "OPENAI_BASE_URL",
+	"claude":         "ANTHROPIC_BASE_URL",
+	"gemini":         "GOOGLE_GEMINI_BASE_URL",
+}
+
+// BaseURL returns the endpoint agent backend b uses and where it comes from: the config's
+// base_url (or --base-url) when it sets one, else the type's variable (baseURLEnv) when set,
+// else the type's default. The config fills in the default when base_url is absent, so a
+// base_url equal to the default counts as unset. from is "base_url", a variable name,
+// "default", or "" for backends without an endpoint (scripted). A variable that is not an
+// http(s) URL is an error naming it.
+func BaseURL(b config.Backend, getenv func(string) string) (u, from string, err error) {
+	bt := config.BackendTypes[b.Type]
+	switch {
+	case b.BaseURL != "" && b.BaseURL != bt.DefaultBaseURL:
+		return b.BaseURL, "base_url", nil
+	case baseURLEnv[b.Type] != "":
+		env := baseURLEnv[b.Type]
+		v := strings.TrimSpace(getenv(env))
+		if v == "" {
+			break
+		}
+		if p, perr := url.Parse(v); perr != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return "", env, fmt.Errorf("%s=%q is not an http or https URL (fix or unset it, or set base_url in the config)", env, redact.URL(v))
+		}
+		return v, env, nil
+	}
+	if b.BaseURL == "" {
+		return "", "", nil
+	}
+	return b.BaseURL, "default", nil
+}
+
+// withBaseURLs returns cfg with every agent's base_url resolved by BaseURL, so that the
+// provider, the key lookup, the redactor and metadata.json all see the endpoint the requests
+// really go to. cfg itself is not changed.
+func withBaseURLs(cfg *config.Config, getenv func(string) string) (*config.Config, error) {
+	out := *cfg
+	out.Agents = slices.Clone(cfg.Agents)
+	var errs []error
+	bad := map[string]bool{} // a bad variable is reported once, not per agent
+	for i, a := range out.Agents {
+		u, from, err := BaseURL(a.Backend, getenv)
+		if err != nil {
+			if !bad[from] {
+				errs = append(errs, err)
+			}
+			bad[from] = true
+			continue
+		}
+		out.Agents[i].Backend.BaseURL = u
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, &Error{Code: ExitConfig, Err: err}
+	}
+	return &out, nil
+}
+
+// UnpricedModels lists, once each, the models of cfg's agents that the price table does not
+// know (usage.Known): their cost is reported as $0 and max_cost_usd cannot stop them. Views
+// that sum a session's cost pass these to view.UsageLine.
+func UnpricedModels(cfg *config.Config) []string {
+	var out []string
+	for _, a := range cfg.Agents {
+		if !usage.Known(a.Backend.Type, a.Backend.Model) && !slices.Contains(out, a.Backend.Model) {
+			out = append(out, a.Backend.Model)
+		}
+	}
+	return out
 }

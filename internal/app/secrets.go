@@ -124,6 +124,10 @@ func (rp redactingProvider) Stream(ctx context.Context, req provider.Request) it
 				}
 			case provider.UsageChunk:
 				ok = yield(v, nil) // numbers only, and their place in the stream does not matter
+			case provider.ToolCallProgress:
+				// A count for views; the text held back stays held.
+				v.ID, v.Name = rp.red.String(v.ID), rp.red.String(v.Name)
+				ok = yield(v, nil)
 			case provider.ToolCallChunk:
 				v.Call = rp.call(v.Call)
 				ok = flush() && yield(v, nil)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"massgen/internal/config"
@@ -88,6 +89,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 		tb.mcp = mcptool.NewManager(mcptool.Options{OnStatus: tb.status, Getenv: o.Getenv, ClientVersion: o.Version})
 	}
 	var previous string // this run's copy of the previous turn's workspace
+	var lost serversLost
 	for i, a := range cfg.Agents {
 		t := a.Backend.Tools
 		var set tool.Set
@@ -147,15 +149,84 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				servers[k] = mcpServer(s)
 			}
 			mcpTools, errs := tb.mcp.Tools(ctx, servers, t.AllowedTools, t.ExcludeTools)
+			if ctx.Err() != nil {
+				return tb, errorf(ExitInterrupted, "interrupted while the MCP servers were starting; no model was called")
+			}
 			for _, err := range errs {
-				// The agent goes on without the server; the event says why.
-				tb.status("", mcptool.StatusFailed, fmt.Sprintf("agent %s: %v", a.ID, err))
+				var w *mcptool.ToolWarning
+				if errors.As(err, &w) {
+					// The server works; the agent has fewer of its tools, and the event says why.
+					tb.status(w.Server, "warning", fmt.Sprintf("agent %s: %s", a.ID, w.Msg))
+					continue
+				}
+				lost.add(a.ID, err)
 			}
 			set = append(set, mcpTools...)
 		}
 		agents[i].Tools = set
 	}
+	if err := lost.err(); err != nil {
+		return tb, err
+	}
 	return tb, nil
+}
+
+// serversLost collects the MCP servers that cannot be used, each once with the agents that
+// declared it. A configured server is part of the task: a run without it would pay for
+// answers made without the tools the config promised, so it stops before any model call.
+type serversLost struct {
+	order  []string
+	errs   map[string]error
+	agents map[string][]string
+}
+
+func (l *serversLost) add(agent string, err error) {
+	key := err.Error()
+	var se *mcptool.StartError
+	var fe *mcptool.FieldError
+	switch {
+	case errors.As(err, &se):
+		key = se.Server
+	case errors.As(err, &fe):
+		key = fe.Server + "\x00" + err.Error()
+	}
+	if l.errs == nil {
+		l.errs, l.agents = map[string]error{}, map[string][]string{}
+	}
+	if _, ok := l.errs[key]; !ok {
+		l.order = append(l.order, key)
+		l.errs[key] = err
+	}
+	l.agents[key] = append(l.agents[key], agent)
+}
+
+// err is the configuration error that names every lost server, the command it runs and what
+// to do; nil when every server started.
+func (l *serversLost) err() error {
+	if len(l.order) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i, key := range l.order {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		err := l.errs[key]
+		fmt.Fprintf(&b, "%s %s: %v", plural(len(l.agents[key]), "agent"), strings.Join(l.agents[key], ", "), err)
+		var se *mcptool.StartError
+		if errors.As(err, &se) {
+			fmt.Fprintf(&b, "\n  %s", se.Hint())
+		}
+	}
+	b.WriteString("\nno model was called")
+	return &Error{Code: ExitConfig, Err: errors.New(b.String())}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 func mcpServer(s config.MCPServer) mcptool.Server {

@@ -2,6 +2,7 @@ package mcptool
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -185,6 +186,11 @@ func TestHTTP_Filtering(t *testing.T) {
 			}
 			if c.wantErr == "" && len(errs) > 0 || c.wantErr != "" && (len(errs) != 1 || errs[0].Error() != c.wantErr) {
 				t.Errorf("errors = %v, want %q", errs, c.wantErr)
+			}
+			// The server works: a typo in allowed_tools is a warning, not a server lost.
+			var w *ToolWarning
+			if c.wantErr != "" && len(errs) == 1 && (!errors.As(errs[0], &w) || w.Server != "web") {
+				t.Errorf("error %#v is not a *ToolWarning for web", errs[0])
 			}
 		})
 	}

@@ -108,8 +108,9 @@ func (m *Manager) status(server, status, detail string) {
 // Tools starts (or reuses) the given servers of one agent and returns their tools, named
 // mcp__<server>__<tool>, in server order then the server's order. allowed and excluded are
 // the backend-level filters (see Server.AllowedTools). Servers are started concurrently; one
-// that is invalid or fails to start yields an error naming it and says why, and the others are
-// unaffected. Waiting stops early when ctx is done, but the servers keep starting (they belong
+// that is invalid yields a *FieldError, one that cannot be used (it fails to start, or died)
+// a *StartError, and a tool left out a *ToolWarning; each names its server and says why, and
+// the others are unaffected. Waiting stops early when ctx is done, but the servers keep starting (they belong
 // to the Manager, and a later call reuses them).
 func (m *Manager) Tools(ctx context.Context, servers []Server, allowed, excluded []string) (tool.Set, []error) {
 	var errs []error
@@ -146,7 +147,7 @@ func (m *Manager) Tools(ctx context.Context, servers []Server, allowed, excluded
 		select {
 		case <-p.c.ready:
 		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("mcp server %q: %w", p.decl.Name, context.Cause(ctx)))
+			errs = append(errs, &StartError{Server: p.decl.Name, Target: p.c.shown, Command: p.c.program, Err: context.Cause(ctx)})
 			continue
 		}
 		if p.c.err != nil {
@@ -155,14 +156,15 @@ func (m *Manager) Tools(ctx context.Context, servers []Server, allowed, excluded
 		}
 		select {
 		case <-p.c.dead: // it died since another agent started it
-			errs = append(errs, fmt.Errorf("mcp server %q: not running (%s)", p.decl.Name, p.c.deadMsg))
+			errs = append(errs, &StartError{Server: p.decl.Name, Target: p.c.shown, Command: p.c.program,
+				Err: fmt.Errorf("not running (%s)", p.c.deadMsg)})
 			continue
 		default:
 		}
 		f := newToolFilter(p.decl, allowed, excluded)
 		if bad := f.unmatched(p.c.tools); len(bad) > 0 {
-			errs = append(errs, &FieldError{Server: p.decl.Name, Field: "allowed_tools",
-				Msg: fmt.Sprintf("unknown tool %s (the server has %s)", strings.Join(bad, ", "), p.c.toolNames())})
+			errs = append(errs, &ToolWarning{Server: p.decl.Name,
+				Msg: fmt.Sprintf("allowed_tools: unknown tool %s (the server has %s)", strings.Join(bad, ", "), p.c.toolNames())})
 		}
 		for _, t := range p.c.tools {
 			if !f.keep(t.Name) {
@@ -170,7 +172,7 @@ func (m *Manager) Tools(ctx context.Context, servers []Server, allowed, excluded
 			}
 			tt := p.c.tool(p.decl, t)
 			if have[tt.Spec.Name] {
-				errs = append(errs, fmt.Errorf("mcp server %q: tool %q: name %s is already taken; tool skipped", p.decl.Name, t.Name, tt.Spec.Name))
+				errs = append(errs, &ToolWarning{Server: p.decl.Name, Msg: fmt.Sprintf("tool %q: name %s is already taken; tool skipped", t.Name, tt.Spec.Name)})
 				continue
 			}
 			have[tt.Spec.Name] = true
@@ -192,6 +194,9 @@ func (m *Manager) conn(decl, xs Server) (*conn, error) {
 		return c, nil
 	}
 	c := &conn{m: m, srv: xs, shown: target(decl), ready: make(chan struct{}), dead: make(chan struct{})}
+	if xs.kind() != TypeStreamableHTTP {
+		c.program = decl.Command
+	}
 	m.conns[k] = c
 	m.order = append(m.order, c)
 	m.starts.Add(1)
@@ -279,6 +284,8 @@ type conn struct {
 	m     *Manager
 	srv   Server // expanded
 	shown string // the command line or URL as configured, without expanded secrets
+	// program is the command of a stdio server as configured, "" for streamable-http.
+	program string
 
 	ready chan struct{} // closed when start has finished; then err, session and tools are set
 	err   error
@@ -321,7 +328,7 @@ func (c *conn) start() {
 			c.proc.waitExit(500 * time.Millisecond) // so that the exit status can be reported
 			err = fmt.Errorf("%w; %s", err, c.proc.describe())
 		}
-		c.err = fmt.Errorf("mcp server %q: %w", name, err)
+		c.err = &StartError{Server: name, Target: c.shown, Command: c.program, Err: err}
 		_ = c.shutdown()
 		c.m.status(name, StatusFailed, err.Error())
 		return

@@ -121,6 +121,10 @@ func TestStdio_ExitsImmediately(t *testing.T) {
 		t.Fatalf("errors = %v", errs)
 	}
 	msg := errs[0].Error()
+	var se *StartError
+	if !errors.As(errs[0], &se) || !strings.HasPrefix(se.Hint(), "run `") {
+		t.Errorf("error %#v is not a *StartError with a hint to run the command", errs[0])
+	}
 	for _, want := range []string{`mcp server "broken"`, "exit status 3", "fatal: cannot open /nonexistent/db.sqlite", "loading configuration"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
@@ -137,9 +141,17 @@ func TestStdio_ExitsImmediately(t *testing.T) {
 func TestStdio_MissingCommand(t *testing.T) {
 	m := NewManager(Options{})
 	closeManager(t, m)
-	_, errs := m.Tools(t.Context(), []Server{{Name: "nope", Command: "massgen-no-such-mcp-server"}}, nil, nil)
+	_, errs := m.Tools(t.Context(), []Server{{Name: "nope", Command: "massgen-no-such-mcp-server", Args: []string{"--flag"}}}, nil, nil)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `mcp server "nope": start massgen-no-such-mcp-server`) {
 		t.Fatalf("errors = %v", errs)
+	}
+	// The caller can tell a server it cannot use, and tell the user what to do about it.
+	var se *StartError
+	if !errors.As(errs[0], &se) || se.Server != "nope" || se.Target != "massgen-no-such-mcp-server --flag" {
+		t.Fatalf("error %#v is not a *StartError for nope", errs[0])
+	}
+	if h := se.Hint(); !strings.Contains(h, "check that `massgen-no-such-mcp-server` is installed and on PATH") {
+		t.Errorf("hint %q", h)
 	}
 }
 

@@ -172,7 +172,7 @@ func (r *Recorder) record(e event.Event) {
 	r.table.Handle(e) // applies e to r.state
 
 	switch p := e.Payload.(type) {
-	case event.TextDelta, event.ReasoningDelta:
+	case event.TextDelta, event.ReasoningDelta, event.ToolCallStreaming:
 		return
 	case event.ModelCalled:
 		r.conv(p.Agent).apply(p)

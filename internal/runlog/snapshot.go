@@ -1,7 +1,6 @@
 package runlog
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -14,8 +13,8 @@ import (
 
 // conversation is an agent's prompt as its model calls rebuilt it: what context.txt shows.
 type conversation struct {
-	System   string             `json:"system"`
-	Messages []provider.Message `json:"messages"`
+	System   string
+	Messages []provider.Message
 }
 
 func (c *conversation) apply(p event.ModelCalled) {
@@ -25,12 +24,9 @@ func (c *conversation) apply(p event.ModelCalled) {
 	c.Messages = append(c.Messages, p.Messages...)
 }
 
-// snapshot returns the conversation as context.txt shows it ("messages" is never null).
+// snapshot returns a copy of the conversation as it is now.
 func (c *conversation) snapshot() conversation {
-	if c.Messages == nil {
-		return conversation{System: c.System, Messages: []provider.Message{}}
-	}
-	return *c
+	return conversation{System: c.System, Messages: slices.Clone(c.Messages)}
 }
 
 // conv returns agent id's conversation, empty before its first model call. Called by the writer goroutine.
@@ -78,7 +74,7 @@ func safeName(id string) string {
 func (r *Recorder) writeAnswer(e event.Event, p event.AnswerSubmitted) {
 	dir := r.snapshotDir(p.Agent, e.Time)
 	r.writeFile(dir+"/answer.txt", []byte(p.Content))
-	r.writeFile(dir+"/context.txt", indentJSON(r.conv(p.Agent).snapshot()))
+	r.writeFile(dir+"/context.txt", []byte(r.conv(p.Agent).snapshot().text()))
 }
 
 // voteFile is vote.json: MassGen's fields, with answer_set_version instead of its iteration
@@ -132,29 +128,20 @@ func (r *Recorder) writeVote(e event.Event, p event.VoteCast) {
 	v.VoteContext.AgentsWithAnswers = len(v.AvailableOptions)
 	dir := r.snapshotDir(p.Agent, e.Time)
 	r.writeFile(dir+"/vote.json", indentJSON(v))
-	r.writeFile(dir+"/context.txt", indentJSON(r.conv(p.Agent).snapshot()))
+	r.writeFile(dir+"/context.txt", []byte(r.conv(p.Agent).snapshot().text()))
 }
 
 // finalContext is final/<winner>/context.txt: the winner's conversation, plus what MassGen's
 // final snapshot adds, the answers and the current votes.
 type finalContext struct {
 	conversation
-	Answers []finalAnswerEntry `json:"answers"`
-	Votes   []finalVoteEntry   `json:"votes"`
+	Answers []finalAnswerEntry
+	Votes   []finalVoteEntry
 }
 
-type finalAnswerEntry struct {
-	Label   string `json:"label"`
-	Agent   string `json:"agent"`
-	Content string `json:"content"`
-}
+type finalAnswerEntry struct{ Label, Agent, Content string }
 
-type finalVoteEntry struct {
-	Voter       string `json:"voter"`
-	VoterLabel  string `json:"voter_label"`
-	AnswerLabel string `json:"voted_for_label"`
-	Reason      string `json:"reason"`
-}
+type finalVoteEntry struct{ Voter, VoterLabel, AnswerLabel, Reason string }
 
 // writeFinal writes final/<winner>/answer.txt (the content exactly) and context.txt. Called by
 // the writer goroutine.
@@ -172,7 +159,7 @@ func (r *Recorder) writeFinal(p event.FinalAnswer) {
 	}
 	dir := "final/" + safeName(p.Agent)
 	r.writeFile(dir+"/answer.txt", []byte(p.Content))
-	r.writeFile(dir+"/context.txt", indentJSON(ctx))
+	r.writeFile(dir+"/context.txt", []byte(ctx.text()))
 }
 
 // metadataFile is metadata.json.
@@ -208,6 +195,9 @@ type metadataAgent struct {
 	Status  Status     `json:"status"`
 	Usage   tokensJSON `json:"usage"`
 	CostUSD float64    `json:"cost_usd"`
+	// Ours: false when the model has no price and used tokens (cost_usd leaves them out).
+	CostKnown bool   `json:"cost_known"`
+	BaseURL   string `json:"base_url,omitempty"`
 }
 
 type metadataTotals struct {
@@ -216,6 +206,9 @@ type metadataTotals struct {
 	IgnoredVotes int        `json:"ignored_votes"`
 	Usage        tokensJSON `json:"usage"`
 	CostUSD      float64    `json:"cost_usd"`
+	CostKnown    bool       `json:"cost_known"`
+	// UnpricedModels are the models whose cost is unknown.
+	UnpricedModels []string `json:"unpriced_models,omitempty"`
 }
 
 // metadataJSON renders metadata.json. A session without SessionEnded (the recording stopped
@@ -241,6 +234,9 @@ func metadataJSON(s *State, meta Meta) []byte {
 			IgnoredVotes: s.Totals.IgnoredVotes,
 			Usage:        toTokensJSON(s.Totals.Usage),
 			CostUSD:      roundCost(s.Totals.CostUSD),
+			CostKnown:    s.CostKnown(),
+
+			UnpricedModels: s.UnpricedModels(),
 		},
 	}
 	if m.Args == nil {
@@ -262,16 +258,16 @@ func metadataJSON(s *State, meta Meta) []byte {
 		m.Agents = append(m.Agents, metadataAgent{
 			ID: a.ID, Label: a.Label, Backend: a.Backend, Model: a.Model,
 			Answers: len(a.Answers), Votes: a.VotesCast, Status: a.Status,
-			Usage: toTokensJSON(a.Usage), CostUSD: roundCost(a.CostUSD),
+			Usage: toTokensJSON(a.Usage), CostUSD: roundCost(a.CostUSD), CostKnown: a.CostKnown(), BaseURL: a.BaseURL,
 		})
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := marshalIndent(m)
 	if err != nil {
 		// Only Config can fail to encode; say so in its place rather than lose the file.
 		m.Config = fmt.Sprintf("config not encodable: %v", err)
-		b, _ = json.MarshalIndent(m, "", "  ")
+		b, _ = marshalIndent(m)
 	}
-	return append(b, '\n')
+	return b
 }
 
 func timeString(t time.Time) *string {
@@ -285,9 +281,9 @@ func timeString(t time.Time) *string {
 // indentJSON encodes v (built from strings, numbers and provider messages, which cannot fail)
 // as indented JSON with a trailing newline.
 func indentJSON(v any) []byte {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := marshalIndent(v)
 	if err != nil {
-		b = fmt.Appendf(nil, "%q", "encode: "+err.Error())
+		b = fmt.Appendf(nil, "%q\n", "encode: "+err.Error())
 	}
-	return append(b, '\n')
+	return b
 }

@@ -86,6 +86,10 @@ type State struct {
 
 	Totals Totals
 
+	// ToolServers are the MCP servers the session reported on, in the order they first
+	// appeared, with their latest status; a server that died stays "died".
+	ToolServers []ToolServer
+
 	byID map[string]*Agent
 }
 
@@ -106,6 +110,10 @@ type Agent struct {
 	Label   string // agent<i>
 	Backend string
 	Model   string
+	BaseURL string // where its requests go; "" for offline backends
+	// Unpriced: the price table does not know the model, so CostUSD (0, or hosted-tool fees
+	// only) is not its cost; see CostKnown.
+	Unpriced bool
 
 	Status Status
 	Dead   bool
@@ -360,6 +368,8 @@ func (s *State) Apply(e event.Event) {
 			a.reasoning.add(p.Text)
 			a.setStatus(StatusStreaming)
 		})
+	case event.ToolCallStreaming:
+		s.touch(p.Agent, e.Time, func(a *Agent) { a.setStatus(StatusStreaming) })
 	case event.ToolCalled:
 		s.touch(p.Agent, e.Time, nil)
 	case event.ToolRejected:
@@ -400,6 +410,8 @@ func (s *State) Apply(e event.Event) {
 			a.Usage = a.Usage.Add(p.Usage)
 			a.CostUSD += p.CostUSD
 		})
+	case event.ToolServerStatus:
+		s.toolServer(e.Time, p)
 	case event.CoordinationEnded:
 		s.endCoordination(e.Time, p)
 	case event.FinalStarted:
@@ -436,7 +448,8 @@ func (s *State) start(t time.Time, p event.SessionStarted) {
 		if s.byID[info.ID] != nil {
 			continue
 		}
-		a := &Agent{ID: info.ID, Label: info.Label, Backend: info.Backend, Model: info.Model, Status: StatusWaiting}
+		a := &Agent{ID: info.ID, Label: info.Label, Backend: info.Backend, Model: info.Model, BaseURL: info.BaseURL,
+			Unpriced: info.Unpriced, Status: StatusWaiting}
 		s.Agents = append(s.Agents, a)
 		s.byID[a.ID] = a
 	}

@@ -24,6 +24,14 @@ type statusFile struct {
 	Agents       statusAgents  `json:"agents"`
 	Results      statusResults `json:"results"`
 	Usage        usageJSON     `json:"usage"` // ours: the whole session
+	// Ours: the MCP servers and their latest status ("died" once one died mid-run).
+	MCPServers map[string]statusServer `json:"mcp_servers,omitempty"`
+}
+
+type statusServer struct {
+	Status string  `json:"status"`
+	Detail string  `json:"detail,omitempty"`
+	Time   float64 `json:"timestamp"`
 }
 
 type statusMeta struct {
@@ -96,10 +104,12 @@ type tokensJSON struct {
 	Estimated bool `json:"estimated,omitempty"`
 }
 
-// usageJSON is token usage with its cost.
+// usageJSON is token usage with its cost. CostKnown is false when a model without a price
+// used tokens: CostUSD then leaves its cost out.
 type usageJSON struct {
 	tokensJSON
-	CostUSD float64 `json:"cost_usd"`
+	CostUSD   float64 `json:"cost_usd"`
+	CostKnown bool    `json:"cost_known"`
 }
 
 func toTokensJSON(u provider.Usage) tokensJSON {
@@ -113,8 +123,8 @@ func toTokensJSON(u provider.Usage) tokensJSON {
 	}
 }
 
-func toUsageJSON(u provider.Usage, cost float64) usageJSON {
-	return usageJSON{toTokensJSON(u), roundCost(cost)}
+func toUsageJSON(u provider.Usage, cost float64, known bool) usageJSON {
+	return usageJSON{toTokensJSON(u), roundCost(cost), known}
 }
 
 // statusAgents keeps the agents in config order, as MassGen's dict does.
@@ -130,11 +140,11 @@ func (a statusAgents) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(id)
+		k, err := marshal(id)
 		if err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(a.agents[i])
+		v, err := marshal(a.agents[i])
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +179,13 @@ func StatusJSON(s *State, now time.Time) []byte {
 			AnswerSetVersion:     s.Version,
 		},
 		Results: statusResults{Votes: map[string]int{}, Winner: optional(s.Winner)},
-		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD),
+		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD, s.CostKnown()),
+	}
+	for _, ts := range s.ToolServers {
+		if f.MCPServers == nil {
+			f.MCPServers = map[string]statusServer{}
+		}
+		f.MCPServers[ts.Name] = statusServer{Status: ts.Status, Detail: ts.Detail, Time: unix(ts.Time)}
 	}
 	end := now
 	if s.Ended {
@@ -199,12 +215,12 @@ func StatusJSON(s *State, now time.Time) []byte {
 		f.Results.FinalAnswerPreview = &p
 	}
 	f.Results.EndReason = optional(s.EndReason)
-	b, err := json.MarshalIndent(f, "", "  ")
+	b, err := marshalIndent(f)
 	if err != nil {
 		// Only strings, numbers and bools: marshalling cannot fail.
 		panic("runlog: status.json: " + err.Error())
 	}
-	return append(b, '\n')
+	return b
 }
 
 func agentStatus(s *State, a *Agent) statusAgent {
@@ -216,7 +232,7 @@ func agentStatus(s *State, a *Agent) statusAgent {
 		Label:             a.Label,
 		CausedRestarts:    a.CausedRestarts,
 		ErrorCount:        a.Errors,
-		Usage:             toUsageJSON(a.Usage, a.CostUSD),
+		Usage:             toUsageJSON(a.Usage, a.CostUSD, a.CostKnown()),
 	}
 	if v := a.Vote; v != nil && v.Version == s.Version {
 		st.VoteCast = &statusVote{
@@ -259,6 +275,30 @@ func preview(s string, n int) string {
 		return s
 	}
 	return strings.TrimRight(string(r[:n-3]), " \t\n") + "..."
+}
+
+// marshal is json.Marshal without HTML escaping: the log files are read by people and
+// scripts, never embedded in a page, and "<ORIGINAL MESSAGE>" should read as itself.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// marshalIndent is marshal, indented by two spaces, with a trailing newline.
+func marshalIndent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // roundCost drops float noise below a nano-dollar.

@@ -53,7 +53,7 @@ func FormatTable(events []event.Event) string {
 func (t *Table) Handle(e event.Event) {
 	s := t.state
 	switch e.Payload.(type) {
-	case event.TextDelta, event.ReasoningDelta:
+	case event.TextDelta, event.ReasoningDelta, event.ToolCallStreaming:
 		s.Apply(e)
 		return
 	}
@@ -93,7 +93,11 @@ func (t *Table) Handle(e event.Event) {
 		if p.Timeout {
 			kind = "timeout"
 		}
-		row = t.cells(p.Agent, fmt.Sprintf("%s (%d/%d): %s", kind, p.Consecutive, p.Budget, preview(flatten(p.Message), cellPreview)))
+		text := fmt.Sprintf("%s (%d/%d): %s", kind, p.Consecutive, p.Budget, preview(flatten(p.Message), cellPreview))
+		if p.Fatal {
+			text = "fatal error: " + preview(flatten(p.Message), cellPreview)
+		}
+		row = t.cells(p.Agent, text)
 	case event.AgentDead:
 		row = t.cells(p.Agent, "DEAD: "+preview(flatten(p.Reason), cellPreview))
 	case event.CoordinationEnded:

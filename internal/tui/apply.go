@@ -42,7 +42,7 @@ func (m *Model) Apply(e event.Event) {
 	}
 	m.table.Handle(e) // applies e to m.st
 	switch e.Payload.(type) {
-	case event.TextDelta, event.ReasoningDelta:
+	case event.TextDelta, event.ReasoningDelta, event.ToolCallStreaming:
 	default:
 		m.tableVer++
 	}
@@ -54,6 +54,13 @@ func (m *Model) Apply(e event.Event) {
 			m.panes = append(m.panes, pn)
 			m.byID[pn.a.ID] = pn
 		}
+		if w := view.BudgetWarning(p); w != "" {
+			m.notice(w)
+		}
+	case event.ToolServerStatus:
+		if !event.OwnServer(p.Server) && (p.Status == "failed" || p.Status == "died") {
+			m.notice(fmt.Sprintf("mcp server %s %s: %s", p.Server, p.Status, p.Detail))
+		}
 	case event.TextDelta:
 		m.touch(p.Agent)
 	case event.ReasoningDelta:
@@ -62,6 +69,8 @@ func (m *Model) Apply(e event.Event) {
 		m.touch(p.Agent)
 	case event.ModelCalled:
 		m.touch(p.Agent)
+	case event.ToolCallStreaming:
+		m.activity(p.Agent, fmt.Sprintf("writing %s… (%s)", oneLine(p.Tool, 60), byteSize(p.Bytes)), false)
 	case event.ToolCalled:
 		m.activity(p.Agent, describeCall(p.Call.Name, p.Call.Arguments), false)
 	case event.ToolRejected:
@@ -82,7 +91,11 @@ func (m *Model) Apply(e event.Event) {
 		if p.Timeout {
 			kind = "timeout"
 		}
-		m.activity(p.Agent, fmt.Sprintf("%s (%d/%d): %s", kind, p.Consecutive, p.Budget, oneLine(p.Message, 200)), true)
+		text := fmt.Sprintf("%s (%d/%d): %s", kind, p.Consecutive, p.Budget, oneLine(p.Message, 200))
+		if p.Fatal { // a rejected key: no count of tries, it is over
+			text = "fatal error: " + oneLine(p.Message, 200)
+		}
+		m.activity(p.Agent, text, true)
 		if pn := m.pane(p.Agent); pn != nil {
 			pn.failures, pn.budget = p.Consecutive, p.Budget
 		}

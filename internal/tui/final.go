@@ -2,12 +2,9 @@ package tui
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
+	xansi "github.com/charmbracelet/x/ansi"
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
@@ -49,7 +46,7 @@ func (m *Model) finalScreen(w int) string {
 	m.writeTally(&b, w)
 
 	section("Usage")
-	m.writeUsage(&b)
+	m.writeUsage(&b, w)
 
 	section("Session")
 	fmt.Fprintf(&b, "  %s, exit code %d, %s\n", s.SessionStatus, s.ExitCode, elapsed(s.EndTime.Sub(s.StartTime)))
@@ -57,6 +54,13 @@ func (m *Model) finalScreen(w int) string {
 		b.WriteString("  log: " + s.LogDir + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// Leftover is what Options.Leave writes to the terminal once the program has quit: the
+// header, its notices and the whole final screen (not only the part the window showed).
+func (m *Model) Leftover() string {
+	w := max(m.width, 20)
+	return strings.Join(m.header(w), "\n") + "\n" + m.finalScreen(w)
 }
 
 // why explains who won and why, in words: the rule that picked the winner, why coordination
@@ -152,8 +156,10 @@ func writeReason(b *strings.Builder, who, reason string, w int) {
 	}
 }
 
-// writeUsage writes a table of tokens and cost per agent, and the total.
-func (m *Model) writeUsage(b *strings.Builder) {
+// writeUsage writes a table of tokens and cost per agent, and the total, fitted to w cells:
+// columns that hold only zeros go, then, while it is too wide, the model names are cut and
+// the cached, reasoning and id columns dropped, so the cost column always shows.
+func (m *Model) writeUsage(b *strings.Builder, w int) {
 	s := m.st
 	rows := [][]string{{"agent", "id", "model", "calls", "input", "cached", "output", "reasoning", "cost"}}
 	// ≈ marks usage the engine estimated for calls it cut off before the provider reported it.
@@ -166,7 +172,7 @@ func (m *Model) writeUsage(b *strings.Builder) {
 	for _, a := range s.Agents {
 		u := a.Usage
 		rows = append(rows, []string{a.Label, a.ID, a.Model, fmt.Sprint(a.Calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
-			approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, cost(a.CostUSD))})
+			approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, costOf(a.CostUSD, a.CostKnown()))})
 	}
 	u := s.Totals.Usage
 	calls := 0
@@ -174,18 +180,55 @@ func (m *Model) writeUsage(b *strings.Builder) {
 		calls += a.Calls
 	}
 	rows = append(rows, []string{"total", "", "", fmt.Sprint(calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
-		approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, cost(s.Totals.CostUSD))})
+		approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, costOf(s.Totals.CostUSD, s.CostKnown()))})
+	const colID, colModel, colCached, colReasoning = 1, 2, 5, 7
+	keep := make([]bool, len(rows[0]))
+	for i := range keep {
+		keep[i] = true
+	}
+	if u.CachedInputTokens == 0 {
+		keep[colCached] = false
+	}
+	if u.ReasoningTokens == 0 {
+		keep[colReasoning] = false
+	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
+			widths[i] = max(widths[i], width(c))
 		}
 	}
+	total := func() int {
+		n := 1
+		for i, k := range keep {
+			if k {
+				n += 1 + widths[i]
+			}
+		}
+		return n
+	}
+	// Narrow the model names to 12 cells first, then drop columns, then narrow them to 6.
+	shrinkModel := func(min int) {
+		if over := total() - w; over > 0 && widths[colModel] > min {
+			widths[colModel] = max(widths[colModel]-over, min, len("model"))
+		}
+	}
+	shrinkModel(12)
+	for _, col := range []int{colCached, colReasoning, colID} {
+		if total() > w {
+			keep[col] = false
+		}
+	}
+	shrinkModel(6)
 	for k, r := range rows {
 		var line strings.Builder
 		line.WriteString(" ")
 		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if !keep[i] {
+				continue
+			}
+			c = truncate(c, widths[i])
+			pad := strings.Repeat(" ", widths[i]-width(c))
 			if i >= 3 { // numbers align right
 				line.WriteString(" " + pad + c)
 			} else {
@@ -198,6 +241,19 @@ func (m *Model) writeUsage(b *strings.Builder) {
 		}
 		b.WriteString(text + "\n")
 	}
+	if models := s.UnpricedModels(); len(models) > 0 {
+		for _, l := range wrapLines("no price is known for "+strings.Join(models, ", ")+": their tokens are counted, their cost is not", w-2) {
+			b.WriteString("  " + styleDim.Render(l) + "\n")
+		}
+	}
+}
+
+// truncate cuts plain s to w cells with an ellipsis.
+func truncate(s string, w int) string {
+	if width(s) <= w {
+		return s
+	}
+	return xansi.Truncate(s, w, "…")
 }
 
 // markdown renders the final answer at width w with glamour, falling back to wrapped plain
@@ -213,45 +269,6 @@ func (m *Model) markdown(md string, w int) string {
 	}
 	m.finalMD, m.finalMDKey = out, key
 	return out
-}
-
-func renderMarkdown(md string, w int) (string, error) {
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(agnosticStyle()), glamour.WithWordWrap(max(w-4, 20)))
-	if err != nil {
-		return "", err
-	}
-	out, err := r.Render(sanitize(md))
-	if err != nil {
-		return "", err
-	}
-	return strings.Trim(out, "\n") + "\n", nil
-}
-
-// agnosticStyle is glamour's dark style without any colour: bold, italics, rules and bullets
-// only, so the answer reads the same on dark and light terminals.
-func agnosticStyle() ansi.StyleConfig {
-	cfg := styles.DarkStyleConfig
-	stripColors(reflect.ValueOf(&cfg).Elem())
-	// Inline code loses its background, so mark it the Markdown way.
-	cfg.Code.Prefix, cfg.Code.Suffix = "`", "`"
-	return cfg
-}
-
-// stripColors clears every Color and BackgroundColor field and the Chroma theme of a style
-// struct, recursing into nested structs but not through pointers, which may be shared.
-func stripColors(v reflect.Value) {
-	t := v.Type()
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch name := t.Field(i).Name; {
-		case name == "Color" || name == "BackgroundColor" || name == "Chroma":
-			f.SetZero()
-		case name == "Theme" && f.Kind() == reflect.String:
-			f.SetString("")
-		case f.Kind() == reflect.Struct:
-			stripColors(f)
-		}
-	}
 }
 
 // label returns the anonymous label of agent id, or id.

@@ -16,8 +16,8 @@ func TestFinal_WholeSession(t *testing.T) {
 	for _, s := range []string{
 		"done · winner agent2 (bob) with agent2.1 · completed (exit 0)",
 		"Final answer · agent2 (bob) · agent2.final · regenerate",
-		"A four-week plan",           // the Markdown heading
-		"Week 2: a CLI with `cobra`", // bold markers rendered away, inline code marked
+		"A four-week plan",          // the Markdown heading
+		"Week 2: a CLI with cobra.", // bold markers and backticks rendered away
 		`func main() { fmt.Println("hello") }`,
 		"agent2 (bob) with agent2.1 won: the most votes (2 of 2 counted).",
 		"Coordination ended when every live agent had voted.",

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -72,6 +73,9 @@ func (m *Model) phase() string {
 func (m *Model) header(w int) []string {
 	s := m.st
 	q := "massgen"
+	if m.replay {
+		q += " replay " + speedText(m.replaySpeed)
+	}
 	if s.Question != "" {
 		q += ": " + oneLine(s.Question, w)
 	}
@@ -89,7 +93,23 @@ func (m *Model) header(w int) []string {
 	default:
 		fmt.Fprintf(&info, " · answers v%d · %s", s.Version, m.census())
 	}
-	return []string{fit(styleBold.Render(fit(q, w)), w), fit(info.String(), w)}
+	lines := []string{fit(styleBold.Render(fit(q, w)), w), fit(info.String(), w)}
+	for i, n := range m.notices {
+		if i == maxNotices-1 && len(m.notices) > maxNotices {
+			lines = append(lines, fit(styleWarn.Render(fmt.Sprintf("! %d more warnings: see massgen.log in the log folder", len(m.notices)-i)), w))
+			break
+		}
+		lines = append(lines, fit(styleWarn.Render("! "+oneLine(n, 4*w)), w))
+	}
+	return lines
+}
+
+// speedText says how fast a replay plays: "at 4× speed", "as fast as possible".
+func speedText(speed float64) string {
+	if speed <= 0 {
+		return "(as fast as possible)"
+	}
+	return fmt.Sprintf("(%s× speed)", strconv.FormatFloat(speed, 'f', -1, 64))
 }
 
 // census counts the agents by badge: "3 agents: 1 thinking, 1 answered, 1 dead".
@@ -132,14 +152,18 @@ func (m *Model) footer(w int) []string {
 			counted++
 		}
 	}
+	// Every vote cast counts in the second number, stale ones included, so that it only grows.
 	stats := fmt.Sprintf("%s · answers %d/%d · votes %d/%d · tokens %s in / %s out · %s",
-		elapsed(m.now().Sub(s.StartTime)), current, s.Totals.Answers, counted, s.Totals.Votes,
-		tokens(s.Totals.Usage.InputTokens), tokens(s.Totals.Usage.OutputTokens), cost(s.Totals.CostUSD))
+		elapsed(m.now().Sub(s.StartTime)), current, s.Totals.Answers, counted, s.Totals.Votes+s.Totals.IgnoredVotes,
+		tokens(s.Totals.Usage.InputTokens), tokens(s.Totals.Usage.OutputTokens), costOf(s.Totals.CostUSD, s.CostKnown()))
 	if s.StartTime.IsZero() {
 		stats = "waiting for the session to start"
 	}
 	q := "q cancel"
-	if m.ended() {
+	switch {
+	case m.replay && !m.ended():
+		q = "q stop the replay"
+	case m.ended():
 		q = "q quit"
 	}
 	var keys string
@@ -215,7 +239,11 @@ func (m *Model) columns(f *frame, w, h int) {
 func (m *Model) agentScreen(w int) []string {
 	pn := m.panes[m.focus]
 	a, b := pn.a, m.badge(pn)
-	title := fmt.Sprintf("%s %s · %s", styleBold.Render(a.Label), a.ID, styleDim.Render(strings.TrimSpace(a.Backend+" "+a.Model)))
+	where := strings.TrimSpace(a.Backend + " " + a.Model)
+	if a.BaseURL != "" {
+		where += " at " + a.BaseURL
+	}
+	title := fmt.Sprintf("%s %s · %s", styleBold.Render(a.Label), a.ID, styleDim.Render(where))
 	title += " · " + lipgloss.NewStyle().Foreground(b.color).Render(b.glyph+" "+b.text)
 	act := styleDim.Render("no tool activity yet")
 	if pn.activity != "" {
@@ -303,7 +331,8 @@ func (m *Model) helpBox(w, h int) []string {
 		"",
 		styleBold.Render("Footer"),
 		"  answers: agents with an answer / answers submitted",
-		"  votes:   votes that count now / votes cast",
+		"  votes:   votes that count now / votes cast (stale and invalidated ones too)",
+		"  cost:    price unknown, or ≥$x, when a model has no price",
 	}, "\n")
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1).Render(text)
 	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")

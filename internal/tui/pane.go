@@ -171,8 +171,9 @@ func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 }
 
 // bodyLines returns the last n lines of pn's text wrapped and padded to w cells, styled:
-// reasoning faint, answer text plain. While the agent is not working, it shows its latest
-// answer. The result is cached until the agent changes.
+// reasoning faint, answer text plain. Until the agent streams something in a turn, it shows
+// its latest answer, so a column does not go blank while its agent thinks. The result is
+// cached until the agent changes.
 func (m *Model) bodyLines(pn *pane, w, n int) []string {
 	c := &pn.body
 	if c.ver == pn.ver && c.w == w && c.n == n && c.lines != nil {
@@ -188,9 +189,13 @@ func (m *Model) bodyLines(pn *pane, w, n int) []string {
 		if k := n - len(lines); k > 0 && a.Reasoning() != "" {
 			lines = append(padAll(tailLines(a.Reasoning(), w, k), w, &styleFaint), lines...)
 		}
-	case a.Status != runlog.StatusStreaming && len(a.Answers) > 0:
+	case len(a.Answers) > 0:
 		ans := a.LatestAnswer()
-		lines = append([]string{fit(styleDim.Render(ans.Label+":"), w)}, padAll(tailLines(ans.Content, w, n-1), w, nil)...)
+		title := ans.Label + ":"
+		if a.Status == runlog.StatusStreaming {
+			title = ans.Label + " (latest):"
+		}
+		lines = append([]string{fit(styleDim.Render(title), w)}, padAll(tailLines(ans.Content, w, n-1), w, nil)...)
 	}
 	if lines == nil {
 		lines = []string{}

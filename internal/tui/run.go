@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -33,6 +34,15 @@ type Options struct {
 	ExitOnEnd bool
 	// ExitDelay is the moment ExitOnEnd waits; 0 means 1 s.
 	ExitDelay time.Duration
+	// Leave is for a one-shot run: the program quits as soon as the session ends, and the
+	// final screen (the answer, the winner and why, the votes, the usage) is then written to
+	// Output as it stood, so that it stays in the terminal's scrollback and the shell gets its
+	// prompt back. An interactive turn leaves it unset: its final screen stays until q, which
+	// returns to the prompt.
+	Leave bool
+	// Notices are shown under the header from the start, and on the final screen: warnings
+	// printed before the view opened (config warnings) would otherwise hide behind it.
+	Notices []string
 }
 
 // Timing of the forwarder.
@@ -56,10 +66,15 @@ const (
 // returns nothing reads the channel any more: a producer must not block on it (select on a
 // done channel).
 func Run(ctx context.Context, events <-chan event.Event, opts Options) error {
-	m := New()
+	return run(ctx, New(), events, opts)
+}
+
+func run(ctx context.Context, m *Model, events <-chan event.Event, opts Options) error {
 	if opts.Pace > 0 {
 		m.clockScale = opts.Pace
 	}
+	m.leave = opts.Leave
+	m.notices = append(m.notices, opts.Notices...)
 	if opts.ExitOnEnd {
 		m.exitAfter = opts.ExitDelay
 		if m.exitAfter <= 0 {
@@ -100,11 +115,20 @@ func Run(ctx context.Context, events <-chan event.Event, opts Options) error {
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if err == nil && opts.Leave && m.st.Ended {
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		_, err = io.WriteString(out, m.Leftover()+"\n")
+	}
 	return err
 }
 
 // Replay plays a finished session's events through the same view, at their recorded pace
-// divided by speed; speed 0 (or less) plays them as fast as the view can take them.
+// divided by speed; speed 0 (or less) plays them as fast as the view can take them. The
+// screen says it is a replay and at what speed, and q stops it at once: there is no session
+// to cancel.
 func Replay(ctx context.Context, events []event.Event, speed float64, opts Options) error {
 	ch := make(chan event.Event, len(events))
 	for _, e := range events {
@@ -112,7 +136,9 @@ func Replay(ctx context.Context, events []event.Event, speed float64, opts Optio
 	}
 	close(ch)
 	opts.Pace = max(speed, 0)
-	return Run(ctx, ch, opts)
+	m := New()
+	m.replay, m.replaySpeed = true, opts.Pace
+	return run(ctx, m, ch, opts)
 }
 
 // interruptFilter turns SIGINT (which arrives when input is not a terminal) into the same

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -203,5 +204,83 @@ func TestTeatest(t *testing.T) {
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if !fm.Cancelled() || !fm.State().Ended {
 		t.Errorf("cancelled %v, ended %v", fm.Cancelled(), fm.State().Ended)
+	}
+}
+
+// TestRun_LeaveOneShot: a one-shot run does not wait for q once the session has ended; its
+// final screen, all of it, is left on the terminal.
+func TestRun_LeaveOneShot(t *testing.T) {
+	defer noLeaks(t)
+	events := make(chan event.Event)
+	go func() {
+		defer close(events)
+		for _, e := range session().events {
+			events <- e
+		}
+	}()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		// The input never sends a key: only the end of the session can end the program.
+		r, w := io.Pipe()
+		defer w.Close()
+		done <- Run(t.Context(), events, Options{Input: r, Output: &out, Width: 100, Height: 20, Leave: true,
+			Notices: []string{"warning: team.yaml:3:1: orchestratr: unknown top-level key"}})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run still waits for a key after the session ended")
+	}
+	got := ansi.Strip(out.String())
+	left := got[max(strings.LastIndex(got, "massgen: What is the best way"), 0):]
+	// What stays is the whole final screen, though the window was too short to show it.
+	for _, s := range []string{"! warning: team.yaml:3:1: orchestratr", "Final answer · agent2 (bob)", "Votes", "Usage", "total ", "log: .massgen/massgen_logs/log_20250314_150926/turn_1\n"} {
+		if !strings.Contains(left, s) {
+			t.Errorf("the screen left behind lacks %q:\n%s", s, left)
+		}
+	}
+}
+
+// TestReplay_QuitsAtOnce: q stops a replay at once (there is no session to wait for), and the
+// screen says it is a replay and at what speed.
+func TestReplay_QuitsAtOnce(t *testing.T) {
+	defer noLeaks(t)
+	evs := session().events
+	for i := range evs {
+		evs[i].Time = t0.Add(evs[i].Time.Sub(t0) * 100) // a minute long
+	}
+	var out syncBuffer
+	start := time.Now()
+	r, w := io.Pipe()
+	time.AfterFunc(300*time.Millisecond, func() { _, _ = w.Write([]byte("q")) })
+	defer w.Close()
+	err := Replay(t.Context(), evs, 1, Options{Input: r, Output: &out, Width: 100, Height: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("q took %v to stop a replay", took)
+	}
+	if got := ansi.Strip(out.String()); !strings.Contains(got, "massgen replay (1× speed): What is the best way") {
+		t.Errorf("the screen does not say it is a replay:\n%s", got)
+	}
+}
+
+func TestReplay_Header(t *testing.T) {
+	for _, tc := range []struct {
+		speed float64
+		want  string
+	}{{0, "massgen replay (as fast as possible): "}, {4, "massgen replay (4× speed): "}, {0.5, "massgen replay (0.5× speed): "}} {
+		m := New()
+		m.replay, m.replaySpeed = true, tc.speed
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		m.Update(EventBatchMsg{Events: midSession().events})
+		if got := screenText(m); !strings.HasPrefix(got, tc.want) || !strings.Contains(got, "q stop the replay") {
+			t.Errorf("speed %v: screen starts %q, want %q and a footer to stop it", tc.speed, strings.SplitN(got, "\n", 2)[0], tc.want)
+		}
 	}
 }

@@ -205,6 +205,30 @@ func cost(usd float64) string {
 	return fmt.Sprintf("$%.4f", usd)
 }
 
+// byteSize formats a size for people: 950 B, 1.2 kB, 3.4 MB.
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+}
+
+// costOf formats a cost that may leave out models without a price (known false): "price
+// unknown" when nothing else was spent, else "≥$0.0213", at least that much.
+func costOf(usd float64, known bool) string {
+	switch {
+	case known:
+		return cost(usd)
+	case usd == 0:
+		return "price unknown"
+	}
+	return "≥" + cost(usd)
+}
+
 // elapsed formats a duration for the footer: 12.3s, 4m05s, 1h02m.
 func elapsed(d time.Duration) string {
 	switch {

@@ -75,6 +75,10 @@ type Model struct {
 	clockScale          float64   // event time per wall time between events (replay speed)
 	endWall             time.Time // wall time SessionEnded arrived; zero until a tick sets it
 	exitAfter           time.Duration
+	leave               bool    // quit as soon as the session ends (Options.Leave)
+	replay              bool    // a recorded session: q quits at once
+	replaySpeed         float64 // its pace (0: as fast as possible)
+	notices             []string
 	cancelled           bool
 	cancelCh            chan struct{}
 	streamDone, quit    bool
@@ -143,7 +147,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case StreamClosedMsg:
 		m.streamDone = true
 		m.dirty = true
-		if m.cancelled || m.exitAfter > 0 {
+		if m.cancelled || m.exitAfter > 0 || m.leave {
 			m.quit = true
 		}
 	case tea.WindowSizeMsg:
@@ -169,7 +173,7 @@ func (m *Model) afterEvents(at time.Time) {
 		if m.endWall.IsZero() {
 			m.endWall = at
 		}
-		if m.cancelled {
+		if m.cancelled || m.leave {
 			m.quit = true
 		}
 	}
@@ -209,12 +213,12 @@ func (m *Model) now() time.Time {
 // ended reports whether no more events can come.
 func (m *Model) ended() bool { return m.st.Ended || m.streamDone }
 
-// requestQuit handles q, ctrl+c and SIGINT: quit once the session has ended, otherwise ask the
-// caller to cancel it (the second time, quit at once).
+// requestQuit handles q, ctrl+c and SIGINT: quit once the session has ended or when it is a
+// replay, otherwise ask the caller to cancel it (the second time, quit at once).
 func (m *Model) requestQuit() {
 	m.dirty = true
 	switch {
-	case m.ended() || m.cancelled:
+	case m.ended() || m.cancelled || m.replay:
 		m.quit = true
 	default:
 		m.cancelled = true
@@ -235,10 +239,22 @@ func (m *Model) resize(w, h int) {
 	m.sync()
 }
 
-// headerHeight and footerHeight frame the body.
-const headerHeight, footerHeight = 2, 2
+// headerHeight and footerHeight frame the body; notices add to the header, up to maxNotices
+// lines.
+const headerHeight, footerHeight, maxNotices = 2, 2, 3
 
-func (m *Model) bodyHeight() int { return max(m.height-headerHeight-footerHeight, 1) }
+func (m *Model) bodyHeight() int {
+	return max(m.height-headerHeight-m.noticeLines()-footerHeight, 1)
+}
+
+// noticeLines is how many lines the notices take under the header.
+func (m *Model) noticeLines() int { return min(len(m.notices), maxNotices) }
+
+// notice adds a warning to show under the header for the rest of the session.
+func (m *Model) notice(s string) {
+	m.notices = append(m.notices, s)
+	m.resize(m.width, m.height)
+}
 
 // key handles one key press.
 func (m *Model) key(k tea.KeyPressMsg) {

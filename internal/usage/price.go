@@ -117,6 +117,14 @@ func Lookup(backend, model string) (Price, bool) {
 	return Price{}, false
 }
 
+// Known reports whether the price table knows model on backend, so that Cost is its real
+// cost. An unknown model is reported as costing 0, which is not free: views say its cost is
+// unknown, and max_cost_usd cannot stop its spending.
+func Known(backend, model string) bool {
+	_, ok := Lookup(backend, model)
+	return ok
+}
+
 // Cost prices u for model on backend, hosted web searches included; unknown models cost 0
 // (and Lookup says they are unknown), their searches do not.
 func Cost(backend, model string, u provider.Usage) float64 {

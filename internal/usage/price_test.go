@@ -32,6 +32,9 @@ func TestLookup(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("Lookup(%s, %s) = %+v %v, want %+v %v", tc.backend, tc.model, got, ok, tc.want, tc.ok)
 		}
+		if known := Known(tc.backend, tc.model); known != tc.ok {
+			t.Errorf("Known(%s, %s) = %v, want %v", tc.backend, tc.model, known, tc.ok)
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ type Automation struct {
 	answer string
 	usage  provider.Usage
 	cost   float64
+	priced pricing
 
 	// truncated marks a final answer the presentation did not finish ("" when complete).
 	truncated string
@@ -37,16 +38,23 @@ func (a *Automation) Handle(e event.Event) {
 	case event.SessionStarted:
 		a.logDir, a.agents = v.LogDir, len(v.Agents)
 		if v.LogDir != "" {
-			fmt.Fprintf(a.w, "LOG_DIR: %s\n", v.LogDir)
+			// MassGen's LOG_DIR is the session folder (log_<ts>), which holds every turn;
+			// STATUS and ANSWER_FILE are in this turn's folder.
+			fmt.Fprintf(a.w, "LOG_DIR: %s\n", filepath.Dir(v.LogDir))
 			fmt.Fprintf(a.w, "STATUS: %s\n", filepath.Join(v.LogDir, "status.json"))
 		}
 		fmt.Fprintf(a.w, "QUESTION: %s\n", oneLine(v.Question, 500))
+		a.priced.start(v.Agents)
+		if w := BudgetWarning(v); w != "" {
+			fmt.Fprintf(a.w, "WARNING: %s\n", w)
+		}
 		fmt.Fprintln(a.w, "[Coordination in progress - monitor status.json for real-time updates]")
 	case event.AgentDead:
 		fmt.Fprintf(a.w, "AGENT_DEAD: %s: %s\n", v.Agent, oneLine(v.Reason, 200))
 	case event.UsageReported:
 		a.usage = a.usage.Add(v.Usage)
 		a.cost += v.CostUSD
+		a.priced.used(v)
 	case event.FinalAnswer:
 		a.winner, a.answer, a.truncated = v.Agent, v.Content, v.TruncationNote()
 	case event.SessionEnded:
@@ -64,9 +72,9 @@ func (a *Automation) Handle(e event.Event) {
 			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, oneLine(v.Error, 1000))
 		}
 		if a.usage != (provider.Usage{}) {
-			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(a.usage, a.cost))
+			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(a.usage, a.cost, a.priced.unknown()...))
 		}
-		fmt.Fprintf(a.w, "COMPLETED: %d agents, %.1fs total\n", a.agents, v.DurationSeconds)
+		fmt.Fprintf(a.w, "COMPLETED: %s, %.1fs total\n", agentCount(a.agents), v.DurationSeconds)
 	}
 }
 
@@ -77,4 +85,12 @@ func preview(s string, n int) string {
 		return string(r[:n]) + "[...]"
 	}
 	return string(r)
+}
+
+// agentCount is "1 agent" or "N agents".
+func agentCount(n int) string {
+	if n == 1 {
+		return "1 agent"
+	}
+	return fmt.Sprintf("%d agents", n)
 }

@@ -35,6 +35,8 @@ type Plain struct {
 	now     time.Time
 	usage   provider.Usage
 	cost    float64
+	priced  pricing
+	died    []string // MCP servers that died, with why, for the summary
 }
 
 // NewPlain returns a Plain view writing to w. Everything it writes is cleaned of terminal
@@ -49,13 +51,21 @@ func (p *Plain) Handle(e event.Event) {
 	p.now = e.Time
 	switch v := e.Payload.(type) {
 	case event.SessionStarted:
+		p.priced.start(v.Agents)
 		for _, a := range v.Agents {
 			p.labels[a.ID] = a.Label
 			p.order = append(p.order, a.ID)
 		}
-		p.line("massgen: %d agents on: %s", len(v.Agents), oneLine(v.Question, 200))
+		p.line("massgen: %s on: %s", agentCount(len(v.Agents)), oneLine(v.Question, 200))
 		for _, a := range v.Agents {
-			p.line("  %s = %s (%s %s)", a.Label, a.ID, a.Backend, a.Model)
+			at := ""
+			if a.BaseURL != "" { // where the requests, and the key, go
+				at = " at " + a.BaseURL
+			}
+			p.line("  %s = %s (%s %s%s)", a.Label, a.ID, a.Backend, a.Model, at)
+		}
+		if w := BudgetWarning(v); w != "" {
+			p.line("warning: %s", w)
 		}
 	case event.TextDelta:
 		if v.Presentation {
@@ -75,6 +85,7 @@ func (p *Plain) Handle(e event.Event) {
 	case event.UsageReported:
 		p.usage = p.usage.Add(v.Usage)
 		p.cost += v.CostUSD
+		p.priced.used(v)
 	case event.ToolResult:
 		p.flush(v.Agent)
 		outcome := "ok"
@@ -87,7 +98,14 @@ func (p *Plain) Handle(e event.Event) {
 		if event.OwnServer(v.Server) {
 			what = v.Server
 		}
-		p.line("%s: %s %s", what, v.Status, oneLine(v.Detail, 300))
+		if v.Status == "died" && !event.OwnServer(v.Server) {
+			p.died = append(p.died, fmt.Sprintf("mcp server %s died during the session: %s", v.Server, oneLine(v.Detail, 300)))
+		}
+		if v.Detail == "" {
+			p.line("%s: %s", what, v.Status)
+			break
+		}
+		p.line("%s: %s: %s", what, v.Status, oneLine(v.Detail, 300))
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
 	case event.ToolRejected:
@@ -149,15 +167,20 @@ func (p *Plain) Handle(e event.Event) {
 			line += ": " + v.Error
 		}
 		p.line("%s", line)
+		for _, d := range p.died {
+			p.line("%s", d)
+		}
 		if p.usage != (provider.Usage{}) {
-			p.line("%s", UsageLine(p.usage, p.cost))
+			p.line("%s", UsageLine(p.usage, p.cost, p.priced.unknown()...))
 		}
 	}
 }
 
 // UsageLine summarises tokens and cost: "tokens: 1234 input (200 cached), 56 output (10 reasoning); cost $0.0123",
 // with "≈" when some of it is the engine's estimate for calls cut off by the output caps.
-func UsageLine(u provider.Usage, cost float64) string {
+// unpriced are the models that used tokens without a price: their cost is unknown, so the line
+// says "price unknown" for them rather than let $0.0000 pass for free.
+func UsageLine(u provider.Usage, cost float64, unpriced ...string) string {
 	s := fmt.Sprintf("tokens: %d input", u.InputTokens)
 	if u.Estimated {
 		s = fmt.Sprintf("tokens ≈ %d input", u.InputTokens)
@@ -169,10 +192,21 @@ func UsageLine(u provider.Usage, cost float64) string {
 	if u.ReasoningTokens > 0 {
 		s += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
 	}
+	c := "cost " + Dollars(cost)
 	if u.Estimated {
-		return s + "; cost ≈ " + Dollars(cost) + " (partly estimated: calls cut off before their usage was reported)"
+		c = "cost ≈ " + Dollars(cost)
 	}
-	return s + "; cost " + Dollars(cost)
+	if len(unpriced) > 0 {
+		unknown := "price unknown for " + strings.Join(unpriced, ", ")
+		if cost == 0 {
+			return s + "; cost: " + unknown
+		}
+		c += " + " + unknown
+	}
+	if u.Estimated {
+		c += " (partly estimated: calls cut off before their usage was reported)"
+	}
+	return s + "; " + c
 }
 
 // Dollars formats a cost as MassGen does: 4 decimals under a cent, 3 under a dollar, else 2.
@@ -206,7 +240,7 @@ func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
 }
 
 func (p *Plain) who(id string) string {
-	if l, ok := p.labels[id]; ok {
+	if l, ok := p.labels[id]; ok && l != id { // an agent named like its label is named once
 		return l + " " + id
 	}
 	return id
