@@ -91,14 +91,14 @@ func TestLiveView_InTmux(t *testing.T) {
 		}
 	}
 	final := waitFor(t, screen, "Final answer", 30*time.Second)
-	for _, want := range []string{"Paris is the capital of France", "winner agent1 (researcher)", "3 votes", "log: .massgen/massgen_logs/log_"} {
+	for _, want := range []string{"Paris is the capital of France", "winner agent1 (researcher)", "3 votes", "log: " + work + "/.massgen/massgen_logs/log_"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("final screen lacks %q:\n%s", want, final)
 		}
 	}
 	keys("q")
 	after := waitFor(t, screen, "EXIT=", 10*time.Second)
-	if !strings.Contains(after, "EXIT=0") || !strings.Contains(after, "logs: .massgen/massgen_logs/") {
+	if !strings.Contains(after, "EXIT=0") || !strings.Contains(after, "logs: "+work+"/.massgen/massgen_logs/") {
 		t.Errorf("after q:\n%s", after)
 	}
 }

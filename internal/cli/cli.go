@@ -10,12 +10,10 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"massgen/internal/config"
 	"massgen/internal/termtext"
 )
 
@@ -38,13 +36,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 // Execute runs the command line under ctx and returns the exit code. stdin feeds the
-// interactive mode.
+// interactive mode and the questions of --init.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Errors and warnings quote file names, servers and models: nothing on stderr may drive
 	// the terminal. (The live view, on stdout, sanitises its own text.)
 	stderr = termtext.NewWriter(stderr)
 	root := newRoot(stdin, stdout, stderr)
-	root.SetArgs(args)
+	// Last, so that every flag a command registered wins; the MassGen flags left over are
+	// refused by name.
+	addUnbuiltFlags(root.Flags())
+	root.SetArgs(joinOptionalValues(root, args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
@@ -53,7 +54,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" && ee.err.Error() != "invalid configuration" {
+		if ee.err != nil && ee.err.Error() != "" {
 			fmt.Fprintf(stderr, "massgen: %v\n", ee.err)
 		}
 		return ee.code
@@ -63,78 +64,96 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return ExitConfig
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var o runOptions
-	var validate string
-	var strict, asJSON, version bool
-	root := &cobra.Command{
-		Use:   "massgen [flags] \"question\"",
-		Short: "Several LLM agents answer, read each other's answers, improve them and vote",
-		Long: `massgen runs a team of LLM agents on the same question. Each writes an answer, reads the
+const rootLong = `massgen runs a team of LLM agents on the same question. Each writes an answer, reads the
 others' answers (anonymised as agent1, agent2, ...), improves on them or votes for the best;
 the most-voted agent presents the final answer.
 
 Try it offline with the scripted demo team:
   massgen --config examples/demo.yaml "What is the capital of France?"
 Without a question it asks for one, turn after turn, carrying the conversation (/help there).
+Without --config it uses .massgen/config.yaml, then ~/.config/massgen/config.yaml, then a team
+built from the API keys that are set (massgen --init saves one). Built-in examples:
+massgen --list-examples, then --config @examples/NAME.
+
+One-word rule: so that a mistyped subcommand never starts a paid run, a question whose first
+argument is a single word equal to a subcommand or within a letter or two of one (serv,
+replya, Version, viewer) is refused with a did-you-mean. To ask it anyway, end it with '?',
+quote the whole question with more words, or put it after --: massgen -- serve.
+
+@path in the question (@src/main.py, @docs/, @"a b.txt", @notes.md:w) shares that file or
+folder with every agent, read-only unless :w marks it writable for the final answer; the
+question itself is kept as written (\@ is a literal @; e-mail addresses are never taken).
+--no-parse-at-references turns this off.
+
+MassGen flags this build does not have (--plan, --eval-criteria, --fast, --setup, ...) are
+refused by name with what to use instead.
 
 Exit codes: 0 ok, 1 configuration or usage error, 2 execution error (every agent failed, or no
 answer), 3 session timeout (the best answer is still written), 4 interrupted (Ctrl-C; everything
-produced so far is kept).`,
+produced so far is kept).`
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	o := &rootOptions{}
+	root := &cobra.Command{
+		Use:           "massgen [flags] \"question\"",
+		Short:         "Several LLM agents answer, read each other's answers, improve them and vote",
+		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case version:
-				fmt.Fprintf(stdout, "massgen %s\n", Version)
-				return nil
-			case validate != "":
-				return runValidate(validate, strict, asJSON, stdout)
-			case strict || asJSON:
-				return exitf(ExitConfig, "--strict and --json go with --validate FILE")
-			}
-			o.args = os.Args
-			question := strings.TrimSpace(strings.Join(args, " "))
-			if len(args) > 0 && question == "" {
-				return exitf(ExitConfig, "the question is empty: pass a non-empty question, or none for interactive mode")
-			}
-			return run(cmd.Context(), o, question, stdin, stdout, stderr)
+			return o.dispatch(cmd, args, stdin, stdout, stderr)
 		},
 	}
-	f := root.Flags()
-	f.StringVar(&o.configPath, "config", "", "YAML or JSON config file (MassGen format)")
-	f.StringVar(&o.backend, "backend", "", "quick setup without a file: backend type of a single agent")
-	f.StringVar(&o.model, "model", "", "quick setup: model of the single agent")
-	f.StringVar(&o.baseURL, "base-url", "", "quick setup: base URL of the backend")
-	f.StringVar(&o.sysMessage, "system-message", "", "quick setup: system message of the agent")
-	f.BoolVar(&o.automation, "automation", false, "print only MassGen's parseable lines (LOG_DIR, STATUS, WINNER, ANSWER_FILE, ...); logging forced on")
-	f.BoolVar(&o.noDisplay, "no-display", false, "plain streaming text instead of the live view")
-	f.BoolVar(&o.noLogs, "no-logs", false, "write no log directory")
-	f.BoolVar(&o.debug, "debug", false, "also write massgen_debug.log with reasoning and every model call")
-	f.IntVar(&o.orchestratorTimeout, "orchestrator-timeout", 0, "session timeout in seconds (overrides timeout_settings.orchestrator_timeout_seconds)")
-	f.StringVar(&validate, "validate", "", "validate a config file and exit (0 valid, 1 invalid)")
-	f.BoolVar(&strict, "strict", false, "with --validate: warnings count as failures")
-	f.BoolVar(&asJSON, "json", false, "with --validate: print the report as JSON")
-	f.BoolVar(&version, "version", false, "print the version and exit")
+	addRootFlags(root, o)
+	addSessionFlags(root, &o.run)
 	root.AddCommand(newReplay(stdin, stdout))
 	root.AddCommand(newServe(stdout, stderr))
+	root.AddCommand(newLogs(stdin, stdout))
+	root.AddCommand(newViewer(stdin, stdout, stderr))
+	root.AddCommand(newVersion(stdout))
+	root.AddCommand(newMissing("export", "upload a session to a GitHub Gist for MassGen-Viewer",
+		"sessions stay in the log folder: massgen serve --config FILE shows and replays them in a browser"))
+	root.AddCommand(newMissing("shares", "list or delete the sessions shared with massgen export",
+		"nothing is shared from this build (massgen export is not supported either)"))
+	root.SetFlagErrorFunc(flagError)
+	setGroupedUsage(root)
 	return root
 }
 
-func runValidate(path string, strict, asJSON bool, stdout io.Writer) error {
-	_, rep := config.Load(path)
-	if strict {
-		rep.Errors = append(rep.Errors, rep.Warnings...)
-		rep.Warnings = nil
+// newVersion is `massgen version`, the same as --version.
+func newVersion(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(stdout, "massgen %s\n", Version)
+			return nil
+		},
 	}
-	if asJSON {
-		fmt.Fprintf(stdout, "%s\n", rep.JSON())
-	} else {
-		fmt.Fprint(stdout, rep.Text())
+}
+
+// newMissing is a MassGen subcommand this build does not have: it is refused by name, so its
+// name never becomes a paid question.
+func newMissing(name, what, instead string) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              "MassGen's " + name + " (not supported yet)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(*cobra.Command, []string) error {
+			return exitf(ExitConfig, "massgen %s (%s) is not supported yet: %s", name, what, instead)
+		},
 	}
-	if !rep.OK() {
-		return &exitError{code: ExitConfig, err: errors.New("invalid configuration")}
+}
+
+// subcommandNames are the names a first argument is compared with by the one-word rule.
+func subcommandNames(root *cobra.Command) []string {
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+		names = append(names, c.Aliases...)
 	}
-	return nil
+	return names
 }

@@ -91,9 +91,15 @@ func TestDemo_AutomationFilesAgree(t *testing.T) {
 			t.Errorf("no %s line in:\n%s", k, out)
 		}
 	}
-	dir := lines["LOG_DIR"]
-	if !regexp.MustCompile(`^\.massgen/massgen_logs/log_\d{8}_\d{6}_\d{6}/turn_1$`).MatchString(dir) {
-		t.Errorf("LOG_DIR = %q", dir)
+	// LOG_DIR is MassGen's: the session folder, absolute; STATUS and ANSWER_FILE are in its
+	// turn folder.
+	session := lines["LOG_DIR"]
+	if !filepath.IsAbs(session) || !regexp.MustCompile(`/\.massgen/massgen_logs/log_\d{8}_\d{6}_\d{6}$`).MatchString(session) {
+		t.Errorf("LOG_DIR = %q", session)
+	}
+	dir := filepath.Join(session, "turn_1")
+	if lines["STATUS"] != filepath.Join(dir, "status.json") {
+		t.Errorf("STATUS = %q, want it in %s", lines["STATUS"], dir)
 	}
 	answer, err := os.ReadFile(lines["ANSWER_FILE"])
 	if err != nil {
@@ -101,6 +107,9 @@ func TestDemo_AutomationFilesAgree(t *testing.T) {
 	}
 	if lines["ANSWER_FILE"] != filepath.Join(dir, "final", lines["WINNER"], "answer.txt") {
 		t.Errorf("ANSWER_FILE %q does not match WINNER %q", lines["ANSWER_FILE"], lines["WINNER"])
+	}
+	if lines["COMPLETED"] != "3 agents, "+lines["DURATION"]+" total" {
+		t.Errorf("COMPLETED = %q", lines["COMPLETED"])
 	}
 	evs, err := event.ReadFile(filepath.Join(dir, "events.jsonl"))
 	if err != nil {
@@ -148,8 +157,8 @@ func TestDemo_AutomationFilesAgree(t *testing.T) {
 	if !strings.HasPrefix(string(answer), strings.TrimSuffix(status.Results.Preview, "...")) {
 		t.Errorf("status.json preview %q is not the start of the answer file", status.Results.Preview)
 	}
-	if filepath.Base(filepath.Dir(dir)) != status.Meta.SessionID {
-		t.Errorf("session_id %q, log folder %q", status.Meta.SessionID, filepath.Dir(dir))
+	if filepath.Base(session) != status.Meta.SessionID {
+		t.Errorf("session_id %q, log folder %q", status.Meta.SessionID, session)
 	}
 	for _, f := range []string{"coordination_table.txt", "metadata.json", "massgen.log"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -158,7 +167,7 @@ func TestDemo_AutomationFilesAgree(t *testing.T) {
 	}
 
 	// replay prints the same coordination from events.jsonl alone.
-	code, replay, stderr := execute(t, t.Context(), "replay", filepath.Dir(dir))
+	code, replay, stderr := execute(t, t.Context(), "replay", session)
 	if code != 0 {
 		t.Fatalf("replay exit %d: %s", code, stderr)
 	}
@@ -228,10 +237,19 @@ func TestBadInput(t *testing.T) {
 			wantErr: regexp.MustCompile(`--model cannot be combined with --config: .*edit its backend keys`)},
 		{name: "--backend with --config", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--backend", "openai", "q"}, wantCode: 1,
 			wantErr: regexp.MustCompile(`--backend cannot be combined with --config`)},
-		{name: "unknown flag", args: []string{"--bogus", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --bogus`)},
+		{name: "unknown flag", args: []string{"--bogus", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --bogus \(massgen --help lists the flags\)`)},
+		{name: "misspelt flag", args: []string{"--ouput-file", "a.md", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --ouput-file: did you mean --output-file\?`)},
 		{name: "no config at all", args: []string{"q"}, wantCode: 1, wantErr: regexp.MustCompile(`examples/demo\.yaml`)},
 		{name: "negative timeout", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "-5", "q"}, wantCode: 1,
 			wantErr: regexp.MustCompile(`orchestrator-timeout`)},
+		{name: "zero timeout", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "0", "q"}, wantCode: 1,
+			wantErr: regexp.MustCompile(`--orchestrator-timeout must be a whole number of seconds above 0`)},
+		{name: "timeout not a number", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "abc", "q"}, wantCode: 1,
+			wantErr: regexp.MustCompile(`^massgen: --orchestrator-timeout "abc": must be a whole number of seconds\n$`)},
+		{name: "unknown backend flag", args: []string{"--backend", "nosuch", "--model", "x", "q"}, wantCode: 1,
+			wantErr: regexp.MustCompile(`^massgen: --backend nosuch: unknown backend type`)},
+		{name: "root flag after a subcommand", args: []string{"--config", "x", "replay"}, wantCode: 1,
+			wantErr: regexp.MustCompile(`--config is a flag of a massgen run, not of .massgen replay.`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,6 +270,10 @@ func TestBadInput(t *testing.T) {
 			}
 			if !tc.wantErr.MatchString(stderr) {
 				t.Errorf("stderr %q does not match %s", stderr, tc.wantErr)
+			}
+			// That summary is --validate's; a run says what is wrong and stops.
+			if strings.Contains(stderr, "Configuration is invalid") {
+				t.Errorf("a run printed --validate's summary:\n%s", stderr)
 			}
 			if _, err := os.Stat(".massgen"); err == nil {
 				t.Error("a log directory was created for a run that never started")

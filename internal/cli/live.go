@@ -42,9 +42,10 @@ func (s chanSink) Handle(e event.Event) {
 
 // runLive runs one turn under the live view: the session in a goroutine, the view in this one.
 // q or Ctrl-C in the view cancels the session, which then ends (exit 4) with its logs written.
-// When the view closes, the final answer and the log folder are printed, since the view's
-// screen goes away.
-func runLive(ctx context.Context, cfg appRun, stdin io.Reader, stdout io.Writer) (app.Result, error) {
+// A one-shot run's view quits when the session ends and leaves its final screen on the
+// terminal; an interactive turn's stays until q, and then the final answer is printed, since
+// the view's screen goes away.
+func runLive(ctx context.Context, cfg appRun, stdin io.Reader, stdout io.Writer, oneShot bool) (app.Result, error) {
 	sessCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sink := chanSink{ch: make(chan event.Event, 1<<14), done: make(chan struct{})}
@@ -56,7 +57,7 @@ func runLive(ctx context.Context, cfg appRun, stdin io.Reader, stdout io.Writer)
 		defer close(sink.ch)
 		res, runErr = cfg(sessCtx, []event.Sink{sink})
 	}()
-	viewErr := tui.Run(ctx, sink.ch, tui.Options{Input: stdin, Output: stdout, OnCancel: cancel})
+	viewErr := tui.Run(ctx, sink.ch, tui.Options{Input: stdin, Output: stdout, OnCancel: cancel, Leave: oneShot})
 	close(sink.done)
 	cancel()
 	<-finished
@@ -66,7 +67,9 @@ func runLive(ctx context.Context, cfg appRun, stdin io.Reader, stdout io.Writer)
 	if viewErr != nil && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "massgen: the live view failed (%v); the session ran to its end\n", viewErr)
 	}
-	printOutcome(stdout, res)
+	if !oneShot || viewErr != nil {
+		printOutcome(stdout, res) // the final screen did not stay
+	}
 	return res, nil
 }
 

@@ -16,16 +16,17 @@ func newReplay(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	var table, live bool
 	var speed float64
 	cmd := &cobra.Command{
-		Use:   "replay LOGDIR",
+		Use:   "replay [LOGDIR]",
 		Short: "Print a finished session again from its events.jsonl",
 		Long: `replay re-renders a session from its event log alone. LOGDIR is a log_<timestamp> folder
-(every turn is replayed) or one of its turn_<n> folders. --live plays it through the live
-terminal view at its recorded pace (--speed 4: four times faster; 0: as fast as possible).
+(every turn is replayed) or one of its turn_<n> folders; without it, the newest session under
+.massgen/massgen_logs. --live plays it through the live terminal view at its recorded pace
+(--speed 4: four times faster; 0: as fast as possible).
 A session whose process died is replayed as far as its log goes, then a warning says it did
 not finish (the exit code is still 0).`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			turns, err := runlog.FindTurns(args[0])
+			turns, err := replayTurns(args) // logs.go: LOGDIR, or the newest session
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}

@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/spf13/cobra"
 
 	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/event"
-	"massgen/internal/view"
 )
 
 // Exit codes (design.md section 4).
@@ -32,13 +32,33 @@ type runOptions struct {
 	baseURL, sysMessage string
 	automation          bool
 	noDisplay, noLogs   bool
+	display             string
 	debug               bool
 	orchestratorTimeout int
+	timeoutSet          bool
 	logRoot             string
 	args                []string
+
+	outputFile        string
+	streamEvents      bool
+	cwdContext        string
+	noAtRefs          bool
+	skipValidation    bool
+	strictValidation  bool
+	skipAgentSelector bool
+	noSessionRegistry bool
+
+	quick            bool
+	singleAgent      optionalValue
+	coordinationMode string
+	personas         string
+
+	web webOptions
+	// sessions are --continue and --session-id (sessions.go); nil without them.
+	sessions *sessionFlags
 }
 
-// exitError carries an exit code with the message printed for it.
+// exitError carries an exit code with the message printed for it ("" when already printed).
 type exitError struct {
 	code int
 	err  error
@@ -49,6 +69,105 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func exitf(code int, format string, args ...any) error {
 	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// errPrinted is an error whose message is already on stderr.
+var errPrinted = errors.New("")
+
+// dispatch runs what the root's flags ask for: a listing, --validate, writing a config, or a
+// run of the team.
+func (o *rootOptions) dispatch(cmd *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f := cmd.Flags()
+	if err := refuseUnbuilt(f); err != nil {
+		return err
+	}
+	r := &o.run
+	r.timeoutSet = f.Changed("orchestrator-timeout")
+	// The commands that print something and exit; none takes a question.
+	for _, c := range []struct {
+		on   bool
+		flag string
+		run  func() error
+	}{
+		{o.version, "--version", func() error { _, err := fmt.Fprintf(stdout, "massgen %s\n", Version); return err }},
+		{o.listExamples, "--list-examples", func() error { return listExamples(stdout) }},
+		{o.example != "", "--example", func() error { return printExample(o.example, stdout) }},
+		{o.listBackends, "--list-backends", func() error { return listBackends(stdout) }},
+		{o.showSchema, "--show-schema", func() error { return showSchema(stdout, o.asJSON, o.schemaBackend, o.withExamples) }},
+	} {
+		if !c.on {
+			continue
+		}
+		if len(args) > 0 {
+			return exitf(ExitConfig, "%s takes no question (got %q)", c.flag, strings.Join(args, " "))
+		}
+		return c.run()
+	}
+	switch {
+	case o.validate.set:
+		files := args
+		if o.validate.value != "" {
+			files = append([]string{o.validate.value}, args...)
+		}
+		switch len(files) {
+		case 0:
+			return exitf(ExitConfig, "--validate needs a config file: massgen --validate FILE [--strict] [--json]")
+		case 1:
+			return runValidate(files[0], o.strict, o.asJSON, stdout)
+		}
+		return exitf(ExitConfig, "--validate checks one file; got %s", strings.Join(files, ", "))
+	case o.strict || o.asJSON:
+		return exitf(ExitConfig, "--strict and --json go with --validate FILE (--json also with --show-schema)")
+	case o.schemaBackend != "" || o.withExamples:
+		return exitf(ExitConfig, "--schema-backend and --with-examples go with --show-schema")
+	}
+	if o.setup.requested() {
+		if len(args) > 0 {
+			return exitf(ExitConfig, "%s writes a config and takes no question (got %q)", o.setup.flagName(), strings.Join(args, " "))
+		}
+		return o.setup.run(cmd, stdin, stdout, stderr)
+	}
+	if err := o.setup.strayFlags(f); err != nil {
+		return err
+	}
+	if err := r.web.strayFlags(f); err != nil {
+		return err
+	}
+	if err := checkOneWord(cmd, args); err != nil {
+		return err
+	}
+	r.args = os.Args
+	question := strings.TrimSpace(strings.Join(args, " "))
+	if len(args) > 0 && question == "" {
+		return exitf(ExitConfig, "the question is empty: pass a non-empty question, or none for interactive mode")
+	}
+	return run(cmd.Context(), *r, question, stdin, stdout, stderr)
+}
+
+func runValidate(path string, strict, asJSON bool, stdout io.Writer) error {
+	_, rep, _ := loadFile(path)
+	if strict {
+		rep.Errors = append(rep.Errors, rep.Warnings...)
+		rep.Warnings = nil
+	}
+	if asJSON {
+		fmt.Fprintf(stdout, "%s\n", rep.JSON())
+	} else {
+		fmt.Fprint(stdout, rep.Text())
+	}
+	if !rep.OK() {
+		return &exitError{code: ExitConfig, err: errPrinted}
+	}
+	return nil
+}
+
+// quickFlags name the quick-setup flags in their config's issues, so that an error about a
+// flag reads as one: "--backend nosuch: unknown backend type ...".
+var quickFlags = map[string]string{
+	"agents[0].backend.type":     "--backend",
+	"agents[0].backend.model":    "--model",
+	"agents[0].backend.base_url": "--base-url",
+	"agents[0].system_message":   "--system-message",
 }
 
 // loadConfig resolves the config from --config, the quick-setup flags or the default places,
@@ -68,7 +187,11 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 	}
 	switch {
 	case o.configPath != "":
-		cfg, rep = config.Load(o.configPath)
+		var note string
+		cfg, rep, note = loadFile(o.configPath)
+		if note != "" {
+			fmt.Fprintf(stderr, "note: %s\n", note)
+		}
 	case o.backend != "" || o.model != "":
 		backend := o.backend
 		if backend == "" {
@@ -78,6 +201,17 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 			}
 		}
 		cfg, rep = config.QuickAgent(backend, o.model, o.baseURL, o.sysMessage)
+		if !rep.OK() {
+			values := map[string]string{"--backend": backend, "--model": o.model, "--base-url": o.baseURL, "--system-message": o.sysMessage}
+			var lines []string
+			for _, is := range rep.Errors {
+				if flag, ok := quickFlags[is.Location]; ok {
+					is.Location = fmt.Sprintf("%s %s", flag, values[flag])
+				}
+				lines = append(lines, is.String())
+			}
+			return nil, exitf(ExitConfig, "%s", strings.Join(lines, "\nmassgen: "))
+		}
 	default:
 		if path := defaultConfig(); path != "" {
 			cfg, rep = config.Load(path)
@@ -90,11 +224,22 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 		cfg, rep = config.Parse("", []byte(team))
 	}
 	if !rep.OK() {
-		fmt.Fprint(stderr, rep.Text())
-		return nil, &exitError{code: ExitConfig, err: errors.New("invalid configuration")}
+		// The run stops here: each error on its line, without --validate's summary.
+		for _, is := range rep.Errors {
+			fmt.Fprintf(stderr, "error: %s\n", is.String())
+		}
+		return nil, &exitError{code: ExitConfig, err: errPrinted}
 	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w.String())
+	if o.strictValidation && len(rep.Warnings) > 0 {
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(stderr, "error: %s\n", w.String())
+		}
+		return nil, exitf(ExitConfig, "--strict-validation: the config has %s; fix them, or run without --strict-validation", plural(len(rep.Warnings), "warning"))
+	}
+	if !o.skipValidation {
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w.String())
+		}
 	}
 	return cfg, nil
 }
@@ -102,7 +247,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 // defaultConfig returns the first default config that exists: ./.massgen/config.yaml, then
 // ~/.config/massgen/config.yaml.
 func defaultConfig() string {
-	candidates := []string{filepath.Join(".massgen", "config.yaml")}
+	candidates := []string{defaultConfigPath}
 	if home, err := os.UserHomeDir(); err == nil {
 		candidates = append(candidates, filepath.Join(home, ".config", "massgen", "config.yaml"))
 	}
@@ -114,9 +259,15 @@ func defaultConfig() string {
 	return ""
 }
 
+// defaultConfigPath is the project config massgen finds by itself, and --init writes.
+var defaultConfigPath = filepath.Join(".massgen", "config.yaml")
+
 // run executes one question, or the interactive loop when question is empty; the error
 // carries the exit code.
 func run(ctx context.Context, o runOptions, question string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := checkModeFlags(&o); err != nil {
+		return err
+	}
 	if err := app.LoadDotEnv(); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
@@ -124,47 +275,70 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if err != nil {
 		return err
 	}
-	if o.orchestratorTimeout < 0 {
-		return exitf(ExitConfig, "--orchestrator-timeout must be a positive number of seconds")
+	if err := applyOverrides(cfg, &o); err != nil {
+		return err
 	}
-	if o.orchestratorTimeout > 0 {
-		cfg.Timeouts.Orchestrator = time.Duration(o.orchestratorTimeout) * time.Second
+	out, err := prepareOutputFile(o.outputFile)
+	if err != nil {
+		return err
 	}
 	display := cfg.UI.DisplayType
 	logging := cfg.UI.LoggingEnabled
 	switch {
-	case o.automation:
+	case o.automation || o.streamEvents:
 		display, logging = "silent", true
+	case o.display != "":
+		display = "rich_terminal" // --display wins over --no-display, as in MassGen
 	case o.noDisplay:
 		display = "simple"
 	}
-	if o.noLogs && !o.automation {
+	if o.noLogs && display != "silent" {
 		logging = false
 	}
 	if o.debug {
 		logging = true
 	}
-	live := (display == "rich_terminal" || display == "terminal") && isTerminal(stdout, stdin)
+	if o.logRoot == "" {
+		// Absolute, as MassGen prints LOG_DIR (Path(log_dir).resolve()): the paths printed
+		// mean the same from any folder.
+		if o.logRoot, err = filepath.Abs(filepath.Join(".massgen", "massgen_logs")); err != nil {
+			return exitf(ExitExecution, "cannot tell the current directory: %v", err)
+		}
+	}
+	if err := o.sessions.resolve(o, cfg, logging, stderr); err != nil {
+		return err
+	}
+	// The automation lines go to stdout, or to stderr when stdout carries the events.
+	lines := stdout
+	if o.streamEvents {
+		lines = stderr
+	}
+	prep := turnPrep{o: o, cfg: cfg, stderr: stderr, out: out, lines: lines, display: display}
+	if o.web.on {
+		return runWeb(ctx, o, prep, question, stdout, stderr)
+	}
+	live := isLiveDisplay(display) && isTerminal(stdout, stdin)
 	turn := func(opts app.Options) (app.Result, error) {
+		turnCfg, err := prep.config(opts.Question)
+		if err != nil {
+			return app.Result{}, err
+		}
+		opts.Question = prep.question(opts.Question)
 		opts.Logging, opts.LogRoot, opts.Debug, opts.Version, opts.Args = logging, o.logRoot, o.debug, Version, o.args
 		if live {
 			res, err := runLive(ctx, func(ctx context.Context, sinks []event.Sink) (app.Result, error) {
 				opts.Sinks = sinks
-				return app.Run(ctx, cfg, opts)
-			}, stdin, stdout)
+				return app.Run(ctx, turnCfg, opts)
+			}, stdin, stdout, question != "")
 			if err == nil {
-				err = finishTurn(res, display, stdout, stderr)
+				err = prep.finish(res, stdout)
 			}
 			return res, exitErr(err)
 		}
-		var sink event.Sink = view.NewPlain(stdout)
-		if display == "silent" {
-			sink = view.NewAutomation(stdout)
-		}
-		opts.Sinks = []event.Sink{sink}
-		res, err := app.Run(ctx, cfg, opts)
+		opts.Sinks = prep.sinks(stdout)
+		res, err := app.Run(ctx, turnCfg, opts)
 		if err == nil {
-			err = finishTurn(res, display, stdout, stderr)
+			err = prep.finish(res, stdout)
 		}
 		return res, exitErr(err)
 	}
@@ -172,12 +346,17 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		if display == "silent" {
 			return exitf(ExitConfig, "--automation needs a question: pass it as an argument")
 		}
-		return interactive(ctx, cfg, stdin, stdout, turn)
+		return interactive(ctx, cfg, o.sessions.setup(o.logRoot, logging), stdin, stdout, turn)
 	}
-	res, err := turn(app.Options{Question: question})
+	res, err := o.sessions.once(question, turn)
 	if err != nil {
 		return err
 	}
+	return resultErr(res)
+}
+
+// resultErr is the error carrying a finished run's exit code.
+func resultErr(res app.Result) error {
 	if res.ExitCode != ExitOK {
 		return &exitError{code: res.ExitCode, err: res.Err}
 	}
@@ -185,6 +364,14 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		return &exitError{code: ExitExecution, err: res.CloseErr}
 	}
 	return nil
+}
+
+func isLiveDisplay(display string) bool {
+	switch display {
+	case "rich_terminal", "terminal", "textual_terminal":
+		return true
+	}
+	return false
 }
 
 // exitErr turns a session that could not start into the error carrying its exit code.
@@ -201,16 +388,4 @@ func exitErr(err error) error {
 		return err
 	}
 	return &exitError{code: ExitExecution, err: err}
-}
-
-// finishTurn reports what a plain or automation view does not: unwritable log files and, for
-// people, where the logs are.
-func finishTurn(res app.Result, display string, stdout, stderr io.Writer) error {
-	if res.CloseErr != nil {
-		fmt.Fprintf(stderr, "massgen: some log files could not be written: %v\n", res.CloseErr)
-	}
-	if display != "silent" && res.Dir != "" {
-		fmt.Fprintf(stdout, "logs: %s\n", res.Dir)
-	}
-	return nil
 }

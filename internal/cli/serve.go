@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ and stops.
 				return exitf(ExitConfig, "%v", err)
 			}
 			if err != nil {
-				return exitf(ExitExecution, "%v", err)
+				return exitf(ExitExecution, "cannot listen on %s: %v (is another server on that port? pick another address with --addr)", addr, listenReason(err))
 			}
 			names := make([]string, 0, len(teams))
 			for n := range teams {
@@ -112,4 +113,18 @@ and stops.
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
 	return cmd
+}
+
+// listenReason is why listening failed, without Go's operation text ("address already in
+// use", not "web: listen tcp 127.0.0.1:8080: bind: address already in use").
+func listenReason(err error) error {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
 }

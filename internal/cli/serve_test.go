@@ -71,3 +71,23 @@ func TestServe_AnswersAndStopsWithItsContext(t *testing.T) {
 		t.Errorf("serve did not print its URL:\n%s", out)
 	}
 }
+
+// A taken port is said plainly, without Go's "listen tcp" text.
+func TestServe_PortTaken(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	demo := repoFile(t, "examples/demo.yaml")
+	for _, args := range [][]string{{"serve", "--config", demo, "--addr", addr}, {"--config", demo, "--web", "--web-port", port, "q?"}} {
+		code, _, stderr := execute(t, t.Context(), args...)
+		if code != ExitExecution || !strings.Contains(stderr, "cannot listen on "+addr+": address already in use (is another server on that port?") ||
+			strings.Contains(stderr, "listen tcp") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+)
+
+// unbuiltFlag is a MassGen flag this build does not have. It is accepted by the parser, so
+// that using it says what to do instead of cobra's bare "unknown flag".
+type unbuiltFlag struct {
+	name    string
+	value   bool // takes a value (--plan-depth deep), so the value is not read as the question
+	instead string
+}
+
+const notYet = " is not supported yet"
+
+// unbuiltFlags are the flags of MassGen's main parser (latest.md section 2) that massgen
+// refuses. Flags another part of the command line registers (sessions) are left to it.
+var unbuiltFlags = []unbuiltFlag{
+	{"select", false, "--select (pick a config from a menu)" + notYet + ": massgen --list-examples lists the built-in configs; run one with --config @examples/NAME"},
+	{"textual-serve", false, "--textual-serve (the terminal UI in a browser)" + notYet + ": massgen --web serves massgen's web dashboard"},
+	{"textual-serve-port", true, "--textual-serve-port goes with --textual-serve, which" + notYet + ": massgen --web --web-port PORT serves the web dashboard"},
+	{"save-streaming-buffers", false, "--save-streaming-buffers" + notYet + ": every streamed chunk is in the log folder's events.jsonl, and --debug logs every model call"},
+	{"logfire", false, "--logfire (Logfire tracing)" + notYet + ": --debug writes every model call to massgen_debug.log, and events.jsonl records the whole session"},
+	{"web-quickstart", false, "--web-quickstart (setup in a browser)" + notYet + ": massgen --quickstart writes a config from the API keys that are set, then massgen --web serves it"},
+	{"web-review", false, "--web-review (approving git diffs in the browser)" + notYet + ": context paths marked writable (@path:w, --cwd-context rw) are written by the final presenter only"},
+	{"step", false, "--step (one agent, one step)" + notYet + ": run the whole team with --automation"},
+	{"session-dir", true, "--session-dir goes with --step, which" + notYet + ": run the whole team with --automation"},
+	{"plan", false, "--plan (task planning mode)" + notYet + ": ask for a plan in the question itself"},
+	{"plan-depth", true, "--plan-depth goes with --plan, which" + notYet + ": ask for a plan of the depth you want in the question"},
+	{"plan-thoroughness", true, "--plan-thoroughness goes with --plan, which" + notYet + ": ask for a plan in the question itself"},
+	{"plan-steps", true, "--plan-steps goes with --plan, which" + notYet + ": ask for a plan with that many steps in the question"},
+	{"plan-chunks", true, "--plan-chunks goes with --plan, which" + notYet + ": ask for a plan in the question itself"},
+	{"broadcast", true, "--broadcast (agents asking the user or each other)" + notYet + ": agents see each other's answers as they come"},
+	{"plan-and-execute", false, "--plan-and-execute" + notYet + ": ask for a plan, then run a second question that carries it out"},
+	{"execute-plan", true, "--execute-plan" + notYet + ": pass the plan to the agents with @PLAN_FILE in the question"},
+	{"spec", false, "--spec (requirements specification mode)" + notYet + ": ask for a specification in the question itself"},
+	{"execute-spec", true, "--execute-spec" + notYet + ": pass the specification with @SPEC_FILE in the question"},
+	{"eval-criteria", true, "--eval-criteria (checklist-gated voting)" + notYet + ": put the criteria in the question, and tune votes with orchestrator.voting_sensitivity"},
+	{"checklist-criteria-preset", true, "--checklist-criteria-preset (checklist-gated voting)" + notYet + ": put the criteria in the question, and tune votes with orchestrator.voting_sensitivity"},
+	{"config-docker", false, "--config-docker" + notYet + ": commands run on this machine, confined to the agent's workspace (enable_mcp_command_line)"},
+	{"setup", false, "--setup (the API key wizard)" + notYet + ": put keys in ./.env or ~/.massgen/.env (OPENAI_API_KEY=..., ANTHROPIC_API_KEY=...), then massgen --init writes a config from them"},
+	{"setup-skills", false, "--setup-skills" + notYet + ": skills are not part of this build"},
+	{"setup-docker", false, "--setup-docker" + notYet + ": this build runs no Docker images"},
+	{"session-id", true, "--session-id (resuming a session)" + notYet + ": massgen without a question keeps one conversation across turns; massgen replay LOGDIR shows an old session"},
+	{"continue", false, "--continue (resuming the last session)" + notYet + ": massgen without a question keeps one conversation across turns; massgen replay LOGDIR shows an old session"},
+	{"list-sessions", false, "--list-sessions" + notYet + ": the sessions are the log_* folders under .massgen/massgen_logs; massgen serve --config FILE lists them in a browser"},
+	{"all", false, "--all goes with --list-sessions, which" + notYet + ": the sessions are the log_* folders under .massgen/massgen_logs"},
+	{"rate-limit", false, "--rate-limit (rate_limits.yaml)" + notYet + ": rate-limited calls (HTTP 429) are retried with backoff"},
+	{"fast", false, "--fast" + notYet + ": it tunes checklist-gated rounds (fast_iteration_mode, max_verifications_per_round), which this build does not have; --quick is the speed preset here"},
+	{"inbox-dir", true, "--inbox-dir (steering a running session)" + notYet + ": interrupt with Ctrl-C (the answers so far are kept) and ask again"},
+}
+
+// addUnbuiltFlags registers the refused flags that nothing else registered, hidden from help.
+func addUnbuiltFlags(f *pflag.FlagSet) {
+	for _, u := range unbuiltFlags {
+		if f.Lookup(u.name) != nil {
+			continue
+		}
+		if u.value {
+			f.String(u.name, "", u.instead)
+		} else {
+			f.Bool(u.name, false, u.instead)
+		}
+		_ = f.SetAnnotation(u.name, unbuiltAnnotKey, []string{u.instead})
+		_ = f.MarkHidden(u.name)
+	}
+}
+
+const unbuiltAnnotKey = "massgen_unbuilt"
+
+// refuseUnbuilt returns the refusal of the first unbuilt flag that was given.
+func refuseUnbuilt(f *pflag.FlagSet) error {
+	var err error
+	f.Visit(func(fl *pflag.Flag) {
+		if msg := fl.Annotations[unbuiltAnnotKey]; err == nil && len(msg) == 1 {
+			err = exitf(ExitConfig, "%s", msg[0])
+		}
+	})
+	return err
+}
