@@ -73,13 +73,11 @@ func TestParse_V09xKeys(t *testing.T) {
 				t.Errorf("fairness = %+v", f)
 			}
 		}},
-		{"fairness lockstep", orch("  fairness_lead_cap_answers: 0\n"), nil, func(t *testing.T, c *Config) {
-			if f := c.Orchestrator.Fairness; !f.Enabled || f.LeadCapAnswers != 0 {
-				t.Errorf("fairness = %+v", f)
-			}
-		}},
+		// With a lead cap of 0 every agent with an answer would wait for the others forever.
+		{"fairness lockstep", orch("  fairness_lead_cap_answers: 0\n"),
+			[]string{"E 7:30 orchestrator.fairness_lead_cap_answers | must be at least 1 | strict lockstep, is not supported"}, nil},
 		{"fairness ranges", orch("  fairness_lead_cap_answers: -1\n  max_midstream_injections_per_round: 0\n  fairness_enabled: \"yes\"\n"),
-			[]string{"E 7:30 orchestrator.fairness_lead_cap_answers | must not be negative | strict lockstep",
+			[]string{"E 7:30 orchestrator.fairness_lead_cap_answers | must be at least 1 | strict lockstep",
 				"E 8:39 orchestrator.max_midstream_injections_per_round | must be at least 1 | default 2",
 				"E 9:21 orchestrator.fairness_enabled | fairness_enabled must be a boolean"}, nil},
 		{"lead cap without fairness", orch("  fairness_enabled: false\n  fairness_lead_cap_answers: 1\n"),
