@@ -12,7 +12,7 @@ func encodeLine(e Event) ([]byte, error) {
 	if e.Payload == nil {
 		return nil, fmt.Errorf("event %d: no payload", e.Seq)
 	}
-	data, err := marshalPlain(e.Payload)
+	data, err := MarshalPlain(e.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
 	}
@@ -25,9 +25,10 @@ func encodeLine(e Event) ([]byte, error) {
 	return append(line, '\n'), nil
 }
 
-// marshalPlain is json.Marshal without HTML escaping, so that events.jsonl shows prompts'
-// "<ORIGINAL MESSAGE>" as written; the log is a file, never embedded in a page.
-func marshalPlain(v any) ([]byte, error) {
+// MarshalPlain is json.Marshal without HTML escaping, for files people and scripts read
+// (events.jsonl, status.json, ...), never embedded in a page: prompts' "<ORIGINAL MESSAGE>"
+// reads as written.
+func MarshalPlain(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -56,7 +57,7 @@ func clipLine(e Event, data []byte) ([]byte, error) {
 	// nearly always do; halve from there.
 	limit := int(float64(longest(tree)) * float64(MaxLine) / float64(len(data)) * 0.9)
 	for ; limit >= 64; limit /= 2 {
-		clipped, err := marshalPlain(clipStrings(tree, limit))
+		clipped, err := MarshalPlain(clipStrings(tree, limit))
 		if err != nil {
 			return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Payload.Type(), err)
 		}

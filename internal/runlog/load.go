@@ -36,7 +36,15 @@ func LoadTurn(dir string) ([]event.Event, *State, error) {
 }
 
 // ReadTurn reads <dir>/events.jsonl as ReadLog does.
-func ReadTurn(dir string) (*Turn, error) {
+func ReadTurn(dir string) (*Turn, error) { return readTurn(dir, 0) }
+
+// ReadTurnLimited reads dir/events.jsonl as ReadTurn does, but at most MaxEventsRead bytes of
+// it: a bigger log comes back incomplete, cut where the limit fell.
+func ReadTurnLimited(dir string) (*Turn, error) { return readTurn(dir, MaxEventsRead) }
+
+// readTurn reads dir/events.jsonl, at most limit bytes of it when limit > 0 (and then only a
+// regular file, whose size tells whether the limit cut it).
+func readTurn(dir string, limit int64) (*Turn, error) {
 	path := filepath.Join(dir, "events.jsonl")
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -46,9 +54,24 @@ func ReadTurn(dir string) (*Turn, error) {
 		return nil, fmt.Errorf("runlog: %w", err)
 	}
 	defer f.Close()
-	t, err := ReadLog(f)
+	var r io.Reader = f
+	var size int64
+	if limit > 0 {
+		info, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("runlog: %w", err)
+		}
+		if !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("runlog: %s is not a regular file", path)
+		}
+		r, size = io.LimitReader(f, limit), info.Size()
+	}
+	t, err := ReadLog(r)
 	if err != nil {
 		return nil, fmt.Errorf("runlog: read %s: %w", path, err)
+	}
+	if limit > 0 && size > limit {
+		t.Incomplete = fmt.Sprintf("only the first %d MiB of its %d MiB events.jsonl were read", limit>>20, size>>20)
 	}
 	return t, nil
 }

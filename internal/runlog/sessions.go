@@ -26,6 +26,11 @@ var (
 	turnName    = regexp.MustCompile(`^turn_[1-9][0-9]{0,5}$`)
 )
 
+// IsSessionName and IsTurnName report whether a folder name is one massgen writes for a
+// session or a turn: whatever else lies in a log root is never read.
+func IsSessionName(name string) bool { return sessionName.MatchString(name) }
+func IsTurnName(name string) bool    { return turnName.MatchString(name) }
+
 // Read limits for a log that may be cut off, huge or written by someone else: a file above
 // its limit is read up to the limit (JSON files: not at all) and never whole into memory.
 const (
@@ -357,33 +362,4 @@ func FirstEvent(dir string) (Started, error) {
 		return Started{}, fmt.Errorf("runlog: %s/events.jsonl: %w", dir, err)
 	}
 	return Started{}, fmt.Errorf("runlog: %s/events.jsonl holds no event", dir)
-}
-
-// ReadTurnLimited reads dir/events.jsonl as ReadTurn does, but at most MaxEventsRead bytes of
-// it: a bigger log comes back incomplete, cut where the limit fell.
-func ReadTurnLimited(dir string) (*Turn, error) {
-	path := filepath.Join(dir, "events.jsonl")
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("runlog: no events.jsonl in %s: is this a massgen log directory?", dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("runlog: %w", err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("runlog: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("runlog: %s is not a regular file", path)
-	}
-	t, err := ReadLog(io.LimitReader(f, MaxEventsRead))
-	if err != nil {
-		return nil, fmt.Errorf("runlog: read %s: %w", path, err)
-	}
-	if info.Size() > MaxEventsRead {
-		t.Incomplete = fmt.Sprintf("only the first %d MiB of its %d MiB events.jsonl were read", MaxEventsRead>>20, info.Size()>>20)
-	}
-	return t, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"massgen/internal/event"
 	"massgen/internal/provider"
 )
 
@@ -277,17 +278,8 @@ func preview(s string, n int) string {
 	return strings.TrimRight(string(r[:n-3]), " \t\n") + "..."
 }
 
-// marshal is json.Marshal without HTML escaping: the log files are read by people and
-// scripts, never embedded in a page, and "<ORIGINAL MESSAGE>" should read as itself.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// marshal is event.MarshalPlain: the log files are read by people and scripts.
+var marshal = event.MarshalPlain
 
 // marshalIndent is marshal, indented by two spaces, with a trailing newline.
 func marshalIndent(v any) ([]byte, error) {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,13 +17,9 @@ import (
 )
 
 // Session ids are log_<timestamp>/turn_<n>, the turn folder relative to the log root. Both
-// parts are checked against these before anything touches the disk, and every file is then
-// opened through an os.Root on the log root, which refuses any path (symbolic links included)
-// that would leave it.
-var (
-	logDirName  = regexp.MustCompile(`^log_[0-9]{8}_[0-9]{6}(_[0-9]{1,9}){0,2}$`)
-	turnDirName = regexp.MustCompile(`^turn_[1-9][0-9]{0,5}$`)
-)
+// parts are checked (runlog.IsSessionName, IsTurnName) before anything touches the disk, and
+// every file is then opened through an os.Root on the log root, which refuses any path
+// (symbolic links included) that would leave it.
 
 // summary is one session in the dashboard's list.
 type summary struct {
@@ -104,7 +99,7 @@ type statusFile struct {
 // sessionParam reads and checks the {log}/{turn} path values; on failure it has answered 400.
 func sessionParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	log, turn := r.PathValue("log"), r.PathValue("turn")
-	if !logDirName.MatchString(log) || !turnDirName.MatchString(turn) {
+	if !runlog.IsSessionName(log) || !runlog.IsTurnName(turn) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_session_id", "",
 			"invalid session id: want log_<timestamp>/turn_<n>")
 		return "", false
@@ -138,13 +133,13 @@ func (s *Server) listSessions(limit int) []summary {
 	logs, _ := fs.ReadDir(fsys, ".")
 	slices.Reverse(logs) // newest first: the names are timestamps
 	for _, l := range logs {
-		if !l.IsDir() || !logDirName.MatchString(l.Name()) {
+		if !l.IsDir() || !runlog.IsSessionName(l.Name()) {
 			continue
 		}
 		turns, _ := fs.ReadDir(fsys, l.Name())
 		var ns []int
 		for _, t := range turns {
-			if t.IsDir() && turnDirName.MatchString(t.Name()) {
+			if t.IsDir() && runlog.IsTurnName(t.Name()) {
 				n, _ := strconv.Atoi(strings.TrimPrefix(t.Name(), "turn_"))
 				ns = append(ns, n)
 			}
