@@ -112,10 +112,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newLogs(stdin, stdout))
 	root.AddCommand(newViewer(stdin, stdout, stderr))
 	root.AddCommand(newVersion(stdout))
-	root.AddCommand(newMissing("export", "upload a session to a GitHub Gist for MassGen-Viewer",
-		"sessions stay in the log folder: massgen serve --config FILE shows and replays them in a browser"))
-	root.AddCommand(newMissing("shares", "list or delete the sessions shared with massgen export",
-		"nothing is shared from this build (massgen export is not supported either)"))
+	for _, c := range missingSubcommands {
+		root.AddCommand(newMissing(c.name, c.what, c.instead))
+	}
 	root.SetFlagErrorFunc(flagError)
 	setGroupedUsage(root)
 	return root

@@ -171,8 +171,9 @@ var quickFlags = map[string]string{
 }
 
 // loadConfig resolves the config from --config, the quick-setup flags or the default places,
-// printing warnings to stderr.
-func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
+// printing warnings to stderr. It returns the warnings it printed too ("warning: ..."), for the
+// live view, which would hide them.
+func loadConfig(o runOptions, stderr io.Writer) (*config.Config, []string, error) {
 	var cfg *config.Config
 	var rep config.Report
 	if o.configPath != "" {
@@ -180,7 +181,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 		// ignores the model the user named is a surprise on the bill.
 		for _, q := range []struct{ flag, value string }{{"--backend", o.backend}, {"--model", o.model}, {"--base-url", o.baseURL}, {"--system-message", o.sysMessage}} {
 			if q.value != "" {
-				return nil, exitf(ExitConfig, "%s cannot be combined with --config: --backend, --model, --base-url and --system-message build a one-agent team without a file; "+
+				return nil, nil, exitf(ExitConfig, "%s cannot be combined with --config: --backend, --model, --base-url and --system-message build a one-agent team without a file; "+
 					"to change the team in %s, edit its backend keys (model, base_url) or system_message", q.flag, o.configPath)
 			}
 		}
@@ -196,7 +197,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 		backend := o.backend
 		if backend == "" {
 			if backend = app.InferBackend(o.model); backend == "" {
-				return nil, exitf(ExitConfig, "cannot tell which backend serves model %q: add --backend TYPE (one of %s)",
+				return nil, nil, exitf(ExitConfig, "cannot tell which backend serves model %q: add --backend TYPE (one of %s)",
 					o.model, strings.Join(config.BackendTypeNames(), ", "))
 			}
 		}
@@ -210,7 +211,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 				}
 				lines = append(lines, is.String())
 			}
-			return nil, exitf(ExitConfig, "%s", strings.Join(lines, "\nmassgen: "))
+			return nil, nil, exitf(ExitConfig, "%s", strings.Join(lines, "\nmassgen: "))
 		}
 	default:
 		if path := defaultConfig(); path != "" {
@@ -219,7 +220,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 		}
 		team, err := app.DefaultTeam(os.Getenv)
 		if err != nil {
-			return nil, &exitError{code: ExitConfig, err: err}
+			return nil, nil, &exitError{code: ExitConfig, err: err}
 		}
 		cfg, rep = config.Parse("", []byte(team))
 	}
@@ -228,20 +229,23 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, error) {
 		for _, is := range rep.Errors {
 			fmt.Fprintf(stderr, "error: %s\n", is.String())
 		}
-		return nil, &exitError{code: ExitConfig, err: errPrinted}
+		return nil, nil, &exitError{code: ExitConfig, err: errPrinted}
 	}
 	if o.strictValidation && len(rep.Warnings) > 0 {
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(stderr, "error: %s\n", w.String())
 		}
-		return nil, exitf(ExitConfig, "--strict-validation: the config has %s; fix them, or run without --strict-validation", plural(len(rep.Warnings), "warning"))
+		return nil, nil, exitf(ExitConfig, "--strict-validation: the config has %s; fix them, or run without --strict-validation", plural(len(rep.Warnings), "warning"))
 	}
+	var warnings []string
 	if !o.skipValidation {
 		for _, w := range rep.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", w.String())
+			line := "warning: " + w.String()
+			fmt.Fprintln(stderr, line)
+			warnings = append(warnings, line)
 		}
 	}
-	return cfg, nil
+	return cfg, warnings, nil
 }
 
 // defaultConfig returns the first default config that exists: ./.massgen/config.yaml, then
@@ -271,7 +275,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if err := app.LoadDotEnv(); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
-	cfg, err := loadConfig(o, stderr)
+	cfg, warnings, err := loadConfig(o, stderr)
 	if err != nil {
 		return err
 	}
@@ -329,7 +333,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 			res, err := runLive(ctx, func(ctx context.Context, sinks []event.Sink) (app.Result, error) {
 				opts.Sinks = sinks
 				return app.Run(ctx, turnCfg, opts)
-			}, stdin, stdout, question != "")
+			}, stdin, stdout, newLiveTurn(turnCfg, warnings, question != ""))
 			if err == nil {
 				err = prep.finish(res, stdout)
 			}

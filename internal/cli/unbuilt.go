@@ -15,7 +15,8 @@ type unbuiltFlag struct {
 const notYet = " is not supported yet"
 
 // unbuiltFlags are the flags of MassGen's main parser (latest.md section 2) that massgen
-// refuses. Flags another part of the command line registers (sessions) are left to it.
+// refuses. A flag massgen builds must not be here (TestUnbuilt_NoneIsBuilt): its entry would
+// be dead, and would say "not supported yet" in the help of a flag that works.
 var unbuiltFlags = []unbuiltFlag{
 	{"select", false, "--select (pick a config from a menu)" + notYet + ": massgen --list-examples lists the built-in configs; run one with --config @examples/NAME"},
 	{"textual-serve", false, "--textual-serve (the terminal UI in a browser)" + notYet + ": massgen --web serves massgen's web dashboard"},
@@ -42,10 +43,6 @@ var unbuiltFlags = []unbuiltFlag{
 	{"setup", false, "--setup (the API key wizard)" + notYet + ": put keys in ./.env or ~/.massgen/.env (OPENAI_API_KEY=..., ANTHROPIC_API_KEY=...), then massgen --init writes a config from them"},
 	{"setup-skills", false, "--setup-skills" + notYet + ": skills are not part of this build"},
 	{"setup-docker", false, "--setup-docker" + notYet + ": this build runs no Docker images"},
-	{"session-id", true, "--session-id (resuming a session)" + notYet + ": massgen without a question keeps one conversation across turns; massgen replay LOGDIR shows an old session"},
-	{"continue", false, "--continue (resuming the last session)" + notYet + ": massgen without a question keeps one conversation across turns; massgen replay LOGDIR shows an old session"},
-	{"list-sessions", false, "--list-sessions" + notYet + ": the sessions are the log_* folders under .massgen/massgen_logs; massgen serve --config FILE lists them in a browser"},
-	{"all", false, "--all goes with --list-sessions, which" + notYet + ": the sessions are the log_* folders under .massgen/massgen_logs"},
 	{"rate-limit", false, "--rate-limit (rate_limits.yaml)" + notYet + ": rate-limited calls (HTTP 429) are retried with backoff"},
 	{"fast", false, "--fast" + notYet + ": it tunes checklist-gated rounds (fast_iteration_mode, max_verifications_per_round), which this build does not have; --quick is the speed preset here"},
 	{"inbox-dir", true, "--inbox-dir (steering a running session)" + notYet + ": interrupt with Ctrl-C (the answers so far are kept) and ask again"},
@@ -68,6 +65,16 @@ func addUnbuiltFlags(f *pflag.FlagSet) {
 }
 
 const unbuiltAnnotKey = "massgen_unbuilt"
+
+// missingSubcommands are MassGen's subcommands this build does not have: each is refused by
+// name (newMissing), so its name never becomes a paid question. A subcommand massgen builds
+// must not be here (TestUnbuilt_NoneIsBuilt).
+var missingSubcommands = []struct{ name, what, instead string }{
+	{"export", "upload a session to a GitHub Gist for MassGen-Viewer",
+		"sessions stay in the log folder: massgen serve --config FILE shows and replays them in a browser"},
+	{"shares", "list or delete the sessions shared with massgen export",
+		"nothing is shared from this build (massgen export is not supported either)"},
+}
 
 // refuseUnbuilt returns the refusal of the first unbuilt flag that was given.
 func refuseUnbuilt(f *pflag.FlagSet) error {

@@ -22,6 +22,13 @@ type pane struct {
 	bad      bool
 	// failures is the run of consecutive failed turns, out of budget.
 	failures, budget int
+	// persona is the persona persona_generator wrote for the agent ("" without one).
+	persona string
+	// waiting: the agent holds back from a turn (AgentWaiting) until its next one starts.
+	waiting bool
+	// timeUp: the agent was told its round's time is up; the EnforcementSent carrying that
+	// note is not the usual reminder.
+	timeUp bool
 
 	body bodyCache
 	chr  chrome
@@ -66,6 +73,9 @@ func (m *Model) Apply(e event.Event) {
 	case event.ReasoningDelta:
 		m.touch(p.Agent)
 	case event.TurnStarted:
+		if pn := m.pane(p.Agent); pn != nil {
+			pn.waiting = false
+		}
 		m.touch(p.Agent)
 	case event.ModelCalled:
 		m.touch(p.Agent)
@@ -76,7 +86,38 @@ func (m *Model) Apply(e event.Event) {
 	case event.ToolRejected:
 		m.activity(p.Agent, "rejected: "+p.Tool+": "+oneLine(p.Error, 200), true)
 	case event.EnforcementSent:
+		if pn := m.pane(p.Agent); pn != nil && pn.timeUp {
+			pn.timeUp = false // the time-up note, shown already
+			break
+		}
 		m.activity(p.Agent, "no new_answer or vote: reminded", true)
+	case event.PersonasGenerated:
+		for _, ps := range p.Personas {
+			if pn := m.pane(ps.Agent); pn != nil {
+				pn.persona = oneLine(ps.Text, 4000)
+				if ps.Fallback {
+					pn.persona = "(built-in) " + pn.persona
+				}
+				pn.chr = chrome{}
+				pn.ver++
+			}
+		}
+		if p.Warning != "" {
+			m.notice("personas: " + p.Warning)
+		}
+	case event.RoundTimeout:
+		if pn := m.pane(p.Agent); pn != nil && p.Phase == event.RoundSoft {
+			pn.timeUp = true
+		}
+		m.activity(p.Agent, view.RoundTimeoutText(p), true)
+	case event.VoteDeferred:
+		m.activity(p.Agent, view.DeferredVote(p), false)
+		m.succeeded(p.Agent)
+	case event.AgentWaiting:
+		m.activity(p.Agent, "waiting: "+oneLine(p.Reason, 200), false)
+		if pn := m.pane(p.Agent); pn != nil {
+			pn.waiting = true
+		}
 	case event.AnswerSubmitted:
 		m.activity(p.Agent, "new_answer "+p.Label, false)
 		m.succeeded(p.Agent)
@@ -106,7 +147,12 @@ func (m *Model) Apply(e event.Event) {
 			m.activity(p.Agent, "planning check: "+oneLine(view.PlanningSummary(p), 200), false)
 		}
 	case event.FinalStarted:
-		m.activity(p.Agent, "presenting the final answer ("+p.Mode+")", false)
+		m.presenter = p.Agent // the winner, or presenter_agent
+		m.activity(p.Agent, "presenting: "+view.FinalMethod(p.Mode, p.Winner == "" || p.Winner == p.Agent), false)
+		if p.Note != "" {
+			m.presenterNote = p.Note
+			m.notice(p.Note)
+		}
 	case event.FinalAnswer:
 		text := "final answer " + p.Label
 		if p.Fallback {
@@ -114,6 +160,7 @@ func (m *Model) Apply(e event.Event) {
 		}
 		m.activity(p.Agent, text, false)
 	case event.CoordinationEnded, event.SessionEnded:
+		m.stopWaiting()
 		for _, pn := range m.panes {
 			pn.ver++
 		}
@@ -148,6 +195,13 @@ func (m *Model) activity(id, text string, bad bool) {
 	if pn := m.pane(id); pn != nil {
 		pn.activity, pn.bad = text, bad
 		pn.ver++
+	}
+}
+
+// stopWaiting clears every wait: coordination is over, nobody waits for a turn any more.
+func (m *Model) stopWaiting() {
+	for _, pn := range m.panes {
+		pn.waiting = false
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/view"
 )
 
 // finalScreen is the content of the final screen at width w: the final answer as Markdown, who
@@ -20,13 +21,20 @@ func (m *Model) finalScreen(w int) string {
 
 	if f := s.Final; f != nil {
 		title := fmt.Sprintf("Final answer · %s (%s) · %s", m.label(f.Agent), f.Agent, f.Label)
-		if f.Mode != "" {
-			title += " · " + f.Mode
-		}
 		if f.Truncated != "" {
 			title += " · " + f.Truncated
 		}
 		b.WriteString(styleAccent.Render(title) + "\n")
+		// How it was made, in words: "regenerate" and "verbatim" are jargon to a newcomer.
+		how := view.FinalMethod(f.Mode, s.Winner == "" || f.Agent == s.Winner)
+		if f.Fallback {
+			how = "the stored answer as is"
+		}
+		if how != "" {
+			for _, l := range wrapLines(how, w-2) {
+				b.WriteString("  " + styleDim.Render(l) + "\n")
+			}
+		}
 		b.WriteString(m.markdown(f.Content, w))
 	} else {
 		b.WriteString(styleAccent.Render("No final answer") + "\n")
@@ -81,6 +89,8 @@ func (m *Model) why() string {
 			best, total = max(best, c.Votes), total+c.Votes
 		}
 		switch {
+		case s.EndReason == event.EndAllAnswered:
+			fmt.Fprintf(&sb, "No vote (orchestrator.skip_voting): %s, so %s, the first answer in agent order, won.", m.allAnswered(), who)
 		case len(tally) == 0:
 			fmt.Fprintf(&sb, "%s won: no vote counted, so the first agent with an answer wins.", who)
 		case s.Tie:
@@ -103,10 +113,31 @@ func (m *Model) why() string {
 	case event.EndSkipped:
 		sb.WriteString(" Coordination was skipped.")
 	}
+	if f := s.Final; f != nil && s.Winner != "" && f.Agent != s.Winner {
+		fmt.Fprintf(&sb, " %s (%s) presented it, as orchestrator.presenter_agent asks.", m.label(f.Agent), f.Agent)
+	}
+	if m.presenterNote != "" {
+		sb.WriteString(" Note: " + m.presenterNote + ".")
+	}
 	if f := s.Final; f != nil && f.Fallback {
 		sb.WriteString(" The final presentation failed or produced nothing, so the stored answer was used.")
 	}
 	return sb.String()
+}
+
+// allAnswered says why a session without a vote round stopped taking answers: every live
+// agent answered once, or max_new_answers_global allowed no more (the engine's Converged
+// under skip_voting).
+func (m *Model) allAnswered() string {
+	s := m.st
+	if g := s.Settings.MaxNewAnswersGlobal; g > 0 && s.Totals.Answers >= g {
+		for _, a := range s.Agents {
+			if !a.Dead && len(a.Answers) == 0 {
+				return fmt.Sprintf("max_new_answers_global (%d) allowed no more answers", g)
+			}
+		}
+	}
+	return "every live agent answered once"
 }
 
 // writeTally lists the votes that count, by answer, with each voter's reason, then the agents

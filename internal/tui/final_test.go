@@ -15,7 +15,7 @@ func TestFinal_WholeSession(t *testing.T) {
 	v := screenText(m)
 	for _, s := range []string{
 		"done · winner agent2 (bob) with agent2.1 · completed (exit 0)",
-		"Final answer · agent2 (bob) · agent2.final · regenerate",
+		"Final answer · agent2 (bob) · agent2.final\n  written by the winner after reading all answers\n",
 		"A four-week plan",          // the Markdown heading
 		"Week 2: a CLI with cobra.", // bold markers and backticks rendered away
 		`func main() { fmt.Println("hello") }`,

@@ -21,6 +21,7 @@ func TestView_Golden(t *testing.T) {
 		{"table", func() []event.Event { return midSession().events }, []string{"t"}},
 		{"help", func() []event.Event { return midSession().events }, []string{"?"}},
 		{"final", func() []event.Event { return session().events }, nil},
+		{"coordination", func() []event.Event { return coordinated().events }, nil},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		for _, c := range cases {

@@ -164,7 +164,7 @@ func (m *Model) footer(w int) []string {
 	case m.replay && !m.ended():
 		q = "q stop the replay"
 	case m.ended():
-		q = "q quit"
+		q = "q " + m.endKeyHelp()
 	}
 	var keys string
 	switch {
@@ -183,6 +183,14 @@ func (m *Model) footer(w int) []string {
 		keys = fmt.Sprintf("%3.f%% · %s", v.ScrollPercent()*100, keys)
 	}
 	return []string{fit(stats, w), fit(styleDim.Render(keys), w)}
+}
+
+// endKeyHelp says what q does after the end.
+func (m *Model) endKeyHelp() string {
+	if m.endKey == "" {
+		return "quit"
+	}
+	return m.endKey
 }
 
 // body draws the part between header and footer, at most h lines.
@@ -258,6 +266,11 @@ func (m *Model) agentContent(pn *pane, w int) []string {
 	a := pn.a
 	var lines []string
 	add := func(s string) { lines = append(lines, wrapLines(s, w)...) }
+	if pn.persona != "" {
+		for _, l := range wrapLines("persona: "+pn.persona, w) {
+			lines = append(lines, styleFaint.Render(l))
+		}
+	}
 	for _, ans := range a.Answers {
 		lines = append(lines, styleDim.Render(fmt.Sprintf("answer %s (v%d): %s", ans.Label, ans.Version, oneLine(ans.Content, w))))
 	}
@@ -322,7 +335,7 @@ func (m *Model) helpBox(w, h int) []string {
 		"  ↑/↓, j/k      scroll; pgup/pgdn, b/f: page; g/G: top/bottom",
 		"  t             coordination table (←/→ scrolls it sideways)",
 		"  ?             this help; esc: back",
-		"  q, ctrl+c     cancel the session (again: quit now); after the end: quit",
+		"  q, ctrl+c     cancel the session (again: quit now); after the end: " + m.endKeyHelp(),
 		"",
 		styleBold.Render("Status"),
 		"  ○ waiting   " + spinFrames[0] + " thinking   ● answered   ✓ voted",

@@ -43,9 +43,12 @@ func (m *Model) badge(pn *pane) badge {
 	a, s := pn.a, m.st
 	switch a.Status {
 	case runlog.StatusStreaming:
+		if pn.waiting { // its turn ended in a wait (a deferred vote): not thinking
+			return badge{"○", "waiting for others", colorDim, false}
+		}
 		text := "thinking"
 		switch {
-		case s.FinalPresentation && a.ID == s.Winner:
+		case s.FinalPresentation && (a.ID == m.presenter || m.presenter == "" && a.ID == s.Winner):
 			text = "presenting"
 		case pn.failures > 0:
 			text = fmt.Sprintf("retrying (%d/%d failed)", pn.failures, pn.budget)
@@ -88,6 +91,7 @@ type chrome struct {
 	top, bottom      string
 	left, right      string
 	label, model, hr string
+	persona          string // "" without one
 }
 
 func (pn *pane) chrome(w int, c color.Color, focused bool) *chrome {
@@ -108,6 +112,9 @@ func (pn *pane) chrome(w int, c color.Color, focused bool) *chrome {
 		label: fit(styleBold.Render(pn.a.Label)+" "+pn.a.ID, inner),
 		model: fit(styleDim.Render(strings.TrimSpace(pn.a.Backend+" "+pn.a.Model)), inner),
 		hr:    styleDim.Render(strings.Repeat("─", inner)),
+	}
+	if pn.persona != "" {
+		ch.persona = fit(styleFaint.Render("persona: "+pn.persona), inner)
 	}
 	return ch
 }
@@ -136,7 +143,8 @@ func (pv paneView) row(f *frame, r int) {
 }
 
 // column renders pn's agent as a bordered pane of h lines of w cells: label, id and model,
-// status badge, its newest streamed text, and its last tool activity.
+// its persona (cut to one line), status badge, its newest streamed text, and its last tool
+// activity.
 func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 	b := m.badge(pn)
 	ch := pn.chrome(w, b.color, focused)
@@ -147,6 +155,9 @@ func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 	in = append(in, ch.label)
 	if full {
 		in = append(in, ch.model)
+	}
+	if ch.persona != "" && rows >= 8 {
+		in = append(in, ch.persona)
 	}
 	in = append(in, fit(lipgloss.NewStyle().Foreground(b.color).Render(b.glyph+" "+b.text), inner))
 	if full {

@@ -43,6 +43,9 @@ type Options struct {
 	// Notices are shown under the header from the start, and on the final screen: warnings
 	// printed before the view opened (config warnings) would otherwise hide behind it.
 	Notices []string
+	// EndKeyHelp says what q does once the session has ended, in the footer ("q <it>") and the
+	// help; "" says "quit". An interactive turn, whose q goes back to the prompt, says so.
+	EndKeyHelp string
 }
 
 // Timing of the forwarder.
@@ -70,17 +73,7 @@ func Run(ctx context.Context, events <-chan event.Event, opts Options) error {
 }
 
 func run(ctx context.Context, m *Model, events <-chan event.Event, opts Options) error {
-	if opts.Pace > 0 {
-		m.clockScale = opts.Pace
-	}
-	m.leave = opts.Leave
-	m.notices = append(m.notices, opts.Notices...)
-	if opts.ExitOnEnd {
-		m.exitAfter = opts.ExitDelay
-		if m.exitAfter <= 0 {
-			m.exitAfter = defaultExit
-		}
-	}
+	m.configure(opts)
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(interruptFilter)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -123,6 +116,21 @@ func run(ctx context.Context, m *Model, events <-chan event.Event, opts Options)
 		_, err = io.WriteString(out, m.Leftover()+"\n")
 	}
 	return err
+}
+
+// configure applies what opts say about the model itself, before the program starts.
+func (m *Model) configure(opts Options) {
+	if opts.Pace > 0 {
+		m.clockScale = opts.Pace
+	}
+	m.leave, m.endKey = opts.Leave, opts.EndKeyHelp
+	m.notices = append(m.notices, opts.Notices...)
+	if opts.ExitOnEnd {
+		m.exitAfter = opts.ExitDelay
+		if m.exitAfter <= 0 {
+			m.exitAfter = defaultExit
+		}
+	}
 }
 
 // Replay plays a finished session's events through the same view, at their recorded pace

@@ -15,7 +15,7 @@ func TestFinal_MarksTruncatedAnswer(t *testing.T) {
 			Truncated: true, TruncatedBy: event.TruncatedTokenLimit}).
 		add(ms, event.SessionEnded{Status: event.StatusCompleted})
 	v := screenText(newModel(120, 40, s.events))
-	if !strings.Contains(v, "agent1.final · regenerate · (truncated at the token limit)") {
+	if !strings.Contains(v, "agent1.final · (truncated at the token limit)\n  written by the winner after reading all answers\n") {
 		t.Errorf("final screen lacks the truncation mark:\n%s", v)
 	}
 }

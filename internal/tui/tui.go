@@ -79,6 +79,9 @@ type Model struct {
 	replay              bool    // a recorded session: q quits at once
 	replaySpeed         float64 // its pace (0: as fast as possible)
 	notices             []string
+	presenter           string // who presents the final answer (FinalStarted.Agent)
+	presenterNote       string // why the configured presenter does not present (FinalStarted.Note)
+	endKey              string // what q does after the end (Options.EndKeyHelp); "" is quit
 	cancelled           bool
 	cancelCh            chan struct{}
 	streamDone, quit    bool

@@ -6,6 +6,8 @@ package view
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,13 +39,19 @@ type Plain struct {
 	cost    float64
 	priced  pricing
 	died    []string // MCP servers that died, with why, for the summary
+	// waiting is each agent's last AgentWaiting reason, so the same wait is told once.
+	waiting map[string]string
+	// timeUp marks agents told that their round's time is up: the EnforcementSent that
+	// carries the note is not the usual reminder.
+	timeUp map[string]bool
 }
 
 // NewPlain returns a Plain view writing to w. Everything it writes is cleaned of terminal
 // control first (termtext.Clean): models write what it prints, and w is a terminal or a log
 // someone will cat.
 func NewPlain(w io.Writer) *Plain {
-	return &Plain{w: termtext.NewWriter(w), labels: map[string]string{}, partial: map[string]*strings.Builder{}}
+	return &Plain{w: termtext.NewWriter(w), labels: map[string]string{}, partial: map[string]*strings.Builder{},
+		waiting: map[string]string{}, timeUp: map[string]bool{}}
 }
 
 // Handle implements event.Sink.
@@ -108,10 +116,41 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("%s: %s: %s", what, v.Status, oneLine(v.Detail, 300))
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
+	case event.PersonasGenerated:
+		for _, ps := range v.Personas {
+			builtin := ""
+			if ps.Fallback {
+				builtin = " (built-in)"
+			}
+			p.line("personas (%s): %s%s: %s", v.Mode, p.who(ps.Agent), builtin, oneLine(ps.Text, 120))
+		}
+		if v.Warning != "" {
+			p.line("personas: warning: %s", oneLine(v.Warning, 300))
+		}
+	case event.RoundTimeout:
+		p.flush(v.Agent)
+		if v.Phase == event.RoundSoft {
+			p.timeUp[v.Agent] = true
+		}
+		p.line("%s: %s", p.who(v.Agent), RoundTimeoutText(v))
+	case event.VoteDeferred:
+		p.flush(v.Agent)
+		p.line("%s: %s", p.who(v.Agent), DeferredVote(v))
+	case event.AgentWaiting:
+		if p.waiting[v.Agent] == v.Reason {
+			break
+		}
+		p.waiting[v.Agent] = v.Reason
+		p.flush(v.Agent)
+		p.line("%s: waiting: %s", p.who(v.Agent), oneLine(v.Reason, 300))
 	case event.ToolRejected:
 		p.flush(v.Agent)
 		p.line("%s: %s rejected: %s", p.who(v.Agent), v.Tool, v.Error)
 	case event.EnforcementSent:
+		if p.timeUp[v.Agent] { // the round's time-up note, told above
+			delete(p.timeUp, v.Agent)
+			break
+		}
 		p.flush(v.Agent)
 		p.line("%s: no workflow tool call; reminded to vote or answer", p.who(v.Agent))
 	case event.AnswerSubmitted:
@@ -138,7 +177,15 @@ func (p *Plain) Handle(e event.Event) {
 		p.coordinationEnded(v)
 	case event.FinalStarted:
 		p.winner = v.Agent
-		p.line("final answer by %s (%s):", p.who(v.Agent), v.Mode)
+		by := p.who(v.Agent)
+		if v.Winner != "" && v.Winner != v.Agent {
+			by += " for the winner " + p.who(v.Winner)
+		}
+		how := FinalMethod(v.Mode, v.Winner == "" || v.Winner == v.Agent)
+		if v.Note != "" {
+			how += "; " + oneLine(v.Note, 300)
+		}
+		p.line("final answer by %s (%s):", by, how)
 		p.line("%s", strings.Repeat("-", 60))
 		p.final = true
 	case event.FinalAnswer:
@@ -222,6 +269,11 @@ func Dollars(c float64) string {
 
 func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
 	p.line("coordination ended: %s", v.Reason)
+	if v.Reason == event.EndAllAnswered && v.Winner != "" {
+		// No vote round: a tally of zeros would only be noise.
+		p.line("winner: %s (%s), the first answer in agent order (no vote: orchestrator.skip_voting)", v.WinnerLabel, v.AnswerLabel)
+		return
+	}
 	for _, t := range v.Tally {
 		voters := ""
 		if len(t.Voters) > 0 {
@@ -321,6 +373,51 @@ func oneLine(s string, max int) string {
 		return string(r[:max]) + "..."
 	}
 	return s
+}
+
+// RoundTimeoutText says what a round timeout did: "round 2 time is up after 60s; told to
+// submit", or, once the grace period is over too, "round 2 cut after 180s".
+func RoundTimeoutText(v event.RoundTimeout) string {
+	if v.Phase == event.RoundCut {
+		return fmt.Sprintf("round %d cut after %s", v.Round, seconds(v.LimitSeconds+v.GraceSeconds))
+	}
+	return fmt.Sprintf("round %d time is up after %s; told to submit", v.Round, seconds(v.LimitSeconds))
+}
+
+// seconds formats a duration in seconds as "60s" or "2.5s".
+func seconds(s float64) string {
+	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64) + "s"
+}
+
+// DeferredVote says what became of a vote cast before every agent had answered
+// (defer_voting_until_all_answered): "vote for agent2 held back until agent3 answers".
+func DeferredVote(v event.VoteDeferred) string {
+	verb := "answer"
+	if len(v.Waiting) == 1 {
+		verb = "answers"
+	}
+	if len(v.Waiting) == 0 {
+		return "vote for " + v.TargetLabel + " held back until every agent has answered"
+	}
+	return fmt.Sprintf("vote for %s held back until %s %s", v.TargetLabel, strings.Join(v.Waiting, ", "), verb)
+}
+
+// FinalMethod says in words how the final answer is made, for a mode of FinalStarted or
+// FinalAnswer (the final_presentation words, which are jargon to a newcomer); byWinner is
+// false when presenter_agent presents for the winner.
+func FinalMethod(mode string, byWinner bool) string {
+	switch mode {
+	case "regenerate":
+		if byWinner {
+			return "written by the winner after reading all answers"
+		}
+		return "written by the presenter after reading all answers"
+	case "verbatim":
+		return "the winner's answer as is"
+	case "synthesize":
+		return "merged from all answers"
+	}
+	return mode
 }
 
 // PlanningSummary says what planning mode decided, in one line.
