@@ -109,6 +109,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	addSessionFlags(root, &o.run)
 	root.AddCommand(newReplay(stdin, stdout))
 	root.AddCommand(newServe(stdout, stderr))
+	root.AddCommand(newEval(stdout, stderr))
 	root.AddCommand(newLogs(stdin, stdout))
 	root.AddCommand(newViewer(stdin, stdout, stderr))
 	root.AddCommand(newVersion(stdout))
