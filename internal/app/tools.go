@@ -11,6 +11,7 @@ import (
 
 	"massgen/internal/config"
 	"massgen/internal/coord"
+	"massgen/internal/customtool"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/mcptool"
@@ -24,6 +25,8 @@ type toolbox struct {
 	conv *Conversation // owns mcp when set
 	run  *workspace.Run
 	ws   map[string]*workspace.Agent
+	// custom are the agents' custom_tools processes, stopped with the session.
+	custom []*customtool.Tools
 
 	winnerDir string // the winner's workspace, once finish has run
 
@@ -130,12 +133,13 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 			ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
 			set = append(set, ws.Tools()...)
 			if t.CommandLine {
-				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv}
+				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
+					Sandbox: sandboxOptions(t)}
 				if err := opts.Validate(); err != nil {
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}
 				set = append(set, ws.CommandTools(opts)...)
-				if why := workspace.CommandConfinement(); why != "" && !tb.confinementNoted {
+				if why := confinementNote(opts); why != "" && !tb.confinementNoted {
 					tb.confinementNoted = true
 					tb.status(event.ServerCommands, "weaker confinement", why)
 				}
@@ -162,6 +166,25 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				lost.add(a.ID, err)
 			}
 			set = append(set, mcpTools...)
+		}
+		if len(t.CustomTools) > 0 {
+			// Started, and every tool described, before any model call: a tool file that does
+			// not import stops the run here, naming the file and Python's error.
+			var dir string
+			if ws := tb.ws[a.ID]; ws != nil {
+				dir = ws.Dir()
+			}
+			ct, err := customtool.Start(ctx, t.CustomTools, customtool.Options{AgentID: a.ID, Dir: dir, ConfigFile: cfg.Path})
+			if ct != nil {
+				tb.custom = append(tb.custom, ct) // close stops them, whatever happens next
+			}
+			switch {
+			case ctx.Err() != nil:
+				return tb, errorf(ExitInterrupted, "interrupted while the custom tools were starting; no model was called")
+			case err != nil:
+				return tb, errorf(ExitConfig, "agent %s: %v\nno model was called", a.ID, err)
+			}
+			set = append(set, ct.Set()...)
 		}
 		agents[i].Tools = set
 	}
@@ -267,10 +290,13 @@ func (tb *toolbox) close() error {
 	tb.closed = true // the session has ended: its stream takes no more events
 	tb.mu.Unlock()
 	var err error
+	for _, ct := range tb.custom {
+		err = errors.Join(err, ct.Close())
+	}
 	if tb.conv != nil {
 		tb.conv.endTurn(tb.winnerDir)
 	} else {
-		err = tb.mcp.Close()
+		err = errors.Join(err, tb.mcp.Close())
 	}
 	if tb.run != nil {
 		err = errors.Join(err, tb.run.Close())

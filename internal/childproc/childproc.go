@@ -13,8 +13,11 @@
 //   - Tree (MCP servers, and Confined where user namespaces are unavailable): the init is a
 //     child subreaper, so orphans of the tree come back to it instead of escaping to PID 1, and it
 //     kills the whole tree before it exits.
+//   - Sandboxed (Confined with Cmd.Sandbox): the command runs, under that same init, in a
+//     bubblewrap sandbox of its own (see Sandbox): a file system of what it may see, no
+//     network, limits, a seccomp filter. Start refuses it where that cannot be had.
 //
-// In both, the init holds the read end of a pipe whose write end only massgen holds: EOF means
+// In all, the init holds the read end of a pipe whose write end only massgen holds: EOF means
 // massgen closed it (Kill) or died, even by SIGKILL, and the init then kills the tree and exits.
 // The init exits as soon as the command's main process has, killing what it left running, and
 // reports that process's status, not its own.
@@ -86,6 +89,9 @@ type Cmd struct {
 	// WaitDelay bounds how long Wait waits, after the tree ended or Kill, for the copying
 	// goroutines: see exec.Cmd.WaitDelay.
 	WaitDelay time.Duration
+	// Sandbox, for a Confined child, runs it in a bubblewrap sandbox (see Sandbox); Start
+	// fails rather than run it without one. Dir must then exist inside the sandbox.
+	Sandbox *Sandbox
 
 	ctx     context.Context
 	mode    Mode

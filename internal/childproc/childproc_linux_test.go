@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 		helperDetach()
 	case "spy":
 		helperSpy()
+	case "sandbox":
+		helperSandbox()
 	}
 }
 

@@ -34,6 +34,7 @@ type setup struct {
 	Env      []string `json:"env"`
 	Linger   bool     `json:"linger"`
 	UID, GID int      // the caller's ids, which the command keeps inside the namespaces
+	PIDMax   int      `json:"pid_max,omitempty"` // modeNS: set the namespace's pid_max (see setPIDMax)
 }
 
 const (
@@ -70,6 +71,9 @@ func (c *Cmd) Start() error {
 	if c.cmd != nil {
 		return errors.New("childproc: Start called twice")
 	}
+	if c.Sandbox != nil {
+		return c.startSandboxed()
+	}
 	mode := modeTree
 	if c.mode == Confined {
 		mode = modeFallback
@@ -77,10 +81,17 @@ func (c *Cmd) Start() error {
 			mode = modeNS
 		}
 	}
-	return c.start(mode)
+	return c.start(mode, launch{path: c.path, args: c.Args})
 }
 
-func (c *Cmd) start(mode string) error {
+// launch is what the init starts: the command itself, or bwrap running it.
+type launch struct {
+	path   string
+	args   []string
+	pidMax int // the PID namespace's pid_max, when the kernel has one per namespace
+}
+
+func (c *Cmd) start(mode string, l launch) error {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("cannot start %s: %w", c.path, err)
@@ -120,7 +131,8 @@ func (c *Cmd) start(mode string) error {
 		return err
 	}
 
-	blob, err := json.Marshal(setup{Mode: mode, Path: c.path, Args: c.Args, Env: c.Env, Linger: c.Linger, UID: os.Getuid(), GID: os.Getgid()})
+	blob, err := json.Marshal(setup{Mode: mode, Path: l.path, Args: l.args, Env: c.Env, Linger: c.Linger, UID: os.Getuid(), GID: os.Getgid(),
+		PIDMax: l.pidMax})
 	if err == nil {
 		var n [4]byte
 		binary.BigEndian.PutUint32(n[:], uint32(len(blob)))
@@ -290,7 +302,7 @@ func namespacesWork() bool {
 	probeOnce.Do(func() {
 		c := Command(nil, Confined, selfExe)
 		c.Args = []string{probeName}
-		if err := c.start(modeNS); err != nil {
+		if err := c.start(modeNS, launch{path: c.path, args: c.Args}); err != nil {
 			probeErr = err
 			return
 		}

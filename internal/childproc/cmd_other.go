@@ -30,6 +30,9 @@ func (c *Cmd) Start() error {
 	if c.cmd != nil {
 		return errors.New("childproc: Start called twice")
 	}
+	if c.Sandbox != nil {
+		return SandboxReady() // never run a sandboxed command without its sandbox
+	}
 	var cmd *exec.Cmd
 	if c.ctx != nil {
 		cmd = exec.CommandContext(c.ctx, c.path)

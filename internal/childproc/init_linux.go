@@ -40,6 +40,12 @@ func init() {
 		os.Exit(runInit())
 	case probeName:
 		os.Exit(0)
+	case sandboxInitPath:
+		// Nothing to flush; and os.Exit would sleep a second under the race detector, whose
+		// setting (GORACE) the command's environment does not carry.
+		syscall.Exit(runSandboxInit())
+	case sandboxExecName:
+		os.Exit(runSandboxExec())
 	}
 }
 
@@ -76,6 +82,11 @@ func runInit() int {
 		}
 		if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
 			return fail("cannot mount /proc: %v", err)
+		}
+		if s.PIDMax > 0 {
+			if err := setPIDMax(s.PIDMax); err != nil {
+				return fail("%v", err)
+			}
 		}
 	case modeTree, modeFallback:
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

@@ -71,10 +71,7 @@ var backendKeys = append([]Key{
 		raw: func(w *walker, t *target, f field) { t.backend.Tools.ContextPaths = w.contextPaths(f, t) }},
 	{Section: secBackend, Name: "enable_mcp_command_line", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
 		Doc: "execute_command in the workspace.", set: tools(func(t *Tools, v value) { t.CommandLine = v.b })},
-	{Section: secBackend, Name: "command_line_execution_mode", Type: TypeEnum, Enum: []string{"local", "docker", "srt"},
-		Accept: []string{"local"}, Default: "local", Status: Implemented, Since: "0.1.12", tool: true,
-		Doc: "Where commands run: this machine (local), a Docker container, or the srt OS sandbox (v0.1.96).",
-		Why: "Docker and the srt sandbox are not built; commands run on this machine", Instead: "use `local` (the default)"},
+	executionModeKey, // keys_srt.go
 	{Section: secBackend, Name: "command_line_allowed_commands", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
 		Doc: "Regular expressions a command must match.",
 		raw: func(w *walker, t *target, f field) { t.backend.Tools.AllowedCommands = w.regexList(f) }},
@@ -96,8 +93,9 @@ var backendKeys = append([]Key{
 	{Section: secBackend, Name: "append_system_prompt", Type: TypeString, Status: Refused, Since: "0.1.12",
 		msg: "`append_system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
 		Doc: "Rejected as in MassGen's validator."},
-	{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: EmptyOnly, Since: "0.1.12", Doc: "Python tools.",
-		Instead: "remove it; an MCP server in mcp_servers can offer the same tools"},
+	{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true,
+		ex: "[{path: t.py, function: add}]", Doc: "Python functions offered as tools named custom_tool__<name> (see custom_tools[]).",
+		raw: func(w *walker, t *target, f field) { t.backend.Tools.CustomTools = w.customTools(f, t) }},
 	{Section: secBackend, Name: "upload_files", Type: TypeList, Status: EmptyOnly, Since: "0.1.12", Doc: "Images, audio and files sent with the task."},
 	{Section: secBackend, Name: "media_max_file_size_mb", Type: TypeInt, Default: "64", Status: Ignored, Since: "0.1.12", Needs: "upload_files",
 		Doc: "Upload size limit."},
@@ -116,7 +114,7 @@ var backendKeys = append([]Key{
 	{Section: secBackend, Name: "custom_tools_path", Type: TypeString, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
 		Doc: "Code-based tools: custom tools to copy in."},
 	{Section: secBackend, Name: "auto_discover_custom_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
-		Doc: "Discover custom tools (evolving skills).", Why: "custom tools are not built"},
+		Doc: "Discover custom tools (evolving skills).", Why: "discovering tools is not built; list them in custom_tools"},
 	{Section: secBackend, Name: "exclude_custom_tools", Type: TypeStrings, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
 		Doc: "Code-based tools: folders to leave out."},
 	{Section: secBackend, Name: "direct_mcp_servers", Type: TypeStrings, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
@@ -182,8 +180,7 @@ var backendKeys = append([]Key{
 	dockerKeys("command_line_docker_image", "command_line_docker_memory_limit", "command_line_docker_cpu_limit",
 		"command_line_docker_network_mode", "command_line_docker_enable_sudo", "command_line_docker_credentials",
 		"command_line_docker_packages"),
-	srtKeys("command_line_srt_network_allowed_domains", "command_line_srt_deny_read", "command_line_srt_allow_unix_sockets",
-		"command_line_srt_read_mode", "command_line_srt_allow_read"),
+	srtKeys, // keys_srt.go
 	mediaKeys("multimodal_config", "image_generation_backend", "image_generation_model", "video_generation_backend",
 		"video_generation_model", "audio_generation_backend", "audio_generation_model"),
 	copied(secRoot, "MassGen sets it at run time", "agent_id", "session_id", "filesystem_session_id", "session_storage_base",
@@ -213,10 +210,6 @@ func param(name string, t Type) Key {
 
 func dockerKeys(names ...string) []Key {
 	return tuning(names, "0.1.12", needsDocker, "Docker execution mode setting.")
-}
-
-func srtKeys(names ...string) []Key {
-	return tuning(names, "0.1.96", needsDocker, "srt OS-sandbox setting.")
 }
 
 func mediaKeys(names ...string) []Key {

@@ -108,6 +108,7 @@ func sectionRules() map[string]section {
 		secBackend:     {what: "backend key", unknown: passThrough, after: backendAfter},
 		secScripted:    {what: "scripted backend key", also: secBackend, unknown: scriptedUnknown, after: scriptedAfter},
 		secMCP:         {what: "mcp server key", after: mcpAfter},
+		secCustomTool:  {what: "custom tool key", after: customToolAfter},
 		secFault:       {what: "fault key", after: faultAfter},
 		secToolCall:    {what: "tool call key", after: toolCallAfter},
 		secContextPath: {what: "context path key", after: contextPathAfter},

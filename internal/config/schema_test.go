@@ -240,6 +240,8 @@ func sampleConfig(k *Key, v string) string {
 		return "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi], tool_calls: [{" + flow(k, kv, "name", "name: t") + "}]}\n"
 	case secMCP:
 		return "agents:\n  - id: a\n    backend: {type: openai, mcp_servers: [{" + flow(k, kv, "name", "name: s", "command", "command: x") + "}]}\n"
+	case secCustomTool:
+		return "agents:\n  - id: a\n    backend: {type: openai, custom_tools: [{" + flow(k, kv, "function", "function: f") + "}]}\n"
 	case secContextPath:
 		return agent + "orchestrator:\n  context_paths: [{" + flow(k, kv, "path", "path: .") + "}]\n"
 	}

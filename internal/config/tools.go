@@ -47,6 +47,20 @@ type Tools struct {
 	// CommandEnv (command_line_env_passthrough, massgen's own key) names the environment
 	// variables commands get besides the default allow-list; NAME_* is a prefix.
 	CommandEnv []string
+	// CustomTools (custom_tools) are functions offered as tools, one per function.
+	CustomTools []CustomTool
+	// ExecutionMode (command_line_execution_mode) is where commands run: "local" (or "") on
+	// this machine, "srt" in a bubblewrap sandbox that the Srt* fields tune.
+	ExecutionMode string
+	// SrtReadMode (command_line_srt_read_mode): confined (""), strict or open.
+	SrtReadMode string
+	// SrtAllowRead and SrtDenyRead (command_line_srt_allow_read, _deny_read) are paths the
+	// sandbox shows read-only, and hides; ~ is the home directory.
+	SrtAllowRead, SrtDenyRead []string
+	// SrtAllowedDomains (command_line_srt_network_allowed_domains) are the hosts a sandboxed
+	// command may reach, through a filtering proxy: example.com, or *.example.com for its
+	// subdomains.
+	SrtAllowedDomains []string
 }
 
 var (

@@ -195,8 +195,6 @@ func TestParse_RefusedByName(t *testing.T) {
 		{"docker settings", net("      command_line_execution_mode: docker\n      command_line_docker_image: img\n"),
 			[]string{"E 5:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet",
 				"E 6:7 agents[0].backend.command_line_docker_image | it tunes `command_line_execution_mode`"}},
-		{"srt", net("      command_line_execution_mode: srt\n"),
-			[]string{"E 5:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: srt` is not supported yet: Docker and the srt sandbox are not built"}},
 		{"type-specific key on another type", net("      model_reasoning_effort: high\n"),
 			[]string{"E 5:7 agents[0].backend.model_reasoning_effort | `model_reasoning_effort` is not supported on backend type `openai`: it is a setting of `codex`"}},
 		{"claude-only switch off elsewhere", net("      enable_tool_search: false\n"), nil},

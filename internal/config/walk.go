@@ -20,6 +20,7 @@ type target struct {
 	known   bool // bt is one of BackendTypes
 	script  *Script
 	mcp     *MCPServer
+	ct      *customToolEntry
 	cp      *ContextPath
 	fault   *Fault
 	call    *ScriptedToolCall

@@ -32,6 +32,10 @@ type Agent struct {
 
 	shells shellSet // background shells, stopped by Run.Close (shells.go)
 
+	proxyMu sync.Mutex
+	proxies map[string]*netProxy // by allowed domains; nil once closed (netproxy.go)
+	closed  bool
+
 	// afterCheck, when set by a test, runs between the permission check and the file
 	// operation, to swap files in as an attacker would.
 	afterCheck func(abs string)
@@ -278,7 +282,36 @@ func (a *Agent) close() error {
 	for _, g := range a.contexts {
 		errs = append(errs, g.root.Close())
 	}
+	a.proxyMu.Lock()
+	a.closed = true
+	for _, p := range a.proxies {
+		errs = append(errs, p.Close())
+	}
+	a.proxies = nil
+	a.proxyMu.Unlock()
 	return errors.Join(errs...)
+}
+
+// proxyFor is the agent's network proxy for the allowed domains, started on first use.
+func (a *Agent) proxyFor(domains []string) (*netProxy, error) {
+	key := strings.Join(domains, "\x00")
+	a.proxyMu.Lock()
+	defer a.proxyMu.Unlock()
+	if a.closed {
+		return nil, errors.New("the session has ended")
+	}
+	if p := a.proxies[key]; p != nil {
+		return p, nil
+	}
+	p, err := startProxy(slices.Clone(domains))
+	if err != nil {
+		return nil, err
+	}
+	if a.proxies == nil {
+		a.proxies = map[string]*netProxy{}
+	}
+	a.proxies[key] = p
+	return p, nil
 }
 
 // grants returns what the agent holds at this moment, with the final-write state.

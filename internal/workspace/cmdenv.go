@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"strings"
 
 	"massgen/internal/childproc"
@@ -36,6 +37,9 @@ func envNamed(name string, patterns []string) bool {
 func envNote(opts CommandOptions) string {
 	names := strings.Join(append(append([]string{}, commandEnvNames...), opts.PassEnv...), ", ")
 	note := "Commands get only these environment variables: " + names + " (no API keys)."
+	if o := opts.Sandbox; o != nil {
+		return note + " " + o.describe()
+	}
 	if ok, why := childproc.Confinement(); ok {
 		note += " They see only their own processes."
 	} else {
@@ -49,6 +53,25 @@ func envNote(opts CommandOptions) string {
 func CommandConfinement() string {
 	if ok, why := childproc.Confinement(); !ok {
 		return "execute_command and background shells: " + why
+	}
+	return ""
+}
+
+// SandboxReady reports why command_line_execution_mode: srt cannot run here, or nil. It is
+// checked once, by starting a sandbox (childproc.SandboxReady).
+func SandboxReady() error {
+	if err := childproc.SandboxReady(); err != nil {
+		return fmt.Errorf("command_line_execution_mode: srt cannot run here: %w. "+
+			"Fix that, or use command_line_execution_mode: local to run commands unsandboxed", err)
+	}
+	return nil
+}
+
+// SandboxNote is "" when the sandbox holds as documented here, and otherwise says what does not,
+// for the user to see at startup.
+func SandboxNote() string {
+	if n := childproc.SandboxNote(); n != "" {
+		return "execute_command and background shells: " + n
 	}
 	return ""
 }

@@ -34,10 +34,25 @@ type CommandOptions struct {
 	PassEnv []string
 	// Env is the environment the variables commands get are taken from; nil means os.Environ().
 	Env []string
+	// Sandbox (command_line_execution_mode: srt) runs every command in a bubblewrap sandbox
+	// (see SandboxOptions); nil runs them on this machine, confined by childproc only.
+	Sandbox *SandboxOptions
 }
 
-// Validate reports invalid Allowed and Blocked patterns, naming the config key and index.
-func (o CommandOptions) Validate() error { return newCommandFilter(o.Allowed, o.Blocked).err }
+// Validate reports invalid Allowed and Blocked patterns, naming the config key and index, and
+// a Sandbox that cannot run here (SandboxReady).
+func (o CommandOptions) Validate() error {
+	if err := newCommandFilter(o.Allowed, o.Blocked).err; err != nil {
+		return err
+	}
+	if o.Sandbox != nil {
+		if err := o.Sandbox.Validate(); err != nil {
+			return err
+		}
+		return SandboxReady()
+	}
+	return nil
+}
 
 func (o CommandOptions) withDefaults() CommandOptions {
 	if o.DefaultTimeout <= 0 {
@@ -78,9 +93,9 @@ func (o CommandOptions) withDefaults() CommandOptions {
 //     literal target lies outside what the agent may write; it is a speed bump that a
 //     determined command gets past (variables, scripts, cd, interpreters).
 //
-// This is not a file-system sandbox: a command can read and write whatever files the user
-// running massgen can, and use the network. Real isolation is MassGen's Docker mode, which is
-// not built.
+// Without opts.Sandbox this is not a file-system sandbox: a command can read and write whatever
+// files the user running massgen can, and use the network. With it (MassGen's srt mode), each
+// command runs in a bubblewrap sandbox built from the agent's grants (see SandboxOptions).
 func (a *Agent) CommandTools(opts CommandOptions) tool.Set {
 	opts = opts.withDefaults()
 	filter := newCommandFilter(opts.Allowed, opts.Blocked)
@@ -168,6 +183,24 @@ func (a *Agent) commandEnv(opts CommandOptions, dir string) []string {
 	return env
 }
 
+// prepare sets what cmd runs with in dir: the allowed environment and, with opts.Sandbox, the
+// sandbox the agent's grants give at this moment.
+func (a *Agent) prepare(cmd *childproc.Cmd, opts CommandOptions, dir string) error {
+	cmd.Dir, cmd.Env = dir, a.commandEnv(opts, dir)
+	if opts.Sandbox == nil {
+		return nil
+	}
+	sb, err := a.sandbox(opts.Sandbox, envValue(cmd.Env, "HOME"))
+	if err != nil {
+		return fmt.Errorf("the sandbox cannot be set up: %w", err)
+	}
+	cmd.Sandbox, cmd.Env = sb, sandboxEnv(cmd.Env)
+	if sb.Proxy != "" {
+		cmd.Env = append(cmd.Env, proxyEnv(childproc.ProxyAddr)...)
+	}
+	return nil
+}
+
 // checkWriteTargets refuses a command whose literal write targets the agent may not write.
 func (a *Agent) checkWriteTargets(command, dir string) string {
 	paths, deletes := writeTargets(command)
@@ -196,7 +229,9 @@ func (a *Agent) runCommand(ctx context.Context, command, dir string, timeout tim
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := childproc.Command(runCtx, childproc.Confined, "sh", "-c", command)
-	cmd.Dir, cmd.Env = dir, a.commandEnv(opts, dir)
+	if err := a.prepare(cmd, opts, dir); err != nil {
+		return tool.Errorf(note + "Command not run: " + err.Error())
+	}
 	cmd.WaitDelay = 2 * time.Second
 	emit := tool.Output(ctx)
 	var emitMu sync.Mutex

@@ -87,7 +87,11 @@ func TestWorkspaceHelper(t *testing.T) {
 			fmt.Println("Harden:", err)
 		}
 	}
-	f := newShellFixture(t, CommandOptions{})
+	opts := CommandOptions{}
+	if os.Getenv("WORKSPACE_TEST_SANDBOX") != "" {
+		opts.Sandbox = &SandboxOptions{}
+	}
+	f := newShellFixture(t, opts)
 	switch mode {
 	case "detach":
 		// A background shell and a command that detach, then massgen is killed.
@@ -119,6 +123,16 @@ func TestCommand_NothingOutlivesMassgenKilled(t *testing.T) {
 		_ = cmd.Wait()
 		proctest.RequireNone(t, mk, 5*time.Second)
 	})
+	t.Run("sandbox", func(t *testing.T) {
+		needSandbox(t)
+		mk := proctest.Marker()
+		cmd := helper(t, "detach", "WORKSPACE_TEST_MARKER="+mk, "WORKSPACE_TEST_SANDBOX=1")
+		proctest.StartHelper(t, cmd)
+		eventually(t, "the processes", func() bool { return len(proctest.WithMarker(mk)) >= 6 })
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		proctest.RequireNone(t, mk, 5*time.Second)
+	})
 }
 
 // A command cannot read the keys in massgen's environment: not through its parent's /proc
@@ -133,8 +147,12 @@ func TestCommand_KeysOutOfReach(t *testing.T) {
 	}{
 		{"namespaces", nil},
 		{"fallback hardened", []string{"WORKSPACE_TEST_FALLBACK=1", "WORKSPACE_TEST_HARDEN=1"}},
+		{"sandbox", []string{"WORKSPACE_TEST_SANDBOX=1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "sandbox" {
+				needSandbox(t)
+			}
 			out, err := helper(t, "spy", append(c.env, "MASSGEN_TEST_SECRET_KEY="+key)...).CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "end") {
 				t.Fatalf("helper: %v\n%s", err, out)

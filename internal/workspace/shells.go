@@ -28,7 +28,8 @@ import (
 // allow-listed environment and childproc.Confined) and run in a process group of their own,
 // without stdin and without a timeout. The last lines of stdout and stderr are kept in memory,
 // per stream. What the shell started may outlive the shell's own process (childproc's Linger),
-// until it is killed.
+// until it is killed; in the srt sandbox the shell then counts as running until all of it has
+// ended, and kill_background_shell ends it without a grace period.
 //
 // Nothing outlives the run: Run.Close (the end of the session, normal or not) stops every
 // shell of every agent: SIGTERM to its process group, then, once the group is gone or after
@@ -108,7 +109,7 @@ func (a *Agent) startShell(args string, opts CommandOptions, filter commandFilte
 	if msg != "" {
 		return tool.Errorf(msg)
 	}
-	s, err := a.shells.start(in.Command, dir, a.commandEnv(opts, dir))
+	s, err := a.shells.start(in.Command, func(cmd *childproc.Cmd) error { return a.prepare(cmd, opts, dir) })
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -297,8 +298,8 @@ func (set *shellSet) all() []*shell {
 	return slices.Clone(set.list)
 }
 
-// start runs `sh -c command` in dir with env, confined.
-func (set *shellSet) start(command, dir string, env []string) (*shell, error) {
+// start runs `sh -c command`, confined, as prepare sets it up.
+func (set *shellSet) start(command string, prepare func(*childproc.Cmd) error) (*shell, error) {
 	var evicted *shell
 	defer func() {
 		if evicted != nil {
@@ -337,7 +338,7 @@ func (set *shellSet) start(command, dir string, env []string) (*shell, error) {
 		_, _ = rand.Read(b[:])
 		id = "shell_" + hex.EncodeToString(b[:])
 	}
-	s, err := startShell(id, command, dir, env)
+	s, err := startShell(id, command, prepare)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +385,12 @@ type shell struct {
 	stopped bool
 }
 
-func startShell(id, command, dir string, env []string) (*shell, error) {
+func startShell(id, command string, prepare func(*childproc.Cmd) error) (*shell, error) {
+	cmd := childproc.Command(nil, childproc.Confined, "sh", "-c", command)
+	if err := prepare(cmd); err != nil {
+		return nil, err
+	}
+	cmd.Linger = true
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the shell: %w", err)
@@ -394,8 +400,6 @@ func startShell(id, command, dir string, env []string) (*shell, error) {
 		_, _ = outR.Close(), outW.Close()
 		return nil, fmt.Errorf("cannot start the shell: %w", err)
 	}
-	cmd := childproc.Command(nil, childproc.Confined, "sh", "-c", command)
-	cmd.Dir, cmd.Env, cmd.Linger = dir, env, true
 	cmd.Stdout, cmd.Stderr = outW, errW
 	err = cmd.Start()
 	_, _ = outW.Close(), errW.Close() // the shell holds them now
@@ -404,7 +408,7 @@ func startShell(id, command, dir string, env []string) (*shell, error) {
 		return nil, fmt.Errorf("cannot start the shell: %w", err)
 	}
 	s := &shell{
-		id: id, command: command, dir: dir, cmd: cmd, started: time.Now(), pid: cmd.Pid(),
+		id: id, command: command, dir: cmd.Dir, cmd: cmd, started: time.Now(), pid: cmd.Pid(),
 		grace: shellGrace, drain: shellDrain,
 		stdout: newLineRing(), stderr: newLineRing(), outR: outR, errR: errR,
 		exited: make(chan struct{}), readersDone: make(chan struct{}),
