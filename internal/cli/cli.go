@@ -110,6 +110,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newReplay(stdin, stdout))
 	root.AddCommand(newServe(stdout, stderr))
 	root.AddCommand(newEval(stdout, stderr))
+	root.AddCommand(newMCP(stdin, stdout, stderr))
 	root.AddCommand(newLogs(stdin, stdout))
 	root.AddCommand(newViewer(stdin, stdout, stderr))
 	root.AddCommand(newVersion(stdout))

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"massgen/internal/app"
+	"massgen/internal/mcpserve"
+	"massgen/internal/web"
+)
+
+const mcpLong = `mcp serves massgen as an MCP server, so that a coding agent (Claude Code, Codex, Cursor, ...)
+can ask a whole team instead of one model. Its tools:
+
+  ask_team {question, team?, files?, context_paths?, cwd_context?: ro|rw}
+      runs one session and returns the final answer, with the winner, the votes, tokens,
+      cost and log folder as structured content. Progress notifications report each answer
+      and vote; cancelling the call interrupts the session (its log keeps what it produced).
+      files and context_paths are shared read-only with the agents (relative paths are taken
+      from this folder; each must exist), cwd_context shares this folder.
+  list_teams      the teams, with their agents' backends and models
+  read_session {log_dir | session_id}
+      the summary of a past session; with neither, the newest
+
+Each --config is a team, named after its file ("examples/demo.yaml" is "demo") or NAME=FILE;
+the first is ask_team's default. Without --config it serves the team massgen would run, as
+"default": .massgen/config.yaml, ~/.config/massgen/config.yaml, or one built from the keys set.
+Sessions are written to the log root as command-line runs are (massgen logs, replay and serve
+show them). At most --max-sessions run at once; a call for another is refused as busy.
+Questions are taken as written (no @path parsing) and capped at 256 KiB.
+
+It speaks stdio (the default: the client starts massgen mcp itself) or, with --http ADDR,
+streamable HTTP at http://ADDR/mcp. HTTP listens on loopback unless --token (or
+` + tokenEnv + `) is set, which every request must then send as "Authorization: Bearer
+<token>".
+
+  claude mcp add massgen -- massgen mcp --config examples/demo.yaml
+  massgen mcp --config examples/demo.yaml --http 127.0.0.1:8765`
+
+func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var configs []string
+	var addr, token, logRoot string
+	var maxSessions int
+	cmd := &cobra.Command{
+		Use:   "mcp [--config FILE]... [--http 127.0.0.1:PORT [--token T]]",
+		Short: "Serve the teams as MCP tools (ask_team, list_teams, read_session) for coding agents",
+		Long:  mcpLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if maxSessions < 0 {
+				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
+			}
+			if token != "" && addr == "" {
+				return exitf(ExitConfig, "--token goes with --http ADDR: over stdio only the client that started massgen mcp can talk to it")
+			}
+			if err := app.LoadDotEnv(); err != nil {
+				return exitf(ExitConfig, "%v", err)
+			}
+			if addr != "" && token == "" {
+				token = os.Getenv(tokenEnv)
+			}
+			teams, err := loadTeams(configs, stderr)
+			if err != nil {
+				return err
+			}
+			srv, err := mcpserve.New(mcpserve.Options{Teams: teams, LogRoot: logRoot, Version: Version, MaxSessions: maxSessions, Token: token})
+			if err != nil {
+				return exitf(ExitConfig, "%v", err)
+			}
+			names := make([]string, len(teams))
+			for i, t := range teams {
+				names[i] = t.Name
+			}
+			if addr == "" {
+				// stdout carries the protocol: nothing else may be written to it.
+				fmt.Fprintf(stderr, "massgen mcp: serving %s over stdio (tools ask_team, list_teams, read_session)\n", strings.Join(names, ", "))
+				if err := srv.ServeStdio(cmd.Context(), stdin, stdout); err != nil {
+					return exitf(ExitExecution, "mcp: %v", err)
+				}
+				return nil
+			}
+			ln, err := srv.Listen(addr)
+			if errors.Is(err, web.ErrTokenRequired) {
+				return exitf(ExitConfig, "%v", err)
+			}
+			if err != nil {
+				return exitf(ExitExecution, "cannot listen on %s: %v (is another server on that port? pick another address with --http)", addr, listenReason(err))
+			}
+			fmt.Fprintf(stdout, "massgen mcp: streamable HTTP at http://%s%s, teams: %s\n", ln.Addr(), mcpserve.Path, strings.Join(names, ", "))
+			if token != "" {
+				fmt.Fprintln(stdout, "  a token is required: send Authorization: Bearer <token>")
+			}
+			if err := srv.ServeListener(cmd.Context(), ln); err != nil {
+				return exitf(ExitExecution, "%v", err)
+			}
+			fmt.Fprintln(stdout, "massgen mcp: stopped")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&configs, "config", nil, "a team's config `FILE`, NAME=FILE or @examples/NAME; repeat for more teams (the first is the default)")
+	f.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio; other than loopback needs --token")
+	f.StringVar(&token, "token", "", "with --http, require this bearer token on every request (default $"+tokenEnv+")")
+	f.IntVar(&maxSessions, "max-sessions", 2, "most sessions running at once, each spending tokens; 0 for no cap")
+	f.StringVar(&logRoot, "log-root", "", "`DIR` the sessions are written to and read_session reads (default .massgen/massgen_logs)")
+	return cmd
+}
+
+// loadTeams loads each --config as a team, or the default team massgen would run without one.
+// Warnings and errors go to stderr, as for a run.
+func loadTeams(configs []string, stderr io.Writer) ([]mcpserve.Team, error) {
+	if len(configs) == 0 {
+		cfg, _, err := loadConfig(runOptions{}, stderr)
+		if err != nil {
+			return nil, err
+		}
+		return []mcpserve.Team{{Name: "default", Config: cfg}}, nil
+	}
+	var teams []mcpserve.Team
+	seen := map[string]bool{}
+	for _, c := range configs {
+		name, path := "", c
+		if n, p, ok := strings.Cut(c, "="); ok && n != "" && !strings.ContainsAny(n, `/\@`) {
+			name, path = n, p
+		}
+		cfg, _, err := loadConfig(runOptions{configPath: path}, stderr)
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			name = web.TeamName(cfg)
+		}
+		if seen[name] {
+			return nil, exitf(ExitConfig, "two configs are served as team %q: name them with --config NAME=FILE", name)
+		}
+		seen[name] = true
+		teams = append(teams, mcpserve.Team{Name: name, Config: cfg})
+	}
+	return teams, nil
+}
