@@ -88,6 +88,9 @@ question itself is kept as written (\@ is a literal @; e-mail addresses are neve
 MassGen flags this build does not have (--plan, --eval-criteria, --fast, --setup, ...) are
 refused by name with what to use instead.
 
+Coding agents: massgen mcp serves the teams as MCP tools (ask_team); massgen eval measures a
+team on a dataset.
+
 Exit codes: 0 ok, 1 configuration or usage error, 2 execution error (every agent failed, or no
 answer), 3 session timeout (the best answer is still written), 4 interrupted (Ctrl-C; everything
 produced so far is kept).`
