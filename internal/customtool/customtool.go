@@ -314,7 +314,7 @@ func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 		timeout = config.DefaultCustomToolTimeout
 	}
 	t.set = append(t.set, tool.Tool{Spec: spec, Run: func(ctx context.Context, args string) tool.Result {
-		params, bad := parseArgs(name, args)
+		params, bad := tool.ParseArgs(name, args)
 		if bad != "" {
 			return tool.Errorf(bad)
 		}
@@ -364,20 +364,4 @@ func hidePresets(params map[string]any, preset map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-// parseArgs decodes the model's arguments; bad is the message for the model when they are not
-// a JSON object. Empty input and null mean no arguments.
-func parseArgs(name, args string) (params map[string]any, bad string) {
-	if s := strings.TrimSpace(args); s == "" || s == "null" {
-		return map[string]any{}, ""
-	}
-	if err := json.Unmarshal([]byte(args), &params); err != nil {
-		return nil, fmt.Sprintf("invalid arguments for %s: %v; send one JSON object with the parameters "+
-			"the tool's schema lists, for example {\"name\": \"value\"}", name, err)
-	}
-	if params == nil {
-		params = map[string]any{}
-	}
-	return params, ""
 }

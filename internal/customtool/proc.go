@@ -140,21 +140,7 @@ func (p *proc) send(l line) bool {
 // readStderr keeps the last stderr lines, each cut to maxStderrLine, and hands each to onLine.
 func (p *proc) readStderr(onLine func(string)) {
 	defer p.readers.Done()
-	r := bufio.NewReader(p.stderr)
-	var buf []byte
-	for {
-		chunk, isPrefix, err := r.ReadLine()
-		if len(buf) < maxStderrLine {
-			buf = append(buf, chunk[:min(len(chunk), maxStderrLine-len(buf))]...)
-		}
-		if err != nil && len(buf) == 0 {
-			return
-		}
-		if isPrefix && err == nil {
-			continue
-		}
-		s := strings.TrimRight(string(buf), "\r")
-		buf = buf[:0]
+	childproc.ReadLines(p.stderr, maxStderrLine, func(s string) {
 		if id, ok := strings.CutPrefix(s, endMark); ok {
 			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
 				select {
@@ -168,10 +154,7 @@ func (p *proc) readStderr(onLine func(string)) {
 				onLine(s + "\n")
 			}
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
 }
 
 // note adds a line to the stderr tail.

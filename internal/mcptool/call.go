@@ -2,10 +2,8 @@ package mcptool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -17,7 +15,7 @@ import (
 // call runs one tool call. It returns by the timeout even when the server does not answer: the
 // SDK call runs on a goroutine that Close waits for.
 func (c *conn) call(ctx context.Context, name, raw string, timeout time.Duration, args string) tool.Result {
-	params, bad := parseArgs(name, args)
+	params, bad := tool.ParseArgs(name, args)
 	if bad != "" {
 		return tool.Errorf(bad)
 	}
@@ -72,20 +70,4 @@ func (c *conn) call(ctx context.Context, name, raw string, timeout time.Duration
 func (c *conn) unavailable() string {
 	return fmt.Sprintf("MCP server %q is not running (%s); its tools cannot be used for the rest of this session",
 		c.srv.Name, c.deadMsg)
-}
-
-// parseArgs decodes the model's arguments; bad is the message for the model when they are not
-// a JSON object. Empty input and null mean no arguments.
-func parseArgs(name, args string) (params map[string]any, bad string) {
-	if s := strings.TrimSpace(args); s == "" || s == "null" {
-		return map[string]any{}, ""
-	}
-	if err := json.Unmarshal([]byte(args), &params); err != nil {
-		return nil, fmt.Sprintf("invalid arguments for %s: %v; send one JSON object with the parameters "+
-			"the tool's schema lists, for example {\"name\": \"value\"}", name, err)
-	}
-	if params == nil {
-		params = map[string]any{}
-	}
-	return params, ""
 }

@@ -187,17 +187,3 @@ func TestResultText(t *testing.T) {
 		}
 	}
 }
-
-func TestParseArgs(t *testing.T) {
-	for _, in := range []string{"", "  ", "null", "{}"} {
-		if p, bad := parseArgs("t", in); bad != "" || p == nil || len(p) != 0 {
-			t.Errorf("parseArgs(%q) = %v, %q", in, p, bad)
-		}
-	}
-	if _, bad := parseArgs("mcp__a__b", `{"x":`); !strings.Contains(bad, "invalid arguments for mcp__a__b") {
-		t.Errorf("bad = %q", bad)
-	}
-	if _, bad := parseArgs("t", `"str"`); bad == "" {
-		t.Error("a JSON string was accepted")
-	}
-}

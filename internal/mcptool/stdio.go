@@ -1,7 +1,6 @@
 package mcptool
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -89,36 +88,20 @@ func (p *process) transport() mcp.Transport {
 
 func (p *process) readStderr(onLine func(string)) {
 	defer close(p.stderrDone)
-	r := bufio.NewReader(p.stderr)
-	var line []byte
-	for {
-		chunk, isPrefix, err := r.ReadLine()
-		if len(line) < maxStderrLine {
-			line = append(line, chunk[:min(len(chunk), maxStderrLine-len(line))]...)
-		}
-		if err != nil && len(line) == 0 {
+	childproc.ReadLines(p.stderr, maxStderrLine, func(s string) {
+		if strings.TrimSpace(s) == "" {
 			return
 		}
-		if isPrefix && err == nil {
-			continue
+		p.mu.Lock()
+		p.tail = append(p.tail, s)
+		if len(p.tail) > p.tailMax {
+			p.tail = p.tail[len(p.tail)-p.tailMax:]
 		}
-		s := strings.TrimRight(string(line), "\r")
-		line = line[:0]
-		if strings.TrimSpace(s) != "" {
-			p.mu.Lock()
-			p.tail = append(p.tail, s)
-			if len(p.tail) > p.tailMax {
-				p.tail = p.tail[len(p.tail)-p.tailMax:]
-			}
-			p.mu.Unlock()
-			if onLine != nil {
-				onLine(s)
-			}
+		p.mu.Unlock()
+		if onLine != nil {
+			onLine(s)
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
 }
 
 // stderrTail returns the last stderr lines, waiting briefly for output still in the pipe when
