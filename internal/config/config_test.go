@@ -510,3 +510,16 @@ func TestParse_PlanningMode(t *testing.T) {
 		t.Errorf("orchestrator = %+v", o)
 	}
 }
+
+// The JSON report is read by people and scripts: a message quoting what the file wrote keeps
+// its < and > (and &) as written, not \u003c escapes.
+func TestReport_JSONIsNotHTMLEscaped(t *testing.T) {
+	_, rep := Parse("r.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n\"<b>&\": 1\n"))
+	out := string(rep.JSON())
+	if !strings.Contains(out, "<b>&") || strings.Contains(out, `\u003c`) || strings.Contains(out, `\u0026`) {
+		t.Errorf("report:\n%s", out)
+	}
+	if s := string(SchemaJSON()); strings.Contains(s, `\u003c`) || strings.Contains(s, `\u003e`) || strings.Contains(s, `\u0026`) {
+		t.Error("the schema JSON has HTML escapes")
+	}
+}

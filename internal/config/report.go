@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,17 +96,30 @@ func (r Report) JSON() []byte {
 		}
 		return out
 	}
-	data, err := json.MarshalIndent(jsonReport{
+	data, err := indentPlain(jsonReport{
 		Valid:        r.OK(),
 		ErrorCount:   len(r.Errors),
 		WarningCount: len(r.Warnings),
 		Errors:       conv(r.Errors),
 		Warnings:     conv(r.Warnings),
-	}, "", "  ")
+	})
 	if err != nil { // cannot happen: only strings and ints
 		return []byte(`{"valid":false}`)
 	}
 	return data
+}
+
+// indentPlain is json.MarshalIndent without HTML escaping: a report is read by people and
+// scripts, and a message quoting `<ORIGINAL MESSAGE>` should read as written.
+func indentPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // String formats the issue as FILE:LINE:COL: LOCATION: MESSAGE (SUGGESTION), leaving out the

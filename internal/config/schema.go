@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"slices"
 	"time"
 )
@@ -134,7 +133,7 @@ func Keys() []KeyInfo {
 
 // SchemaJSON is Keys as indented JSON.
 func SchemaJSON() []byte {
-	data, err := json.MarshalIndent(Keys(), "", "  ")
+	data, err := indentPlain(Keys())
 	if err != nil { // cannot happen: strings only
 		return []byte("[]")
 	}
