@@ -17,9 +17,6 @@ import (
 	"massgen/internal/termtext"
 )
 
-// Version is set at build time with -ldflags "-X massgen/internal/cli.Version=...".
-var Version = "0.1.0-dev"
-
 // Main runs the command line and returns the process exit code. Ctrl-C (or SIGTERM) cancels
 // the session, which then ends with exit 4 after writing what it has; a second one kills the
 // process.
@@ -117,25 +114,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newLogs(stdin, stdout))
 	root.AddCommand(newViewer(stdin, stdout, stderr))
 	root.AddCommand(newVersion(stdout))
+	root.AddCommand(newMan(stdout))
 	for _, c := range missingSubcommands {
 		root.AddCommand(newMissing(c.name, c.what, c.instead))
 	}
 	root.SetFlagErrorFunc(flagError)
 	setGroupedUsage(root)
 	return root
-}
-
-// newVersion is `massgen version`, the same as --version.
-func newVersion(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(stdout, "massgen %s\n", Version)
-			return nil
-		},
-	}
 }
 
 // newMissing is a MassGen subcommand this build does not have: it is refused by name, so its

@@ -89,7 +89,7 @@ func (o *rootOptions) dispatch(cmd *cobra.Command, args []string, stdin io.Reade
 		flag string
 		run  func() error
 	}{
-		{o.version, "--version", func() error { _, err := fmt.Fprintf(stdout, "massgen %s\n", Version); return err }},
+		{o.version, "--version", func() error { _, err := fmt.Fprintf(stdout, "massgen %s\n", version()); return err }},
 		{o.listExamples, "--list-examples", func() error { return listExamples(stdout) }},
 		{o.example != "", "--example", func() error { return printExample(o.example, stdout) }},
 		{o.listBackends, "--list-backends", func() error { return listBackends(stdout) }},
