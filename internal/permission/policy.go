@@ -1,0 +1,235 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// What an ask becomes when nobody answers it (MassGen's AutomationDefault).
+const (
+	RiskBased = "risk-based" // high risk is denied, low and medium allowed (MassGen's default)
+	DenyAll   = "deny-all"
+	AllowAll  = "allow-all"
+)
+
+// AutomationDefaults lists the automation_default values.
+var AutomationDefaults = []string{RiskBased, DenyAll, AllowAll}
+
+// Roles are MassGen's per-agent presets (rules.py _ROLE_SPECS): read-only (alias researcher)
+// reads, asks before the network, and neither writes nor runs commands; read-write (alias
+// implementer) adds no rules.
+var Roles = map[string]struct{ allow, ask, deny []string }{
+	"read-only":   {allow: []string{"read_file(*)"}, ask: []string{"read_url(*)"}, deny: []string{"write_file(*)", "command(*)"}},
+	"researcher":  {allow: []string{"read_file(*)"}, ask: []string{"read_url(*)"}, deny: []string{"write_file(*)", "command(*)"}},
+	"read-write":  {},
+	"implementer": {},
+}
+
+// RoleNames lists the roles in a stable order.
+var RoleNames = []string{"read-only", "researcher", "read-write", "implementer"}
+
+// Config is one agent's permissions: block, after the top level and the agent's own block
+// are merged.
+type Config struct {
+	AutomationDefault  string // "" is risk-based
+	Role               string
+	Allow, Ask, Deny   []string
+	MaxConsecutiveAuto int // 0: no cap
+}
+
+// Policy decides the calls of one agent.
+type Policy struct {
+	deny, allow, ask []rule
+	automation       string
+	maxAuto          int
+	dir              string
+}
+
+// rule is a Rule with its pattern also resolved for file targets: a relative path pattern
+// names files in the workspace, as the file tools' relative paths do.
+type rule struct {
+	Rule
+	pathPattern string
+}
+
+// NewPolicy builds the policy of an agent whose workspace is dir ("" without one).
+func NewPolicy(c Config, dir string) (*Policy, error) {
+	p := &Policy{automation: c.AutomationDefault, maxAuto: c.MaxConsecutiveAuto, dir: dir}
+	if p.automation == "" {
+		p.automation = RiskBased
+	}
+	if !contains(AutomationDefaults, p.automation) {
+		return nil, fmt.Errorf("automation_default %q: use %s", p.automation, strings.Join(AutomationDefaults, ", "))
+	}
+	var allow, ask, deny []string
+	if c.Role != "" {
+		r, ok := Roles[strings.ToLower(strings.TrimSpace(c.Role))]
+		if !ok {
+			return nil, fmt.Errorf("unknown role %q: use %s", c.Role, strings.Join(RoleNames, ", "))
+		}
+		allow, ask, deny = r.allow, r.ask, r.deny
+	}
+	// Every scope's rules go into one bucket per decision, so deny wins across scopes: a role's
+	// write denial cannot be loosened by an allow rule (MassGen's PermissionRuleSet.merge).
+	for _, b := range []struct {
+		dst   *[]rule
+		texts []string
+	}{{&p.deny, slices.Concat(deny, c.Deny)}, {&p.allow, slices.Concat(allow, c.Allow)}, {&p.ask, slices.Concat(ask, c.Ask)}} {
+		for _, t := range b.texts {
+			r, err := ParseRule(t)
+			if err != nil {
+				return nil, err
+			}
+			*b.dst = append(*b.dst, rule{Rule: r, pathPattern: resolvePattern(r.Pattern, dir)})
+		}
+	}
+	return p, nil
+}
+
+// resolvePattern anchors a relative path pattern in the workspace: write_file(./**) and
+// write_file(src/*) name the workspace's files. Patterns that start with a wildcard match
+// anywhere, as written.
+func resolvePattern(pattern, dir string) string {
+	if dir == "" || pattern == "" || filepath.IsAbs(pattern) || strings.ContainsRune("*?[", rune(pattern[0])) {
+		return pattern
+	}
+	trail := ""
+	if strings.HasSuffix(pattern, "/") {
+		trail = "/"
+	}
+	return filepath.Join(dir, pattern) + trail
+}
+
+func (r rule) matches(t Target) bool {
+	if r.Action != ActionAny && r.Action != t.Action {
+		return false
+	}
+	if t.path {
+		return Match(r.pathPattern, t.Target)
+	}
+	return Match(r.Pattern, t.Target)
+}
+
+// Verdict is the engine's decision on one call, before anybody is asked.
+type Verdict struct {
+	Decision string // Allow, Ask or Deny
+	// Rule is the rule that decided (as written), "hardline" for the catastrophic-command
+	// floor, or "" when the risk tier decided.
+	Rule   string
+	Risk   string
+	Target Target // the target that decided (the first, when the risk tier did)
+	// Reason says why, for the model and the ledger.
+	Reason string
+}
+
+// Decide judges the call of tool with args; checked is false for calls no rule applies to
+// (they run).
+func (p *Policy) Decide(tool, args string) (v Verdict, checked bool) {
+	targets, checked := Classify(tool, args, p.dir)
+	if !checked {
+		return Verdict{Decision: Allow}, false
+	}
+	first := Target{Action: ActionMCP, Target: tool}
+	if len(targets) > 0 {
+		first = targets[0]
+	}
+	cmd := ""
+	if first.Action == ActionCommand {
+		cmd = first.Target
+	}
+	risk := Risk(tool, cmd)
+	for _, c := range hardlineTexts(first, args) {
+		if why := Hardline(c); why != "" {
+			return Verdict{Decision: Deny, Rule: "hardline", Risk: RiskHigh, Target: first, Reason: "hardline block: " + why}, true
+		}
+	}
+	for _, bucket := range []struct {
+		rules    []rule
+		decision string
+	}{{p.deny, Deny}, {p.allow, Allow}, {p.ask, Ask}} {
+		if bucket.decision == Allow {
+			// An allow covers the call only when it covers every target it acts on.
+			if r, ok := p.allowAll(targets); ok {
+				return Verdict{Decision: Allow, Rule: r, Risk: risk, Target: first, Reason: "allowed by permissions rule " + r}, true
+			}
+			continue
+		}
+		for _, t := range targets {
+			for _, r := range bucket.rules {
+				if r.matches(t) {
+					what := map[string]string{Deny: "denied", Ask: "needs approval"}[bucket.decision]
+					return Verdict{Decision: bucket.decision, Rule: r.Text, Risk: risk, Target: t,
+						Reason: what + " by permissions rule " + r.Text}, true
+				}
+			}
+		}
+	}
+	if risk == RiskLow {
+		return Verdict{Decision: Allow, Risk: risk, Target: first, Reason: "low-risk operation"}, true
+	}
+	return Verdict{Decision: Ask, Risk: risk, Target: first, Reason: risk + "-risk operation: " + tool}, true
+}
+
+// allowAll returns the first allow rule of the call when every target has one.
+func (p *Policy) allowAll(targets []Target) (string, bool) {
+	if len(targets) == 0 || len(p.allow) == 0 {
+		return "", false
+	}
+	first := ""
+	for _, t := range targets {
+		found := false
+		for _, r := range p.allow {
+			if r.matches(t) {
+				if first == "" {
+					first = r.Text
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			return "", false
+		}
+	}
+	return first, true
+}
+
+// hardlineTexts are the strings the hardline floor checks: the command line, and the
+// arguments MassGen reads a command from in any tool (command, cmd, script, code).
+func hardlineTexts(first Target, args string) []string {
+	var out []string
+	if first.Action == ActionCommand {
+		out = append(out, first.Target)
+	}
+	var params map[string]any
+	if json.Unmarshal([]byte(args), &params) == nil {
+		for _, k := range []string{"command", "cmd", "script", "code"} {
+			if s, ok := params[k].(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Automatic is what automation_default makes of an ask nobody answers.
+func (p *Policy) Automatic(v Verdict) string {
+	switch p.automation {
+	case AllowAll:
+		return Allow
+	case DenyAll:
+		return Deny
+	}
+	if v.Risk == RiskHigh {
+		return Deny
+	}
+	return Allow
+}
+
+// AutomationDefault is the policy's automation_default.
+func (p *Policy) AutomationDefault() string { return p.automation }
+
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
