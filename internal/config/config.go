@@ -14,6 +14,9 @@ type Config struct {
 	Timeouts     Timeouts
 	// SessionID is the top-level session_id: the session to resume ("" for a new one).
 	SessionID string
+	// Permissions is the top-level permissions: block (nil without one); PermissionsFor
+	// merges it with an agent's own.
+	Permissions *Permissions
 	// Warnings are problems that do not stop a run (unknown top-level keys, ...).
 	Warnings []Issue
 }
@@ -43,6 +46,8 @@ type Backend struct {
 	Tools Tools
 	// Hosted are the tools the provider itself runs, switched on by MassGen's enable_* keys.
 	Hosted HostedTools
+	// Permissions is the agent's own permissions: block (nil without one).
+	Permissions *Permissions
 }
 
 // HostedTools are tools a provider runs on its own side; their calls and results come back

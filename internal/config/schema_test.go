@@ -306,7 +306,7 @@ func TestKeys_Exported(t *testing.T) {
 	if k := find(secOrch, "voting_sensitivity"); k.Status != "implemented" || !slices.Equal(k.Supported, sensitivity) || len(k.Enum) <= 3 {
 		t.Errorf("voting_sensitivity = %+v", k)
 	}
-	if k := find(secRoot, "permissions"); k.Status != "empty-only" || k.Since != "0.1.97" || !strings.Contains(k.Doc, "would not be enforced") {
+	if k := find(secRoot, "permissions"); k.Status != "implemented" || k.Since != "0.1.97" {
 		t.Errorf("permissions = %+v", k)
 	}
 	if k := find(secCoord, "broadcast_timeout"); k.Needs != "broadcast" || k.Status != "accepted, ignored" {
@@ -333,7 +333,7 @@ func TestKeysMarkdown(t *testing.T) {
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("docs/config-keys.md is stale; run go test ./internal/config -run TestKeysMarkdown -update\n(-file +schema):\n%s", diff)
 	}
-	for _, must := range []string{"## Top level", "## `orchestrator.coordination`", "| `permissions` | mapping |  | empty-only | 0.1.97 |",
+	for _, must := range []string{"## Top level", "## `orchestrator.coordination`", "| `permissions` | mapping |  | implemented | 0.1.97 |",
 		"| `final_answer_strategy` |"} {
 		if !strings.Contains(got, must) {
 			t.Errorf("rendering lacks %q", must)

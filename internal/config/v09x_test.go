@@ -168,16 +168,11 @@ func TestParse_RefusedByName(t *testing.T) {
 		yaml string
 		want []string
 	}{
-		{"permissions", okAgents + "permissions:\n  rules:\n    - deny: execute_command(rm *)\n",
-			[]string{"E 4:1 permissions | `permissions` is not supported yet: its rules would not be enforced | command_line_blocked_commands"}},
-		{"permissions empty", okAgents + "permissions: {}\n", nil},
 		{"filesystem_memory", okAgents + "filesystem_memory:\n  compression: {trigger_threshold: 0.75}\n",
 			[]string{"E 4:1 filesystem_memory | `filesystem_memory` is not supported yet: filesystem memory"}},
 		{"filesystem_memory enabled", okAgents + "filesystem_memory: {enabled: true}\n",
 			[]string{"E 4:21 filesystem_memory.enabled | `filesystem_memory` is not supported yet"}},
 		{"filesystem_memory off", okAgents + "filesystem_memory: {enabled: false, compression: {target_ratio: 0.2}}\n", nil},
-		{"per-agent permissions", net("      permissions: {deny: [\"*\"]}\n"),
-			[]string{"E 5:7 agents[0].backend.permissions | `permissions` is not supported yet: its rules would not be enforced"}},
 		{"hooks", okAgents + "hooks: {PreToolUse: [{handler: x.py}]}\n", []string{"E 4:1 hooks | `hooks` is not supported yet"}},
 		{"feature off, its tuning ignored", okAgents + "orchestrator:\n  coordination:\n    broadcast: false\n    broadcast_timeout: 60\n    response_depth: high\n", nil},
 		{"feature on, its tuning refused", okAgents + "orchestrator:\n  coordination:\n    broadcast: agents\n    broadcast_timeout: 60\n",

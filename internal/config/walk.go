@@ -24,6 +24,7 @@ type target struct {
 	cp      *ContextPath
 	fault   *Fault
 	call    *ScriptedToolCall
+	perm    *Permissions
 	// Root-level fields the checks after the whole file need.
 	agentF, agentsF *field
 	presenterF      *field
