@@ -17,6 +17,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/engine"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/provider"
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
@@ -74,6 +75,12 @@ type Options struct {
 	// Secrets are values to redact besides the keys the config and environment hold (the
 	// serve token).
 	Secrets []string
+	// Approvals carries a person's answers to the permission engine's asks, from a view that
+	// can take them (the live view, the dashboard); nil means nobody can answer, so asks
+	// follow automation_default at once (--automation, plain output). AskTimeout bounds each
+	// ask (0: permission.AskTimeout).
+	Approvals  *permission.Broker
+	AskTimeout time.Duration
 }
 
 // Result is how a turn ended.
@@ -193,6 +200,12 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	}
 	for i := range agents {
 		agents[i].Tools = redactTools(agents[i].Tools, red)
+	}
+	closeLedger, err := guard(cfg, agents, tb, o, bus, red, res.Dir, runID)
+	closers = append(closers, closeLedger)
+	if err != nil {
+		_ = closeAll()
+		return Result{}, err
 	}
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and

@@ -40,6 +40,10 @@ type Agent struct {
 	// Workspace, when set, is snapshotted on every accepted answer and given write access to
 	// the context paths for the final presentation only.
 	Workspace Workspace
+	// Permit, when set, is asked before each of the agent's tool calls runs (the permission
+	// engine); a refusal ("" lets the call run) goes back to the model as the call's result.
+	// It may wait for a person, and must return when ctx ends.
+	Permit func(ctx context.Context, tool, args string) (refusal string)
 
 	// BaseURL is where the agent's requests go (credentials removed), and Unpriced marks a
 	// model without a price; the engine only reports them in SessionStarted.

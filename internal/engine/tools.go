@@ -45,6 +45,12 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall, cu
 		return tool.Errorf(fmt.Sprintf("planning mode: %s is held back until the final presentation, because its effects cannot be undone; "+
 			"do not call it now: describe in your answer what you would do with it (arguments, order), and the presenting agent will do it", tc.Name)), 0
 	}
+	if a.Permit != nil {
+		// Before the call's time starts: waiting for a person's approval is not the tool's time.
+		if refusal := a.Permit(ctx, tc.Name, tc.Arguments); refusal != "" {
+			return tool.Errorf(refusal), 0
+		}
+	}
 	limit, byRound := s.callLimit(cut)
 	if byRound && limit <= 0 {
 		return tool.Errorf("not run: this round's time is up; finish with new_answer or vote"), 0

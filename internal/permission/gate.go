@@ -89,7 +89,7 @@ func (g *Gate) Check(ctx context.Context, agent, tool, args string) (refusal str
 	if v.Decision == Ask {
 		g.ask(ctx, p, &d)
 	}
-	g.record(d)
+	g.record(p, d)
 	if d.decision == Allow {
 		return ""
 	}
@@ -167,7 +167,7 @@ func (d decision) refusal(p *Policy, timeout time.Duration) string {
 }
 
 // record publishes the decision and writes it to the ledger.
-func (g *Gate) record(d decision) {
+func (g *Gate) record(p *Policy, d decision) {
 	reason := d.v.Reason
 	g.o.Publish(event.PermissionDecided{Agent: d.agent, ID: d.id, Tool: d.tool, Decision: d.decision, By: d.by, Rule: d.v.Rule, Reason: g.o.Redact(reason)})
 	operator, source := "policy", "provider"
@@ -180,6 +180,9 @@ func (g *Gate) record(d decision) {
 		operator = "human"
 	case d.by == event.ByBudget:
 		operator, source = "budget", "budget"
+	}
+	if !p.audit {
+		return
 	}
 	target := g.o.Redact(clipTarget(d.v.Target.Target))
 	g.o.Ledger.Write(Entry{RunID: g.o.RunID, AgentID: d.agent, Tool: d.tool, NormalizedPattern: d.v.Target.Action + ":" + target,

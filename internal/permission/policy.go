@@ -37,7 +37,8 @@ type Config struct {
 	AutomationDefault  string // "" is risk-based
 	Role               string
 	Allow, Ask, Deny   []string
-	MaxConsecutiveAuto int // 0: no cap
+	MaxConsecutiveAuto int  // 0: no cap
+	NoAudit            bool // keep this agent's decisions out of the ledger
 }
 
 // Policy decides the calls of one agent.
@@ -46,6 +47,7 @@ type Policy struct {
 	automation       string
 	maxAuto          int
 	dir              string
+	audit            bool
 }
 
 // rule is a Rule with its pattern also resolved for file targets: a relative path pattern
@@ -57,7 +59,7 @@ type rule struct {
 
 // NewPolicy builds the policy of an agent whose workspace is dir ("" without one).
 func NewPolicy(c Config, dir string) (*Policy, error) {
-	p := &Policy{automation: c.AutomationDefault, maxAuto: c.MaxConsecutiveAuto, dir: dir}
+	p := &Policy{automation: c.AutomationDefault, maxAuto: c.MaxConsecutiveAuto, dir: dir, audit: !c.NoAudit}
 	if p.automation == "" {
 		p.automation = RiskBased
 	}

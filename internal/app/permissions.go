@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+
+	"massgen/internal/config"
+	"massgen/internal/engine"
+	"massgen/internal/event"
+	"massgen/internal/permission"
+	"massgen/internal/redact"
+)
+
+// guard puts the calls of every agent with a permissions: block through one gate, before
+// they run (engine.Agent.Permit), and opens the audit ledger in the turn's log folder dir.
+// The returned close closes the ledger.
+func guard(cfg *config.Config, agents []engine.Agent, tb *toolbox, o Options, bus *event.Bus, red *redact.Redactor, dir, runID string) (func() error, error) {
+	var gate *permission.Gate
+	var ledger *permission.Ledger
+	for i, a := range cfg.Agents {
+		pc := cfg.PermissionsFor(i)
+		if pc == nil {
+			continue
+		}
+		if gate == nil {
+			if dir != "" {
+				l, err := permission.OpenLedger(dir)
+				if err != nil {
+					return func() error { return nil }, errorf(ExitExecution, "cannot write the permissions ledger in %s: %v (fix its permissions, or set permissions.audit: false)", dir, err)
+				}
+				ledger = l
+			}
+			gate = permission.NewGate(permission.GateOptions{Broker: o.Approvals, Timeout: o.AskTimeout, Publish: func(p event.Payload) { bus.Publish(p) },
+				Ledger: ledger, Redact: red.String, RunID: runID})
+		}
+		var wsDir string
+		if ws := tb.ws[a.ID]; ws != nil {
+			wsDir = ws.Dir()
+		}
+		p, err := permission.NewPolicy(permission.Config{AutomationDefault: pc.AutomationDefault, Role: pc.Role, Allow: pc.Allow, Ask: pc.Ask,
+			Deny: pc.Deny, MaxConsecutiveAuto: pc.MaxConsecutiveAuto, NoAudit: pc.NoAudit}, wsDir)
+		if err != nil {
+			return ledger.Close, errorf(ExitConfig, "agent %s: permissions: %v", a.ID, err)
+		}
+		gate.Add(a.ID, p)
+		id := a.ID
+		agents[i].Permit = func(ctx context.Context, tool, args string) string { return gate.Check(ctx, id, tool, args) }
+	}
+	return ledger.Close, nil
+}
