@@ -1,0 +1,258 @@
+package permission
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"massgen/internal/event"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"*", "", true}, {"*", "a/b/c", true}, {"git push --force*", "git push --force origin main", true},
+		{"git push --force*", "git push origin", false}, {"/etc/**", "/etc/passwd", true}, {"/etc/*", "/etc/ssl/certs", true},
+		{"a?c", "abc", true}, {"a?c", "ac", false}, {"[ab]x", "bx", true}, {"[!ab]x", "bx", false}, {"[a-c]", "b", true},
+		{"[]]", "]", true}, {"[", "[", true}, {"*.go", "main.go", true}, {"*.go", "main.golang", false},
+		{"GIT*", "git status", false}, {"a*b*c", "aXbYbZc", true}, {"a*b*c", "aXbY", false}, {"日本*", "日本語", true},
+	} {
+		if got := Match(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("Match(%q, %q) = %v", tc.pattern, tc.name, got)
+		}
+	}
+}
+
+func TestParseRule(t *testing.T) {
+	for _, tc := range []struct{ in, action, pattern, err string }{
+		{"command(git push --force*)", "command", "git push --force*", ""},
+		{"  read_url  ", "read_url", "*", ""},
+		{"*(*secret*)", "*", "*secret*", ""},
+		{"mcp(linear/*)", "mcp", "linear/*", ""},
+		{"write_file()", "write_file", "", ""},
+		{"command((x))", "command", "(x)", ""},
+		{"shell(ls)", "", "", `unknown action "shell"`},
+		{"command(ls", "", "", "no closing parenthesis"},
+		{"(ls)", "", "", "does not start with an action"},
+		{"", "", "", "empty"},
+		{"read_file([abc)", "", "", "never closed"},
+		{strings.Repeat("x", MaxRuleLen+1), "", "", "at most"},
+	} {
+		r, err := ParseRule(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseRule(%q) = %+v, %v; want error %q", tc.in, r, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || r.Action != tc.action || r.Pattern != tc.pattern {
+			t.Errorf("ParseRule(%q) = %+v, %v", tc.in, r, err)
+		}
+	}
+}
+
+// TestDecide is MassGen's precedence: hardline, then deny, allow and ask across every scope
+// (role and rules), then the risk tier.
+func TestDecide(t *testing.T) {
+	const ws = "/w/agent"
+	for _, tc := range []struct {
+		name       string
+		c          Config
+		tool, args string
+		want, rule string
+		risk       string
+	}{
+		{"low-risk read, no rules", Config{}, "read_file", `{"path":"a.txt"}`, Allow, "", RiskLow},
+		{"medium command asks", Config{}, "execute_command", `{"command":"python x.py"}`, Ask, "", RiskMedium},
+		{"read-only command is low", Config{}, "execute_command", `{"command":"git status"}`, Allow, "", RiskLow},
+		{"egress is high", Config{}, "execute_command", `{"command":"curl https://x"}`, Ask, "", RiskHigh},
+		{"deny rule", Config{Deny: []string{"command(rm *)"}}, "execute_command", `{"command":"rm -f x"}`, Deny, "command(rm *)", RiskMedium},
+		{"deny wins over allow", Config{Allow: []string{"command(*)"}, Deny: []string{"command(curl *)"}}, "execute_command", `{"command":"curl evil"}`, Deny, "command(curl *)", RiskHigh},
+		{"allow silences the risk ask", Config{Allow: []string{"command(curl *)"}}, "execute_command", `{"command":"curl ok"}`, Allow, "command(curl *)", RiskHigh},
+		{"allow wins over ask", Config{Allow: []string{"command(npm *)"}, Ask: []string{"command(npm publish*)"}}, "execute_command", `{"command":"npm publish"}`, Allow, "command(npm *)", RiskHigh},
+		{"ask rule", Config{Ask: []string{"command(npm publish*)"}}, "execute_command", `{"command":"npm publish"}`, Ask, "command(npm publish*)", RiskHigh},
+		{"relative path rule", Config{Deny: []string{"write_file(secrets/*)"}}, "write_file", `{"path":"secrets/k.txt"}`, Deny, "write_file(secrets/*)", RiskLow},
+		{"./** names the workspace", Config{Deny: []string{"write_file(./**)"}}, "edit_file", `{"path":"/w/agent/x.go"}`, Deny, "write_file(./**)", RiskLow},
+		{"absolute path rule", Config{Deny: []string{"read_file(/etc/**)"}}, "read_file", `{"path":"/etc/passwd"}`, Deny, "read_file(/etc/**)", RiskLow},
+		{"dotdot cleaned", Config{Deny: []string{"read_file(/etc/**)"}}, "read_file", `{"path":"../../../etc/passwd"}`, Deny, "read_file(/etc/**)", RiskLow},
+		{"move checks both ends", Config{Deny: []string{"write_file(/etc/*)"}}, "move_file", `{"source":"a","destination":"/etc/x"}`, Deny, "write_file(/etc/*)", RiskLow},
+		{"copy reads the source", Config{Deny: []string{"read_file(*.pem)"}}, "copy_file", `{"source":"k.pem","destination":"b"}`, Deny, "read_file(*.pem)", RiskLow},
+		{"allow must cover every target", Config{Allow: []string{"write_file(/w/agent/*)"}, Ask: []string{"write_file(/x/*)"}}, "move_file", `{"source":"a","destination":"/x/b"}`, Ask, "write_file(/x/*)", RiskLow},
+		{"delete is medium", Config{}, "delete_file", `{"path":"a"}`, Ask, "", RiskMedium},
+		{"any action", Config{Deny: []string{"*(*secret*)"}}, "execute_command", `{"command":"cat secret"}`, Deny, "*(*secret*)", RiskLow},
+		{"mcp server/tool", Config{Deny: []string{"mcp(linear/*)"}}, "mcp__linear__create_issue", `{}`, Deny, "mcp(linear/*)", RiskLow},
+		{"mcp fetch is read_url", Config{Ask: []string{"read_url(*)"}}, "mcp__fetch__fetch", `{"url":"https://x"}`, Ask, "read_url(*)", RiskHigh},
+		{"filesystem server is file access", Config{Deny: []string{"write_file(/tmp/*)"}}, "mcp__filesystem__write_file", `{"path":"/tmp/x"}`, Deny, "write_file(/tmp/*)", RiskLow},
+		{"custom tool by name", Config{Deny: []string{"mcp(get_weather)"}}, "get_weather", `{"city":"x"}`, Deny, "mcp(get_weather)", RiskMedium},
+		{"background shell", Config{Deny: []string{"command(npm run dev)"}}, "start_background_shell", `{"command":"npm run dev"}`, Deny, "command(npm run dev)", RiskMedium},
+		{"read-only role denies shell", Config{Role: "read-only", Allow: []string{"command(ls)"}}, "execute_command", `{"command":"ls"}`, Deny, "command(*)", RiskLow},
+		{"read-only role denies writes over allow", Config{Role: "researcher", Allow: []string{"write_file(./out.txt)"}}, "write_file", `{"path":"out.txt"}`, Deny, "write_file(*)", RiskLow},
+		{"read-only role allows reads", Config{Role: "read-only"}, "list_directory", `{}`, Allow, "read_file(*)", RiskLow},
+		{"hardline beats allow", Config{Allow: []string{"*"}}, "execute_command", `{"command":"rm -rf /"}`, Deny, "hardline", RiskHigh},
+		{"hardline fork bomb", Config{Allow: []string{"*"}}, "execute_command", `{"command":":(){ :|:& };:"}`, Deny, "hardline", RiskMedium},
+		{"hardline in a custom tool's code", Config{Allow: []string{"*"}}, "run_python", `{"code":"mkfs.ext4 /dev/sda"}`, Deny, "hardline", RiskHigh},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := NewPolicy(tc.c, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, checked := p.Decide(tc.tool, tc.args)
+			if !checked || v.Decision != tc.want || v.Rule != tc.rule {
+				t.Errorf("Decide = %+v, %v; want %s by %q", v, checked, tc.want, tc.rule)
+			}
+			if tc.rule != "hardline" && v.Risk != tc.risk {
+				t.Errorf("risk = %s, want %s", v.Risk, tc.risk)
+			}
+		})
+	}
+	p, _ := NewPolicy(Config{Deny: []string{"*"}}, ws)
+	if _, checked := p.Decide("kill_background_shell", `{"shell_id":"x"}`); checked {
+		t.Error("a shell control was checked")
+	}
+}
+
+func TestAutomatic(t *testing.T) {
+	high := Verdict{Decision: Ask, Risk: RiskHigh}
+	med := Verdict{Decision: Ask, Risk: RiskMedium}
+	for _, tc := range []struct {
+		def       string
+		high, med string
+	}{{"", Deny, Allow}, {RiskBased, Deny, Allow}, {DenyAll, Deny, Deny}, {AllowAll, Allow, Allow}} {
+		p, err := NewPolicy(Config{AutomationDefault: tc.def}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Automatic(high); got != tc.high {
+			t.Errorf("%q high: %s", tc.def, got)
+		}
+		if got := p.Automatic(med); got != tc.med {
+			t.Errorf("%q medium: %s", tc.def, got)
+		}
+	}
+	if _, err := NewPolicy(Config{AutomationDefault: "sometimes"}, ""); err == nil {
+		t.Error("a bad automation_default was accepted")
+	}
+}
+
+type events struct{ got chan event.Payload }
+
+func (e events) publish(p event.Payload) { e.got <- p }
+
+// TestGate_Ask: an ask waits for the person's answer; nobody answering in time, or nobody
+// able to, leaves it to automation_default; the run ending ends the wait.
+func TestGate_Ask(t *testing.T) {
+	ask := Config{Ask: []string{"command(deploy*)"}, AutomationDefault: DenyAll}
+	newGate := func(b *Broker, timeout time.Duration) (*Gate, events) {
+		ev := events{got: make(chan event.Payload, 16)}
+		g := NewGate(GateOptions{Broker: b, Timeout: timeout, Publish: ev.publish})
+		p, _ := NewPolicy(ask, "")
+		g.Add("a", p)
+		return g, ev
+	}
+	const call = `{"command":"deploy prod"}`
+	for _, answer := range []string{Allow, Deny} {
+		b := NewBroker()
+		g, ev := newGate(b, time.Minute)
+		done := make(chan string)
+		go func() { done <- g.Check(t.Context(), "a", "execute_command", call) }()
+		asked := (<-ev.got).(event.PermissionAsked)
+		if asked.Agent != "a" || asked.Action != "command" || asked.Target != "deploy prod" || asked.Rule != "command(deploy*)" {
+			t.Errorf("asked = %+v", asked)
+		}
+		if err := b.Answer(asked.ID, answer); err != nil {
+			t.Fatal(err)
+		}
+		refusal := <-done
+		decided := (<-ev.got).(event.PermissionDecided)
+		if decided.ID != asked.ID || decided.Decision != answer || decided.By != event.ByPerson {
+			t.Errorf("decided = %+v", decided)
+		}
+		if (refusal == "") != (answer == Allow) || answer == Deny && !strings.Contains(refusal, "said no") {
+			t.Errorf("answer %s: refusal %q", answer, refusal)
+		}
+		if err := b.Answer(asked.ID, Allow); err == nil {
+			t.Error("a second answer was taken")
+		}
+	}
+	if err := NewBroker().Answer("ask_1", "maybe"); err == nil {
+		t.Error("a bad decision was taken")
+	}
+
+	g, ev := newGate(NewBroker(), 20*time.Millisecond)
+	if r := g.Check(t.Context(), "a", "execute_command", call); !strings.Contains(r, "nobody answered the approval request within 20ms") {
+		t.Errorf("timeout: %q", r)
+	}
+	<-ev.got
+	if d := (<-ev.got).(event.PermissionDecided); d.By != event.ByTimeout || d.Decision != Deny {
+		t.Errorf("timeout decided = %+v", d)
+	}
+
+	g, ev = newGate(nil, time.Minute)
+	if r := g.Check(t.Context(), "a", "execute_command", call); !strings.Contains(r, "automation_default: deny-all") {
+		t.Errorf("nobody to ask: %q", r)
+	}
+	if d := (<-ev.got).(event.PermissionDecided); d.By != event.ByAutomationDefault {
+		t.Errorf("decided = %+v", d)
+	}
+
+	b := NewBroker()
+	g, ev = newGate(b, time.Hour)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan string)
+	go func() { done <- g.Check(ctx, "a", "execute_command", call) }()
+	<-ev.got
+	cancel()
+	if r := <-done; !strings.Contains(r, "session ended") {
+		t.Errorf("cancelled: %q", r)
+	}
+	if b.Waiting() != 0 {
+		t.Error("the ask is still registered")
+	}
+	if r := g.Check(t.Context(), "other", "execute_command", call); r != "" {
+		t.Errorf("an agent without permissions was refused: %q", r)
+	}
+}
+
+// max_consecutive_auto caps the automatic approvals in a row; a person's answer resets it.
+func TestGate_Budget(t *testing.T) {
+	g := NewGate(GateOptions{})
+	p, _ := NewPolicy(Config{MaxConsecutiveAuto: 2}, "")
+	g.Add("a", p)
+	call := `{"command":"python x.py"}` // medium: asked, allowed by risk-based
+	for i, want := range []bool{true, true, false} {
+		if r := g.Check(t.Context(), "a", "execute_command", call); (r == "") != want {
+			t.Errorf("call %d: refusal %q", i+1, r)
+		}
+	}
+}
+
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"command(git push*)", "read_url", "*(*)", "write_file([a-", "mcp(a/b)", "x(", "[", "(()"} {
+		f.Add(s, "git push origin")
+	}
+	f.Fuzz(func(t *testing.T, rule, target string) {
+		r, err := ParseRule(rule)
+		if err != nil {
+			return
+		}
+		if !contains(Actions, r.Action) {
+			t.Fatalf("ParseRule(%q) kept action %q", rule, r.Action)
+		}
+		again, err := ParseRule(r.String())
+		if err != nil || again.Action != r.Action || again.Pattern != r.Pattern {
+			t.Fatalf("canonical form %q of %q reads back as %+v, %v", r.String(), rule, again, err)
+		}
+		_ = r.Matches(r.Action, target)
+		if r.Pattern == "*" && !Match(r.Pattern, target) {
+			t.Fatal("* did not match")
+		}
+	})
+}
