@@ -281,6 +281,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/sessions/{log}/{turn}/events", s.handleEvents)
 	mux.HandleFunc("GET /api/sessions/{log}/{turn}/stream", s.handleStream)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/cancel", s.handleCancel)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/permissions/{ask_id}", s.handleAnswer)
 	mux.HandleFunc("/api/", s.handleAPINotFound)
 	return s.guard(mux)
 }

@@ -8,6 +8,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/provider"
 )
 
@@ -18,9 +19,10 @@ import (
 type session struct {
 	team    string
 	cancel  context.CancelFunc
-	onStart func(*session) // registers the session; called from Handle at SessionStarted
-	started chan struct{}  // closed at SessionStarted, or when the run ended without one
-	done    chan struct{}  // closed once the run has returned and left the registry
+	asks    *permission.Broker // the permission asks the dashboard answers
+	onStart func(*session)     // registers the session; called from Handle at SessionStarted
+	started chan struct{}      // closed at SessionStarted, or when the run ended without one
+	done    chan struct{}      // closed once the run has returned and left the registry
 
 	mu      sync.Mutex
 	id      string // log_<ts>/turn_<n>; "" before SessionStarted (and for a run without logs)
@@ -134,6 +136,7 @@ func (s *Server) start(parent context.Context, team, question string, history []
 		started: make(chan struct{}),
 		done:    make(chan struct{}),
 		changed: make(chan struct{}),
+		asks:    permission.NewBroker(),
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -149,6 +152,8 @@ func (s *Server) start(parent context.Context, team, question string, history []
 			Sinks:    []event.Sink{ss},
 			Version:  s.version,
 			Secrets:  []string{s.token}, // an agent that learns it must not show it to the page
+			// The dashboard answers the permission engine's asks (permissions.go).
+			Approvals: ss.asks,
 			// What metadata.json records; the list reads the team back from it.
 			Args: []string{"massgen", "serve", "--config", team + "=" + cfg.Path},
 		})

@@ -1,0 +1,83 @@
+package web
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"massgen/internal/event"
+)
+
+const askTeam = `
+agents:
+  - id: a
+    backend:
+      type: scripted
+      cwd: ws
+      enable_mcp_command_line: true
+      permissions:
+        automation_default: deny-all
+        rules: {ask: ["command(echo *)"]}
+      tool_calls:
+        - {name: execute_command, args: {command: "echo approved"}}
+        - {name: write_file, args: {path: result.txt, content: "{{result}}"}}
+      answers: ["done"]
+orchestrator: {final_presentation: verbatim}
+`
+
+// TestAPI_AnswerPermissionAsk: the dashboard answers a permission ask of a running session
+// with POST /api/sessions/{log}/{turn}/permissions/{ask_id}; the call then runs, and the
+// ledger says a person decided.
+func TestAPI_AnswerPermissionAsk(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.Teams["ask"] = loadTeam(t, "ask", askTeam) })
+	r := e.post("/api/runs", map[string]string{"team": "ask", "question": "Say it."})
+	if r.status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", r.status, r.body)
+	}
+	id := decode[map[string]string](t, r)["id"]
+	ss := e.srv.lookup(id)
+	if ss == nil {
+		t.Fatal("not running")
+	}
+	var asked event.PermissionAsked
+	for n := 0; asked.ID == ""; {
+		evs, ended, err := ss.next(t.Context(), n)
+		if err != nil || ended {
+			t.Fatalf("the session ended without an ask (%v)", err)
+		}
+		n += len(evs)
+		for _, ev := range evs {
+			if p, ok := ev.Payload.(event.PermissionAsked); ok {
+				asked = p
+			}
+		}
+	}
+	if asked.Action != "command" || asked.Target != "echo approved" || asked.Rule != "command(echo *)" {
+		t.Errorf("asked %+v", asked)
+	}
+	path := "/api/sessions/" + id + "/permissions/"
+	wantError(t, e.post(path+asked.ID, map[string]string{"decision": "maybe"}), http.StatusBadRequest, "invalid_decision")
+	wantError(t, e.post(path+"ask_999", map[string]string{"decision": "allow"}), http.StatusNotFound, "ask_not_waiting")
+	wantError(t, e.post("/api/sessions/log_20200101_000000_000000/turn_1/permissions/"+asked.ID, map[string]string{"decision": "allow"}),
+		http.StatusNotFound, "not_running")
+	if r := e.post(path+asked.ID, map[string]string{"decision": "allow"}); r.status != http.StatusOK {
+		t.Fatalf("answer: %d %s", r.status, r.body)
+	}
+	wantError(t, e.post(path+asked.ID, map[string]string{"decision": "deny"}), http.StatusNotFound, "ask_not_waiting")
+	e.waitIdle()
+	var decided *event.PermissionDecided
+	for _, ev := range e.turnEvents(id) {
+		if p, ok := ev.Payload.(event.PermissionDecided); ok && p.ID == asked.ID {
+			decided = &p
+		}
+	}
+	if decided == nil || decided.Decision != "allow" || decided.By != "person" {
+		t.Errorf("decided %+v", decided)
+	}
+	got, _ := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(id), "final", "a", "workspace", "result.txt"))
+	if !strings.Contains(string(got), "approved") {
+		t.Errorf("the approved command's result = %q", got)
+	}
+}
