@@ -11,6 +11,7 @@ import (
 	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/provider"
 	"massgen/internal/tui"
 	"massgen/internal/view"
@@ -52,11 +53,13 @@ type liveTurn struct {
 	// unpriced are the team's models without a price, so the summary says "price unknown"
 	// rather than $0.0000.
 	unpriced []string
+	// asks carries the live view's answers to the permission engine's asks (y and n).
+	asks *permission.Broker
 }
 
 // newLiveTurn describes a turn of cfg; warnings are the config's, as loadConfig returned them.
 func newLiveTurn(cfg *config.Config, warnings []string, oneShot bool) liveTurn {
-	return liveTurn{oneShot: oneShot, notices: warnings, unpriced: app.UnpricedModels(cfg)}
+	return liveTurn{oneShot: oneShot, notices: warnings, unpriced: app.UnpricedModels(cfg), asks: permission.NewBroker()}
 }
 
 // options are the live view's options for the turn.
@@ -64,6 +67,9 @@ func (l liveTurn) options(stdin io.Reader, stdout io.Writer, cancel func()) tui.
 	o := tui.Options{Input: stdin, Output: stdout, OnCancel: cancel, Leave: l.oneShot, Notices: l.notices}
 	if !l.oneShot {
 		o.EndKeyHelp = "back to the prompt"
+	}
+	if l.asks != nil {
+		o.Answer = l.asks.Answer
 	}
 	return o
 }

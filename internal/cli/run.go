@@ -330,10 +330,12 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		opts.Question = prep.question(opts.Question)
 		opts.Logging, opts.LogRoot, opts.Debug, opts.Version, opts.Args = logging, o.logRoot, o.debug, Version, o.args
 		if live {
+			lt := newLiveTurn(turnCfg, warnings, question != "")
+			opts.Approvals = lt.asks // the live view's y and n answer the permission asks
 			res, err := runLive(ctx, func(ctx context.Context, sinks []event.Sink) (app.Result, error) {
 				opts.Sinks = sinks
 				return app.Run(ctx, turnCfg, opts)
-			}, stdin, stdout, newLiveTurn(turnCfg, warnings, question != ""))
+			}, stdin, stdout, lt)
 			if err == nil {
 				err = prep.finish(res, stdout)
 			}

@@ -54,6 +54,7 @@ func (m *Model) Apply(e event.Event) {
 		m.tableVer++
 	}
 	m.dirty = true
+	m.permissionEvent(e)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		for len(m.panes) < len(m.st.Agents) {

@@ -182,6 +182,9 @@ func (m *Model) footer(w int) []string {
 	if v := m.active(); !m.help && v.TotalLineCount() > v.Height() {
 		keys = fmt.Sprintf("%3.f%% · %s", v.ScrollPercent()*100, keys)
 	}
+	if ask := m.askLine(); ask != "" {
+		keys = ask
+	}
 	return []string{fit(stats, w), fit(styleDim.Render(keys), w)}
 }
 

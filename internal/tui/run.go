@@ -46,6 +46,9 @@ type Options struct {
 	// EndKeyHelp says what q does once the session has ended, in the footer ("q <it>") and the
 	// help; "" says "quit". An interactive turn, whose q goes back to the prompt, says so.
 	EndKeyHelp string
+	// Answer, when set, answers the permission engine's asks: y allows, n denies the oldest
+	// waiting one (decision "allow" or "deny").
+	Answer func(id, decision string) error
 }
 
 // Timing of the forwarder.
@@ -123,7 +126,7 @@ func (m *Model) configure(opts Options) {
 	if opts.Pace > 0 {
 		m.clockScale = opts.Pace
 	}
-	m.leave, m.endKey = opts.Leave, opts.EndKeyHelp
+	m.leave, m.endKey, m.answer = opts.Leave, opts.EndKeyHelp, opts.Answer
 	m.notices = append(m.notices, opts.Notices...)
 	if opts.ExitOnEnd {
 		m.exitAfter = opts.ExitDelay

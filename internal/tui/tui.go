@@ -70,15 +70,18 @@ type Model struct {
 	// What each viewport was last filled with, to refill it only on change.
 	agentKey, tableKey, finalKey contentKey
 
-	spin                int       // spinner frame, advanced by ticks
-	wallAt, wallNow     time.Time // wall time of the last event batch and of the last tick
-	clockScale          float64   // event time per wall time between events (replay speed)
-	endWall             time.Time // wall time SessionEnded arrived; zero until a tick sets it
-	exitAfter           time.Duration
-	leave               bool    // quit as soon as the session ends (Options.Leave)
-	replay              bool    // a recorded session: q quits at once
-	replaySpeed         float64 // its pace (0: as fast as possible)
-	notices             []string
+	spin            int       // spinner frame, advanced by ticks
+	wallAt, wallNow time.Time // wall time of the last event batch and of the last tick
+	clockScale      float64   // event time per wall time between events (replay speed)
+	endWall         time.Time // wall time SessionEnded arrived; zero until a tick sets it
+	exitAfter       time.Duration
+	leave           bool    // quit as soon as the session ends (Options.Leave)
+	replay          bool    // a recorded session: q quits at once
+	replaySpeed     float64 // its pace (0: as fast as possible)
+	notices         []string
+	// asks wait for y or n, which answer calls (Options.Answer; nil: no keys for them).
+	asks                []event.PermissionAsked
+	answer              func(id, decision string) error
 	presenter           string // who presents the final answer (FinalStarted.Agent)
 	presenterNote       string // why the configured presenter does not present (FinalStarted.Note)
 	endKey              string // what q does after the end (Options.EndKeyHelp); "" is quit
@@ -263,6 +266,9 @@ func (m *Model) notice(s string) {
 func (m *Model) key(k tea.KeyPressMsg) {
 	m.dirty = true
 	s := k.String()
+	if m.answerKey(s) {
+		return
+	}
 	switch s {
 	case "ctrl+c", "q":
 		m.requestQuit()
