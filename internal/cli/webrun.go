@@ -190,6 +190,7 @@ func runDashboardTurn(ctx context.Context, o runOptions, prep turnPrep, mine boo
 		opts.Args = o.args
 		if prep.display == "silent" {
 			opts.Sinks = append(opts.Sinks, prep.sinks(stdout)...)
+			opts.Approvals = nil // --automation: asks follow automation_default at once
 		}
 	}
 	return app.Run(ctx, cfg, opts)
