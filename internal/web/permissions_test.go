@@ -31,6 +31,7 @@ orchestrator: {final_presentation: verbatim}
 // with POST /api/sessions/{log}/{turn}/permissions/{ask_id}; the call then runs, and the
 // ledger says a person decided.
 func TestAPI_AnswerPermissionAsk(t *testing.T) {
+	t.Chdir(t.TempDir()) // the agent's workspace goes under .massgen/workspaces of the current folder
 	e := newEnv(t, func(o *Options) { o.Teams["ask"] = loadTeam(t, "ask", askTeam) })
 	r := e.post("/api/runs", map[string]string{"team": "ask", "question": "Say it."})
 	if r.status != http.StatusAccepted {
