@@ -176,6 +176,16 @@ type Orchestrator struct {
 	VotingThreshold int
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
+
+	// This port's request layout and peer view (keys_protocol.go); "" and 0 mean the defaults.
+
+	// TurnContext is TurnShared or TurnContinue.
+	TurnContext string
+	// PresentationContext is PresentContinue or PresentFresh.
+	PresentationContext string
+	// PeerView is PeerViewAuto, PeerViewAll or PeerViewBounded; PeerViewSize bounds it.
+	PeerView     string
+	PeerViewSize int
 }
 
 // Final answer strategies (orchestrator.final_answer_strategy).

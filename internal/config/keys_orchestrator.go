@@ -261,6 +261,7 @@ func orchestratorAfter(w *walker, t *target, f field, present map[string]field) 
 	if g, ok := present["fairness_lead_cap_answers"]; ok && !o.Fairness.Enabled {
 		w.warnAt(g.loc, "`fairness_lead_cap_answers` has no effect with `fairness_enabled: false`", "remove one of them", g.keyN)
 	}
+	protocolAfter(w, t, present) // keys_protocol.go
 }
 
 // checkPresenter checks presenter_agent against the agents, once both are read.

@@ -180,7 +180,7 @@ var (
 )
 
 func init() {
-	for _, group := range [][]Key{rootKeys, agentKeys, uiKeys, timeoutKeys, orchestratorKeys, coordinationKeys,
+	for _, group := range [][]Key{rootKeys, agentKeys, uiKeys, timeoutKeys, orchestratorKeys, protocolKeys, coordinationKeys,
 		personaKeys, orchestratorTimeoutKeys, permissionKeys, backendKeys, mcpKeys, customToolKeys, contextPathKeys, scriptedKeys, faultKeys, toolCallKeys} {
 		for i := range group {
 			k := &group[i]

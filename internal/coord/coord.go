@@ -57,6 +57,10 @@ type Vote struct {
 	Reason        string
 	// Version is the answer-set version the voter saw; the vote counts while it is current.
 	Version int
+	// View, for a voter that reads a bounded view of its peers (SetView), is how many answers
+	// of each agent it had been shown (0: none of that agent's); the vote counts while every
+	// answer it was shown is still its agent's current one, whatever else was answered.
+	View []int
 }
 
 type agentState struct {
@@ -66,6 +70,8 @@ type agentState struct {
 	dead     bool
 	// deferred: the agent voted before every agent had answered (DeferVoting); it waits.
 	deferred bool
+	// view is what the agent is shown when it reads a bounded view of its peers (SetView).
+	view []int
 }
 
 // Machine holds the protocol state of one coordination. It is not safe for concurrent use.
@@ -158,10 +164,37 @@ func (m *Machine) VoteLabels() []string {
 // CurrentVote returns agent i's vote if it still counts.
 func (m *Machine) CurrentVote(i int) (Vote, bool) {
 	v := m.agents[i].vote
-	if v == nil || v.Version != m.version {
+	if v == nil || !m.votes(v) {
 		return Vote{}, false
 	}
 	return *v, true
+}
+
+// votes reports whether v still counts: nothing was answered since its voter looked, or, for
+// a voter with a bounded view, nothing it was shown was replaced.
+func (m *Machine) votes(v *Vote) bool {
+	if v.View != nil {
+		return m.viewCurrent(v.View)
+	}
+	return v.Version == m.version
+}
+
+// SetView records that agent i reads a bounded view of its peers: shown[k] is how many of
+// agent k's answers it has been shown (0: it reads none of agent k's). Its votes then count
+// while every answer it was shown is current (P3 for a bounded view), and may name only an
+// agent it was shown. Without a call, an agent reads every answer and its vote counts while
+// the whole answer set is as it saw it.
+func (m *Machine) SetView(i int, shown []int) {
+	m.agents[i].view = append(m.agents[i].view[:0], shown...)
+}
+
+func (m *Machine) viewCurrent(shown []int) bool {
+	for k, n := range shown {
+		if n > 0 && len(m.agents[k].answers) != n {
+			return false
+		}
+	}
+	return true
 }
 
 // Dead reports whether agent i has been left out.

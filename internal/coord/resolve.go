@@ -151,7 +151,8 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 	if m.s.SkipVoting {
 		return retryOne(calls, c, "there is no vote in this session (orchestrator.skip_voting): submit your complete answer with new_answer")
 	}
-	if seen != m.version {
+	view := m.agents[i].view
+	if view != nil && !m.viewCurrent(view) || view == nil && seen != m.version {
 		target := ParseLabel(strings.TrimSpace(args.AgentID), len(m.agents))
 		v := Vote{Voter: i, Target: target, TargetLabel: strings.TrimSpace(args.AgentID), Reason: args.Reason, Version: seen}
 		return Outcome{Kind: StaleVote, Vote: v, Accepted: c.ID}
@@ -165,9 +166,21 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 	if target < 0 || len(m.agents[target].answers) == 0 {
 		return retryOne(calls, c, fmt.Sprintf("invalid agent_id %q; valid agents: %s", args.AgentID, strings.Join(labels, ", ")))
 	}
+	if view != nil && target != i && view[target] == 0 {
+		var shown []string
+		for k, n := range view {
+			if n > 0 {
+				shown = append(shown, Label(k))
+			}
+		}
+		return retryOne(calls, c, fmt.Sprintf("you may vote only for an answer you were shown: %s", strings.Join(shown, ", ")))
+	}
 	ans, _ := m.Current(target)
 	v := Vote{Voter: i, Target: target, TargetLabel: Label(target), AnswerLabel: ans.Label,
 		Reason: strings.TrimSpace(args.Reason), Version: m.version}
+	if view != nil {
+		v.View = append([]int(nil), view...)
+	}
 	if m.s.DeferVoting && !m.GlobalCapReached() && !m.AllAnswered() {
 		// MassGen holds back an agent that cannot answer again until everyone has answered;
 		// a vote cast before then is held back the same way rather than failing the turn, as
@@ -247,7 +260,16 @@ func (m *Machine) accept(i int, content, callID string) Outcome {
 	m.agents[i].answers = append(m.agents[i].answers, a)
 	var invalidated []int
 	for k := range m.agents {
-		if v := m.agents[k].vote; v != nil {
+		v := m.agents[k].vote
+		switch {
+		case v == nil:
+		case v.View != nil:
+			// A bounded view's vote stops counting only if it was shown this agent's answer.
+			if !m.viewCurrent(v.View) {
+				invalidated = append(invalidated, k)
+				m.agents[k].vote = nil
+			}
+		default:
 			if v.Version == m.version-1 {
 				invalidated = append(invalidated, k)
 			}

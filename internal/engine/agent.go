@@ -46,6 +46,12 @@ type conversation struct {
 	injected int
 	// round is the current turn's round timeout, when one applies.
 	round roundClock
+	// view[k] says whether the agent reads agent k's answers, when it reads a bounded view of
+	// its peers (nil: it reads every answer).
+	view []bool
+	// tools are the tools its last request offered, which a presentation that continues the
+	// conversation offers again so that the cached prefix holds.
+	tools []provider.ToolSpec
 }
 
 // roundClock is one turn's round timeout: at soft the agent is told to submit now, at cut
@@ -64,7 +70,7 @@ func (c *conversation) fresh() bool { return c.sent == 0 }
 
 // runAgent takes turns for agent i whenever it must act, until coordination ends.
 func (s *session) runAgent(ctx context.Context, i int) {
-	var c conversation
+	c := &s.convs[i]
 	waiting := "" // why the agent last waited, so that each new reason is published once
 	for round := 1; ; round++ {
 		s.mu.Lock()
@@ -87,9 +93,9 @@ func (s *session) runAgent(ctx context.Context, i int) {
 			return
 		}
 		waiting = ""
-		s.beginTurnLocked(i, &c, round)
+		s.beginTurnLocked(i, c, round)
 		s.mu.Unlock()
-		if err, timeout := s.turn(ctx, i, &c); err != nil {
+		if err, timeout := s.turn(ctx, i, c); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -117,7 +123,9 @@ func (s *session) pause(ctx context.Context, i int) bool {
 // beginTurnLocked prepares the conversation for a turn; s.mu must be held. Whatever the agent
 // has not been shown yet is shown now, in full: a new turn is not mid-stream delivery.
 func (s *session) beginTurnLocked(i int, c *conversation, round int) {
-	if c.fresh() && len(c.msgs) == 0 {
+	if s.sharedTurns() {
+		s.sharedTurnLocked(i, c, round)
+	} else if c.fresh() && len(c.msgs) == 0 {
 		c.system = prompt.SystemFor(s.coordinationPrompt(i)) + s.planningSection()
 		c.shown = make([]int, len(s.agents))
 		current := s.m.CurrentAnswers()
@@ -128,8 +136,12 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 		news := s.m.Unseen(i, c.shown)
 		s.markShown(c, news)
 		if own, ok := s.m.Current(i); ok && s.m.AnswerCount(i) > c.ownShown {
-			// Its accepted answer, as the others read it, among the current answers.
-			news = append(news, own)
+			// The agent wrote its accepted answer in this conversation: it is shown again
+			// only when the others read it otherwise (its paths rewritten to where they
+			// can open them), not to be read and paid for twice.
+			if ws := s.agents[i].Workspace; ws != nil && ws.ShareText(own.Content) != own.Content {
+				news = append(news, own)
+			}
 			c.ownShown = s.m.AnswerCount(i)
 		}
 		update := s.update(c.lead, s.visible(inAgentOrder(news)))
@@ -181,8 +193,11 @@ func (s *session) syncSeenLocked(i int, c *conversation) {
 	if own := s.m.AnswerCount(i); own > c.shown[i] {
 		c.shown[i] = own
 	}
-	if len(s.m.Unseen(i, c.shown)) == 0 {
+	if len(s.unseenLocked(i, c)) == 0 {
 		c.seen = s.m.Version()
+	}
+	if c.view != nil {
+		s.m.SetView(i, c.shown)
 	}
 	c.labels = c.labels[:0:0]
 	for k, n := range c.shown {
@@ -242,7 +257,9 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			workflow = prompt.AnswerTools()
 		}
 		tools := append(a.Tools.Specs(), workflow...)
-		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params}
+		c.tools = tools
+		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
+			CacheKey: s.cacheKey(a.Model)}
 		mc := event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: attempt, Fresh: c.fresh(), Messages: c.msgs[c.sent:]}
 		if mc.Fresh {
 			mc.System = c.system
@@ -442,7 +459,7 @@ func (s *session) catchUpLocked(i int, c *conversation) {
 	if s.o.Orchestrator.DisableInjection {
 		return
 	}
-	news := s.m.Unseen(i, c.shown)
+	news := s.unseenLocked(i, c)
 	if f := s.o.Orchestrator.Fairness; f.Enabled && len(news) > 0 {
 		room := max(f.MaxMidstreamInjectionsPerRound-c.injected, 0)
 		news = news[:min(room, len(news))]

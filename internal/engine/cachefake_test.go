@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"massgen/internal/provider"
 )
@@ -72,6 +73,8 @@ func layout(req provider.Request) string {
 	return b.String()
 }
 
+const tokenLatency = 5 * time.Millisecond
+
 // tokenAgent is a deterministic agent on a caching model: it answers once with its answer,
 // then votes for the first label it is offered; it presents with a short text. It reports the
 // simulated usage of every call, cached tokens included.
@@ -84,6 +87,12 @@ type tokenAgent struct {
 
 func (a *tokenAgent) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
 	return func(yield func(provider.Chunk, error) bool) {
+		// A moment's latency, so that every agent's first request is out before any answer
+		// lands, as with a real model: the rounds stay apart and every run bills the same.
+		if !sleep(ctx, tokenLatency) {
+			yield(nil, ctx.Err())
+			return
+		}
 		input, cached := a.cache.lookup(req)
 		var st step
 		a.mu.Lock()

@@ -133,6 +133,12 @@ type session struct {
 	// overBudget is set by the call that spends max_cost_usd; coordination ends as soon as
 	// that call's response has been acted on (guarded by mu).
 	overBudget bool
+
+	// convs[i] is agent i's conversation: its goroutine's during coordination, the
+	// presentation's after (layout.go).
+	convs []conversation
+	// bounded: agents read a bounded view of their peers (peer_view).
+	bounded bool
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -152,6 +158,8 @@ func Run(ctx context.Context, o Options) Result {
 		changed:    make(chan struct{}),
 		done:       make(chan struct{}),
 		skipVoting: skip,
+		convs:      make([]conversation, len(o.Agents)),
+		bounded:    boundedView(orch, len(o.Agents)),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -235,6 +243,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Orchestrator.MaxAnswerChars <= 0 {
 		o.Orchestrator.MaxAnswerChars = config.DefaultMaxAnswerChars
+	}
+	if o.Orchestrator.PeerViewSize <= 0 {
+		o.Orchestrator.PeerViewSize = config.DefaultPeerViewSize
 	}
 	if o.ToolGrace <= 0 {
 		o.ToolGrace = 2 * time.Second

@@ -255,7 +255,7 @@ func TestRun_StaleVoteContinuesConversation(t *testing.T) {
 			}
 			return vote("agent3", "mine")
 		}}
-		res, evs := run(t, t.Context(), Options{Agents: agents(a1, a2, a3)})
+		res, evs := run(t, t.Context(), Options{Agents: agents(a1, a2, a3), Orchestrator: config.Orchestrator{TurnContext: config.TurnContinue}})
 		if res.ExitCode != 0 {
 			t.Fatalf("result %+v", res)
 		}

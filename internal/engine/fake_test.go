@@ -130,13 +130,26 @@ func answerThenVote(content, target string) *fake {
 	}}
 }
 
-// hasOwnAnswer reports whether the conversation already holds a new_answer call with content.
+// hasOwnAnswer reports whether the conversation already holds a new_answer call with content,
+// or, in a turn that starts from the shared prefix, shows content as the agent's own answer.
 func hasOwnAnswer(req provider.Request, content string) bool {
+	own := ""
 	for _, m := range req.Messages {
 		for _, c := range m.ToolCalls {
 			if c.Name == "new_answer" && strings.Contains(c.Arguments, content) {
 				return true
 			}
+		}
+		if _, rest, ok := strings.Cut(m.Content, "Your own current answer is the one labelled "); ok {
+			own, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if own == "" {
+		return false
+	}
+	for _, m := range req.Messages {
+		if strings.Contains(m.Content, "<"+own+">\n"+content+"\n<end of "+own+">") {
+			return true
 		}
 	}
 	return false

@@ -37,7 +37,8 @@ func TestRun_DeferVotingUntilAllAnswered(t *testing.T) {
 				fast := delayed("Paris.", 0)
 				res, evs := run(t, t.Context(), Options{
 					Agents:       agents(fast, delayed("Paris, on the Seine.", 10*time.Second)),
-					Orchestrator: config.Orchestrator{DeferVotingUntilAllAnswered: deferred},
+					// The conversation goes on (turn_context: continue) so that the held-back call's result can be checked.
+					Orchestrator: config.Orchestrator{DeferVotingUntilAllAnswered: deferred, TurnContext: config.TurnContinue},
 				})
 				if res.ExitCode != 0 || res.EndReason != event.EndConsensus {
 					t.Fatalf("result %+v", res)
@@ -249,6 +250,8 @@ func TestRun_FairnessLeadCap(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
+				// The fast model counts its answers in its conversation, which turn_context: continue keeps.
+				tc.orch.TurnContext = config.TurnContinue
 				res, evs := run(t, t.Context(), Options{Agents: agents(fastModel(), delayed("the slow answer", 30*time.Second)), Orchestrator: tc.orch})
 				if res.ExitCode != 0 {
 					t.Fatalf("result %+v", res)

@@ -111,7 +111,13 @@ func TestRun_PlanningModeHoldsBackIrreversibleTools(t *testing.T) {
 			for _, r := range reqs {
 				switch r.Stage {
 				case provider.StagePresentation:
+					// A continued presentation says it in its last message, a fresh one in its system prompt.
 					presentation = r.System
+					for _, m := range r.Messages {
+						if m.Role == provider.RoleUser {
+							presentation += m.Content
+						}
+					}
 				case provider.StagePlanning:
 					if len(r.Tools) != 0 || !strings.Contains(r.Messages[0].Content, "- mcp__chat__post: acts on mcp__chat__post") {
 						t.Errorf("planning check %+v", r)

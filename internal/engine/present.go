@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -90,7 +91,17 @@ func (s *session) present(ctx context.Context) Result {
 			ws.GrantFinal()
 			defer ws.RevokeFinal()
 		}
-		text, cutBy, err := s.presentation(ctx, presenter, system, user)
+		var text, cutBy string
+		var err error
+		if c := s.continuation(presenter, reason, p); c != nil {
+			text, cutBy, err = s.presentation(ctx, presenter, *c)
+		} else {
+			if s.plan.on {
+				system += prompt.PlanningRelease
+			}
+			text, cutBy, err = s.presentation(ctx, presenter, presentCall{system: system,
+				msgs: []provider.Message{{Role: provider.RoleUser, Content: user}}, tools: w.Tools.Specs()})
+		}
 		switch {
 		case err != nil:
 			s.publish(event.AgentError{Agent: w.ID, Message: fmt.Sprintf("final presentation failed, using the stored answer: %v", err), Budget: s.o.Orchestrator.FailureBudget, Timeout: errors.Is(err, errCallTimeout)})
@@ -135,24 +146,31 @@ func (s *session) presenterLocked(winner int) (int, string) {
 	return winner, fmt.Sprintf("presenter_agent %q is not one of the agents, so the winner %s presents", id, s.agents[winner].ID)
 }
 
-// presentation runs agent i's final presentation with system and user: no workflow tools, its
-// own tools (with write access to context paths) in a loop until it answers with text. A response cut off (by
+// presentCall is where a final presentation starts: the system prompt, the conversation (the
+// last messages new, from sent on) and the tools it offers.
+type presentCall struct {
+	system string
+	msgs   []provider.Message
+	sent   int
+	tools  []provider.ToolSpec
+}
+
+// presentation runs agent i's final presentation from pc: its own tools (with write access to
+// context paths) in a loop until it answers with text. A presentation that continues a
+// coordination conversation still offers the workflow tools, to keep the cached prefix: a vote
+// is refused, and a new_answer's content is taken as the final answer. A response cut off (by
 // the token limit or max_response_chars) ends it with the text so far and what cut it off
 // (event.TruncatedTokenLimit or event.TruncatedResponseChars); its tool calls are not run.
-func (s *session) presentation(ctx context.Context, i int, system, user string) (text, truncated string, err error) {
+func (s *session) presentation(ctx context.Context, i int, pc presentCall) (text, truncated string, err error) {
 	w := s.agents[i]
-	if s.plan.on {
-		system += prompt.PlanningRelease
-	}
-	msgs := []provider.Message{{Role: provider.RoleUser, Content: user}}
-	sent := 0
+	msgs, sent := pc.msgs, pc.sent
 	var all strings.Builder
 	for round := 0; ; round++ {
-		req := provider.Request{Model: w.Model, System: system, Stage: provider.StagePresentation, Params: w.Params,
-			Messages: msgs, Tools: w.Tools.Specs()}
+		req := provider.Request{Model: w.Model, System: pc.system, Stage: provider.StagePresentation, Params: w.Params,
+			Messages: msgs, Tools: pc.tools, CacheKey: s.cacheKey(w.Model)}
 		mc := event.ModelCalled{Agent: w.ID, Stage: provider.StagePresentation, Attempt: round + 1, Fresh: sent == 0, Messages: msgs[sent:]}
 		if mc.Fresh {
-			mc.System = system
+			mc.System = pc.system
 		}
 		s.publish(mc)
 		sent = len(msgs)
@@ -167,6 +185,19 @@ func (s *session) presentation(ctx context.Context, i int, system, user string) 
 				truncated = event.TruncatedResponseChars
 			}
 		}
+		var calls, workflow []provider.ToolCall
+		for _, tc := range out.calls {
+			if tc.Name == coord.ToolNewAnswer || tc.Name == coord.ToolVote {
+				workflow = append(workflow, tc)
+			} else {
+				calls = append(calls, tc)
+			}
+		}
+		if truncated == "" {
+			if answer := presentedAnswer(workflow); answer != "" {
+				return answer, "", nil
+			}
+		}
 		if len(out.calls) == 0 && out.dropped == nil || truncated != "" {
 			if strings.TrimSpace(out.text) == "" {
 				return all.String(), truncated, nil
@@ -178,11 +209,31 @@ func (s *session) presentation(ctx context.Context, i int, system, user string) 
 		}
 		msgs = append(msgs, out.message())
 		c := conversation{msgs: msgs}
+		for _, tc := range workflow {
+			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: prompt.PresentNoWorkflow, IsError: true})
+		}
 		if d := out.dropped; d != nil {
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: d.ID,
 				Content: "Error: " + prompt.TooManyCalls(s.o.Orchestrator.MaxToolCallsPerResponse), IsError: true})
 		}
-		s.runTools(ctx, i, &c, out.calls)
+		s.runTools(ctx, i, &c, calls)
 		msgs = c.msgs
 	}
+}
+
+// presentedAnswer is the content of a new_answer call made during the final presentation, ""
+// when there is none.
+func presentedAnswer(calls []provider.ToolCall) string {
+	for _, tc := range calls {
+		if tc.Name != coord.ToolNewAnswer {
+			continue
+		}
+		var args struct {
+			Content string `json:"content"`
+		}
+		if json.Unmarshal([]byte(tc.Arguments), &args) == nil && strings.TrimSpace(args.Content) != "" {
+			return args.Content
+		}
+	}
+	return ""
 }

@@ -55,7 +55,8 @@ func TestRun_FinalAnswerStrategy(t *testing.T) {
 			winner := answerThenVote("Paris, on the Seine.", "agent2")
 			res, evs := run(t, t.Context(), Options{
 				Agents:       agents(answerThenVote("Paris.", "agent2"), winner),
-				Orchestrator: config.Orchestrator{FinalAnswerStrategy: tc.strategy},
+				// The presentation's own prompt (presentation_context: fresh), as in MassGen.
+				Orchestrator: config.Orchestrator{FinalAnswerStrategy: tc.strategy, PresentationContext: config.PresentFresh},
 			})
 			if res.ExitCode != 0 || res.Winner != "a2" || res.FinalAnswer != tc.wantFinal {
 				t.Fatalf("result %+v", res)
@@ -104,7 +105,7 @@ func TestRun_PresenterAgent(t *testing.T) {
 			models := []*fake{answerThenVote("Paris.", "agent2"), answerThenVote("Paris, on the Seine.", "agent2"), tc.third}
 			res, evs := run(t, t.Context(), Options{
 				Agents:       agents(models[0], models[1], models[2]),
-				Orchestrator: config.Orchestrator{PresenterAgent: tc.presenter},
+				Orchestrator: config.Orchestrator{PresenterAgent: tc.presenter, PresentationContext: config.PresentFresh},
 			})
 			if res.ExitCode != 0 || res.Winner != tc.want {
 				t.Fatalf("result %+v", res)

@@ -115,6 +115,9 @@ var tokenVariants = []struct {
 	name string
 	orch config.Orchestrator
 }{
-	{"default", config.Orchestrator{}},
-	{"winner_reuse", config.Orchestrator{FinalAnswerStrategy: config.StrategyWinnerReuse}},
+	{"before", config.Orchestrator{TurnContext: config.TurnContinue, PresentationContext: config.PresentFresh, PeerView: config.PeerViewAll}},
+	{"shared-turns", config.Orchestrator{PresentationContext: config.PresentFresh, PeerView: config.PeerViewAll}},
+	{"default", config.Orchestrator{PeerView: config.PeerViewAll}},
+	{"winner_reuse", config.Orchestrator{FinalAnswerStrategy: config.StrategyWinnerReuse, PeerView: config.PeerViewAll}},
+	{"bounded", config.Orchestrator{PeerView: config.PeerViewBounded}},
 }

@@ -94,7 +94,23 @@ func (p Presentation) winnerAnswer() string {
 func (p Presentation) User() string {
 	var b strings.Builder
 	writeHistory(&b, p.History)
-	fmt.Fprintf(&b, "<ORIGINAL MESSAGE>\n%s\n<END OF ORIGINAL MESSAGE>\n\n<VOTING RESULTS>\n", Escape(p.Question))
+	fmt.Fprintf(&b, "<ORIGINAL MESSAGE>\n%s\n<END OF ORIGINAL MESSAGE>\n\n", Escape(p.Question))
+	b.WriteString(p.votes())
+	b.WriteString("\n<ALL ANSWERS>\n")
+	b.WriteString(p.answerBlocks())
+	b.WriteString("\n<END OF ALL ANSWERS>\n\n")
+	if p.synthesize() {
+		b.WriteString("Synthesize the final answer now.")
+	} else {
+		b.WriteString("Present the final answer now.")
+	}
+	return b.String()
+}
+
+// votes is the vote result as the presenter reads it, one reason a line.
+func (p Presentation) votes() string {
+	var b strings.Builder
+	b.WriteString("<VOTING RESULTS>\n")
 	switch {
 	case !p.Voted:
 		b.WriteString("No vote was held in this session.\n")
@@ -118,7 +134,13 @@ func (p Presentation) User() string {
 			}
 		}
 	}
-	b.WriteString("<END OF VOTING RESULTS>\n\n<ALL ANSWERS>\n")
+	b.WriteString("<END OF VOTING RESULTS>\n")
+	return b.String()
+}
+
+// answerBlocks renders p.Answers, the presenter's own marked.
+func (p Presentation) answerBlocks() string {
+	var b strings.Builder
 	mark := p.Voted || !p.synthesize()
 	for i, a := range p.Answers {
 		if i > 0 {
@@ -128,12 +150,6 @@ func (p Presentation) User() string {
 			b.WriteString(ownMarker)
 		}
 		b.WriteString(Block(a))
-	}
-	b.WriteString("\n<END OF ALL ANSWERS>\n\n")
-	if p.synthesize() {
-		b.WriteString("Synthesize the final answer now.")
-	} else {
-		b.WriteString("Present the final answer now.")
 	}
 	return b.String()
 }

@@ -39,6 +39,10 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// IsError marks a tool result that reports a rejected call.
 	IsError bool `json:"is_error,omitempty"`
+	// Stable marks the end of the prefix that later requests repeat (the task and the current
+	// answers, shared by every agent that reads the same answers): a backend whose cache needs
+	// explicit breakpoints (Anthropic) places one on it.
+	Stable bool `json:"stable,omitempty"`
 }
 
 // ToolCall is one complete call as the model made it. Arguments is the raw JSON text the
@@ -85,6 +89,9 @@ type Request struct {
 	// counted in characters on complete chunks, normally stop a response first; this bounds
 	// what a backend assembles before the engine sees it, such as one endless tool call.
 	MaxResponseBytes int `json:"-"`
+	// CacheKey names the requests that share a prefix (one session's agents on one model), for
+	// a backend whose cache routes by key (OpenAI's prompt_cache_key); "" for none.
+	CacheKey string `json:"-"`
 }
 
 // Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallProgress,

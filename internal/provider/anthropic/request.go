@@ -28,6 +28,9 @@ type call struct {
 	// autoCache is set when a pass-through cache_control has the API place a breakpoint of its
 	// own on the last block, so a continuation must not add one (the API allows four).
 	autoCache bool
+	// stable is set when a breakpoint marks the end of the shared prefix (Message.Stable):
+	// with system, tools and the last block that makes four, so a continuation adds none.
+	stable bool
 }
 
 // toWire translates a neutral request into Messages API params plus the per-request options
@@ -45,9 +48,11 @@ func (p *Provider) toWire(req provider.Request) (*call, error) {
 		Tools:     toWireTools(req.Tools, p.o.WebSearch, p.o.CodeExecution),
 		Messages:  toWireMessages(req.Messages, p.memo.lookup),
 	}
+	_, auto := params["cache_control"]
+	stable := !auto && markStable(w.Messages, req.Messages)
 	markLastBlock(w.Messages)
 
-	c := &call{params: w, base: w.Messages}
+	c := &call{params: w, base: w.Messages, stable: stable}
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		switch {
 		case k == "betas":
@@ -86,7 +91,7 @@ func (c *call) resume(paused []sdk.Message) {
 	} else {
 		msgs = append(msgs, sdk.NewAssistantMessage(blocks...))
 	}
-	if !c.autoCache {
+	if !c.autoCache && !c.stable {
 		// Caches the paused content for the next continuation; the breakpoint on the
 		// conversation before it stays, since a cache lookup only reaches 20 blocks back.
 		markLastBlock(msgs)
@@ -321,6 +326,42 @@ func toolInput(args string) json.RawMessage {
 		return json.RawMessage(args)
 	}
 	return json.RawMessage("{}")
+}
+
+// markStable puts a cache breakpoint on the end of the last message marked Stable, unless it
+// is the final message (which markLastBlock marks), so that requests sharing the prefix up to
+// there (other agents' turns on the same answers, the agent's next turn) read it from the
+// cache. It reports whether it placed one. toWireMessages drops only messages without blocks
+// and merges turns without reordering text, so the stable message's text is found by its
+// place among the non-empty user texts.
+func markStable(wire []sdk.MessageParam, msgs []provider.Message) bool {
+	last := -1
+	for k, m := range msgs {
+		if m.Stable && m.Role == provider.RoleUser && m.Content != "" {
+			last = k
+		}
+	}
+	if last < 0 || last == len(msgs)-1 {
+		return false
+	}
+	text := msgs[last].Content
+	// The last of the wire's text blocks with that text at or before its place is the one.
+	for i := len(wire) - 1; i >= 0; i-- {
+		u := wire[i].OfUser
+		if u == nil {
+			continue
+		}
+		for j := len(u.Content) - 1; j >= 0; j-- {
+			if t := u.Content[j].OfText; t != nil && t.Text == text {
+				if i == len(wire)-1 && j == len(u.Content)-1 {
+					return false // the final block: markLastBlock's
+				}
+				t.CacheControl = sdk.NewCacheControlEphemeralParam()
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // markLastBlock puts the third cache breakpoint on the last block of the final message, so

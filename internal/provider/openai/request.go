@@ -55,6 +55,11 @@ func (p *Provider) toWire(req provider.Request) (responses.ResponseNewParams, []
 	// nothing to gain from OpenAI keeping the response for 30 days; "store: true" in the
 	// params turns it back on.
 	params.Store = param.NewOpt(false)
+	if req.CacheKey != "" {
+		// Routes the requests that share a prefix to the same cache; a prompt_cache_key in
+		// the params wins.
+		params.PromptCacheKey = param.NewOpt(req.CacheKey)
+	}
 	return params, bodyEdits(merged), nil
 }
 
