@@ -49,7 +49,7 @@ var protocolKeys = []Key{
 			"Needs turn_context: shared.",
 		set: orch(func(o *Orchestrator, v value) { o.PeerView = v.s })},
 	{Section: secOrch, Name: "peer_view_size", Type: TypeInt, Default: "6", Status: Implemented, Since: "port",
-		Doc: "With a bounded peer_view: how many peers' answers an agent reads per turn (half of them, rounded up, the leaders).",
+		Doc:  "With a bounded peer_view: how many peers' answers an agent reads per turn (half of them, rounded up, the leaders).",
 		hint: "use 2 or more", check: atLeast(2), ex: "4",
 		set: orch(func(o *Orchestrator, v value) { o.PeerViewSize = v.n })},
 }

@@ -36,7 +36,7 @@ func TestRun_DeferVotingUntilAllAnswered(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fast := delayed("Paris.", 0)
 				res, evs := run(t, t.Context(), Options{
-					Agents:       agents(fast, delayed("Paris, on the Seine.", 10*time.Second)),
+					Agents: agents(fast, delayed("Paris, on the Seine.", 10*time.Second)),
 					// The conversation goes on (turn_context: continue) so that the held-back call's result can be checked.
 					Orchestrator: config.Orchestrator{DeferVotingUntilAllAnswered: deferred, TurnContext: config.TurnContinue},
 				})

@@ -54,7 +54,7 @@ func TestRun_FinalAnswerStrategy(t *testing.T) {
 		t.Run(tc.strategy, func(t *testing.T) {
 			winner := answerThenVote("Paris, on the Seine.", "agent2")
 			res, evs := run(t, t.Context(), Options{
-				Agents:       agents(answerThenVote("Paris.", "agent2"), winner),
+				Agents: agents(answerThenVote("Paris.", "agent2"), winner),
 				// The presentation's own prompt (presentation_context: fresh), as in MassGen.
 				Orchestrator: config.Orchestrator{FinalAnswerStrategy: tc.strategy, PresentationContext: config.PresentFresh},
 			})
