@@ -63,7 +63,7 @@ func geminiSearching(t *testing.T, answer string) func(http.ResponseWriter, map[
 				}
 			}
 		}
-		m := decide(answer, offered, enum, answered)
+		m := decide(answer, offered, enum, answered, body)
 		usage := map[string]any{"promptTokenCount": usageIn, "candidatesTokenCount": usageOut, "totalTokenCount": usageIn + usageOut}
 		text := func(s string) map[string]any {
 			return map[string]any{"candidates": []any{map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": s}}}}}}

@@ -28,12 +28,16 @@ type move struct {
 	text string
 }
 
-// decide plays the agent from what the request shows: has it answered yet, is it presenting,
-// whom may it vote for (agent1 when offered, else the first label).
-func decide(answer string, offered []string, enum []any, answered bool) move {
-	if len(offered) == 0 {
+// decide plays the agent from what the request shows: has it answered yet (a new_answer call
+// in the conversation, or a turn that names its own answer), is it presenting (no tools, or a
+// presentation that continues its conversation), whom may it vote for (agent1 when offered,
+// else the first label).
+func decide(answer string, offered []string, enum []any, answered bool, body map[string]any) move {
+	raw, _ := json.Marshal(body)
+	if len(offered) == 0 || strings.Contains(string(raw), "Coordination is over.") {
 		return move{text: "FINAL: " + answer}
 	}
+	answered = answered || strings.Contains(string(raw), "Your own current answer is the one labelled")
 	if !answered || len(enum) == 0 {
 		b, _ := json.Marshal(map[string]string{"content": answer})
 		return move{tool: "new_answer", args: string(b), text: answer}
@@ -127,7 +131,7 @@ func openaiResponses(answer string) func(http.ResponseWriter, map[string]any) bo
 				answered = true
 			}
 		}
-		m := decide(answer, offered, enum, answered)
+		m := decide(answer, offered, enum, answered, body)
 		sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_1", "status": "in_progress", "output": []any{}}})
 		var output []any
 		if m.tool != "" {
@@ -168,7 +172,7 @@ func chatCompletions(answer string) func(http.ResponseWriter, map[string]any) bo
 				}
 			}
 		}
-		m := decide(answer, offered, enum, answered)
+		m := decide(answer, offered, enum, answered, body)
 		chunk := func(delta map[string]any, finish any) map[string]any {
 			return map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "llama-3.3-70b-versatile",
 				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
@@ -205,7 +209,7 @@ func anthropicMessages(answer string) func(http.ResponseWriter, map[string]any) 
 				}
 			}
 		}
-		m := decide(answer, offered, enum, answered)
+		m := decide(answer, offered, enum, answered, body)
 		sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant",
 			"model": "claude-sonnet-4-5", "content": []any{}, "usage": map[string]any{"input_tokens": usageIn, "output_tokens": 1}}})
 		sse(w, "ping", map[string]any{"type": "ping"})
@@ -255,7 +259,7 @@ func geminiStream(answer string) func(http.ResponseWriter, map[string]any) bool 
 				}
 			}
 		}
-		m := decide(answer, offered, enum, answered)
+		m := decide(answer, offered, enum, answered, body)
 		usage := map[string]any{"promptTokenCount": usageIn, "candidatesTokenCount": usageOut, "totalTokenCount": usageIn + usageOut}
 		cand := func(parts []any, finish string) map[string]any {
 			c := map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": parts}}

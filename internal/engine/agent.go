@@ -93,6 +93,7 @@ func (s *session) runAgent(ctx context.Context, i int) {
 			return
 		}
 		waiting = ""
+		s.turnOf[i] = round
 		s.beginTurnLocked(i, c, round)
 		s.mu.Unlock()
 		if err, timeout := s.turn(ctx, i, c); err != nil {
@@ -408,7 +409,8 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 	case coord.Voted:
 		s.m.TurnSucceeded(i)
 		v := out.Vote
-		s.publish(event.VoteCast{Agent: id, Target: s.agents[v.Target].ID, TargetLabel: v.TargetLabel, AnswerLabel: v.AnswerLabel, Reason: v.Reason, Version: v.Version})
+		s.publish(event.VoteCast{Agent: id, Target: s.agents[v.Target].ID, TargetLabel: v.TargetLabel, AnswerLabel: v.AnswerLabel, Reason: v.Reason, Version: v.Version,
+			Scoped: v.View != nil})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("New answers arrived, so your vote for %s no longer counts.", v.TargetLabel)
 		// An agent that voted leaves the fairness cap's active set: a faster one may go on.

@@ -164,7 +164,7 @@ read:
 		// count towards the cost and max_cost_usd.
 		res.usage = estimate(res.usage, req, received)
 	}
-	s.account(i, res.usage)
+	s.account(i, res.usage, presentation)
 	if timedOut && byRound {
 		return res, errRoundCut
 	}
@@ -247,15 +247,19 @@ func take(s string, budget *int) (string, bool) {
 // account publishes the usage of one call and notes when it spends the cost budget. It does
 // not end coordination itself: the caller acts on the response it paid for first (a new answer
 // is accepted), and then coordination stops.
-func (s *session) account(i int, u provider.Usage) {
+func (s *session) account(i int, u provider.Usage, presentation bool) {
 	if u == (provider.Usage{}) {
 		return
 	}
 	a := s.agents[i]
 	cost := s.o.Price(a.Backend, a.Model, u)
+	ev := event.UsageReported{Agent: a.ID, Usage: u, CostUSD: cost, Presentation: presentation}
+	if !presentation && !s.presenting.Load() {
+		ev.Round = s.turnOf[i]
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.publish(event.UsageReported{Agent: a.ID, Usage: u, CostUSD: cost})
+	s.publish(ev)
 	s.cost += cost
 	s.usage = s.usage.Add(u)
 	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {

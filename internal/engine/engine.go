@@ -139,6 +139,9 @@ type session struct {
 	convs []conversation
 	// bounded: agents read a bounded view of their peers (peer_view).
 	bounded bool
+	// turnOf[i] is agent i's current coordination round, for the usage it reports; written
+	// and read by the agent's goroutine only.
+	turnOf []int
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -159,6 +162,7 @@ func Run(ctx context.Context, o Options) Result {
 		done:       make(chan struct{}),
 		skipVoting: skip,
 		convs:      make([]conversation, len(o.Agents)),
+		turnOf:     make([]int, len(o.Agents)),
 		bounded:    boundedView(orch, len(o.Agents)),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),

@@ -111,7 +111,7 @@ read:
 	if cut {
 		u = estimate(u, req, received)
 	}
-	s.account(i, u)
+	s.account(i, u, false)
 	if err == nil && strings.TrimSpace(text.String()) == "" {
 		err = errors.New("empty reply")
 	}

@@ -283,6 +283,10 @@ type VoteCast struct {
 	AnswerLabel string `json:"answer_label"` // agent<j>.<k>, the answer voted for
 	Reason      string `json:"reason"`
 	Version     int    `json:"version"`
+	// Scoped: the voter read a bounded view of its peers (peer_view), so the vote counts on
+	// across new answers until one it was shown is replaced, which AnswerSubmitted.Invalidated
+	// then names.
+	Scoped bool `json:"scoped,omitempty"`
 }
 
 // VoteIgnored: a vote was cast on an answer set that is no longer current, so it does not count;
@@ -318,6 +322,11 @@ type UsageReported struct {
 	Agent   string         `json:"agent"`
 	Usage   provider.Usage `json:"usage"`
 	CostUSD float64        `json:"cost_usd"`
+	// Round is the agent's coordination round the call belongs to (1 for its first turn); 0
+	// for a call before coordination (planning, personas) or in the final presentation,
+	// which Presentation marks.
+	Round        int  `json:"round,omitempty"`
+	Presentation bool `json:"presentation,omitempty"`
 }
 
 // Tally is one agent's count in a vote result.

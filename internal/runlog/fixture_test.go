@@ -70,12 +70,12 @@ func session() *stream {
 		add(ms, call("carol", true, "Question: learn Go in a month?")).
 		add(100*ms, event.TextDelta{Agent: "alice", Text: "Read the Tour of Go, "}).
 		add(ms, event.TextDelta{Agent: "alice", Text: "then build a CLI."}).
-		add(ms, event.UsageReported{Agent: "alice", Usage: provider.Usage{InputTokens: 1200, CachedInputTokens: 200, OutputTokens: 300}, CostUSD: 0.0041}).
+		add(ms, event.UsageReported{Agent: "alice", Usage: provider.Usage{InputTokens: 1200, CachedInputTokens: 200, OutputTokens: 300}, CostUSD: 0.0041, Round: 1}).
 		add(ms, event.AnswerSubmitted{Agent: "alice", Label: "agent1.1", Content: "Read the Tour of Go, then build a CLI.", Version: 1}).
 		add(ms, event.TurnStarted{Agent: "alice", Version: 1, Available: []string{"agent1"}, Fresh: true}).
 		add(ms, call("alice", true, "Question: learn Go in a month?", "agent1.1: Read the Tour of Go, then build a CLI.")).
 		add(50*ms, event.VoteCast{Agent: "alice", Target: "alice", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "It is the only answer so far.", Version: 1}).
-		add(200*ms, event.UsageReported{Agent: "bob", Usage: provider.Usage{InputTokens: 1500, OutputTokens: 900, ReasoningTokens: 400, CacheWriteTokens: 1000}, CostUSD: 0.0213}).
+		add(200*ms, event.UsageReported{Agent: "bob", Usage: provider.Usage{InputTokens: 1500, OutputTokens: 900, ReasoningTokens: 400, CacheWriteTokens: 1000}, CostUSD: 0.0213, Presentation: true}).
 		add(0, event.AnswerSubmitted{
 			Agent: "bob", Label: "agent2.1", Version: 2, Invalidated: []string{"alice"},
 			Content: "Week 1: the Tour of Go and Effective Go.\nWeek 2: a CLI with cobra.\nWeek 3: an HTTP service with net/http and tests.\nWeek 4: concurrency: goroutines, channels, context, errgroup.\n",

@@ -153,7 +153,7 @@ func (r *Recorder) writeFinal(p event.FinalAnswer) {
 		ctx.Answers = append(ctx.Answers, finalAnswerEntry{Label: l.Label, Agent: a.ID, Content: l.Content})
 	}
 	for _, a := range s.Agents {
-		if v := a.Vote; v != nil && v.Version == s.Version {
+		if v := a.Vote; s.Counts(v) {
 			ctx.Votes = append(ctx.Votes, finalVoteEntry{Voter: a.ID, VoterLabel: a.Label, AnswerLabel: v.AnswerLabel, Reason: v.Reason})
 		}
 	}

@@ -4,6 +4,8 @@
 package runlog
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -102,6 +104,52 @@ type Totals struct {
 	Errors        int // failed turns
 	Usage         provider.Usage
 	CostUSD       float64
+	// Rounds split Usage and CostUSD by round, over all agents: round n adds up every
+	// agent's n-th coordination round.
+	Rounds []RoundUsage
+}
+
+// Stages of a RoundUsage.
+const (
+	StageSetup        = "setup"        // before coordination: planning, personas
+	StageCoordination = "coordination" // an agent's coordination round
+	StagePresentation = "presentation" // the final presentation
+)
+
+// RoundUsage is what the calls of one round (or stage) used.
+type RoundUsage struct {
+	Stage   string // StageSetup, StageCoordination or StagePresentation
+	Round   int    // the coordination round, 1 for an agent's first; 0 for the other stages
+	Usage   provider.Usage
+	CostUSD float64
+}
+
+// addRound adds the usage of one call to the round it belongs to, rounds kept in order:
+// setup, coordination rounds, presentation.
+func addRound(rounds []RoundUsage, p event.UsageReported) []RoundUsage {
+	r := RoundUsage{Stage: StageCoordination, Round: p.Round}
+	switch {
+	case p.Presentation:
+		r = RoundUsage{Stage: StagePresentation}
+	case p.Round == 0:
+		r = RoundUsage{Stage: StageSetup}
+	}
+	rank := func(x RoundUsage) int {
+		switch x.Stage {
+		case StageSetup:
+			return -1
+		case StagePresentation:
+			return math.MaxInt
+		}
+		return x.Round
+	}
+	k, found := slices.BinarySearchFunc(rounds, rank(r), func(x RoundUsage, t int) int { return cmp.Compare(rank(x), t) })
+	if !found {
+		rounds = slices.Insert(rounds, k, r)
+	}
+	rounds[k].Usage = rounds[k].Usage.Add(p.Usage)
+	rounds[k].CostUSD += p.CostUSD
+	return rounds
 }
 
 // Agent is one agent's projection. Fields are read-only for callers.
@@ -138,6 +186,8 @@ type Agent struct {
 
 	Usage   provider.Usage
 	CostUSD float64
+	// Rounds split Usage and CostUSD by the agent's rounds.
+	Rounds []RoundUsage
 
 	// Presentation is the final presentation's text.
 	Presentation string
@@ -181,8 +231,13 @@ type Vote struct {
 	AnswerLabel string // agent<j>.<k>
 	Reason      string
 	Version     int // answer-set version the voter saw
-	Time        time.Time
+	// Scoped: cast on a bounded view; it counts until an answer names it invalidated.
+	Scoped bool
+	Time   time.Time
 }
+
+// Counts reports whether v, an agent's latest vote, still counts.
+func (s *State) Counts(v *Vote) bool { return v != nil && (v.Scoped || v.Version == s.Version) }
 
 // AgentError is an agent's last failure. Type is "error", "timeout" or "dead".
 type AgentError struct {
@@ -243,7 +298,7 @@ func (s *State) Tally() []Count {
 	index := map[string]int{}
 	for _, voter := range s.Agents {
 		v := voter.Vote
-		if v == nil || v.Version != s.Version {
+		if !s.Counts(v) {
 			continue
 		}
 		i, ok := index[v.AnswerLabel]
@@ -305,7 +360,7 @@ func (s *State) CompletionPercentage() int {
 			continue
 		}
 		live++
-		if a.Vote != nil && a.Vote.Version == s.Version {
+		if s.Counts(a.Vote) {
 			voted++
 		}
 	}
@@ -406,9 +461,11 @@ func (s *State) Apply(e event.Event) {
 	case event.UsageReported:
 		s.Totals.Usage = s.Totals.Usage.Add(p.Usage)
 		s.Totals.CostUSD += p.CostUSD
+		s.Totals.Rounds = addRound(s.Totals.Rounds, p)
 		s.touch(p.Agent, e.Time, func(a *Agent) {
 			a.Usage = a.Usage.Add(p.Usage)
 			a.CostUSD += p.CostUSD
+			a.Rounds = addRound(a.Rounds, p)
 		})
 	case event.ToolServerStatus:
 		s.toolServer(e.Time, p)
@@ -468,7 +525,7 @@ func (s *State) answer(t time.Time, p event.AnswerSubmitted) {
 	}
 	invalidated, others := 0, 0
 	for _, a := range s.Agents {
-		if a.Vote == nil || (a.Vote.Version >= s.Version && !listed[a.ID]) {
+		if a.Vote == nil || ((a.Vote.Version >= s.Version || a.Vote.Scoped) && !listed[a.ID]) {
 			continue
 		}
 		a.Vote = nil
@@ -498,7 +555,7 @@ func (s *State) vote(t time.Time, p event.VoteCast) {
 	}
 	s.touch(p.Agent, t, func(a *Agent) {
 		a.VotesCast++
-		a.Vote = &Vote{Target: p.Target, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version, Time: t}
+		a.Vote = &Vote{Target: p.Target, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version, Scoped: p.Scoped, Time: t}
 		a.setStatus(StatusVoted)
 	})
 }

@@ -25,6 +25,8 @@ type statusFile struct {
 	Agents       statusAgents  `json:"agents"`
 	Results      statusResults `json:"results"`
 	Usage        usageJSON     `json:"usage"` // ours: the whole session
+	// Ours: the session's usage by round (round n: every agent's n-th coordination round).
+	Rounds []roundJSON `json:"rounds"`
 	// Ours: the MCP servers and their latest status ("died" once one died mid-run).
 	MCPServers map[string]statusServer `json:"mcp_servers,omitempty"`
 }
@@ -63,10 +65,27 @@ type statusAgent struct {
 	LastActivity      *float64     `json:"last_activity"`
 	Error             *statusError `json:"error"`
 	// Ours.
-	Label          string    `json:"anon_id"`
-	CausedRestarts int       `json:"caused_restarts"`
-	ErrorCount     int       `json:"error_count"`
-	Usage          usageJSON `json:"usage"`
+	Label          string      `json:"anon_id"`
+	CausedRestarts int         `json:"caused_restarts"`
+	ErrorCount     int         `json:"error_count"`
+	Usage          usageJSON   `json:"usage"`
+	Rounds         []roundJSON `json:"rounds"`
+}
+
+// roundJSON is the usage of one round: stage is setup (planning, personas), coordination
+// (round 1 is an agent's first turn) or presentation.
+type roundJSON struct {
+	Stage string `json:"stage"`
+	Round int    `json:"round,omitempty"`
+	usageJSON
+}
+
+func toRounds(rs []RoundUsage, known bool) []roundJSON {
+	out := make([]roundJSON, len(rs))
+	for i, r := range rs {
+		out[i] = roundJSON{Stage: r.Stage, Round: r.Round, usageJSON: toUsageJSON(r.Usage, r.CostUSD, known)}
+	}
+	return out
 }
 
 type statusVote struct {
@@ -181,6 +200,7 @@ func StatusJSON(s *State, now time.Time) []byte {
 		},
 		Results: statusResults{Votes: map[string]int{}, Winner: optional(s.Winner)},
 		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD, s.CostKnown()),
+		Rounds:  toRounds(s.Totals.Rounds, s.CostKnown()),
 	}
 	for _, ts := range s.ToolServers {
 		if f.MCPServers == nil {
@@ -234,8 +254,9 @@ func agentStatus(s *State, a *Agent) statusAgent {
 		CausedRestarts:    a.CausedRestarts,
 		ErrorCount:        a.Errors,
 		Usage:             toUsageJSON(a.Usage, a.CostUSD, a.CostKnown()),
+		Rounds:            toRounds(a.Rounds, a.CostKnown()),
 	}
-	if v := a.Vote; v != nil && v.Version == s.Version {
+	if v := a.Vote; s.Counts(v) {
 		st.VoteCast = &statusVote{
 			VotedForAgent: v.Target,
 			VotedForLabel: v.AnswerLabel,

@@ -174,7 +174,7 @@ func (m *Model) Apply(e event.Event) {
 func (m *Model) invalidated(p event.AnswerSubmitted) {
 	for _, pn := range m.panes {
 		v := pn.a.Vote
-		if v == nil || pn.a.ID == p.Agent || (v.Version >= p.Version && !slices.Contains(p.Invalidated, pn.a.ID)) {
+		if v == nil || pn.a.ID == p.Agent || ((v.Version >= p.Version || v.Scoped) && !slices.Contains(p.Invalidated, pn.a.ID)) {
 			continue
 		}
 		pn.activity, pn.bad = "vote for "+v.AnswerLabel+" invalidated by "+p.Label, true

@@ -8,6 +8,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/runlog"
 	"massgen/internal/view"
 )
 
@@ -212,6 +213,14 @@ func (m *Model) writeUsage(b *strings.Builder, w int) {
 	}
 	rows = append(rows, []string{"total", "", "", fmt.Sprint(calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
 		approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, costOf(s.Totals.CostUSD, s.CostKnown()))})
+	if rs := s.Totals.Rounds; len(rs) > 1 {
+		// The same total by round: what each round of the protocol cost.
+		for _, r := range rs {
+			ru := r.Usage
+			rows = append(rows, []string{roundName(r), "", "", "", approx(ru, tokens(ru.InputTokens)), tokens(ru.CachedInputTokens),
+				approx(ru, tokens(ru.OutputTokens)), tokens(ru.ReasoningTokens), approx(ru, costOf(r.CostUSD, s.CostKnown()))})
+		}
+	}
 	const colID, colModel, colCached, colReasoning = 1, 2, 5, 7
 	keep := make([]bool, len(rows[0]))
 	for i := range keep {
@@ -315,4 +324,15 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// roundName names a round of the usage table: "round 2", "setup", "final".
+func roundName(r runlog.RoundUsage) string {
+	switch r.Stage {
+	case runlog.StageSetup:
+		return "setup"
+	case runlog.StagePresentation:
+		return "final"
+	}
+	return fmt.Sprintf("round %d", r.Round)
 }

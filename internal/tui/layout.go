@@ -148,7 +148,7 @@ func (m *Model) footer(w int) []string {
 		if len(a.Answers) > 0 {
 			current++
 		}
-		if a.Vote != nil && a.Vote.Version == s.Version {
+		if s.Counts(a.Vote) {
 			counted++
 		}
 	}

@@ -37,6 +37,7 @@ type Plain struct {
 	now     time.Time
 	usage   provider.Usage
 	cost    float64
+	spent   breakdown
 	priced  pricing
 	died    []string // MCP servers that died, with why, for the summary
 	// waiting is each agent's last AgentWaiting reason, so the same wait is told once.
@@ -93,6 +94,7 @@ func (p *Plain) Handle(e event.Event) {
 	case event.UsageReported:
 		p.usage = p.usage.Add(v.Usage)
 		p.cost += v.CostUSD
+		p.spent.add(v)
 		p.priced.used(v)
 	case event.ToolResult:
 		p.flush(v.Agent)
@@ -219,6 +221,9 @@ func (p *Plain) Handle(e event.Event) {
 		}
 		if p.usage != (provider.Usage{}) {
 			p.line("%s", UsageLine(p.usage, p.cost, p.priced.unknown()...))
+			for _, l := range p.spent.lines() {
+				p.line("%s", l)
+			}
 		}
 	}
 }
