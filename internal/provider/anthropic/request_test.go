@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"fmt"
 	"encoding/json"
 	"testing"
 
@@ -275,7 +276,16 @@ func TestToWire_ModelFromOptions(t *testing.T) {
 }
 
 func TestToWire_AtMostFourBreakpoints(t *testing.T) {
+	for _, stable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stable=%v", stable), func(t *testing.T) { fourBreakpoints(t, stable) })
+	}
+}
+
+// fourBreakpoints counts the breakpoints of a conversation; with a Stable first message the
+// shared prefix gets the fourth, on that message's block.
+func fourBreakpoints(t *testing.T, stable bool) {
 	req := providertest.Request()
+	req.Messages[0].Stable = stable
 	req.Messages = append(req.Messages,
 		provider.Message{Role: provider.RoleAssistant, Content: "a", ToolCalls: []provider.ToolCall{{ID: "t1", Name: "vote", Arguments: "{}"}}},
 		provider.Message{Role: provider.RoleTool, ToolCallID: "t1", Content: "r"},
@@ -304,7 +314,15 @@ func TestToWire_AtMostFourBreakpoints(t *testing.T) {
 		}
 	}
 	walk(c.body)
-	if n != 3 {
-		t.Errorf("%d cache breakpoints, want 3 (system, last tool, last block):\n%s", n, raw)
+	want := 3
+	if stable {
+		want = 4
+		first := c.body["messages"].([]any)[0].(map[string]any)["content"].([]any)
+		if _, ok := first[len(first)-1].(map[string]any)["cache_control"]; !ok {
+			t.Errorf("the stable message carries no breakpoint:\n%s", raw)
+		}
+	}
+	if n != want {
+		t.Errorf("%d cache breakpoints, want %d (system, last tool, last block, and the stable prefix when marked):\n%s", n, want, raw)
 	}
 }

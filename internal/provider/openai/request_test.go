@@ -161,6 +161,24 @@ func TestToWire_Params(t *testing.T) {
 	}
 }
 
+// The engine's cache key goes out as prompt_cache_key, so that OpenAI routes the requests
+// sharing a prefix to one cache; a prompt_cache_key in the params wins.
+func TestToWire_PromptCacheKey(t *testing.T) {
+	req := providertest.Request()
+	req.CacheKey = "massgen-0123"
+	if got := captureBody(t, provider.Options{}, req)["prompt_cache_key"]; got != "massgen-0123" {
+		t.Errorf("prompt_cache_key %v", got)
+	}
+	o := provider.Options{Params: map[string]any{"prompt_cache_key": "mine"}}
+	if got := captureBody(t, o, req)["prompt_cache_key"]; got != "mine" {
+		t.Errorf("with the param: prompt_cache_key %v", got)
+	}
+	req.CacheKey = ""
+	if _, ok := captureBody(t, provider.Options{}, req)["prompt_cache_key"]; ok {
+		t.Error("prompt_cache_key sent without a key")
+	}
+}
+
 func TestToWireInput_Orphans(t *testing.T) {
 	msgs := []provider.Message{
 		{Role: provider.RoleUser, Content: "q"},
