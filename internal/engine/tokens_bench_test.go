@@ -121,3 +121,22 @@ var tokenVariants = []struct {
 	{"winner_reuse", config.Orchestrator{FinalAnswerStrategy: config.StrategyWinnerReuse, PeerView: config.PeerViewAll}},
 	{"bounded", config.Orchestrator{PeerView: config.PeerViewBounded}},
 }
+
+// BenchmarkTokensLargeTeams compares what an agent reads with every peer's answer in view and
+// with a bounded view (peer_view_size 6), for large teams on short (50-token) answers: with
+// all-to-all input per agent grows with N, with the bounded view it stays flat. Run with:
+//
+//	go test -run '^$' -bench TokensLargeTeams -benchtime 1x ./internal/engine/
+func BenchmarkTokensLargeTeams(b *testing.B) {
+	for _, n := range []int{20, 200} {
+		for _, view := range []string{config.PeerViewAll, config.PeerViewBounded} {
+			b.Run(fmt.Sprintf("agents=%d/peer_view=%s", n, view), func(b *testing.B) {
+				var r tokenRun
+				for b.Loop() {
+					r = tokenSession(b, n, 50, config.Orchestrator{PeerView: view})
+				}
+				reportTokens(b, r)
+			})
+		}
+	}
+}
