@@ -70,6 +70,9 @@ type Script struct {
 	Vote string
 	// Reason is the vote reason; a default is derived when empty.
 	Reason string
+	// ChecklistCorrect is what the agent checks answers against when it scores a checklist
+	// (checklist_gated): answers containing it pass the primary criterion (correctness).
+	ChecklistCorrect string
 	// Final is the presentation text; the latest answer when empty.
 	Final string
 	// Thinking is streamed as reasoning before each coordination call's action, if set.
@@ -172,8 +175,12 @@ type Orchestrator struct {
 	SkipVoting bool
 	// Fairness keeps fast agents from lapping slow ones.
 	Fairness Fairness
-	// VotingThreshold (MassGen's 0-10 scale) where it applies without checklists; 0: unset.
-	VotingThreshold int
+	// VotingThreshold is voting_threshold on MassGen's 0-10 strictness scale, for the
+	// checklist voting sensitivities; nil means MassGen's default, DefaultVotingThreshold.
+	VotingThreshold *int
+	// Checklist tunes checklist voting (voting_sensitivity checklist, checklist_scored,
+	// checklist_gated).
+	Checklist Checklist
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
 
@@ -186,6 +193,32 @@ type Orchestrator struct {
 	// PeerView is PeerViewAuto, PeerViewAll or PeerViewBounded; PeerViewSize bounds it.
 	PeerView     string
 	PeerViewSize int
+}
+
+// DefaultVotingThreshold is voting_threshold when unset, as in MassGen.
+const DefaultVotingThreshold = 5
+
+// Checklist holds the checklist voting settings of orchestrator and orchestrator.coordination.
+type Checklist struct {
+	// RequireGapReport (checklist_require_gap_report, default true) asks for a gap report with
+	// every checklist_gated checklist, unless GapReportMode is none.
+	RequireGapReport bool
+	GapReportMode    string // changedoc (default) | separate | none
+	// MaxCallsPerRound is max_checklist_calls_per_round (default 1).
+	MaxCallsPerRound int
+	// FirstAnswer (checklist_first_answer) allows a checklist before the agent's first answer.
+	FirstAnswer bool
+	// CriteriaPreset (coordination.checklist_criteria_preset) names a preset of package
+	// criteria; CriteriaInline (coordination.checklist_criteria_inline) lists criteria and
+	// wins over the preset, as in MassGen.
+	CriteriaPreset string
+	CriteriaInline []ChecklistCriterion
+}
+
+// ChecklistCriterion is one criterion of checklist_criteria_inline.
+type ChecklistCriterion struct {
+	Text     string
+	Category string // primary | standard | stretch (must, should, could, core too)
 }
 
 // Final answer strategies (orchestrator.final_answer_strategy).

@@ -1,6 +1,12 @@
 package config
 
-import "github.com/goccy/go-yaml/ast"
+import (
+	"fmt"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"massgen/internal/criteria"
+)
 
 // orchestrator.coordination: MassGen's CoordinationConfig (agent_config.py,
 // yaml_coordination_keys), and persona_generator inside it.
@@ -156,10 +162,14 @@ var coordinationKeys = []Key{
 		Doc: "Pressure towards novel answers.", Why: "novelty injection is not built"},
 	{Section: secCoord, Name: "improvements", Type: TypeMapping, Status: Ignored, Since: "0.1.9x", Needs: needsChecklist,
 		Doc: "Checklist voting: quality gate of draft approaches."},
-	{Section: secCoord, Name: "checklist_criteria_preset", Type: TypeString, Status: Ignored, Since: "0.1.55", Needs: needsChecklist,
-		Doc: "Checklist voting: criteria preset."},
-	{Section: secCoord, Name: "checklist_criteria_inline", Type: TypeList, Status: Ignored, Since: "0.1.70", Needs: needsChecklist,
-		Doc: "Checklist voting: criteria written out."},
+	{Section: secCoord, Name: "checklist_criteria_preset", Type: TypeEnum, Enum: criteria.Presets(), Status: Implemented, Since: "0.1.55",
+		Doc: "Checklist voting: a named set of criteria instead of the default (correctness first).",
+		set: checklist(func(c *Checklist, v value) { c.CriteriaPreset = v.s })},
+	{Section: secCoord, Name: "checklist_criteria_inline", Type: TypeList, Status: Implemented, Since: "0.1.70", ex: "[{text: Correct., category: primary}]",
+		Doc: "Checklist voting: the criteria written out, each {text, category: primary|standard|stretch}; wins over the preset.",
+		raw: func(w *walker, t *target, f field) {
+			t.cfg.Orchestrator.Checklist.CriteriaInline = w.inlineCriteria(f, t)
+		}},
 	{Section: secCoord, Name: "criteria_mode", Type: TypeEnum, Enum: []string{"static", "bootstrap_inline", "bootstrap_subagent"},
 		Accept: []string{"static"}, Default: "static", Status: OffOnly, Since: "0.1.85",
 		Doc: "Where checklist criteria come from.", Why: "criteria bootstrapping is not built"},
@@ -231,4 +241,66 @@ func between01(w *walker, v *value) bool {
 		return false
 	}
 	return true
+}
+
+// secCriterion is one entry of checklist_criteria_inline.
+const secCriterion = "orchestrator.coordination.checklist_criteria_inline[]"
+
+var criterionKeys = []Key{
+	{Section: secCriterion, Name: "text", Type: TypeString, Status: Implemented, Since: "0.1.70", Doc: "What the criterion asks of an answer.",
+		set: func(_ *walker, t *target, v value) { t.crit.Text = v.s }},
+	{Section: secCriterion, Name: "description", Type: TypeString, Status: Implemented, Since: "0.1.70", Doc: "MassGen's alias of text.",
+		set: func(_ *walker, t *target, v value) { t.crit.Text = cmpOr(t.crit.Text, v.s) }},
+	{Section: secCriterion, Name: "name", Type: TypeString, Status: Implemented, Since: "0.1.70", Doc: "MassGen's second alias of text.",
+		set: func(_ *walker, t *target, v value) { t.crit.Text = cmpOr(t.crit.Text, v.s) }},
+	{Section: secCriterion, Name: "category", Type: TypeEnum, Enum: []string{"primary", "standard", "stretch", "must", "should", "could", "core"},
+		Default: "standard", Status: Implemented, Since: "0.1.70", Doc: "primary (at most one: ranks answers first), standard or stretch.",
+		set: func(_ *walker, t *target, v value) { t.crit.Category = criteria.NormalizeCategory(v.s) }},
+	{Section: secCriterion, Name: "verify_by", Type: TypeString, Status: Ignored, Since: "0.1.70", Doc: "How to gather evidence; not shown to agents by this build."},
+	{Section: secCriterion, Name: "anti_patterns", Type: TypeStrings, Status: Ignored, Since: "0.1.85", Doc: "Failure modes that tank the score; not shown to agents by this build."},
+	{Section: secCriterion, Name: "score_anchors", Type: TypeStringMap, Status: Ignored, Since: "0.1.85", Doc: "What scores 3, 5, 7, 9 look like; not shown to agents by this build."},
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// inlineCriteria reads checklist_criteria_inline: a list of {text, category} mappings, or of
+// plain strings (standard criteria).
+func (w *walker) inlineCriteria(f field, t *target) []ChecklistCriterion {
+	items, _ := w.list(f)
+	var out []ChecklistCriterion
+	for _, it := range items {
+		if isScalar(it.val) {
+			if s, ok := w.str(it); ok && s != "" {
+				out = append(out, ChecklistCriterion{Text: s, Category: criteria.Standard})
+			}
+			continue
+		}
+		var c ChecklistCriterion
+		sub := *t
+		sub.crit = &c
+		w.walk(secCriterion, it, &sub)
+		if c.Text == "" {
+			w.errAt(it.loc, "a checklist criterion needs its text", "add text: with what the criterion asks of an answer", it.raw)
+			continue
+		}
+		if n := len([]rune(c.Text)); n > criteria.MaxTextChars {
+			w.errAt(it.loc, fmt.Sprintf("a checklist criterion is %d characters long, over the limit of %d", n, criteria.MaxTextChars),
+				"shorten it: every checklist repeats it", it.raw)
+			continue
+		}
+		if c.Category == "" {
+			c.Category = criteria.Standard
+		}
+		out = append(out, c)
+	}
+	if len(out) > criteria.MaxItems {
+		w.errf(f, fmt.Sprintf("keep at most %d", criteria.MaxItems), "%d checklist criteria, over the limit of %d: each is scored for every answer", len(out), criteria.MaxItems)
+		return nil
+	}
+	return out
 }

@@ -35,17 +35,23 @@ func sectionTitle(path string) string {
 }
 
 var (
-	sensitivity = []string{"lenient", "balanced", "strict"}
-	// MassGen's voting sensitivities past the three this build runs: ROI, sequential,
-	// adversarial and checklist voting need their own tools and scoring.
+	sensitivity = []string{"lenient", "balanced", "strict", "checklist", "checklist_scored", "checklist_gated"}
+	// An agent's own sensitivity cannot turn the session's checklist gate on or off: the
+	// gate is the session's (one submit_checklist tool, one set of criteria).
+	agentSensitivity = []string{"lenient", "balanced", "strict", "checklist", "checklist_scored"}
+	// MassGen's voting sensitivities past those this build runs: ROI, sequential and
+	// adversarial voting need their own tools and scoring.
 	allSensitivity = append(slices.Clone(sensitivity), "roi", "roi_conservative", "roi_balanced", "roi_aggressive",
-		"sequential", "adversarial", "consistency", "diversity", "reflective", "checklist", "checklist_scored", "checklist_gated")
+		"sequential", "adversarial", "consistency", "diversity", "reflective")
 	strategies = []string{StrategyWinnerPresent, StrategyWinnerReuse, StrategySynthesize}
 )
 
-// Checklist voting (voting_sensitivity: checklist_gated and the other checklist and ROI
-// modes) is not built: the keys that tune it are ignored without it.
+// needsChecklist is the feature the checklist speed knobs tune.
 const needsChecklist = "orchestrator.voting_sensitivity"
+
+func checklist(f func(c *Checklist, v value)) func(*walker, *target, value) {
+	return func(_ *walker, t *target, v value) { f(&t.cfg.Orchestrator.Checklist, v) }
+}
 
 func orch(f func(o *Orchestrator, v value)) func(*walker, *target, value) {
 	return func(_ *walker, t *target, v value) { f(&t.cfg.Orchestrator, v) }
@@ -58,7 +64,7 @@ func coordSub(sec string) func(*walker, *target, field) {
 var orchestratorKeys = []Key{
 	{Section: secOrch, Name: "voting_sensitivity", Type: TypeEnum, Enum: allSensitivity, Accept: sensitivity, Default: "lenient",
 		Status: Implemented, Since: "0.1.12", Doc: "How critical agents are when voting.",
-		Why: "only lenient, balanced and strict are built; checklist and ROI voting need their own tools",
+		Why: "ROI, sequential and adversarial voting are not built",
 		set: orch(func(o *Orchestrator, v value) { o.VotingSensitivity = v.s })},
 	{Section: secOrch, Name: "answer_novelty_requirement", Type: TypeEnum, Enum: sensitivity, Default: "lenient",
 		Status: Implemented, Since: "0.1.12", Doc: "How different a new answer must be from the existing ones.",
@@ -100,18 +106,22 @@ var orchestratorKeys = []Key{
 	{Section: secOrch, Name: "max_midstream_injections_per_round", Type: TypeInt, Default: "2", Status: Implemented, Since: "0.1.49",
 		Doc: "Cap on the peer updates delivered to one agent within one turn.", check: atLeast(1),
 		set: orch(func(o *Orchestrator, v value) { o.Fairness.MaxMidstreamInjectionsPerRound = v.n })},
-	{Section: secOrch, Name: "voting_threshold", Type: TypeInt, Status: Refused, Since: "0.1.49",
-		Doc:     "Strictness of the checklist gate, 0-10.",
-		Why:     "it sets the checklist gate of `voting_sensitivity: checklist_gated`, which this build does not have",
-		Instead: "remove it; voting_sensitivity (lenient, balanced, strict) sets how critical votes are"},
-	{Section: secOrch, Name: "checklist_require_gap_report", Type: TypeBool, Default: "true", Status: Ignored, Since: "0.1.9x",
-		Needs: needsChecklist, Doc: "Checklist voting: require a gap report before the verdict."},
+	{Section: secOrch, Name: "voting_threshold", Type: TypeInt, Default: "5", Status: Implemented, Since: "0.1.49",
+		Doc:  "Checklist voting: strictness of the gate, 0 (strictest: vote only when little is left to improve) to 10 (vote once answers are adequate).",
+		hint: "use 0 to 10", check: between(0, 10),
+		set: orch(func(o *Orchestrator, v value) { n := v.n; o.VotingThreshold = &n })},
+	{Section: secOrch, Name: "checklist_require_gap_report", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.9x",
+		Doc: "checklist_gated: require a gap report (report_path or report) with every checklist.",
+		set: checklist(func(c *Checklist, v value) { c.RequireGapReport = v.b })},
 	{Section: secOrch, Name: "gap_report_mode", Type: TypeEnum, Enum: []string{"changedoc", "separate", "none"}, Default: "changedoc",
-		Status: Ignored, Since: "0.1.9x", Needs: needsChecklist, Doc: "Checklist voting: where the gap report goes."},
-	{Section: secOrch, Name: "max_checklist_calls_per_round", Type: TypeInt, Default: "1", Status: Ignored, Since: "0.1.9x",
-		Needs: needsChecklist, check: atLeast(1), Doc: "Checklist voting: submit_checklist calls per answer."},
-	{Section: secOrch, Name: "checklist_first_answer", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.9x",
-		Needs: needsChecklist, Doc: "Checklist voting: gate the first answer too."},
+		Status: Implemented, Since: "0.1.9x", Doc: "checklist_gated: none asks for no gap report; changedoc and separate ask for one (this build has no changedoc, so both mean a separate report).",
+		set: checklist(func(c *Checklist, v value) { c.GapReportMode = v.s })},
+	{Section: secOrch, Name: "max_checklist_calls_per_round", Type: TypeInt, Default: "1", Status: Implemented, Since: "0.1.9x",
+		check: atLeast(1), Doc: "checklist_gated: accepted submit_checklist calls per turn (one more when the answers change).",
+		set: checklist(func(c *Checklist, v value) { c.MaxCallsPerRound = v.n })},
+	{Section: secOrch, Name: "checklist_first_answer", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.9x",
+		Doc: "checklist_gated: allow submit_checklist before the agent's first answer.",
+		set: checklist(func(c *Checklist, v value) { c.FirstAnswer = v.b })},
 	{Section: secOrch, Name: "allow_midstream_peer_updates_before_checklist_submit", Type: TypeBool, Status: Ignored, Since: "0.1.9x",
 		Needs: needsChecklist, Doc: "Checklist voting: deliver peer updates before the first checklist."},
 	{Section: secOrch, Name: "defer_peer_updates_until_restart", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.49",
@@ -287,5 +297,16 @@ func (w *walker) checkPresenter(t *target, defs []agentDef) {
 	if t.cfg.Orchestrator.FinalAnswerStrategy == StrategyWinnerReuse {
 		w.warnAt(g.loc, "`presenter_agent` is unused: the winner's answer is reused as is, without a presentation call",
 			"remove presenter_agent, or use `final_answer_strategy: winner_present` or `synthesize`", g.keyN)
+	}
+}
+
+// between checks that an int is within [lo, hi].
+func between(lo, hi int) func(w *walker, v *value) bool {
+	return func(w *walker, v *value) bool {
+		if v.n < lo || v.n > hi {
+			w.errf(v.f, fmt.Sprintf("use %d to %d", lo, hi), "%s must be between %d and %d, not %d", v.f.key, lo, hi, v.n)
+			return false
+		}
+		return true
 	}
 }

@@ -273,6 +273,7 @@ func defaults() *Config {
 			FailureBudget:       3,
 			Fairness:            Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator:    PersonaGenerator{DiversityMode: "perspective"},
+			Checklist:           Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1},
 		},
 		UI: UI{DisplayType: "rich_terminal", LoggingEnabled: true},
 		Timeouts: Timeouts{

@@ -181,7 +181,7 @@ var (
 
 func init() {
 	for _, group := range [][]Key{rootKeys, agentKeys, uiKeys, timeoutKeys, orchestratorKeys, protocolKeys, coordinationKeys,
-		personaKeys, orchestratorTimeoutKeys, permissionKeys, backendKeys, mcpKeys, customToolKeys, contextPathKeys, scriptedKeys, faultKeys, toolCallKeys} {
+		personaKeys, orchestratorTimeoutKeys, permissionKeys, backendKeys, mcpKeys, customToolKeys, contextPathKeys, scriptedKeys, faultKeys, toolCallKeys, criterionKeys} {
 		for i := range group {
 			k := &group[i]
 			s := sections[k.Section]

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -82,10 +83,29 @@ func TestParse_V09xKeys(t *testing.T) {
 				"E 9:21 orchestrator.fairness_enabled | fairness_enabled must be a boolean"}, nil},
 		{"lead cap without fairness", orch("  fairness_enabled: false\n  fairness_lead_cap_answers: 1\n"),
 			[]string{"W 8:3 orchestrator.fairness_lead_cap_answers | no effect with `fairness_enabled: false`"}, nil},
-		{"voting_threshold", orch("  voting_threshold: 3\n"),
-			[]string{"E 7:3 orchestrator.voting_threshold | `voting_threshold` is not supported yet: it sets the checklist gate of `voting_sensitivity: checklist_gated`"}, nil},
-		{"checklist_gated", orch("  voting_sensitivity: checklist_gated\n"),
-			[]string{"E 7:3 orchestrator.voting_sensitivity | `voting_sensitivity: checklist_gated` is not supported yet | use `lenient`, `balanced` or `strict`"}, nil},
+		{"checklist_gated", orch("  voting_sensitivity: checklist_gated\n  voting_threshold: 3\n  checklist_require_gap_report: false\n" +
+			"  max_checklist_calls_per_round: 2\n  checklist_first_answer: true\n  coordination: {checklist_criteria_preset: planning}\n"), nil,
+			func(t *testing.T, c *Config) {
+				o := c.Orchestrator
+				want := Checklist{RequireGapReport: false, GapReportMode: "changedoc", MaxCallsPerRound: 2, FirstAnswer: true, CriteriaPreset: "planning"}
+				if o.VotingSensitivity != "checklist_gated" || o.VotingThreshold == nil || *o.VotingThreshold != 3 || !reflect.DeepEqual(o.Checklist, want) {
+					t.Errorf("sensitivity %q threshold %v checklist %+v", o.VotingSensitivity, o.VotingThreshold, o.Checklist)
+				}
+			}},
+		{"checklist inline criteria", orch("  voting_sensitivity: checklist\n  coordination:\n    checklist_criteria_inline:\n" +
+			"      - {text: The result is right., category: primary}\n      - {description: It is short., category: could}\n      - Cites a source.\n"), nil,
+			func(t *testing.T, c *Config) {
+				want := []ChecklistCriterion{{"The result is right.", "primary"}, {"It is short.", "stretch"}, {"Cites a source.", "standard"}}
+				if !reflect.DeepEqual(c.Orchestrator.Checklist.CriteriaInline, want) {
+					t.Errorf("inline criteria %+v", c.Orchestrator.Checklist.CriteriaInline)
+				}
+			}},
+		{"checklist bad values", orch("  voting_threshold: 11\n  coordination:\n    checklist_criteria_preset: poetry\n    checklist_criteria_inline: [{category: primary}]\n"),
+			[]string{"E 7:21 orchestrator.voting_threshold | must be between 0 and 10",
+				"E 9:32 orchestrator.coordination.checklist_criteria_preset | `poetry`",
+				"E 10:33 orchestrator.coordination.checklist_criteria_inline[0] | a checklist criterion needs its text"}, nil},
+		{"checklist_gated per agent", "agents:\n  - id: a\n    voting_sensitivity: checklist_gated\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"E 3:5 agents[0].voting_sensitivity | `voting_sensitivity: checklist_gated` is not supported yet"}, nil},
 		{"per-agent voting_sensitivity", "agents:\n  - id: a\n    voting_sensitivity: strict\n    backend: {type: scripted, answers: [hi]}\n  - id: b\n    backend: {type: scripted, answers: [hi]}\n",
 			nil, func(t *testing.T, c *Config) {
 				if c.Agents[0].VotingSensitivity != "strict" || c.Agents[1].VotingSensitivity != "" || c.Orchestrator.VotingSensitivity != "lenient" {
@@ -181,8 +201,8 @@ func TestParse_RefusedByName(t *testing.T) {
 		{"tuning written before its feature", okAgents + "orchestrator:\n  coordination:\n    subagent_max_concurrent: 2\n    enable_subagents: true\n",
 			[]string{"E 6:5 orchestrator.coordination.subagent_max_concurrent | it tunes `enable_subagents`",
 				"E 7:5 orchestrator.coordination.enable_subagents | `enable_subagents: true` is not supported yet"}},
-		{"checklist tuning across sections", okAgents + "orchestrator:\n  voting_sensitivity: checklist_gated\n  coordination: {fast_iteration_mode: true}\n",
-			[]string{"E 5:3 orchestrator.voting_sensitivity | `voting_sensitivity: checklist_gated` is not supported yet",
+		{"checklist tuning across sections", okAgents + "orchestrator:\n  voting_sensitivity: roi\n  coordination: {fast_iteration_mode: true}\n",
+			[]string{"E 5:3 orchestrator.voting_sensitivity | `voting_sensitivity: roi` is not supported yet",
 				"E 6:18 orchestrator.coordination.fast_iteration_mode | it tunes `orchestrator.voting_sensitivity`"}},
 		{"agent key tuning the orchestrator", "agents:\n  - id: a\n    subtask: research\n    backend: {type: scripted, answers: [hi]}\norchestrator: {coordination_mode: decomposition}\n",
 			[]string{"E 3:5 agents[0].subtask | it tunes `orchestrator.coordination_mode`",

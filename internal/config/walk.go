@@ -25,6 +25,7 @@ type target struct {
 	fault   *Fault
 	call    *ScriptedToolCall
 	perm    *Permissions
+	crit    *ChecklistCriterion
 	// Root-level fields the checks after the whole file need.
 	agentF, agentsF *field
 	presenterF      *field

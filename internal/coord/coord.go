@@ -38,6 +38,8 @@ type Settings struct {
 	// up or vote (MassGen's pre-start pause), instead of letting it start a turn in which it
 	// can only vote.
 	FairnessPause bool
+	// Checklist, when set, gates votes on checklists (voting_sensitivity: checklist_gated).
+	Checklist *ChecklistSettings
 }
 
 // Answer is one accepted answer.
@@ -72,6 +74,10 @@ type agentState struct {
 	deferred bool
 	// view is what the agent is shown when it reads a bounded view of its peers (SetView).
 	view []int
+	// checklist is the agent's latest accepted checklist; checklistCalls counts those of
+	// its current turn.
+	checklist      *Checklist
+	checklistCalls int
 }
 
 // Machine holds the protocol state of one coordination. It is not safe for concurrent use.

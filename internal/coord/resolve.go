@@ -176,6 +176,11 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 		return retryOne(calls, c, fmt.Sprintf("you may vote only for an answer you were shown: %s", strings.Join(shown, ", ")))
 	}
 	ans, _ := m.Current(target)
+	if m.s.Checklist != nil {
+		if msg := m.checklistBlocksVote(i, target, seen); msg != "" {
+			return retryOne(calls, c, msg)
+		}
+	}
 	v := Vote{Voter: i, Target: target, TargetLabel: Label(target), AnswerLabel: ans.Label,
 		Reason: strings.TrimSpace(args.Reason), Version: m.version}
 	if view != nil {

@@ -159,6 +159,7 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 		}
 	}
 	c.injected = 0
+	s.m.BeginRound(i)
 	s.syncSeenLocked(i, c)
 	c.round = s.roundClock(round)
 	s.publish(event.TurnStarted{Agent: s.agents[i].ID, Version: c.seen, Available: c.labels, Fresh: c.fresh()})
@@ -175,6 +176,7 @@ func (s *session) coordinationPrompt(i int) prompt.Coordination {
 		SkipVoting:        s.skipVoting,
 		DeferVoting:       o.DeferVotingUntilAllAnswered,
 	}
+	c.Checklist = s.checklistSection(c.VotingSensitivity)
 	if i < len(s.personas) {
 		c.Persona = s.personas[i]
 	}
@@ -257,7 +259,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if s.skipVoting {
 			workflow = prompt.AnswerTools()
 		}
-		tools := append(a.Tools.Specs(), workflow...)
+		tools := append(append(a.Tools.Specs(), workflow...), s.checklistTools(c.labels)...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}

@@ -17,6 +17,7 @@ import (
 
 	"massgen/internal/config"
 	"massgen/internal/coord"
+	"massgen/internal/criteria"
 	"massgen/internal/event"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
@@ -130,6 +131,8 @@ type session struct {
 
 	// skipVoting is skip_voting, or MassGen's quick synthesize run that implies it.
 	skipVoting bool
+	// criteria are the checklist voting criteria (checklist.go).
+	criteria []criteria.Criterion
 	// overBudget is set by the call that spends max_cost_usd; coordination ends as soon as
 	// that call's response has been acted on (guarded by mu).
 	overBudget bool
@@ -155,6 +158,14 @@ func Run(ctx context.Context, o Options) Result {
 	if orch.Fairness.Enabled {
 		leadCap = orch.Fairness.LeadCapAnswers
 	}
+	items, critErr := Criteria(orch.Checklist)
+	if critErr != nil {
+		items = criteria.Default() // config validation refuses such lists; this is a library caller's
+	}
+	gate := checklistSettings(orch, items)
+	if skip {
+		gate = nil
+	}
 	s := &session{
 		o:          o,
 		agents:     o.Agents,
@@ -164,6 +175,7 @@ func Run(ctx context.Context, o Options) Result {
 		convs:      make([]conversation, len(o.Agents)),
 		turnOf:     make([]int, len(o.Agents)),
 		bounded:    boundedView(orch, len(o.Agents)),
+		criteria:   items,
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -177,6 +189,7 @@ func Run(ctx context.Context, o Options) Result {
 			// MassGen pauses an agent at the lead cap only while peers' answers reach it
 			// (FairnessGate.should_pause_agent_for_fairness returns early on disable_injection).
 			FairnessPause: leadCap > 0 && !orch.DisableInjection,
+			Checklist:     gate,
 		}),
 	}
 	start := o.Now()

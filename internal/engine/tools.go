@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"massgen/internal/coord"
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/tool"
@@ -21,6 +22,10 @@ const eventContentLimit = 4 << 10
 func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []provider.ToolCall) {
 	a := s.agents[i]
 	for _, tc := range calls {
+		if tc.Name == coord.ToolSubmitChecklist && s.m.Gated() {
+			s.runChecklist(ctx, i, c, tc)
+			continue
+		}
 		res, d := s.runTool(ctx, a, tc, c.round.cut)
 		content := res.Content
 		ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, IsError: res.IsError, DurationMS: float64(d.Microseconds()) / 1000}

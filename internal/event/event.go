@@ -275,6 +275,39 @@ type AnswerSubmitted struct {
 	Invalidated []string `json:"invalidated,omitempty"`
 }
 
+// ChecklistSubmitted: an agent's submit_checklist call was accepted (checklist_gated). Version
+// is the answer-set version it scored; Verdict is vote or new_answer; Best the label ranked
+// best, correctness first; Forced a vote verdict only because the agent cannot answer again.
+type ChecklistSubmitted struct {
+	Agent              string            `json:"agent"`
+	CallID             string            `json:"call_id"`
+	Version            int               `json:"version"`
+	Verdict            string            `json:"verdict"`
+	Best               string            `json:"best,omitempty"`
+	Forced             bool              `json:"forced,omitempty"`
+	Required           int               `json:"required"`
+	Cutoff             int               `json:"cutoff"`
+	EffectiveThreshold int               `json:"effective_threshold"`
+	Scores             []ChecklistScores `json:"scores,omitempty"`
+}
+
+// ChecklistScores are one answer's scores in a checklist.
+type ChecklistScores struct {
+	Label     string          `json:"label"`
+	TrueCount int             `json:"true_count"`
+	Total     int             `json:"total"`
+	Primary   int             `json:"primary"`
+	Items     []ChecklistItem `json:"items"`
+}
+
+// ChecklistItem is one criterion's score.
+type ChecklistItem struct {
+	ID        string `json:"id"`
+	Score     int    `json:"score"`
+	Passed    bool   `json:"passed"`
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
 // VoteCast: a vote was accepted and counts while Version is current.
 type VoteCast struct {
 	Agent       string `json:"agent"`
@@ -425,33 +458,34 @@ type SessionEnded struct {
 	DurationSeconds float64 `json:"duration_seconds"`
 }
 
-func (SessionStarted) Type() string    { return "session_started" }
-func (TurnStarted) Type() string       { return "turn_started" }
-func (ModelCalled) Type() string       { return "model_called" }
-func (TextDelta) Type() string         { return "text_delta" }
-func (ReasoningDelta) Type() string    { return "reasoning_delta" }
-func (ToolCalled) Type() string        { return "tool_called" }
-func (ToolCallStreaming) Type() string { return "tool_call_streaming" }
-func (ToolRejected) Type() string      { return "tool_rejected" }
-func (ToolResult) Type() string        { return "tool_result" }
-func (ToolOutput) Type() string        { return "tool_output" }
-func (ToolServerStatus) Type() string  { return "tool_server_status" }
-func (PlanningDecided) Type() string   { return "planning_decided" }
-func (PersonasGenerated) Type() string { return "personas_generated" }
-func (RoundTimeout) Type() string      { return "round_timeout" }
-func (VoteDeferred) Type() string      { return "vote_deferred" }
-func (AgentWaiting) Type() string      { return "agent_waiting" }
-func (EnforcementSent) Type() string   { return "enforcement_sent" }
-func (AnswerSubmitted) Type() string   { return "answer_submitted" }
-func (VoteCast) Type() string          { return "vote_cast" }
-func (VoteIgnored) Type() string       { return "vote_ignored" }
-func (AgentError) Type() string        { return "agent_error" }
-func (AgentDead) Type() string         { return "agent_dead" }
-func (UsageReported) Type() string     { return "usage" }
-func (CoordinationEnded) Type() string { return "coordination_ended" }
-func (FinalStarted) Type() string      { return "final_started" }
-func (FinalAnswer) Type() string       { return "final_answer" }
-func (SessionEnded) Type() string      { return "session_ended" }
+func (SessionStarted) Type() string     { return "session_started" }
+func (TurnStarted) Type() string        { return "turn_started" }
+func (ModelCalled) Type() string        { return "model_called" }
+func (TextDelta) Type() string          { return "text_delta" }
+func (ReasoningDelta) Type() string     { return "reasoning_delta" }
+func (ToolCalled) Type() string         { return "tool_called" }
+func (ToolCallStreaming) Type() string  { return "tool_call_streaming" }
+func (ToolRejected) Type() string       { return "tool_rejected" }
+func (ToolResult) Type() string         { return "tool_result" }
+func (ToolOutput) Type() string         { return "tool_output" }
+func (ToolServerStatus) Type() string   { return "tool_server_status" }
+func (PlanningDecided) Type() string    { return "planning_decided" }
+func (PersonasGenerated) Type() string  { return "personas_generated" }
+func (RoundTimeout) Type() string       { return "round_timeout" }
+func (VoteDeferred) Type() string       { return "vote_deferred" }
+func (AgentWaiting) Type() string       { return "agent_waiting" }
+func (EnforcementSent) Type() string    { return "enforcement_sent" }
+func (AnswerSubmitted) Type() string    { return "answer_submitted" }
+func (VoteCast) Type() string           { return "vote_cast" }
+func (ChecklistSubmitted) Type() string { return "checklist_submitted" }
+func (VoteIgnored) Type() string        { return "vote_ignored" }
+func (AgentError) Type() string         { return "agent_error" }
+func (AgentDead) Type() string          { return "agent_dead" }
+func (UsageReported) Type() string      { return "usage" }
+func (CoordinationEnded) Type() string  { return "coordination_ended" }
+func (FinalStarted) Type() string       { return "final_started" }
+func (FinalAnswer) Type() string        { return "final_answer" }
+func (SessionEnded) Type() string       { return "session_ended" }
 
 // decoders maps a type name to a function that decodes its payload.
 var decoders = map[string]func(json.RawMessage) (Payload, error){}
@@ -485,6 +519,7 @@ func init() {
 	register[EnforcementSent]()
 	register[AnswerSubmitted]()
 	register[VoteCast]()
+	register[ChecklistSubmitted]()
 	register[VoteIgnored]()
 	register[AgentError]()
 	register[AgentDead]()

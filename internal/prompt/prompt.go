@@ -78,6 +78,9 @@ type Coordination struct {
 	AnswerNovelty     string
 	// SkipVoting: the session has no vote; DeferVoting: votes wait for every agent's answer.
 	SkipVoting, DeferVoting bool
+	// Checklist is the checklist voting section (ChecklistSection); it replaces the voting
+	// sensitivity's line.
+	Checklist string
 }
 
 // System returns the coordination system prompt: the agent's own system message, then the
@@ -136,6 +139,9 @@ Rules:
 	s := sensitivity[c.VotingSensitivity]
 	if s == "" {
 		s = sensitivity["lenient"]
+	}
+	if c.Checklist != "" {
+		s = c.Checklist
 	}
 	b.WriteString("- " + s + "\n")
 	if n := novelty[c.AnswerNovelty]; n != "" {

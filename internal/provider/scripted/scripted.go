@@ -116,7 +116,22 @@ func (p *Provider) plan(req provider.Request) *plan {
 	case fault == config.FaultTruncated:
 		pl = p.coordination(v, p.decide(v, rejected), "")
 	default:
-		pl = p.coordination(v, p.decide(v, rejected), fault)
+		act := p.decide(v, rejected)
+		if ct, gated := readChecklistTool(req); gated && act.kind == actVote && fault == "" {
+			// Checklist-gated voting: score first, then follow the verdict.
+			cv, scored := lastVerdict(req)
+			switch {
+			case !scored:
+				pl = p.checklistCall(v, ct)
+			case cv.Verdict == toolNewAnswer && p.next < len(p.script.Answers) && v.answerOffered:
+				act = action{kind: actAnswer, index: p.next, content: p.script.Answers[p.next]}
+			case cv.Best != "":
+				act.label = cv.Best
+			}
+		}
+		if pl == nil {
+			pl = p.coordination(v, act, fault)
+		}
 	}
 	if fault == config.FaultTruncated {
 		pl.truncate()

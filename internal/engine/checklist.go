@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"massgen/internal/config"
+	"massgen/internal/coord"
+	"massgen/internal/criteria"
+	"massgen/internal/event"
+	"massgen/internal/prompt"
+	"massgen/internal/provider"
+)
+
+// Checklist voting in a session: the criteria and gate settings for coord, the prompt's
+// checklist section, and the submit_checklist tool, which the engine runs itself (the rules
+// live in coord; reading a gap report from the agent's workspace lives here).
+
+// maxReportChars caps what is read of a gap report file: only its length matters.
+const maxReportChars = 64 << 10
+
+// Criteria returns the checklist criteria a config asks for: the inline list, else the preset,
+// else the default list (correctness first).
+func Criteria(c config.Checklist) ([]criteria.Criterion, error) {
+	if len(c.CriteriaInline) > 0 {
+		list := make([]criteria.Inline, len(c.CriteriaInline))
+		for k, x := range c.CriteriaInline {
+			list[k] = criteria.Inline{Text: x.Text, Category: x.Category}
+		}
+		items, err := criteria.FromInline(list)
+		if err != nil {
+			return nil, fmt.Errorf("orchestrator.coordination.checklist_criteria_inline: %w", err)
+		}
+		return items, nil
+	}
+	if c.CriteriaPreset != "" {
+		return criteria.Preset(c.CriteriaPreset)
+	}
+	return criteria.Default(), nil
+}
+
+// isChecklist reports whether a voting sensitivity is one of the checklist modes.
+func isChecklist(sensitivity string) bool {
+	switch sensitivity {
+	case prompt.SensitivityChecklist, prompt.SensitivityChecklistScored, prompt.SensitivityChecklistGated:
+		return true
+	}
+	return false
+}
+
+// checklistSettings are coord's gate settings for a session, nil unless it is checklist_gated.
+func checklistSettings(o config.Orchestrator, items []criteria.Criterion) *coord.ChecklistSettings {
+	if o.VotingSensitivity != prompt.SensitivityChecklistGated {
+		return nil
+	}
+	c := o.Checklist
+	return &coord.ChecklistSettings{
+		Criteria:         items,
+		Threshold:        threshold(o),
+		MaxCallsPerRound: cmp.Or(c.MaxCallsPerRound, 1),
+		FirstAnswer:      c.FirstAnswer,
+		RequireReport:    c.RequireGapReport && c.GapReportMode != "none",
+	}
+}
+
+func threshold(o config.Orchestrator) int {
+	if o.VotingThreshold != nil {
+		return *o.VotingThreshold
+	}
+	return config.DefaultVotingThreshold
+}
+
+// checklistSection is agent i's checklist prompt section ("" when its sensitivity is not a
+// checklist mode). The visible rule of checklist and checklist_scored is the gate of a full
+// answer budget: the prompt is written once per conversation (P10).
+func (s *session) checklistSection(sensitivity string) string {
+	if !isChecklist(sensitivity) || len(s.criteria) == 0 {
+		return ""
+	}
+	o := s.o.Orchestrator
+	total := cmp.Or(o.MaxNewAnswersPerAgent, coord.DefaultAnswerBudget)
+	g := coord.GateFor(threshold(o), total, total, len(s.criteria))
+	c := o.Checklist
+	return prompt.ChecklistSection(sensitivity, s.criteria,
+		prompt.ChecklistRule{Threshold: threshold(o), Required: g.Required, Cutoff: g.Cutoff},
+		c.RequireGapReport && c.GapReportMode != "none")
+}
+
+// checklistTools is the submit_checklist tool for an agent that has read labels, when votes
+// are gated.
+func (s *session) checklistTools(labels []string) []provider.ToolSpec {
+	if !s.m.Gated() {
+		return nil
+	}
+	return []provider.ToolSpec{prompt.ChecklistTool(s.criteria, labels)}
+}
+
+// runChecklist runs one submit_checklist call of agent i and appends its result.
+func (s *session) runChecklist(ctx context.Context, i int, c *conversation, tc provider.ToolCall) {
+	a := s.agents[i]
+	start := s.o.Now()
+	args, err := coord.ParseChecklistArgs(tc.Arguments)
+	var report string
+	if err == nil {
+		report, err = s.gapReport(ctx, a, c, args)
+	}
+	var out coord.ChecklistOutcome
+	if err != nil {
+		out.Error = err.Error()
+	} else {
+		s.mu.Lock()
+		var visible []int
+		for k, n := range c.shown {
+			if n > 0 {
+				visible = append(visible, k)
+			}
+		}
+		out = s.m.SubmitChecklist(i, args, visible, c.seen, report)
+		s.mu.Unlock()
+	}
+	d := s.o.Now().Sub(start)
+	if out.Error != "" {
+		s.publish(event.ToolRejected{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Error: out.Error})
+		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: "Error: " + out.Error, IsError: true})
+		return
+	}
+	ck := out.Checklist
+	body, _ := json.Marshal(checklistResult{Status: "accepted", Checklist: ck})
+	s.publish(checklistEvent(a.ID, tc.ID, ck))
+	ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, DurationMS: float64(d.Microseconds()) / 1000}
+	ev.Content, ev.Truncated = cut(string(body), eventContentLimit)
+	s.publish(ev)
+	c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: string(body)})
+}
+
+// checklistResult is what the agent reads back: MassGen's accepted payload, in our fields.
+type checklistResult struct {
+	Status string `json:"status"`
+	coord.Checklist
+}
+
+func checklistEvent(agent, callID string, ck coord.Checklist) event.ChecklistSubmitted {
+	ev := event.ChecklistSubmitted{Agent: agent, CallID: callID, Version: ck.Version, Verdict: ck.Verdict, Best: ck.BestLabel,
+		Forced: ck.Forced, Required: ck.Gate.Required, Cutoff: ck.Gate.Cutoff, EffectiveThreshold: ck.Gate.Effective}
+	for _, sc := range ck.Scores {
+		as := event.ChecklistScores{Label: sc.Label, TrueCount: sc.TrueCount, Total: sc.Total, Primary: sc.Primary}
+		for _, it := range sc.Items {
+			as.Items = append(as.Items, event.ChecklistItem{ID: it.ID, Score: it.Score, Passed: it.Passed, Reasoning: it.Reasoning})
+		}
+		ev.Scores = append(ev.Scores, as)
+	}
+	return ev
+}
+
+// gapReport returns the gap report of a checklist: the inline text, or the file at report_path
+// read with the agent's own read_file tool, so that the workspace's confinement applies.
+func (s *session) gapReport(ctx context.Context, a Agent, c *conversation, args coord.ChecklistArgs) (string, error) {
+	if args.ReportPath == "" {
+		return args.Report, nil
+	}
+	if _, ok := a.Tools.Find("read_file"); !ok {
+		return "", fmt.Errorf(`report_path %q cannot be read: you have no workspace; pass the gap report's text as "report" instead`, clipText(args.ReportPath))
+	}
+	path, _ := json.Marshal(map[string]string{"path": args.ReportPath})
+	res, _ := s.runTool(ctx, a, provider.ToolCall{Name: "read_file", Arguments: string(path)}, c.round.cut)
+	if res.IsError {
+		return "", fmt.Errorf("report_path %q cannot be read: %s", clipText(args.ReportPath), clipText(res.Content))
+	}
+	report, _ := cut(res.Content, maxReportChars)
+	return report, nil
+}
+
+func clipText(s string) string {
+	out, cutOff := cut(s, 200)
+	if cutOff {
+		out += "…"
+	}
+	return out
+}
