@@ -77,7 +77,6 @@ func TestSubmitChecklist_VerdictAndVoteGate(t *testing.T) {
 	}
 	both := []int{0, 1}
 	// The gate with 1 answer of 5 used: effective 4, required 3, cutoff 8.
-	// The gate with 1 answer of 5 used: effective 4, required 3, cutoff 8.
 	out := m.SubmitChecklist(0, scores(map[string][]int{"agent1": {2, 10, 10, 10}, "agent2": {9, 8, 8, 6}}), both, m.Version(), "")
 	if out.Error != "" {
 		t.Fatal(out.Error)
