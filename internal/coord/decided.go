@@ -1,0 +1,45 @@
+package coord
+
+// Decided reports whether the votes that count now settle the winner, and which agent it is:
+// however the live agents that hold no current vote go on to vote (each once, for any agent
+// with an answer), the winner by P5 stays the same. It assumes no new answer arrives; a new
+// answer makes every vote stale, so a caller that ends coordination on Decided (to save the
+// remaining rounds' time and tokens) gives up the improvements those agents might still
+// write, which is why it is a setting and not the protocol.
+//
+// With every live agent voted it is the same as Converged; with no answer it is false.
+func (m *Machine) Decided() (winner int, ok bool) {
+	if m.Live() == 0 {
+		return -1, false
+	}
+	r := m.Winner()
+	if r.Winner < 0 {
+		return -1, false
+	}
+	pending := 0
+	for i, a := range m.agents {
+		if a.dead {
+			continue
+		}
+		if _, voted := m.CurrentVote(i); !voted {
+			pending++
+		}
+	}
+	lead := 0
+	for _, c := range r.Tally {
+		if c.Agent == r.Winner {
+			lead = c.Votes
+		}
+	}
+	for _, c := range r.Tally {
+		if c.Agent == r.Winner {
+			continue
+		}
+		// Every pending vote going to c is the best c can do; ties go to the earlier agent.
+		best := c.Votes + pending
+		if best > lead || (best == lead && c.Agent < r.Winner) {
+			return -1, false
+		}
+	}
+	return r.Winner, true
+}
