@@ -181,6 +181,10 @@ type Orchestrator struct {
 	// Checklist tunes checklist voting (voting_sensitivity checklist, checklist_scored,
 	// checklist_gated).
 	Checklist Checklist
+	// EndWhenDecided ends coordination as soon as the votes cast settle the winner: no way the
+	// agents still to vote could vote changes it (coord.Machine.Decided). It saves their rounds
+	// at the price of the improvements they might still have written.
+	EndWhenDecided bool
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
 

@@ -496,5 +496,7 @@ func (s *session) checkEndLocked() {
 		s.endLocked(event.EndAllAnswered)
 	case s.m.Converged():
 		s.endLocked(event.EndConsensus)
+	case s.o.Orchestrator.EndWhenDecided && !s.skipVoting && s.decidedLocked():
+		s.endLocked(event.EndDecided)
 	}
 }

@@ -112,7 +112,7 @@ func (s *session) present(ctx context.Context) Result {
 			res.Status, res.ExitCode, res.Err = event.StatusInterrupted, 4, errors.New("interrupted during the final presentation")
 		}
 	} else if hasStored {
-		fallback = reason != event.EndConsensus && reason != event.EndBudget && reason != event.EndAllAnswered
+		fallback = reason != event.EndConsensus && reason != event.EndBudget && reason != event.EndAllAnswered && reason != event.EndDecided
 	}
 	if strings.TrimSpace(content) == "" {
 		res.Status, res.ExitCode = event.StatusFailed, 2

@@ -381,6 +381,9 @@ const (
 	// EndAllAnswered: with skip_voting, every live agent has answered (or
 	// max_new_answers_global allows no more): the winner is chosen without votes.
 	EndAllAnswered = "all_answered"
+	// EndDecided: with end_when_decided, the votes cast settled the winner before every live
+	// agent had voted (coord.Machine.Decided).
+	EndDecided = "decided"
 )
 
 // CoordinationEnded: no more answers or votes. Winner is "" when no agent has an answer.

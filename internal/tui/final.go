@@ -103,6 +103,8 @@ func (m *Model) why() string {
 	switch s.EndReason {
 	case event.EndConsensus:
 		sb.WriteString(" Coordination ended when every live agent had voted.")
+	case event.EndDecided:
+		sb.WriteString(" Coordination ended once the remaining votes could no longer change the winner (orchestrator.end_when_decided).")
 	case event.EndTimeout:
 		sb.WriteString(" The session timed out, so the votes so far decided.")
 	case event.EndInterrupted:
