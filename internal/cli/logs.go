@@ -189,6 +189,10 @@ type turnReport struct {
 	Tokens     tokenReport   `json:"tokens"`
 	CostUSD    float64       `json:"cost_usd"`
 	Incomplete string        `json:"incomplete,omitempty"`
+	// Latency is the wall time and the critical path in one line; CriticalPathSeconds its
+	// calls added up.
+	Latency             string  `json:"latency,omitempty"`
+	CriticalPathSeconds float64 `json:"critical_path_seconds,omitempty"`
 }
 
 type agentReport struct {
@@ -266,6 +270,9 @@ func reportTurn(dir string, n int, now time.Time) turnReport {
 	if s.Ended {
 		end = s.EndTime
 	}
+	if cp := s.CriticalPath(end); len(cp.Steps) > 0 {
+		r.Latency, r.CriticalPathSeconds = cp.Summary(), cp.Path.Seconds()
+	}
 	if !s.StartTime.IsZero() {
 		r.Duration = max(0, end.Sub(s.StartTime).Seconds())
 	}
@@ -331,6 +338,9 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 			fmt.Fprintf(tw, "  Winner:   %s (%s)\n", t.Winner, t.WinnerAns)
 		}
 		fmt.Fprintf(tw, "  Tokens:   %s\n", tokenText(t.Tokens))
+		if t.Latency != "" {
+			fmt.Fprintf(tw, "  Latency:  %s\n", t.Latency)
+		}
 		if t.Error != "" {
 			fmt.Fprintf(tw, "  Error:    %s\n", oneLine(t.Error, 300))
 		}

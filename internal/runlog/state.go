@@ -51,6 +51,9 @@ const streamKeep = 64 << 10
 // and no I/O, so replaying a log gives the same State as the live run. Its exported fields are
 // read-only for callers: only Apply changes them. A State is not safe for concurrent use.
 type State struct {
+	// lat records the calls, for CriticalPath.
+	lat Calls
+
 	Question  string
 	Turn      int
 	SessionID string // the log_<timestamp> folder name
@@ -395,6 +398,7 @@ func (s *State) AgentsWithAnswers() []*Agent {
 // session-wide fields. Payloads are the value types package event defines.
 func (s *State) Apply(e event.Event) {
 	s.LastSeq, s.LastTime = e.Seq, e.Time
+	s.lat.Apply(e)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)

@@ -29,7 +29,48 @@ type statusFile struct {
 	Rounds []roundJSON `json:"rounds"`
 	// Ours: the MCP servers and their latest status ("died" once one died mid-run).
 	MCPServers map[string]statusServer `json:"mcp_servers,omitempty"`
+	// Ours: the wall time and the critical path, the calls that determined it.
+	Latency *statusLatency `json:"latency,omitempty"`
 }
+
+type statusLatency struct {
+	WallSeconds         float64      `json:"wall_seconds"`
+	CriticalPathSeconds float64      `json:"critical_path_seconds"`
+	Calls               int          `json:"calls"`
+	CriticalPath        []statusStep `json:"critical_path"`
+	// Omitted counts the earliest steps of the path left out of CriticalPath.
+	Omitted int `json:"critical_path_omitted,omitempty"`
+}
+
+type statusStep struct {
+	Agent string `json:"agent"`
+	Kind  string `json:"kind"`
+	Name  string `json:"name"`
+	// StartSeconds is when the call started, from the session's start.
+	StartSeconds float64 `json:"start_seconds"`
+	Seconds      float64 `json:"seconds"`
+}
+
+func latencyJSON(s *State, end time.Time) *statusLatency {
+	cp := s.CriticalPath(end)
+	if cp.Calls == 0 {
+		return nil
+	}
+	l := &statusLatency{WallSeconds: round3(cp.Wall.Seconds()), CriticalPathSeconds: round3(cp.Path.Seconds()), Calls: cp.Calls,
+		CriticalPath: []statusStep{}}
+	steps := cp.Steps
+	if len(steps) > maxPathShown {
+		l.Omitted = len(steps) - maxPathShown
+		steps = steps[l.Omitted:]
+	}
+	for _, st := range steps {
+		l.CriticalPath = append(l.CriticalPath, statusStep{Agent: st.Agent, Kind: st.Kind, Name: st.Name,
+			StartSeconds: round3(st.Start.Sub(s.StartTime).Seconds()), Seconds: round3(st.Seconds())})
+	}
+	return l
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 type statusServer struct {
 	Status string  `json:"status"`
@@ -236,6 +277,7 @@ func StatusJSON(s *State, now time.Time) []byte {
 		f.Results.FinalAnswerPreview = &p
 	}
 	f.Results.EndReason = optional(s.EndReason)
+	f.Latency = latencyJSON(s, end)
 	b, err := marshalIndent(f)
 	if err != nil {
 		// Only strings, numbers and bools: marshalling cannot fail.

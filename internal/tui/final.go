@@ -59,6 +59,9 @@ func (m *Model) finalScreen(w int) string {
 
 	section("Session")
 	fmt.Fprintf(&b, "  %s, exit code %d, %s\n", s.SessionStatus, s.ExitCode, elapsed(s.EndTime.Sub(s.StartTime)))
+	if cp := s.CriticalPath(s.EndTime); len(cp.Steps) > 0 {
+		b.WriteString("  latency: " + cp.Summary() + "\n")
+	}
 	if s.LogDir != "" {
 		b.WriteString("  log: " + s.LogDir + "\n")
 	}

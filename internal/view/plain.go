@@ -13,6 +13,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/runlog"
 	"massgen/internal/termtext"
 )
 
@@ -28,6 +29,7 @@ type Plain struct {
 	Calls     bool
 
 	labels  map[string]string // agent id -> agent<i>
+	calls   runlog.Calls      // for the critical path in the closing summary
 	partial map[string]*strings.Builder
 	order   []string
 	final   bool // inside the final presentation stream
@@ -57,6 +59,7 @@ func NewPlain(w io.Writer) *Plain {
 
 // Handle implements event.Sink.
 func (p *Plain) Handle(e event.Event) {
+	p.calls.Apply(e)
 	p.now = e.Time
 	switch v := e.Payload.(type) {
 	case event.SessionStarted:
@@ -224,6 +227,9 @@ func (p *Plain) Handle(e event.Event) {
 			for _, l := range p.spent.lines() {
 				p.line("%s", l)
 			}
+		}
+		if cp := p.calls.CriticalPath(e.Time); len(cp.Steps) > 0 {
+			p.line("latency: %s", cp.Summary())
 		}
 	}
 }

@@ -1,0 +1,233 @@
+package runlog
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"massgen/internal/event"
+)
+
+// The critical path of a session: the chain of model and tool calls that determined when it
+// ended. Walking back from the last call to end, each step's predecessor is the call that
+// ended last before it started: the agent's own previous call when it went straight on, or
+// the call of another agent whose answer (or vote) it was waiting for. The wall time minus
+// the path is time no call on the path was running: orchestration, and waits for nothing.
+
+// maxSteps caps the calls recorded: a run of hundreds of agents makes thousands.
+const maxSteps = 20000
+
+// maxPathShown caps the steps status.json and the summaries list; the rest are counted.
+const maxPathShown = 40
+
+// Step kinds.
+const (
+	StepModel = "model"
+	StepTool  = "tool"
+)
+
+// Step is one model or tool call.
+type Step struct {
+	Agent      string
+	Kind       string // StepModel or StepTool
+	Name       string // the stage (initial, enforcement, presentation, ...) or the tool
+	Start, End time.Time
+}
+
+// Seconds is how long the call ran.
+func (s Step) Seconds() float64 { return s.End.Sub(s.Start).Seconds() }
+
+// latency records calls from events.
+type latency struct {
+	steps []Step
+	open  map[string]int // agent -> index of its model call still running
+	over  bool           // maxSteps reached: the path is not computed
+}
+
+func (l *latency) apply(e event.Event) {
+	agent := ""
+	switch p := e.Payload.(type) {
+	case event.ModelCalled:
+		l.close(p.Agent, e.Time)
+		l.add(Step{Agent: p.Agent, Kind: StepModel, Name: string(p.Stage), Start: e.Time, End: e.Time}, true)
+		return
+	case event.TextDelta, event.ReasoningDelta, event.ToolCallStreaming, event.ToolOutput:
+		return // the call is still streaming
+	case event.ToolResult:
+		l.close(p.Agent, e.Time)
+		d := time.Duration(p.DurationMS * float64(time.Millisecond))
+		l.add(Step{Agent: p.Agent, Kind: StepTool, Name: p.Tool, Start: e.Time.Add(-d), End: e.Time}, false)
+		return
+	case event.UsageReported:
+		agent = p.Agent
+	case event.AnswerSubmitted:
+		agent = p.Agent
+	case event.VoteCast:
+		agent = p.Agent
+	case event.VoteIgnored:
+		agent = p.Agent
+	case event.VoteDeferred:
+		agent = p.Agent
+	case event.ToolRejected:
+		agent = p.Agent
+	case event.ToolCalled:
+		agent = p.Agent
+	case event.EnforcementSent:
+		agent = p.Agent
+	case event.AgentError:
+		agent = p.Agent
+	case event.ChecklistSubmitted:
+		agent = p.Agent
+	case event.FinalAnswer:
+		agent = p.Agent
+	case event.SessionEnded:
+		for a := range l.open {
+			l.close(a, e.Time)
+		}
+		return
+	}
+	if agent != "" {
+		l.close(agent, e.Time)
+	}
+}
+
+func (l *latency) add(s Step, open bool) {
+	if len(l.steps) >= maxSteps {
+		l.over = true
+		return
+	}
+	l.steps = append(l.steps, s)
+	if open {
+		if l.open == nil {
+			l.open = map[string]int{}
+		}
+		l.open[s.Agent] = len(l.steps) - 1
+	}
+}
+
+// close ends agent's running model call at t: the first sign of its response being acted on.
+func (l *latency) close(agent string, t time.Time) {
+	k, ok := l.open[agent]
+	if !ok {
+		return
+	}
+	l.steps[k].End = t
+	delete(l.open, agent)
+}
+
+// CriticalPath is a session's critical path.
+type CriticalPath struct {
+	Wall  time.Duration
+	Path  time.Duration // the calls on the path, added up
+	Steps []Step        // in time order
+	// Calls is how many calls the session made in all.
+	Calls int
+}
+
+// Calls records a session's model and tool calls from its events, for its critical path. The
+// zero value is ready to use; it is not safe for concurrent use.
+type Calls struct {
+	start time.Time
+	l     latency
+}
+
+// Apply records one event.
+func (c *Calls) Apply(e event.Event) {
+	if _, ok := e.Payload.(event.SessionStarted); ok {
+		c.start = e.Time
+	}
+	c.l.apply(e)
+}
+
+// CriticalPath returns the critical path of the calls recorded so far (see Calls.CriticalPath).
+func (s *State) CriticalPath(end time.Time) CriticalPath { return s.lat.CriticalPath(end) }
+
+// CriticalPath returns the critical path of the calls recorded so far, up to end. A call still
+// running counts until end.
+func (c *Calls) CriticalPath(end time.Time) CriticalPath {
+	l := &c.l
+	cp := CriticalPath{Calls: len(l.steps)}
+	if !c.start.IsZero() {
+		cp.Wall = max(end.Sub(c.start), 0)
+	}
+	if l.over || len(l.steps) == 0 {
+		return cp
+	}
+	steps := make([]Step, len(l.steps))
+	copy(steps, l.steps)
+	for _, k := range l.open {
+		steps[k].End = max2(steps[k].End, end)
+	}
+	// The last call to end, then back through predecessors.
+	cur := -1
+	for k, st := range steps {
+		if cur < 0 || !st.End.Before(steps[cur].End) {
+			cur = k
+		}
+	}
+	var rev []Step
+	for cur >= 0 {
+		st := steps[cur]
+		rev = append(rev, st)
+		cp.Path += st.End.Sub(st.Start)
+		cur = predecessor(steps, cur)
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		cp.Steps = append(cp.Steps, rev[i])
+	}
+	return cp
+}
+
+// slack is how close to a call's start its own agent's previous call must end to count as
+// what it went straight on from, rather than a wait on another agent.
+const slack = 5 * time.Millisecond
+
+// predecessor is the call that ended last at or before steps[k] started (another call of the
+// same agent preferred when it ended within slack of that), or -1.
+func predecessor(steps []Step, k int) int {
+	start := steps[k].Start
+	best, own := -1, -1
+	for j, st := range steps {
+		if j == k || st.End.After(start) || !st.Start.Before(start) {
+			continue
+		}
+		if best < 0 || st.End.After(steps[best].End) {
+			best = j
+		}
+		if st.Agent == steps[k].Agent && (own < 0 || st.End.After(steps[own].End)) {
+			own = j
+		}
+	}
+	if own >= 0 && best >= 0 && steps[best].End.Sub(steps[own].End) <= slack {
+		return own
+	}
+	return best
+}
+
+func max2(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// Summary is the critical path in one line: its share of the wall time and its calls.
+func (cp CriticalPath) Summary() string {
+	if len(cp.Steps) == 0 {
+		return fmt.Sprintf("wall %.2fs", cp.Wall.Seconds())
+	}
+	parts := make([]string, 0, min(len(cp.Steps), 8))
+	shown := cp.Steps
+	if len(shown) > 8 {
+		shown = shown[len(shown)-8:]
+	}
+	for _, st := range shown {
+		parts = append(parts, fmt.Sprintf("%s %s %.2fs", st.Agent, st.Name, st.Seconds()))
+	}
+	more := ""
+	if n := len(cp.Steps) - len(shown); n > 0 {
+		more = fmt.Sprintf("%d more, then ", n)
+	}
+	return fmt.Sprintf("wall %.2fs, critical path %.2fs over %d of %d calls: %s%s", cp.Wall.Seconds(), cp.Path.Seconds(),
+		len(cp.Steps), cp.Calls, more, strings.Join(parts, " → "))
+}

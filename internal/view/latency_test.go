@@ -1,0 +1,34 @@
+package view
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"massgen/internal/event"
+	"massgen/internal/provider"
+)
+
+// The closing summary names the critical path next to the wall time.
+func TestPlain_LatencyLine(t *testing.T) {
+	var b strings.Builder
+	p := NewPlain(&b)
+	t0 := time.Unix(1000, 0)
+	for _, e := range []struct {
+		s float64
+		p event.Payload
+	}{
+		{0, event.SessionStarted{Agents: []event.AgentInfo{{ID: "a", Label: "agent1"}}}},
+		{0, event.ModelCalled{Agent: "a", Stage: provider.StageInitial}},
+		{1, event.UsageReported{Agent: "a", Usage: provider.Usage{InputTokens: 1}}},
+		{1.5, event.ModelCalled{Agent: "a", Stage: provider.StagePresentation}},
+		{2, event.FinalAnswer{Agent: "a", Content: "x"}},
+		{2, event.SessionEnded{Status: "completed", DurationSeconds: 2}},
+	} {
+		p.Handle(event.Event{Time: t0.Add(time.Duration(e.s * float64(time.Second))), Payload: e.p})
+	}
+	want := "latency: wall 2.00s, critical path 1.50s over 2 of 2 calls: a initial_answer 1.00s → a presentation 0.50s"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, b.String())
+	}
+}
