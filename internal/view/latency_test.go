@@ -32,3 +32,19 @@ func TestPlain_LatencyLine(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}
 }
+
+// The final answer is written as it streams, before the presentation ends.
+func TestPlain_FinalAnswerStreams(t *testing.T) {
+	var b strings.Builder
+	p := NewPlain(&b)
+	p.Handle(event.Event{Payload: event.SessionStarted{Agents: []event.AgentInfo{{ID: "a", Label: "agent1"}}}})
+	p.Handle(event.Event{Payload: event.FinalStarted{Agent: "a"}})
+	p.Handle(event.Event{Payload: event.TextDelta{Agent: "a", Text: "First half, ", Presentation: true}})
+	if !strings.Contains(b.String(), "First half, ") {
+		t.Fatalf("the first delta is not out before the answer ends:\n%s", b.String())
+	}
+	p.Handle(event.Event{Payload: event.TextDelta{Agent: "a", Text: "second half.", Presentation: true}})
+	if !strings.Contains(b.String(), "First half, second half.") {
+		t.Fatalf("deltas not written in order:\n%s", b.String())
+	}
+}
