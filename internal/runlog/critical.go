@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,19 +159,19 @@ func (c *Calls) CriticalPath(end time.Time) CriticalPath {
 	for _, k := range l.open {
 		steps[k].End = max2(steps[k].End, end)
 	}
-	// The last call to end, then back through predecessors.
-	cur := -1
-	for k, st := range steps {
-		if cur < 0 || !st.End.Before(steps[cur].End) {
-			cur = k
-		}
+	// Back from the last call to end, through predecessors, found by binary search over the
+	// calls sorted by their end (all of them, and each agent's).
+	byEnd := sortedByEnd(steps, func(Step) bool { return true })
+	own := map[string][]int{}
+	for _, k := range byEnd {
+		own[steps[k].Agent] = append(own[steps[k].Agent], k)
 	}
 	var rev []Step
-	for cur >= 0 {
+	for cur := byEnd[len(byEnd)-1]; cur >= 0; {
 		st := steps[cur]
 		rev = append(rev, st)
 		cp.Path += st.End.Sub(st.Start)
-		cur = predecessor(steps, cur)
+		cur = predecessor(steps, byEnd, own[st.Agent], cur)
 	}
 	for i := len(rev) - 1; i >= 0; i-- {
 		cp.Steps = append(cp.Steps, rev[i])
@@ -178,30 +179,49 @@ func (c *Calls) CriticalPath(end time.Time) CriticalPath {
 	return cp
 }
 
+func sortedByEnd(steps []Step, keep func(Step) bool) []int {
+	idx := make([]int, 0, len(steps))
+	for k, st := range steps {
+		if keep(st) {
+			idx = append(idx, k)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return steps[a].End.Compare(steps[b].End) })
+	return idx
+}
+
 // slack is how close to a call's start its own agent's previous call must end to count as
 // what it went straight on from, rather than a wait on another agent.
 const slack = 5 * time.Millisecond
 
 // predecessor is the call that ended last at or before steps[k] started (another call of the
-// same agent preferred when it ended within slack of that), or -1.
-func predecessor(steps []Step, k int) int {
-	start := steps[k].Start
-	best, own := -1, -1
-	for j, st := range steps {
-		if j == k || st.End.After(start) || !st.Start.Before(start) {
-			continue
-		}
-		if best < 0 || st.End.After(steps[best].End) {
-			best = j
-		}
-		if st.Agent == steps[k].Agent && (own < 0 || st.End.After(steps[own].End)) {
-			own = j
-		}
-	}
-	if own >= 0 && best >= 0 && steps[best].End.Sub(steps[own].End) <= slack {
-		return own
+// same agent preferred when it ended within slack of that), or -1. all and own are indexes of
+// steps sorted by end.
+func predecessor(steps []Step, all, own []int, k int) int {
+	best := latestBefore(steps, all, k)
+	mine := latestBefore(steps, own, k)
+	if mine >= 0 && best >= 0 && steps[best].End.Sub(steps[mine].End) <= slack {
+		return mine
 	}
 	return best
+}
+
+// latestBefore is the call of sorted (by end) that ended last at or before steps[k] started,
+// other than k and calls starting no earlier than it, or -1.
+func latestBefore(steps []Step, sorted []int, k int) int {
+	start := steps[k].Start
+	n, _ := slices.BinarySearchFunc(sorted, start, func(j int, t time.Time) int {
+		if steps[j].End.After(t) {
+			return 1
+		}
+		return -1
+	})
+	for i := n - 1; i >= 0; i-- {
+		if j := sorted[i]; j != k && steps[j].Start.Before(start) {
+			return j
+		}
+	}
+	return -1
 }
 
 func max2(a, b time.Time) time.Time {

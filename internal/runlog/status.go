@@ -277,7 +277,10 @@ func StatusJSON(s *State, now time.Time) []byte {
 		f.Results.FinalAnswerPreview = &p
 	}
 	f.Results.EndReason = optional(s.EndReason)
-	f.Latency = latencyJSON(s, end)
+	if s.Ended {
+		// Once, at the end: the path is over every call, too much to redo on every update.
+		f.Latency = latencyJSON(s, end)
+	}
 	b, err := marshalIndent(f)
 	if err != nil {
 		// Only strings, numbers and bools: marshalling cannot fail.
