@@ -143,6 +143,8 @@ type Orchestrator struct {
 	PlanningInstruction string
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
+	// Media are the media tool settings every agent inherits unless it sets its own.
+	Media Media
 	// MaxResponseChars caps what one model response may stream: its text and tool-call
 	// arguments together, and its reasoning separately. Past it the call is cut off and the
 	// turn retried. 0 means DefaultMaxResponseChars.

@@ -14,7 +14,6 @@ import (
 const (
 	needsDocker    = "command_line_execution_mode"
 	needsCodeTools = "enable_code_based_tools"
-	needsMedia     = "enable_multimodal_tools"
 )
 
 var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "plan"}
@@ -101,14 +100,6 @@ var backendKeys = append([]Key{
 		Doc: "Upload size limit."},
 	{Section: secBackend, Name: "max_mcp_message_history", Type: TypeInt, Default: "200", Status: Ignored, Since: "0.1.12",
 		Doc: "Messages kept within one tool loop; the engine bounds tool loops with its own caps."},
-	{Section: secBackend, Name: "enable_image_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-		Doc: "Image generation tools.", Why: "media generation tools are not built"},
-	{Section: secBackend, Name: "enable_audio_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-		Doc: "Audio generation tools.", Why: "media generation tools are not built"},
-	{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-		Doc: "Video generation tools.", Why: "media generation tools are not built"},
-	{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-		Doc: "File generation tools.", Why: "media generation tools are not built"},
 	{Section: secBackend, Name: "enable_code_based_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
 		Doc: "MCP tools as Python code in the workspace (CodeAct).", Why: "code-based tools are not built"},
 	{Section: secBackend, Name: "custom_tools_path", Type: TypeString, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
@@ -129,8 +120,6 @@ var backendKeys = append([]Key{
 		Doc: "Leave out the file tools; agents use the command line.", Why: "the workspace file tools are always offered"},
 	{Section: secBackend, Name: "enable_rate_limit", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
 		Doc: "Rate-limit requests.", Why: "rate limiting is not built"},
-	{Section: secBackend, Name: "enable_multimodal_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.28",
-		Doc: "read_media and generate_media tools.", Why: "media tools are not built"},
 	{Section: secBackend, Name: "enable_nlip", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
 		Doc: "Route tool calls through NLIP.", Why: "NLIP is not built"},
 	{Section: secBackend, Name: "nlip", Type: TypeSwitch, Status: OffOnly, Since: "0.1.13", Doc: "NLIP settings.", Why: "NLIP is not built"},
@@ -180,9 +169,8 @@ var backendKeys = append([]Key{
 	dockerKeys("command_line_docker_image", "command_line_docker_memory_limit", "command_line_docker_cpu_limit",
 		"command_line_docker_network_mode", "command_line_docker_enable_sudo", "command_line_docker_credentials",
 		"command_line_docker_packages"),
-	srtKeys, // keys_srt.go
-	mediaKeys("multimodal_config", "image_generation_backend", "image_generation_model", "video_generation_backend",
-		"video_generation_model", "audio_generation_backend", "audio_generation_model"),
+	srtKeys,         // keys_srt.go
+	mediaConfigKeys, // keys_media.go
 	copied(secRoot, "MassGen sets it at run time", "agent_id", "session_id", "filesystem_session_id", "session_storage_base",
 		"instance_id", "vote_only", "agent_temporary_workspace", "agent_temporary_workspace_parent", "context_write_access_enabled",
 		"use_mcpwrapped_for_tool_filtering", "use_no_roots_wrapper", "debug_delay_seconds", "debug_delay_after_n_tools"),
@@ -210,10 +198,6 @@ func param(name string, t Type) Key {
 
 func dockerKeys(names ...string) []Key {
 	return tuning(names, "0.1.12", needsDocker, "Docker execution mode setting.")
-}
-
-func mediaKeys(names ...string) []Key {
-	return tuning(names, "0.1.28", needsMedia, "Media tools setting.")
 }
 
 func tuning(names []string, since, needs, doc string) []Key {

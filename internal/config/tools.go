@@ -61,6 +61,9 @@ type Tools struct {
 	// command may reach, through a filtering proxy: example.com, or *.example.com for its
 	// subdomains.
 	SrtAllowedDomains []string
+	// Media are the media tools (enable_multimodal_tools and friends, keys_media.go); the
+	// orchestrator's settings apply through Media.Over.
+	Media Media
 }
 
 var (

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,13 +228,28 @@ func TestParse_RefusedByName(t *testing.T) {
 }
 
 // enable_image_generation and its kind are MassGen switches, not request parameters: before,
-// they passed validation and reached the provider raw, failing every call.
+// they passed validation and reached the provider raw, failing every call. Image and audio now
+// offer generate_media; video and file generation are refused by name.
 func TestParse_GenerationSwitchesNeverReachParams(t *testing.T) {
-	for _, key := range []string{"enable_image_generation", "enable_audio_generation", "enable_video_generation", "enable_file_generation"} {
+	for key, want := range map[string]string{
+		"enable_video_generation": "`enable_video_generation: true` is not supported yet: video generation is not built",
+		"enable_file_generation":  "`enable_file_generation: true` is not supported yet: file generation is not built",
+	} {
 		_, rep := Parse("c.yaml", []byte(net("      "+key+": true\n")))
-		checkIssues(t, rep, []string{"E 5:7 agents[0].backend." + key + " | `" + key + ": true` is not supported yet: media generation tools are not built"})
-		cfg, rep := Parse("c.yaml", []byte(net("      "+key+": false\n")))
+		checkIssues(t, rep, []string{"E 5:7 agents[0].backend." + key + " | " + want})
+	}
+	for key, mode := range map[string]string{"enable_image_generation": "image", "enable_audio_generation": "audio"} {
+		cfg, rep := Parse("c.yaml", []byte(net("      "+key+": true\n")))
 		if !rep.OK() || cfg.Agents[0].Backend.Params != nil {
+			t.Fatalf("%s: true: %s params = %v", key, rep.Text(), cfg.Agents[0].Backend.Params)
+		}
+		if got := cfg.Agents[0].Backend.Tools.Media.GenerateModes(); !slices.Equal(got, []string{mode}) {
+			t.Errorf("%s: true offers generate_media for %v, want [%s]", key, got, mode)
+		}
+	}
+	for _, key := range []string{"enable_image_generation", "enable_audio_generation", "enable_video_generation", "enable_file_generation"} {
+		cfg, rep := Parse("c.yaml", []byte(net("      "+key+": false\n")))
+		if !rep.OK() || cfg.Agents[0].Backend.Params != nil || cfg.Agents[0].Backend.Tools.Media.Enabled() {
 			t.Errorf("%s: false: %s params = %v", key, rep.Text(), cfg.Agents[0].Backend.Params)
 		}
 	}

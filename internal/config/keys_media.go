@@ -1,0 +1,223 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// MassGen v0.1.28's media tools (massgen/tool/_multimodal_tools): enable_multimodal_tools
+// registers read_media and generate_media as custom tools, the *_generation_backend/_model
+// keys and multimodal_config pick their providers, and the older enable_image_generation /
+// enable_audio_generation switches are mapped onto generate_media. An orchestrator-level
+// setting is inherited by every agent that does not set its own, as MassGen's cli.py does.
+
+// MediaChoice is a provider and model for one kind of media; "" fields are chosen at call
+// time (the agent's own provider when it can, else the first one with a key).
+type MediaChoice struct {
+	// Backend is openai, gemini or claude (google and anthropic are accepted as aliases).
+	Backend string
+	Model   string
+}
+
+// Media is the configuration of an agent's media tools.
+type Media struct {
+	// Multimodal (enable_multimodal_tools) offers read_media and generate_media; nil when not
+	// written, so that the orchestrator's setting applies.
+	Multimodal *bool
+	// ImageGeneration and AudioGeneration (enable_image_generation, enable_audio_generation)
+	// offer generate_media for that mode alone.
+	ImageGeneration, AudioGeneration bool
+	// Understand holds multimodal_config's choices for read_media by kind (image, audio, video).
+	Understand map[string]MediaChoice
+	// Generate holds the choices for generate_media by mode (image, audio): the
+	// <mode>_generation_backend/_model keys. (MassGen's generate_media also reads
+	// multimodal_config, whose image model is then used for understanding and generating
+	// alike; here multimodal_config is read_media's alone.)
+	Generate map[string]MediaChoice
+}
+
+// Over returns m with what it leaves unset taken from parent (the orchestrator's settings).
+func (m Media) Over(parent Media) Media {
+	out := m
+	if out.Multimodal == nil {
+		out.Multimodal = parent.Multimodal
+	}
+	out.ImageGeneration = m.ImageGeneration || parent.ImageGeneration
+	out.AudioGeneration = m.AudioGeneration || parent.AudioGeneration
+	out.Understand = mergeChoices(parent.Understand, m.Understand)
+	out.Generate = mergeChoices(parent.Generate, m.Generate)
+	return out
+}
+
+func mergeChoices(parent, own map[string]MediaChoice) map[string]MediaChoice {
+	if len(parent) == 0 {
+		return own
+	}
+	out := map[string]MediaChoice{}
+	for k, v := range parent {
+		out[k] = v
+	}
+	for k, v := range own {
+		p := out[k]
+		if v.Backend != "" {
+			p.Backend = v.Backend
+		}
+		if v.Model != "" {
+			p.Model = v.Model
+		}
+		out[k] = p
+	}
+	return out
+}
+
+// ReadMedia reports whether read_media is offered.
+func (m Media) ReadMedia() bool { return m.Multimodal != nil && *m.Multimodal }
+
+// GenerateModes lists the modes generate_media offers, nil when it is not offered.
+func (m Media) GenerateModes() []string {
+	if m.ReadMedia() {
+		return []string{"image", "audio"}
+	}
+	var out []string
+	if m.ImageGeneration {
+		out = append(out, "image")
+	}
+	if m.AudioGeneration {
+		out = append(out, "audio")
+	}
+	return out
+}
+
+// Enabled reports whether any media tool is offered.
+func (m Media) Enabled() bool { return m.ReadMedia() || len(m.GenerateModes()) > 0 }
+
+// MediaBackends are the providers the media tools call.
+var MediaBackends = []string{"openai", "gemini", "claude"}
+
+// mediaAliases are MassGen's other names for them (generate_media says google).
+var mediaAliases = map[string]string{"google": "gemini", "anthropic": "claude"}
+
+// MediaBackendName normalises a media backend name; "" when it is not one of MediaBackends.
+func MediaBackendName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if a, ok := mediaAliases[s]; ok {
+		s = a
+	}
+	if slices.Contains(MediaBackends, s) {
+		return s
+	}
+	return ""
+}
+
+const needsMedia = "enable_multimodal_tools"
+
+// mediaOf returns the Media the key at t sets: the agent's, or the orchestrator's.
+func mediaOf(t *target) *Media {
+	if t.backend != nil {
+		return &t.backend.Tools.Media
+	}
+	return &t.cfg.Orchestrator.Media
+}
+
+func media(f func(m *Media, w *walker, v value)) func(*walker, *target, value) {
+	return func(w *walker, t *target, v value) { f(mediaOf(t), w, v) }
+}
+
+// generation reads <mode>_generation_backend or _model.
+func generation(mode string, model bool) func(*walker, *target, value) {
+	return media(func(m *Media, w *walker, v value) {
+		c := m.Generate[mode]
+		switch {
+		case model:
+			c.Model = v.s
+		case MediaBackendName(v.s) == "openai":
+			c.Backend = "openai"
+		case MediaBackendName(v.s) != "":
+			w.errf(v.f, "use openai, or leave it out", "%s generation through `%s` is not built: generate_media makes %ss with OpenAI", mode, clip(v.s), mode)
+			return
+		default:
+			w.errf(v.f, "use openai, or leave it out", "`%s` is not a %s generation backend this build has (openai)", clip(v.s), mode)
+			return
+		}
+		if m.Generate == nil {
+			m.Generate = map[string]MediaChoice{}
+		}
+		m.Generate[mode] = c
+	})
+}
+
+// multimodalConfig reads multimodal_config: {image|audio|video: {backend, model}}, read_media's
+// providers. MassGen's
+// video frame-extraction settings have no effect (video goes to Gemini whole) and warn.
+func multimodalConfig(w *walker, t *target, f field) {
+	kinds, _ := w.mapping(f, 1)
+	m := mediaOf(t)
+	for _, k := range kinds {
+		if !slices.Contains([]string{"image", "audio", "video"}, k.key) {
+			w.warnAt(k.loc, fmt.Sprintf("`%s` is not a kind of media here and is ignored", clip(k.key)), "use image, audio or video", k.keyN)
+			continue
+		}
+		entries, _ := w.mapping(k, 2)
+		var c MediaChoice
+		for _, e := range entries {
+			switch e.key {
+			case "backend":
+				s, ok := w.str(e)
+				if !ok {
+					continue
+				}
+				if c.Backend = MediaBackendName(s); c.Backend == "" {
+					w.errf(e, "use openai, gemini or claude", "`%s` is not a media backend this build has", clip(s))
+				}
+			case "model":
+				c.Model, _ = w.str(e)
+			default:
+				w.warnAt(e.loc, fmt.Sprintf("`%s` has no effect here", clip(e.key)),
+					"only backend and model are read; videos are sent whole to Gemini, without frame extraction", e.keyN)
+			}
+		}
+		if m.Understand == nil {
+			m.Understand = map[string]MediaChoice{}
+		}
+		m.Understand[k.key] = c
+	}
+}
+
+func mediaKeysIn(sec string) []Key {
+	tool := sec == secBackend
+	return []Key{
+		{Section: sec, Name: "enable_multimodal_tools", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.28", tool: tool,
+			Doc: "Offer custom_tool__read_media (understand images, audio and video) and custom_tool__generate_media (make images and speech).",
+			set: media(func(m *Media, _ *walker, v value) { b := v.b; m.Multimodal = &b })},
+		{Section: sec, Name: "multimodal_config", Type: TypeMapping, Status: Implemented, Since: "0.1.28", tool: tool,
+			ex: "{image: {backend: gemini}}", Doc: "Provider and model per kind of media: {image|audio|video: {backend: openai|gemini|claude, model: ...}}.",
+			raw: multimodalConfig},
+		{Section: sec, Name: "image_generation_backend", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "openai",
+			Doc: "generate_media's provider for images: openai.", set: generation("image", false)},
+		{Section: sec, Name: "image_generation_model", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "gpt-image-1",
+			Doc: "generate_media's model for images (default gpt-image-1; a Responses model such as gpt-5 uses its image_generation tool).",
+			set: generation("image", true)},
+		{Section: sec, Name: "audio_generation_backend", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "openai",
+			Doc: "generate_media's provider for speech: openai.", set: generation("audio", false)},
+		{Section: sec, Name: "audio_generation_model", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "gpt-4o-mini-tts",
+			Doc: "generate_media's model for speech (default gpt-4o-mini-tts).", set: generation("audio", true)},
+		{Section: sec, Name: "video_generation_backend", Type: TypeString, Status: Ignored, Since: "0.1.28", warn: true, ex: "google",
+			Doc: "generate_media's provider for videos.", Why: "video generation is not built (generate_media refuses mode video)"},
+		{Section: sec, Name: "video_generation_model", Type: TypeString, Status: Ignored, Since: "0.1.28", warn: true, ex: "veo-3",
+			Doc: "generate_media's model for videos.", Why: "video generation is not built (generate_media refuses mode video)"},
+	}
+}
+
+var mediaConfigKeys = concat(mediaKeysIn(secBackend), mediaKeysIn(secOrch), []Key{
+	{Section: secBackend, Name: "enable_image_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "Offer custom_tool__generate_media for images (also on with enable_multimodal_tools).",
+		set: media(func(m *Media, _ *walker, v value) { m.ImageGeneration = v.b })},
+	{Section: secBackend, Name: "enable_audio_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+		Doc: "Offer custom_tool__generate_media for speech (also on with enable_multimodal_tools).",
+		set: media(func(m *Media, _ *walker, v value) { m.AudioGeneration = v.b })},
+	{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "Video generation tools.", Why: "video generation is not built"},
+	{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+		Doc: "File generation tools.", Why: "file generation is not built; agents write files with write_file"},
+})
