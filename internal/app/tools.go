@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -79,7 +80,8 @@ func checkTools(cfg *config.Config, getenv func(string) string) error {
 // needsWorkspace reports whether an agent gets a working directory.
 func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 	t := a.Backend.Tools
-	return t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0
+	return t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0 ||
+		t.Media.Over(cfg.Orchestrator.Media).Enabled() || slices.ContainsFunc(t.CustomTools, isMediaTool)
 }
 
 // newToolbox gives every agent its MCP tools, workspace and command tool. runID names the
@@ -167,14 +169,18 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 			}
 			set = append(set, mcpTools...)
 		}
-		if len(t.CustomTools) > 0 {
+		set, err := addMediaTools(set, a, cfg, tb.ws[a.ID], o.Getenv)
+		if err != nil {
+			return tb, err
+		}
+		if python := slices.DeleteFunc(slices.Clone(t.CustomTools), isMediaTool); len(python) > 0 {
 			// Started, and every tool described, before any model call: a tool file that does
 			// not import stops the run here, naming the file and Python's error.
 			var dir string
 			if ws := tb.ws[a.ID]; ws != nil {
 				dir = ws.Dir()
 			}
-			ct, err := customtool.Start(ctx, t.CustomTools, customtool.Options{AgentID: a.ID, Dir: dir, ConfigFile: cfg.Path})
+			ct, err := customtool.Start(ctx, python, customtool.Options{AgentID: a.ID, Dir: dir, ConfigFile: cfg.Path})
 			if ct != nil {
 				tb.custom = append(tb.custom, ct) // close stops them, whatever happens next
 			}

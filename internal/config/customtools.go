@@ -343,8 +343,12 @@ func matchPresets(w *walker, e *customToolEntry, n int) ([]map[string]any, bool)
 	return out, true
 }
 
-// pythonChecks finds the entry's file and warns when it is missing here.
+// pythonChecks finds the entry's file and warns when it is missing here. MassGen's media tools
+// are built in (CustomTool.MediaTool): no file is needed for them.
 func pythonChecks(w *walker, f field, e *customToolEntry) {
+	if !slices.ContainsFunc(e.out, func(c CustomTool) bool { return c.MediaTool() == "" }) {
+		return
+	}
 	switch {
 	case e.path == "":
 		w.warnAt(f.loc, fmt.Sprintf("no path: `%s` is looked up among MassGen's built-in tools", clip(e.functions[0])),

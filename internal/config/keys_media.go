@@ -221,3 +221,26 @@ var mediaConfigKeys = concat(mediaKeysIn(secBackend), mediaKeysIn(secOrch), []Ke
 	{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
 		Doc: "File generation tools.", Why: "file generation is not built; agents write files with write_file"},
 })
+
+// mediaToolNames are MassGen's media tools a custom_tools entry may name
+// (massgen/tool/_multimodal_tools); they run natively here, not in Python.
+var mediaToolNames = []string{"read_media", "generate_media", "understand_image", "understand_audio", "understand_video", "understand_file"}
+
+// MediaTool returns which of MassGen's media tools the entry names, or "": its function is
+// one of them and its path is MassGen's file or module for it (or absent, MassGen's built-in
+// lookup).
+func (c CustomTool) MediaTool() string {
+	if len(c.Command) > 0 || !slices.Contains(mediaToolNames, c.Function) {
+		return ""
+	}
+	p := strings.ReplaceAll(strings.TrimSuffix(c.Path, ".py"), "\\", "/")
+	p = strings.ReplaceAll(p, ".", "/")
+	switch {
+	case c.Path == "",
+		strings.HasSuffix(p, "_multimodal_tools/"+c.Function),
+		strings.HasSuffix(p, "_multimodal_tools/generation/"+c.Function),
+		strings.HasSuffix(p, "_multimodal_tools"):
+		return c.Function
+	}
+	return ""
+}

@@ -143,6 +143,11 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 // splitBaseURL returns the host root and API version for a configured base URL.
+// SplitBaseURL is how a Gemini base_url is read: the host root, and the API version a
+// trailing /v1beta, /v1 or /v1alpha selects (default v1beta). Others calling Gemini (the media
+// tools) read base URLs the same way.
+func SplitBaseURL(raw string) (base, version string, err error) { return splitBaseURL(raw) }
+
 func splitBaseURL(raw string) (base, version string, err error) {
 	if raw == "" {
 		raw = DefaultBaseURL
