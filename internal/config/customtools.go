@@ -206,7 +206,9 @@ func (w *walker) customTools(f field, t *target) []CustomTool {
 	var out []CustomTool
 	seen := map[string]int{}
 	items, _ := w.list(f)
-	python := slices.ContainsFunc(entries, func(e customToolEntry) bool { return len(e.command) == 0 })
+	python := slices.ContainsFunc(entries, func(e customToolEntry) bool {
+		return len(e.command) == 0 && slices.ContainsFunc(e.out, func(c CustomTool) bool { return c.MediaTool() == "" })
+	})
 	if _, err := exec.LookPath("python3"); err != nil && python {
 		w.warnAt(f.loc, "python3 is not on PATH here", "custom tools written in Python need Python 3 when massgen runs; install it or put it on PATH", f.keyN)
 	}

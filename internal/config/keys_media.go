@@ -154,6 +154,7 @@ func multimodalConfig(w *walker, t *target, f field) {
 	kinds, _ := w.mapping(f, 1)
 	m := mediaOf(t)
 	for _, k := range kinds {
+		k.loc = joinLoc(f.loc, k.key)
 		if !slices.Contains([]string{"image", "audio", "video"}, k.key) {
 			w.warnAt(k.loc, fmt.Sprintf("`%s` is not a kind of media here and is ignored", clip(k.key)), "use image, audio or video", k.keyN)
 			continue
@@ -161,6 +162,7 @@ func multimodalConfig(w *walker, t *target, f field) {
 		entries, _ := w.mapping(k, 2)
 		var c MediaChoice
 		for _, e := range entries {
+			e.loc = joinLoc(k.loc, e.key)
 			switch e.key {
 			case "backend":
 				s, ok := w.str(e)
