@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
@@ -75,7 +76,13 @@ func (ts *toolset) providerError(b Backend, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: the call was cut off: %w", b.Name, err)
 	}
-	msg := ts.red.Message(err.Error())
+	msg := err.Error()
+	var oe *openai.Error
+	if errors.As(err, &oe) && oe.Message != "" {
+		// Its Error() is the status alone; the message says what was wrong with the request.
+		msg = fmt.Sprintf("%d %s: %s", oe.StatusCode, http.StatusText(oe.StatusCode), oe.Message)
+	}
+	msg = ts.red.Message(msg)
 	if len(msg) > maxErrorText {
 		msg = msg[:maxErrorText] + "..."
 	}

@@ -351,7 +351,7 @@ func TestMedia_BadInput(t *testing.T) {
 			want: "no provider for video: set GEMINI_API_KEY"},
 		{name: "provider error, its message redacted", tool: read, prepare: func(_ *testing.T, s setup) {
 			s.f.fail("/responses", 400, `{"error":{"message":"bad image for key `+openaiKey+`","type":"invalid_request_error"}}`)
-		}, args: func(setup) any { return map[string]any{"file_path": "shot.png"} }, want: "openai API error", calls: 1},
+		}, args: func(setup) any { return map[string]any{"file_path": "shot.png"} }, want: "openai API error: 400 Bad Request: bad image for key [redacted]", calls: 1},
 		{name: "malformed response: no text", tool: read, prepare: func(_ *testing.T, s setup) {
 			s.f.fail("/responses", 200, `{"id":"r","object":"response","status":"completed","output":[]}`)
 		}, args: func(setup) any { return map[string]any{"file_path": "shot.png"} }, want: "answered without any text", calls: 1},
