@@ -81,6 +81,8 @@ type Options struct {
 	// ask (0: permission.AskTimeout).
 	Approvals  *permission.Broker
 	AskTimeout time.Duration
+	// Steering, when set, lets the caller steer the running session (engine.Steering).
+	Steering *engine.Steering
 }
 
 // Result is how a turn ended.
@@ -225,6 +227,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Timeouts:     cfg.Timeouts,
 		Bus:          bus,
 		Price:        usage.Cost,
+		Steering:     o.Steering,
 	})
 	copyErr := tb.finish(res.Winner, res.Dir)
 	res.CloseErr = errors.Join(copyErr, closeAll())

@@ -160,6 +160,7 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	}
 	c.injected = 0
 	s.m.BeginRound(i)
+	s.deliverHumanInputLocked(i, c)
 	s.syncSeenLocked(i, c)
 	c.round = s.roundClock(round)
 	s.publish(event.TurnStarted{Agent: s.agents[i].ID, Version: c.seen, Available: c.labels, Fresh: c.fresh()})
@@ -474,6 +475,7 @@ func (s *session) catchUpLocked(i int, c *conversation) {
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser,
 			Content: strings.TrimSpace(s.update("While you were working, the current answers changed.", s.visible(inAgentOrder(news))))})
 	}
+	s.deliverHumanInputLocked(i, c)
 	s.syncSeenLocked(i, c)
 }
 

@@ -89,6 +89,9 @@ type Options struct {
 	// ToolGrace is how long a tool may go on after its call timed out or was cancelled before
 	// the engine gives up on it and carries on; 0 means 2 s.
 	ToolGrace time.Duration
+	// Steering, when set, lets the caller stop agents, end coordination and message the
+	// agents while the session runs (steer.go).
+	Steering *Steering
 }
 
 // Result is how a session ended.
@@ -191,6 +194,9 @@ func Run(ctx context.Context, o Options) Result {
 			FairnessPause: leadCap > 0 && !orch.DisableInjection,
 			Checklist:     gate,
 		}),
+	}
+	if o.Steering != nil {
+		o.Steering.attach(s)
 	}
 	start := o.Now()
 	s.publish(s.started())
@@ -361,7 +367,8 @@ func (s *session) coordinate(ctx context.Context) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for i := range s.agents {
-		wg.Go(func() { s.runAgent(cctx, i) })
+		actx, stop := s.agentContext(cctx, i)
+		wg.Go(func() { defer stop(); s.runAgent(actx, i) })
 	}
 	select {
 	case <-s.done:
