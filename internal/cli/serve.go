@@ -23,6 +23,7 @@ func newServe(stdout, stderr io.Writer) *cobra.Command {
 	var configs []string
 	var addr, token, logRoot string
 	var maxSessions int
+	var setupDir string // the only folder the dashboard's setup wizard writes configs to
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--config FILE]... [--addr 127.0.0.1:8080] [--token T]",
 		Short: "Serve the web dashboard and an OpenAI-compatible API, one model per team",
@@ -77,7 +78,8 @@ and stops.
 				}
 				teams[name] = cfg
 			}
-			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version, MaxSessions: maxSessions})
+			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version, MaxSessions: maxSessions,
+				SetupDir: setupDir})
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
@@ -112,6 +114,7 @@ and stops.
 	f.StringVar(&token, "token", "", "require this bearer token on every request (default $"+tokenEnv+")")
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
+	f.StringVar(&setupDir, "setup-dir", "", "`DIR` the dashboard's setup wizard saves configs to (as NAME.yaml, served at once as team NAME); without it the wizard only validates")
 	return cmd
 }
 

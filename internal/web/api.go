@@ -43,10 +43,11 @@ type agentInfo struct {
 // handleTeams lists the teams and their agents: ids, backend types and models, nothing else
 // from the configs.
 func (s *Server) handleTeams(w http.ResponseWriter, r *http.Request) {
-	teams := make([]teamInfo, 0, len(s.names))
-	for _, n := range s.names {
+	names, cfgs := s.teamList()
+	teams := make([]teamInfo, 0, len(names))
+	for k, n := range names {
 		t := teamInfo{Name: n, Agents: []agentInfo{}}
-		for _, a := range s.teams[n].Agents {
+		for _, a := range cfgs[k].Agents {
 			t.Agents = append(t.Agents, agentInfo{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model})
 		}
 		teams = append(teams, t)
@@ -307,7 +308,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the request body is not valid JSON: %v", err))
 		return
 	}
-	if _, ok := s.teams[body.Team]; !ok {
+	if _, ok := s.team(body.Team); !ok {
 		s.modelNotFound(w, body.Team)
 		return
 	}
@@ -316,7 +317,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A dashboard run outlives the request that started it.
-	ss, err := s.start(context.Background(), body.Team, body.Question, nil)
+	ss, err := s.start(context.Background(), run{team: body.Team, question: body.Question})
 	if err != nil {
 		startError(w, err)
 		return

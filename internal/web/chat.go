@@ -18,8 +18,9 @@ const maxChatBody = 8 << 20
 
 // handleModels lists the teams as models.
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
-	data := make([]model, 0, len(s.names))
-	for _, n := range s.names {
+	names, _ := s.teamList()
+	data := make([]model, 0, len(names))
+	for _, n := range names {
 		data = append(data, s.model(n))
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -30,7 +31,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("model")
-	if _, ok := s.teams[name]; !ok {
+	if _, ok := s.team(name); !ok {
 		s.modelNotFound(w, name)
 		return
 	}
@@ -43,7 +44,7 @@ func (s *Server) model(name string) model {
 
 func (s *Server) modelNotFound(w http.ResponseWriter, name string) {
 	writeError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
-		fmt.Sprintf("the model %q does not exist: the models are the teams %s", name, strings.Join(s.names, ", ")))
+		fmt.Sprintf("the model %q does not exist: the models are the teams %s", name, strings.Join(first(s.teamList()), ", ")))
 }
 
 // allowedMethods names the method of each fixed route, for 405 answers.
@@ -83,7 +84,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			"model is required: name a team (GET /v1/models lists them)")
 		return
 	}
-	if _, ok := s.teams[req.Model]; !ok {
+	if _, ok := s.team(req.Model); !ok {
 		s.modelNotFound(w, req.Model)
 		return
 	}
@@ -92,7 +93,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_messages", "messages", err.Error())
 		return
 	}
-	ss, err := s.start(r.Context(), req.Model, question, history)
+	ss, err := s.start(r.Context(), run{team: req.Model, question: question, history: history})
 	if err != nil {
 		startError(w, err)
 		return

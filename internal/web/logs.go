@@ -241,7 +241,7 @@ func (s *Server) teamOf(m metadataFile) string {
 	if m.ConfigPath == "" {
 		return ""
 	}
-	if name, ok := s.byPath[m.ConfigPath]; ok {
+	if name, ok := s.teamByPath(m.ConfigPath); ok {
 		return name
 	}
 	base := filepath.Base(m.ConfigPath)

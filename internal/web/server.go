@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,20 +53,29 @@ type Options struct {
 	Run RunFunc
 	// Now is the clock for response timestamps; nil means time.Now.
 	Now func() time.Time
+	// SetupDir is the only folder the setup wizard may save configs to; "" means it saves
+	// nothing. A saved config becomes a team at once.
+	SetupDir string
+	// Getenv tells the wizard which providers have keys (only whether, never the value); nil
+	// means os.Getenv.
+	Getenv func(string) string
 }
 
 // Server serves the chat API and the dashboard. Its methods are safe for concurrent use.
 type Server struct {
-	teams   map[string]*config.Config
-	names   []string          // team names, sorted
-	byPath  map[string]string // config path (as given and absolute) -> team name
-	logRoot string
-	token   string
-	version string
-	run     RunFunc
-	now     func() time.Time
-	created int64 // Unix time the server was made: the models' "created"
-	handler http.Handler
+	teamMu   sync.RWMutex
+	teams    map[string]*config.Config // guarded by teamMu: the wizard adds teams
+	names    []string                  // team names, sorted; guarded by teamMu
+	byPath   map[string]string         // config path (as given and absolute) -> team name; guarded by teamMu
+	setupDir string
+	getenv   func(string) string
+	logRoot  string
+	token    string
+	version  string
+	run      RunFunc
+	now      func() time.Time
+	created  int64 // Unix time the server was made: the models' "created"
+	handler  http.Handler
 
 	base   context.Context // parent of every session; cancelled by Close
 	cancel context.CancelFunc
@@ -97,15 +108,21 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.MaxSessions < 0 {
 		return nil, fmt.Errorf("web: max sessions is %d: use 0 for no cap or a positive number", opts.MaxSessions)
 	}
+	teams := make(map[string]*config.Config, len(opts.Teams))
+	for k, v := range opts.Teams {
+		teams[k] = v
+	}
 	s := &Server{
-		teams:   opts.Teams,
-		byPath:  map[string]string{},
-		logRoot: opts.LogRoot,
-		token:   opts.Token,
-		version: opts.Version,
-		run:     opts.Run,
-		now:     opts.Now,
-		running: map[string]*session{},
+		teams:    teams,
+		setupDir: opts.SetupDir,
+		getenv:   opts.Getenv,
+		byPath:   map[string]string{},
+		logRoot:  opts.LogRoot,
+		token:    opts.Token,
+		version:  opts.Version,
+		run:      opts.Run,
+		now:      opts.Now,
+		running:  map[string]*session{},
 
 		maxSessions: opts.MaxSessions,
 		readTimeout: opts.ReadTimeout,
@@ -140,6 +157,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.getenv == nil {
+		s.getenv = os.Getenv
 	}
 	s.created = s.now().Unix()
 	s.base, s.cancel = context.WithCancel(context.Background())
@@ -282,6 +302,64 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/sessions/{log}/{turn}/stream", s.handleStream)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/cancel", s.handleCancel)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/permissions/{ask_id}", s.handleAnswer)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/agents/{agent}/stop", s.handleStopAgent)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/answer-now", s.handleAnswerNow)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/messages", s.handleMessage)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/followup", s.handleFollowUp)
+	mux.HandleFunc("GET /api/sessions/{log}/{turn}/files", s.handleFiles)
+	mux.HandleFunc("GET /api/sessions/{log}/{turn}/file", s.handleFile)
+	mux.HandleFunc("GET /api/setup", s.handleSetup)
+	mux.HandleFunc("POST /api/setup/validate", s.handleValidate)
+	mux.HandleFunc("POST /api/setup/save", s.handleSave)
+	mux.HandleFunc("GET /api/examples/{name}", s.handleExample)
 	mux.HandleFunc("/api/", s.handleAPINotFound)
 	return s.guard(mux)
+}
+
+// team returns the config of team name.
+func (s *Server) team(name string) (*config.Config, bool) {
+	s.teamMu.RLock()
+	defer s.teamMu.RUnlock()
+	cfg, ok := s.teams[name]
+	return cfg, ok
+}
+
+// teamList returns the team names, sorted, and their configs.
+func (s *Server) teamList() ([]string, []*config.Config) {
+	s.teamMu.RLock()
+	defer s.teamMu.RUnlock()
+	cfgs := make([]*config.Config, len(s.names))
+	for k, n := range s.names {
+		cfgs[k] = s.teams[n]
+	}
+	return slices.Clone(s.names), cfgs
+}
+
+func first[A, B any](a A, _ B) A { return a }
+
+// addTeam serves cfg as team name from now on; false when the name is taken.
+func (s *Server) addTeam(name string, cfg *config.Config) bool {
+	s.teamMu.Lock()
+	defer s.teamMu.Unlock()
+	if _, ok := s.teams[name]; ok {
+		return false
+	}
+	s.teams[name] = cfg
+	s.names = append(s.names, name)
+	sort.Strings(s.names)
+	if cfg.Path != "" {
+		s.byPath[cfg.Path] = name
+		if abs, err := filepath.Abs(cfg.Path); err == nil {
+			s.byPath[abs] = name
+		}
+	}
+	return true
+}
+
+// teamByPath names the team served from config file path.
+func (s *Server) teamByPath(path string) (string, bool) {
+	s.teamMu.RLock()
+	defer s.teamMu.RUnlock()
+	name, ok := s.byPath[path]
+	return name, ok
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"massgen/internal/app"
+	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/permission"
 	"massgen/internal/provider"
@@ -23,6 +24,7 @@ type session struct {
 	onStart func(*session)     // registers the session; called from Handle at SessionStarted
 	started chan struct{}      // closed at SessionStarted, or when the run ended without one
 	done    chan struct{}      // closed once the run has returned and left the registry
+	steer   *engine.Steering   // stop an agent, Answer Now, messages (steer.go)
 
 	mu      sync.Mutex
 	id      string // log_<ts>/turn_<n>; "" before SessionStarted (and for a run without logs)
@@ -111,12 +113,25 @@ func (e busyError) Error() string {
 	return fmt.Sprintf("%d sessions are running, the most this server runs at once (massgen serve --max-sessions); retry when one has ended", e.max)
 }
 
-// start runs question on team in a goroutine the server owns, and returns once the session has
-// started (its id is known) or has failed to. The session stops when parent is done (nil: only
-// when the server closes, or through cancel). A session that could not start returns its error,
-// an *app.Error carrying the exit code.
-func (s *Server) start(parent context.Context, team, question string, history []provider.Message) (*session, error) {
-	cfg := s.teams[team]
+// run is what a session runs: question on team, after history; logSession and turn, when
+// set, make it the next turn of an existing log_<timestamp> folder (a follow-up).
+type run struct {
+	team, question string
+	history        []provider.Message
+	logSession     string
+	turn           int
+}
+
+// start runs r in a goroutine the server owns, and returns once the session has started (its
+// id is known) or has failed to. The session stops when parent is done (nil: only when the
+// server closes, or through cancel). A session that could not start returns its error, an
+// *app.Error carrying the exit code.
+func (s *Server) start(parent context.Context, r run) (*session, error) {
+	team := r.team
+	cfg, ok := s.team(team)
+	if !ok {
+		return nil, fmt.Errorf("no team %q", team)
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -132,6 +147,7 @@ func (s *Server) start(parent context.Context, team, question string, history []
 	ss := &session{
 		team:    team,
 		cancel:  cancel,
+		steer:   engine.NewSteering(),
 		onStart: s.register,
 		started: make(chan struct{}),
 		done:    make(chan struct{}),
@@ -145,8 +161,11 @@ func (s *Server) start(parent context.Context, team, question string, history []
 		defer cancel()
 		defer stop()
 		res, err := s.run(ctx, cfg, app.Options{
-			Question: question,
-			History:  history,
+			Question: r.question,
+			History:  r.history,
+			Session:  r.logSession,
+			Turn:     r.turn,
+			Steering: ss.steer,
 			Logging:  true,
 			LogRoot:  s.logRoot,
 			Sinks:    []event.Sink{ss},

@@ -14,7 +14,7 @@ import (
 var staticFiles embed.FS
 
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+	"connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 	b, err := staticFiles.ReadFile("static/index.html")
