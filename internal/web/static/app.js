@@ -1,21 +1,12 @@
 // The massgen dashboard: the session list, the new-run form, and one session view fed either
 // live (server-sent events) or from a finished session's events (replay). Model text only ever
 // reaches the page through textContent or the escaping Markdown renderer.
-import { el, fmt, badge } from './dom.js';
+import { el, fmt, badge, api, ctrlEnter } from './dom.js';
 import { SessionView } from './session.js';
+import { showSetup } from './wizard.js';
 
 const main = document.getElementById('main');
 let cleanup = null; // stops the current page's timers and streams
-
-async function api(path, opts = {}) {
-  const r = await fetch(path, { credentials: 'same-origin', ...opts });
-  if (!r.ok) {
-    let msg = `${r.status} ${r.statusText}`;
-    try { msg = (await r.json()).error?.message || msg; } catch { /* not JSON */ }
-    throw new Error(msg);
-  }
-  return r;
-}
 
 const sessionPath = /^\/(session|replay)\/(log_[0-9_]+\/turn_[0-9]+)$/;
 
@@ -24,10 +15,11 @@ function route() {
   const [path, query] = (location.hash.slice(1) || '/').split('?');
   const params = new URLSearchParams(query || '');
   document.querySelectorAll('nav a').forEach((a) => a.classList.toggle('active',
-    (a.dataset.nav === 'list' && path === '/') || (a.dataset.nav === 'new' && path === '/new')));
+    (a.dataset.nav === 'list' && path === '/') || (a.dataset.nav === 'new' && path === '/new') || (a.dataset.nav === 'setup' && path === '/setup')));
   const m = path.match(sessionPath);
   if (path === '/') return showList();
   if (path === '/new') return showNew(params);
+  if (path === '/setup') { cleanup = showSetup(main, params); return undefined; }
   if (m) return showSession(m[2], m[1] === 'session' ? 'live' : 'replay', params);
   main.replaceChildren(el('p', { class: 'empty', text: 'Nothing here. ' }, el('a', { href: '#/', text: 'Back to the sessions' })));
 }
@@ -41,7 +33,7 @@ function showList() {
       .map((h) => el('th', { text: h })))), body);
   main.replaceChildren(el('section', {},
     el('div', { class: 'toolbar' }, el('h1', { text: 'Sessions' }), el('a', { class: 'button', href: '#/new', text: 'New run' })),
-    error, table));
+    error, el('div', { class: 'scroll-x' }, table)));
   let timer = null;
   let stopped = false;
   const load = async () => {
@@ -67,13 +59,13 @@ function row(s) {
   const live = `#/session/${s.id}`;
   const replay = `#/replay/${s.id}`;
   return el('tr', { 'data-id': s.id },
-    el('td', { class: 'nowrap', text: fmt.time(s.started_at) }),
+    el('td', { class: 'nowrap when-cell', text: fmt.time(s.started_at) }),
     el('td', { class: 'question' }, el('a', { href: s.running ? live : replay, text: s.question || '(no question)', title: s.question })),
-    el('td', { text: s.team || '' }),
+    el('td', { class: 'team-cell', text: s.team || '' }),
     el('td', {}, badge(s.running ? 'running' : s.status)),
-    el('td', { text: s.winner || '' }),
-    el('td', { class: 'num', text: fmt.duration(s.duration_seconds) }),
-    el('td', { class: 'num', text: (s.tokens?.estimated ? '≈' : '') + fmt.tokens(s.tokens?.total),
+    el('td', { class: 'winner-cell', text: s.winner || '' }),
+    el('td', { class: 'num dur-cell', text: fmt.duration(s.duration_seconds) }),
+    el('td', { class: 'num tokens-cell', text: (s.tokens?.estimated ? '≈' : '') + fmt.tokens(s.tokens?.total),
       title: `${s.tokens?.input} in, ${s.tokens?.output} out` + (s.tokens?.estimated ? ' (partly estimated: calls cut off before their usage was reported)' : '') }),
     el('td', { class: 'num', text: fmt.cost(s.cost_usd) }),
     el('td', { class: 'nowrap links' }, s.running ? el('a', { href: live, text: 'live' }) : null, ' ',
@@ -91,17 +83,20 @@ async function showNew(params) {
   const form = el('form', { id: 'run-form', class: 'card' },
     el('label', { for: 'team', text: 'Team' }), team,
     el('label', { for: 'question', text: 'Question' }), question,
-    el('div', { class: 'actions' }, submit), error);
+    el('div', { class: 'actions' }, submit, el('span', { class: 'muted small', text: ' Ctrl+Enter runs it · ' }),
+      el('a', { href: '#/setup', text: 'Build a new team' })), error);
   main.replaceChildren(el('section', {}, el('h1', { text: 'New run' }), form));
   try {
     const { teams } = await (await api('/api/teams')).json();
     team.replaceChildren(...teams.map((t) => el('option', { value: t.name,
+      selected: t.name === params.get('team'),
       text: `${t.name} (${t.agents.length} agent${t.agents.length === 1 ? '' : 's'}: ${t.agents.map((a) => a.model || a.backend).join(', ')})` })));
   } catch (e) {
     error.textContent = `Cannot load the teams: ${e.message}`;
     error.hidden = false;
   }
   question.focus();
+  ctrlEnter(question, form);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     submit.disabled = true;
@@ -127,16 +122,17 @@ function showSession(id, mode, params) {
     cancel: async () => { await api(`/api/sessions/${id}/cancel`, { method: 'POST' }); },
   });
   main.replaceChildren(view.root);
+  const stop = () => view.destroy();
   if (mode === 'live') {
     const es = new EventSource(`/api/sessions/${id}/stream`);
     es.onmessage = (e) => view.apply(JSON.parse(e.data));
     es.addEventListener('end', (e) => { view.end(JSON.parse(e.data)); es.close(); });
     es.onerror = () => { if (es.readyState === EventSource.CLOSED) view.fail('The stream closed.'); };
-    cleanup = () => es.close();
+    cleanup = () => { es.close(); stop(); };
     return;
   }
   let timer = null;
-  cleanup = () => clearTimeout(timer);
+  cleanup = () => { clearTimeout(timer); stop(); };
   api(`/api/sessions/${id}/events`).then((r) => r.text()).then((text) => {
     const events = [];
     for (const line of text.split('\n')) {

@@ -1,0 +1,292 @@
+// The session model: events.jsonl envelopes folded into what every view draws. Pure data, no
+// DOM: the live stream and the replay feed the same apply(). Items are append-only per agent;
+// an item that changes later (a tool result arriving, a vote going stale) bumps its rev.
+const keep = 64 * 1024; // streamed text kept per item, as the server's State does
+const tail = (s) => (s.length > keep ? s.slice(s.length - keep) : s);
+const workflow = new Set(['new_answer', 'vote']);
+
+export function newModel() {
+  return {
+    question: '', turn: 1, settings: {}, agents: [], byId: {}, byLabel: {},
+    answers: [], answerByLabel: {}, votes: [], final: null, presentation: '', presenter: '',
+    winner: '', winnerLabel: '', answerLabel: '', tally: null, endReason: '', tie: false,
+    status: 'running', error: '', exitCode: null, duration: null, start: null, last: null,
+    version: 0, permissions: [], permById: {}, messages: [], notes: [], rev: 0,
+  };
+}
+
+function agentOf(x, i) {
+  return {
+    ...x, index: i, status: 'waiting', detail: '', items: [], round: 0, context: [], vote: null,
+    current: null, text: null, reasoning: null, tools: {}, answers: 0, votes: 0,
+    usage: { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, calls: 0, estimated: false },
+    rounds: [], toolCalls: 0, toolMs: 0, toolErrors: 0,
+  };
+}
+
+function item(a, kind, t, props) {
+  const it = { kind, t, rev: 0, round: a.round, ...props };
+  a.items.push(it);
+  return it;
+}
+
+function round(a) { return a.rounds[a.rounds.length - 1]; }
+
+// apply folds one event {seq, time, type, data} into m.
+export function apply(m, e) {
+  const d = e.data || {};
+  const t = Date.parse(e.time);
+  if (m.start == null) m.start = t;
+  m.last = t;
+  m.rev++;
+  const a = d.agent ? m.byId[d.agent] : null;
+  switch (e.type) {
+    case 'session_started':
+      m.question = d.question || '';
+      m.turn = d.turn || 1;
+      m.settings = d.settings || {};
+      m.history = d.history || [];
+      m.start = t;
+      m.agents = (d.agents || []).map(agentOf);
+      m.byId = Object.fromEntries(m.agents.map((x) => [x.id, x]));
+      m.byLabel = Object.fromEntries(m.agents.map((x) => [x.label, x]));
+      break;
+    case 'turn_started':
+      if (!a) break;
+      endStreams(m, a);
+      a.round++;
+      a.status = 'working';
+      a.detail = '';
+      // The answers this turn sees: each available agent's latest answer so far.
+      a.context = (d.available || []).map((l) => latestOf(m, l)).filter(Boolean).map((x) => x.label);
+      a.rounds.push({ n: a.round, start: t, end: null, input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, calls: 0, tools: 0, toolMs: 0, outcome: '' });
+      break;
+    case 'model_called':
+      if (a && a.status !== 'presenting') { a.status = 'working'; a.detail = d.attempt > 1 ? `attempt ${d.attempt} of 3` : ''; }
+      if (a) endStreams(m, a);
+      break;
+    case 'text_delta':
+      if (d.presentation) { m.presentation = tail(m.presentation + d.text); break; }
+      if (!a) break;
+      if (!a.text) a.text = item(a, 'text', t, { text: '' });
+      a.text.text = tail(a.text.text + d.text);
+      a.text.rev++;
+      break;
+    case 'reasoning_delta':
+      if (!a) break;
+      if (!a.reasoning) a.reasoning = item(a, 'reasoning', t, { text: '', presentation: !!d.presentation });
+      a.reasoning.text = tail(a.reasoning.text + d.text);
+      a.reasoning.rev++;
+      break;
+    case 'tool_call_streaming':
+      if (a) a.detail = `writing ${d.tool} (${d.bytes} bytes)`;
+      break;
+    case 'tool_called': {
+      if (!a || workflow.has(d.call?.name)) break;
+      const it = item(a, 'tool', t, { name: d.call?.name || '?', args: d.call?.arguments || '', id: d.call?.id, result: null, output: '' });
+      if (it.id) a.tools[it.id] = it;
+      a.toolCalls++;
+      if (round(a)) round(a).tools++;
+      break;
+    }
+    case 'tool_output': {
+      const it = a?.tools[d.call_id];
+      if (it) { it.output = tail(it.output + d.text); it.rev++; }
+      break;
+    }
+    case 'tool_result': {
+      if (!a) break;
+      let it = a.tools[d.call_id];
+      if (!it) it = item(a, 'tool', t, { name: d.tool, args: '', id: d.call_id, output: '' });
+      Object.assign(it, { result: d.content, isError: !!d.is_error, truncated: !!d.truncated, ms: d.duration_ms || 0 });
+      it.rev++;
+      a.toolMs += d.duration_ms || 0;
+      if (d.is_error) a.toolErrors++;
+      if (round(a)) round(a).toolMs += d.duration_ms || 0;
+      break;
+    }
+    case 'tool_rejected':
+      if (a) item(a, 'note', t, { level: 'warn', text: `${d.tool} was refused: ${d.error}` });
+      break;
+    case 'enforcement_sent':
+      if (a) item(a, 'note', t, { level: 'warn', text: 'made no workflow call and was reminded to answer or vote' });
+      break;
+    case 'agent_waiting':
+      if (a) { a.status = 'waiting'; a.detail = d.reason; }
+      break;
+    case 'vote_deferred':
+      if (a) item(a, 'note', t, { level: 'warn', text: `voted for ${d.target_label} before everyone answered; waiting for ${(d.waiting || []).join(', ')}` });
+      break;
+    case 'round_timeout':
+      if (a) item(a, 'note', t, { level: 'warn', text: `round ${d.round} ${d.phase === 'cut' ? 'was cut off' : 'ran out of time'} after ${Math.round(d.elapsed_seconds)} s` });
+      break;
+    case 'answer_submitted': {
+      if (!a) break;
+      endStreams(m, a, d.content);
+      const prev = latestOf(m, a.label);
+      if (prev) { prev.superseded = true; prev.rev++; }
+      a.answers++;
+      a.status = 'answered';
+      a.detail = '';
+      if (a.vote) { a.vote = null; }
+      const ans = { label: d.label, agent: a.id, content: d.content, t, version: d.version, k: a.answers, context: a.context.filter((l) => l !== d.label), superseded: false, rev: 0 };
+      m.answers.push(ans);
+      m.answerByLabel[d.label] = ans;
+      item(a, 'answer', t, { answer: ans });
+      m.version = d.version;
+      for (const id of d.invalidated || []) {
+        const v = m.byId[id];
+        if (v?.vote) { v.vote.stale = true; v.vote.staleBy = d.label; v.vote.rev++; }
+        if (v) { v.vote = null; v.status = 'restarting'; }
+      }
+      if (round(a)) round(a).outcome = `answered ${d.label}`;
+      break;
+    }
+    case 'vote_cast': {
+      if (!a) break;
+      endStreams(m, a);
+      const v = { agent: a.id, answerLabel: d.answer_label, targetLabel: d.target_label, target: d.target, reason: d.reason, version: d.version, t, stale: false, ignored: false, rev: 0 };
+      m.votes.push(v);
+      a.vote = v;
+      a.votes++;
+      a.status = 'voted';
+      a.detail = '';
+      item(a, 'vote', t, { vote: v });
+      if (round(a)) round(a).outcome = `voted for ${d.answer_label}`;
+      break;
+    }
+    case 'vote_ignored': {
+      if (!a) break;
+      endStreams(m, a);
+      const target = latestOf(m, d.target_label);
+      const v = { agent: a.id, answerLabel: target?.label || d.target_label, targetLabel: d.target_label, reason: d.reason, version: d.seen_version, t, stale: true, ignored: true, rev: 0 };
+      m.votes.push(v);
+      item(a, 'vote', t, { vote: v });
+      a.status = 'restarting';
+      if (round(a)) round(a).outcome = 'stale vote';
+      break;
+    }
+    case 'agent_error':
+      if (!a) break;
+      a.status = d.fatal ? 'error' : d.timeout ? 'timeout' : 'retrying';
+      a.detail = d.fatal ? d.message : `retrying (${d.consecutive}/${d.budget} failed): ${d.message}`;
+      item(a, 'note', t, { level: 'error', text: d.message });
+      break;
+    case 'agent_dead':
+      if (!a) break;
+      endStreams(m, a);
+      a.status = /stopped/.test(d.reason || '') ? 'stopped' : 'dead';
+      a.detail = d.reason;
+      item(a, 'note', t, { level: 'error', text: `out of the session: ${d.reason}` });
+      break;
+    case 'human_input':
+      if (a) item(a, 'note', t, { level: 'human', text: `read your message: ${d.text}` });
+      if (!m.messages.some((x) => x.id === d.id)) m.messages.push({ id: d.id, text: d.text, t });
+      break;
+    case 'permission_asked': {
+      const p = { id: d.id ?? d.ID, agent: d.agent ?? d.Agent, action: d.action ?? d.Action, target: d.target ?? d.Target, rule: d.rule ?? d.Rule, t, decision: '', by: '', rev: 0 };
+      m.permissions.push(p);
+      m.permById[p.id] = p;
+      const pa = m.byId[p.agent];
+      if (pa) { pa.status = 'asking'; pa.detail = `asks to ${p.action} ${p.target}`; item(pa, 'permission', t, { perm: p }); }
+      break;
+    }
+    case 'permission_decided': {
+      const p = m.permById[d.id ?? d.ID];
+      if (p) { p.decision = d.decision ?? d.Decision; p.by = d.by ?? d.By ?? ''; p.rev++; }
+      const pa = m.byId[d.agent ?? d.Agent];
+      if (pa && pa.status === 'asking') { pa.status = 'working'; pa.detail = ''; }
+      break;
+    }
+    case 'usage': {
+      if (!a) break;
+      const u = d.usage || {};
+      const add = (x) => {
+        x.input += u.input_tokens || 0; x.cached += u.cached_input_tokens || 0; x.output += u.output_tokens || 0;
+        x.reasoning += u.reasoning_tokens || 0; x.cost += d.cost_usd || 0; x.calls++;
+      };
+      add(a.usage);
+      if (u.estimated) a.usage.estimated = true;
+      if (round(a)) add(round(a));
+      break;
+    }
+    case 'coordination_ended':
+      m.endReason = d.reason;
+      m.winner = d.winner || '';
+      m.winnerLabel = d.winner_label || '';
+      m.answerLabel = d.answer_label || '';
+      m.tie = !!d.tie;
+      m.tally = d.tally || [];
+      for (const x of m.agents) {
+        endStreams(m, x);
+        if (round(x) && round(x).end == null) round(x).end = t;
+        if (['working', 'waiting', 'restarting', 'retrying', 'asking'].includes(x.status)) x.status = 'done';
+      }
+      break;
+    case 'final_started':
+      m.presentation = '';
+      m.presenter = d.agent;
+      m.winner = m.winner || d.winner || d.agent;
+      if (a) { a.status = 'presenting'; a.detail = d.note || ''; }
+      break;
+    case 'final_answer':
+      m.final = { content: d.content, fallback: !!d.fallback, truncated: !!d.truncated, truncatedBy: d.truncated_by, agent: d.agent, label: d.label, t };
+      m.winner = m.winner || d.agent;
+      if (a) { endStreams(m, a); a.status = 'winner'; a.detail = ''; }
+      break;
+    case 'session_ended':
+      m.status = d.status;
+      m.error = d.error || '';
+      m.exitCode = d.exit_code;
+      m.duration = d.duration_seconds;
+      for (const x of m.agents) {
+        endStreams(m, x);
+        if (round(x) && round(x).end == null) round(x).end = t;
+        if (['working', 'presenting', 'answered', 'voted', 'waiting', 'restarting', 'retrying', 'asking'].includes(x.status)) {
+          x.status = d.status === 'interrupted' && x.status !== 'voted' ? 'interrupted' : 'done';
+        }
+      }
+      break;
+    default:
+  }
+  for (const x of m.agents) if (x.status !== 'working' && round(x) && round(x).end == null && !['working', 'presenting'].includes(x.status)) round(x).end = t;
+}
+
+// endStreams closes an agent's open text and reasoning items; text that only repeats the answer
+// it submitted (models that write the answer out and then call new_answer) is hidden.
+function endStreams(m, a, answer) {
+  if (a.text && answer != null && a.text.text.trim() === String(answer).trim()) { a.text.hidden = true; a.text.rev++; }
+  a.text = null;
+  a.reasoning = null;
+}
+
+// latestOf returns agent label's newest answer so far, or null.
+export function latestOf(m, label) {
+  const a = m.byLabel[label];
+  if (!a) return null;
+  for (let i = m.answers.length - 1; i >= 0; i--) if (m.answers[i].agent === a.id) return m.answers[i];
+  return null;
+}
+
+// winningAnswer is the answer the winner presented from.
+export function winningAnswer(m) {
+  return m.answerByLabel[m.answerLabel] || (m.winner ? latestOf(m, m.byId[m.winner]?.label) : null);
+}
+
+// criticalPath walks back from the winning answer through the answer each one saw last: the
+// chain of answers the result waited on, oldest first.
+export function criticalPath(m) {
+  const path = [];
+  let cur = winningAnswer(m);
+  const seen = new Set();
+  while (cur && !seen.has(cur.label)) {
+    seen.add(cur.label);
+    path.unshift(cur);
+    const ctx = cur.context.map((l) => m.answerByLabel[l]).filter((x) => x && x.t <= cur.t);
+    // The agent's own previous answer also gates the next one.
+    const own = m.answers.filter((x) => x.agent === cur.agent && x.t < cur.t).pop();
+    if (own) ctx.push(own);
+    cur = ctx.sort((x, y) => x.t - y.t).pop();
+  }
+  return path;
+}
