@@ -69,6 +69,10 @@ func keyEnvs(b config.Backend) []string {
 // keyOptional are types that run on the user's own machine and accept requests without a key.
 var keyOptional = map[string]bool{"ollama": true, "lmstudio": true, "vllm": true, "sglang": true, "scripted": true}
 
+// KeyOptional reports whether a backend type runs without an API key (local servers, the
+// scripted backend).
+func KeyOptional(backendType string) bool { return keyOptional[backendType] }
+
 // APIKey resolves b's key: the config's api_key, else the first variable set. It returns the
 // key and where it came from (a variable name, or "api_key in the config"), or an error that
 // says which variables to set. The error never contains a key.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"massgen/examples"
+	"massgen/internal/app"
 	"massgen/internal/config"
 )
 
@@ -46,7 +47,7 @@ func (s *Server) handleSetup(w http.ResponseWriter, r *http.Request) {
 		if !bt.Implemented || bt.Refused {
 			continue
 		}
-		p := providerInfo{Type: name, KeyEnv: bt.APIKeyEnv, Keyless: len(bt.APIKeyEnv) == 0,
+		p := providerInfo{Type: name, KeyEnv: bt.APIKeyEnv, Keyless: len(bt.APIKeyEnv) == 0 || app.KeyOptional(name),
 			WebSearch: bt.WebSearch, CodeExecution: bt.CodeExecution}
 		if bt.DefaultModel != config.CustomModel {
 			p.DefaultModel = bt.DefaultModel
@@ -58,7 +59,8 @@ func (s *Server) handleSetup(w http.ResponseWriter, r *http.Request) {
 		}
 		providers = append(providers, p)
 	}
-	// Providers with a key first, then those that need none, then the rest, by name.
+	// Providers with a key first, then those that need none, then the rest; the big four
+	// first within each, then by name.
 	rank := func(p providerInfo) int {
 		switch {
 		case p.KeyFound:
@@ -68,8 +70,17 @@ func (s *Server) handleSetup(w http.ResponseWriter, r *http.Request) {
 		}
 		return 2
 	}
+	major := func(t string) int {
+		if i := slices.Index([]string{"openai", "claude", "gemini", "grok", "scripted"}, t); i >= 0 {
+			return i
+		}
+		return 99
+	}
 	slices.SortFunc(providers, func(a, b providerInfo) int {
 		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		if d := major(a.Type) - major(b.Type); d != 0 {
 			return d
 		}
 		return strings.Compare(a.Type, b.Type)
