@@ -44,15 +44,15 @@ export class AgentsView {
       for (; c.n < a.items.length; c.n++) {
         const it = a.items[c.n];
         const node = this.itemEl(m, a, it);
-        c.els.set(it, { node, rev: it.rev });
+        c.els.set(it, { node, rev: revOf(it) });
         c.items.append(node);
       }
       for (const [it, r] of c.els) {
-        if (r.rev !== it.rev) {
+        if (r.rev !== revOf(it)) {
           const node = this.itemEl(m, a, it);
           r.node.replaceWith(node);
           r.node = node;
-          r.rev = it.rev;
+          r.rev = revOf(it);
         }
       }
       if (atEnd) c.items.scrollTop = c.items.scrollHeight;
@@ -121,6 +121,9 @@ export class AgentsView {
     if (col) { col.scrollIntoView({ block: 'nearest', inline: 'nearest' }); col.focus(); }
   }
 }
+
+// revOf changes whenever an item or what it shows (its answer, vote or ask) changes.
+function revOf(it) { return it.rev + (it.answer?.rev || 0) + (it.vote?.rev || 0) + (it.perm?.rev || 0); }
 
 function pretty(args) {
   try { return JSON.stringify(JSON.parse(args), null, 2); } catch { return args; }

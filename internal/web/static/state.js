@@ -128,17 +128,17 @@ export function apply(m, e) {
       a.answers++;
       a.status = 'answered';
       a.detail = '';
-      if (a.vote) { a.vote = null; }
+      for (const id of d.invalidated || []) {
+        const v = m.byId[id];
+        if (v?.vote) { v.vote.stale = true; v.vote.staleBy = d.label; v.vote.rev++; }
+        if (v) { v.vote = null; if (v !== a) v.status = 'restarting'; }
+      }
+      a.vote = null;
       const ans = { label: d.label, agent: a.id, content: d.content, t, version: d.version, k: a.answers, context: a.context.filter((l) => l !== d.label), superseded: false, rev: 0 };
       m.answers.push(ans);
       m.answerByLabel[d.label] = ans;
       item(a, 'answer', t, { answer: ans });
       m.version = d.version;
-      for (const id of d.invalidated || []) {
-        const v = m.byId[id];
-        if (v?.vote) { v.vote.stale = true; v.vote.staleBy = d.label; v.vote.rev++; }
-        if (v) { v.vote = null; v.status = 'restarting'; }
-      }
       if (round(a)) round(a).outcome = `answered ${d.label}`;
       break;
     }
@@ -220,7 +220,7 @@ export function apply(m, e) {
       for (const x of m.agents) {
         endStreams(m, x);
         if (round(x) && round(x).end == null) round(x).end = t;
-        if (['working', 'waiting', 'restarting', 'retrying', 'asking'].includes(x.status)) x.status = 'done';
+        if (['working', 'waiting', 'restarting', 'retrying', 'asking'].includes(x.status)) x.status = d.reason === 'interrupted' ? 'interrupted' : 'done';
       }
       break;
     case 'final_started':

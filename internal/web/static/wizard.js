@@ -23,7 +23,7 @@ export function showSetup(main) {
   const yaml = el('textarea', { id: 'wiz-yaml', rows: 18, spellcheck: 'false', class: 'code-input', 'aria-label': 'The config as YAML' });
   const preview = el('pre', { class: 'code', id: 'wiz-yaml-view', 'aria-hidden': 'true' });
   const report = el('div', { id: 'wiz-report', 'aria-live': 'polite' });
-  const name = el('input', { id: 'wiz-name', name: 'name', placeholder: 'my_team', pattern: '[A-Za-z0-9][A-Za-z0-9._-]{0,63}', required: true });
+  const name = el('input', { id: 'wiz-name', name: 'name', placeholder: 'my_team', pattern: '[A-Za-z0-9][A-Za-z0-9._\\-]{0,63}', required: true });
   const saveBtn = el('button', { type: 'submit', id: 'wiz-save', text: 'Save as a team' });
   const saved = el('div', { id: 'wiz-saved', 'aria-live': 'polite' });
   const examples = el('div', { class: 'picker', id: 'config-picker' });
