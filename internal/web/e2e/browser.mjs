@@ -48,11 +48,14 @@ try {
   const finalText = (await page.textContent('#final-answer')).trim();
   assert.ok(finalText.includes('Paris is the capital of France.'), finalText);
   assert.equal(await page.locator('#agents .agent').count(), 3);
-  assert.ok(await page.locator('#feed li.feed-vote').count() >= 3, 'no votes in the feed');
-  assert.match(await page.textContent('#tally'), /agent1 \(researcher\)3/);
-  assert.equal(await page.textContent('#tally tr.won td:first-child'), 'agent1 (researcher)');
+  assert.ok(await page.locator('#agents .item.vote').count() >= 3, 'no votes in the columns');
+  assert.match(await page.textContent('#agents .agent[data-agent="researcher"] .item.presentation'), /Paris/, 'the presentation is not in the winner\'s column');
   assert.match(await page.textContent('#session-question'), /capital of France/);
   await page.screenshot({ path: shot, fullPage: true });
+  await page.click('#tab-votes');
+  assert.match(await page.textContent('#pane-votes table.tally'), /agent1 \(researcher\)3/);
+  assert.equal(await page.textContent('#pane-votes table.tally tr.won td:first-child'), 'agent1 (researcher)');
+  await page.click('#tab-agents');
 
   // The list shows the session; its replay shows the same final answer.
   await page.click('nav a[data-nav="list"]');

@@ -94,6 +94,14 @@ export class AgentsView {
             it.output ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'output' }), el('pre', { class: 'code', text: it.output })) : null,
             it.result != null ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: it.truncated ? 'result (cut)' : 'result' }), el('pre', { class: 'code', text: it.result })) : null));
       }
+      case 'presentation': {
+        const body = el('div', { class: `markdown${it.done ? '' : ' streaming'}` });
+        body.innerHTML = renderMarkdown(it.text || '…');
+        return el('li', { class: 'item presentation' },
+          el('div', { class: 'item-head' }, when, ' ', el('strong', { text: it.done ? 'final answer' : 'presenting the final answer…' }),
+            it.fallback ? el('span', { class: 'tag', text: 'its stored answer' }) : null),
+          body);
+      }
       case 'reasoning':
         return el('li', { class: 'item reasoning' },
           el('details', {}, el('summary', {}, when, ' ', el('span', { class: 'muted', text: `reasoning (${it.text.length} chars)` })),

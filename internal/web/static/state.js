@@ -66,7 +66,11 @@ export function apply(m, e) {
       if (a) endStreams(m, a);
       break;
     case 'text_delta':
-      if (d.presentation) { m.presentation = tail(m.presentation + d.text); break; }
+      if (d.presentation) {
+        m.presentation = tail(m.presentation + d.text);
+        if (a?.presenting) { a.presenting.text = m.presentation; a.presenting.rev++; }
+        break;
+      }
       if (!a) break;
       if (!a.text) a.text = item(a, 'text', t, { text: '' });
       a.text.text = tail(a.text.text + d.text);
@@ -227,12 +231,19 @@ export function apply(m, e) {
       m.presentation = '';
       m.presenter = d.agent;
       m.winner = m.winner || d.winner || d.agent;
-      if (a) { a.status = 'presenting'; a.detail = d.note || ''; }
+      if (a) { a.status = 'presenting'; a.detail = d.note || ''; a.presenting = item(a, 'presentation', t, { text: '', mode: d.mode, done: false }); }
       break;
     case 'final_answer':
       m.final = { content: d.content, fallback: !!d.fallback, truncated: !!d.truncated, truncatedBy: d.truncated_by, agent: d.agent, label: d.label, t };
       m.winner = m.winner || d.agent;
-      if (a) { endStreams(m, a); a.status = 'winner'; a.detail = ''; }
+      if (a) {
+        endStreams(m, a);
+        a.status = 'winner';
+        a.detail = '';
+        if (!a.presenting) a.presenting = item(a, 'presentation', t, { text: '', mode: d.mode });
+        Object.assign(a.presenting, { text: d.content, done: true, fallback: !!d.fallback });
+        a.presenting.rev++;
+      }
       break;
     case 'session_ended':
       m.status = d.status;
