@@ -130,3 +130,22 @@ func TestSetup_SaveWritesOnlyNAMEyamlInTheSetupDirAndServesIt(t *testing.T) {
 		t.Errorf("the saved team's run failed")
 	}
 }
+
+// Every studio endpoint sits behind the token and the origin check of the rest of the API.
+func TestStudio_EndpointsNeedTheTokenAndTheOrigin(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.Token = "studio-token"; o.SetupDir = t.TempDir() })
+	id := "/api/sessions/log_20250101_000000/turn_1"
+	gets := []string{"/api/setup", "/api/examples/demo", id + "/files", id + "/file?path=final/a/answer.txt"}
+	posts := []string{"/api/setup/validate", "/api/setup/save", id + "/messages", id + "/answer-now", id + "/agents/a/stop", id + "/followup", id + "/cancel"}
+	for _, p := range gets {
+		wantError(t, e.get(p), http.StatusUnauthorized, "invalid_api_key")
+	}
+	body := map[string]string{"name": "x", "yaml": wizardTeam, "text": "hi", "question": "q"}
+	for _, p := range posts {
+		wantError(t, e.post(p, body), http.StatusUnauthorized, "invalid_api_key")
+		wantError(t, e.post(p, body, "Authorization", "Bearer studio-token", "Origin", "https://evil.example"), http.StatusForbidden, "cross_origin")
+	}
+	if r := e.get("/api/setup", "Authorization", "Bearer studio-token"); r.status != http.StatusOK {
+		t.Errorf("with the token: %d", r.status)
+	}
+}
