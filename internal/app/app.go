@@ -209,6 +209,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
+	logSnapshots(agents, res.Dir)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and
 		// every prompt too.

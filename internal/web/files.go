@@ -14,8 +14,9 @@ import (
 	"unicode/utf8"
 )
 
-// The workspace browser: the files of a turn folder (each answer's and vote's snapshot folder
-// <agent>/<timestamp>/, and final/<winner>/ with the winner's workspace) listed and opened.
+// The workspace browser: the files of a turn folder (each answer's and vote's folder
+// <agent>/<timestamp>/, each answer's workspace in snapshots/<label>/, and final/<winner>/
+// with the winner's workspace) listed and opened.
 // Every path is relative to the turn folder and opened through an os.Root on it, so no path,
 // symbolic links included, reaches anything outside it.
 

@@ -136,6 +136,9 @@ try {
   await page.waitForSelector('#file-view .markdown h1');
   assert.match(await page.textContent('#file-view'), /Every claim was checked/);
   assert.ok((await page.getAttribute('#file-view a[download]', 'href')).includes('download=1'));
+  // The same file in the workspace snapshot of each of the critic's answers, to diff against.
+  await page.selectOption('#file-view select.compare', 'snapshots/agent2.1/review.md');
+  await page.waitForSelector('#file-view .diff-head');
   await page.click('button.file[data-path="final/critic/answer.txt"]');
   await page.selectOption('#file-view select.compare', { index: 1 });
   await page.waitForSelector('#file-view .diff');

@@ -1,5 +1,6 @@
-// The workspace browser: the files of the session's folder (each answer's and vote's snapshot,
-// final/ with the winner's workspace) as a tree; a file opens highlighted, as a preview
+// The workspace browser: the files of the session's folder (each answer's and vote's record,
+// snapshots/<answer label>/ with the workspace as it was at each answer, final/ with the
+// winner's workspace) as a tree; a file opens highlighted, as a preview
 // (Markdown, images, HTML in a sandboxed frame, PDF), or as a diff against the same file in
 // another snapshot; every file downloads. Files come from the server, which confines them to
 // the session folder and caps their size.
@@ -46,7 +47,7 @@ export class FilesView {
       if (e.dir) {
         const sub = el('ul', { role: 'group' });
         dirs.set(e.path, sub);
-        ul.append(el('li', { role: 'treeitem' }, el('details', { open: parent === '' || e.path.startsWith('final') }, el('summary', { text: `${name}/` }), sub)));
+        ul.append(el('li', { role: 'treeitem' }, el('details', { open: /^(final|snapshots)(\/|$)/.test(e.path) }, el('summary', { text: `${name}/` }), sub)));
       } else {
         ul.append(el('li', { role: 'treeitem' }, el('button', {
           type: 'button', class: 'file', 'data-path': e.path, disabled: e.link, title: e.link ? 'a symbolic link: not opened' : e.path,
