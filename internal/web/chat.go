@@ -43,8 +43,9 @@ func (s *Server) model(name string) model {
 }
 
 func (s *Server) modelNotFound(w http.ResponseWriter, name string) {
+	names, _ := s.teamList()
 	writeError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
-		fmt.Sprintf("the model %q does not exist: the models are the teams %s", name, strings.Join(first(s.teamList()), ", ")))
+		fmt.Sprintf("the model %q does not exist: the models are the teams %s", name, strings.Join(names, ", ")))
 }
 
 // allowedMethods names the method of each fixed route, for 405 answers.

@@ -335,8 +335,6 @@ func (s *Server) teamList() ([]string, []*config.Config) {
 	return slices.Clone(s.names), cfgs
 }
 
-func first[A, B any](a A, _ B) A { return a }
-
 // addTeam serves cfg as team name from now on; false when the name is taken.
 func (s *Server) addTeam(name string, cfg *config.Config) bool {
 	s.teamMu.Lock()
