@@ -142,3 +142,11 @@ func mustEvents(t *testing.T, root, id string) []event.Event {
 	}
 	return evs
 }
+
+// TestJS_Units runs the checks of the studio's pure modules (the diff, the event fold) in node.
+func TestJS_Units(t *testing.T) {
+	node, env := nodeEnv(t, nil, false)
+	if out := strings.TrimSpace(string(runNode(t, node, env, "internal/web/e2e/units.mjs"))); out != "ok" {
+		t.Errorf("units.mjs: %s", out)
+	}
+}

@@ -26,8 +26,8 @@ export function diffLines(a, b) {
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && x[s + i] === y[s + j]) { out.push({ op: ' ', text: x[s + i] }); i++; j++; }
-    else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) { out.push({ op: '+', text: y[s + j] }); j++; }
-    else { out.push({ op: '-', text: x[s + i] }); i++; }
+    else if (i < n && (j >= m || lcs[i + 1][j] >= lcs[i][j + 1])) { out.push({ op: '-', text: x[s + i] }); i++; }
+    else { out.push({ op: '+', text: y[s + j] }); j++; }
   }
   for (const l of x.slice(ex)) out.push({ op: ' ', text: l });
   return out;

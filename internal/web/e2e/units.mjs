@@ -1,0 +1,49 @@
+// Unit checks of the studio's pure modules, in node: the line diff and the event fold.
+//   node internal/web/e2e/units.mjs
+import assert from 'node:assert/strict';
+import { diffLines } from '../static/diff.js';
+import { newModel, apply, criticalPath } from '../static/state.js';
+
+const ops = (a, b) => diffLines(a, b).map((l) => l.op + l.text).join('|');
+assert.equal(ops('a\nb\nc', 'a\nb\nc'), ' a| b| c');
+assert.equal(ops('a\nb\nc', 'a\nx\nc'), ' a|-b|+x| c', 'a change is its removal, then its addition');
+assert.equal(ops('', 'x'), '-|+x');
+assert.equal(ops('a\nb', 'b'), '-a| b');
+assert.equal(ops('a', 'a\nb\nc'), ' a|+b|+c');
+
+// A fold: two agents; a1's vote goes stale when a2 improves; a2's second answer saw both.
+let seq = 0;
+const t0 = Date.parse('2026-01-01T00:00:00Z');
+const ev = (type, data, ms) => ({ seq: ++seq, time: new Date(t0 + ms).toISOString(), type, data });
+const m = newModel();
+[
+  ev('session_started', { question: 'q', turn: 1, agents: [{ id: 'a', label: 'agent1' }, { id: 'b', label: 'agent2' }], settings: { max_cost_usd: 1 } }, 0),
+  ev('turn_started', { agent: 'a', version: 0, available: [] }, 1),
+  ev('turn_started', { agent: 'b', version: 0, available: [] }, 1),
+  ev('text_delta', { agent: 'a', text: 'A1' }, 2),
+  ev('answer_submitted', { agent: 'a', label: 'agent1.1', content: 'A1', version: 1 }, 10),
+  ev('answer_submitted', { agent: 'b', label: 'agent2.1', content: 'B1', version: 2 }, 20),
+  ev('turn_started', { agent: 'a', version: 2, available: ['agent1', 'agent2'] }, 21),
+  ev('vote_cast', { agent: 'a', answer_label: 'agent2.1', target_label: 'agent2', target: 'b', reason: 'good', version: 2 }, 30),
+  ev('turn_started', { agent: 'b', version: 2, available: ['agent1', 'agent2'] }, 31),
+  ev('tool_called', { agent: 'b', call: { id: 'c1', name: 'read_file', arguments: '{"path":"x"}' } }, 32),
+  ev('tool_result', { agent: 'b', call_id: 'c1', tool: 'read_file', content: 'data', duration_ms: 12 }, 33),
+  ev('usage', { agent: 'b', usage: { input_tokens: 100, cached_input_tokens: 40, output_tokens: 7, reasoning_tokens: 3 }, cost_usd: 0.01 }, 34),
+  ev('answer_submitted', { agent: 'b', label: 'agent2.2', content: 'B2', version: 3, invalidated: ['a'] }, 40),
+  ev('vote_ignored', { agent: 'a', target_label: 'agent2', reason: 'late', seen_version: 2, current_version: 3 }, 41),
+  ev('coordination_ended', { reason: 'consensus', winner: 'b', winner_label: 'agent2', answer_label: 'agent2.2', tally: [] }, 50),
+  ev('final_answer', { agent: 'b', label: 'agent2.final', content: 'B2!', mode: 'regenerate' }, 60),
+  ev('session_ended', { status: 'completed', exit_code: 0, duration_seconds: 0.06 }, 61),
+].forEach((e) => apply(m, e));
+assert.equal(m.answers.length, 3);
+assert.deepEqual(m.answerByLabel['agent2.2'].context, ['agent1.1', 'agent2.1'], 'the answers b had seen');
+assert.equal(m.answerByLabel['agent2.1'].superseded, true);
+assert.deepEqual(m.votes.map((v) => [v.answerLabel, v.stale, v.ignored]), [['agent2.1', true, false], ['agent2.2', true, true]]);
+assert.ok(m.byId.a.items.find((i) => i.kind === 'text').hidden, 'text that repeats the answer is hidden');
+const tool = m.byId.b.items.find((i) => i.kind === 'tool');
+assert.deepEqual([tool.name, tool.result, tool.ms], ['read_file', 'data', 12]);
+assert.deepEqual([m.byId.b.usage.input, m.byId.b.usage.cached, m.byId.b.usage.output, m.byId.b.usage.reasoning, m.byId.b.toolCalls], [100, 40, 7, 3, 1]);
+assert.equal(m.byId.b.rounds[1].cost, 0.01, 'usage counts in the round it was spent in');
+assert.equal(m.byId.b.status, 'winner');
+assert.deepEqual(criticalPath(m).map((a) => a.label), ['agent2.1', 'agent2.2'], 'agent2.1 saw no answer: the path starts there');
+console.log('ok');
