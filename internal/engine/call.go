@@ -253,6 +253,9 @@ func (s *session) account(i int, u provider.Usage, presentation bool) {
 	}
 	a := s.agents[i]
 	cost := s.o.Price(a.Backend, a.Model, u)
+	if u.CostUSD > 0 {
+		cost = u.CostUSD // the provider's own figure (a CLI agent's total_cost_usd)
+	}
 	ev := event.UsageReported{Agent: a.ID, Usage: u, CostUSD: cost, Presentation: presentation}
 	if !presentation && !s.presenting.Load() {
 		ev.Round = s.turnOf[i]

@@ -1,0 +1,120 @@
+package cliagent
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"massgen/internal/cliagent/clitest"
+	"massgen/internal/prompt"
+	"massgen/internal/provider"
+)
+
+// collect reads one Stream to its end.
+func collect(t *testing.T, p provider.Provider, req provider.Request) ([]provider.Chunk, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var out []provider.Chunk
+	for c, err := range p.Stream(ctx, req) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func needCLI(t *testing.T, name string) string {
+	t.Helper()
+	p := clitest.Bin(name)
+	if p == "" {
+		t.Skipf("%s is not installed (.ci/run installs it into .ci/npm)", name)
+	}
+	return p
+}
+
+func TestClaudeCodeTurn(t *testing.T) {
+	bin := needCLI(t, "claude")
+	brain := &clitest.Brain{Script: clitest.Script{File: "hello.txt", Content: "hello from claude"}, Tools: clitest.ClaudeTools}
+	srv := httptest.NewServer(clitest.Anthropic(brain))
+	defer srv.Close()
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{Type: "claude_code", Model: "claude-sonnet-4-5", APIKey: "sk-test", BaseURL: srv.URL, Binary: bin,
+		Home: filepath.Join(dir, "state"), PathEnv: os.Getenv("PATH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	snaps := filepath.Join(dir, "snapshots")
+	if err := os.MkdirAll(filepath.Join(snaps, "agent2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(snaps, "agent2", "peer.txt"), []byte("peer work"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.Bind(Workspace{Dir: ws, Read: []string{snaps}})
+	req := provider.Request{System: "You are agent1.", Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write hello.txt."}},
+		Tools: prompt.Tools(nil)}
+	chunks, err := collect(t, a, req)
+	if err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	got, err := os.ReadFile(filepath.Join(ws, "hello.txt"))
+	if err != nil || string(got) != "hello from claude" {
+		t.Fatalf("hello.txt = %q, %v", got, err)
+	}
+	call := lastCall(t, chunks)
+	if call.Name != "new_answer" {
+		t.Fatalf("first call = %+v, want new_answer", call)
+	}
+	session := a.SessionID()
+	if session == "" {
+		t.Fatal("no session id")
+	}
+	// The verdict, with another agent's answer, goes back as the tool's result: the same
+	// process goes on, reads the peer's file and votes.
+	peer := filepath.Join(snaps, "agent2", "peer.txt")
+	req.Messages = append(req.Messages, provider.Message{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{call}},
+		provider.Message{Role: provider.RoleTool, ToolCallID: call.ID, Content: "Your answer was accepted. agent2 answered: see " + peer})
+	req.Tools = prompt.Tools([]string{"agent1", "agent2"})
+	chunks, err = collect(t, a, req)
+	if err != nil {
+		t.Fatalf("second stream: %v", err)
+	}
+	var read bool
+	for _, c := range chunks {
+		if h, ok := c.(provider.HostedToolChunk); ok && h.Call.Name == "Read" && strings.Contains(h.Result, "peer work") {
+			read = true
+		}
+	}
+	if !read {
+		t.Errorf("the peer's file was not read: %+v", chunks)
+	}
+	if call := lastCall(t, chunks); call.Name != "vote" {
+		t.Fatalf("second call = %+v, want vote", call)
+	}
+	if a.SessionID() != session {
+		t.Errorf("session changed: %s, then %s", session, a.SessionID())
+	}
+}
+
+func lastCall(t *testing.T, chunks []provider.Chunk) provider.ToolCall {
+	t.Helper()
+	if len(chunks) < 2 {
+		t.Fatalf("chunks: %+v", chunks)
+	}
+	tc, ok := chunks[len(chunks)-2].(provider.ToolCallChunk)
+	if d, isDone := chunks[len(chunks)-1].(provider.Done); !ok || !isDone || d.StopReason != "tool_use" {
+		t.Fatalf("stream did not end with a tool call: %+v", chunks)
+	}
+	return tc.Call
+}

@@ -1,0 +1,196 @@
+// Package clitest has fake model APIs for the coding-agent CLIs (Anthropic Messages for Claude
+// Code, OpenAI Responses for Codex, Gemini generateContent for Gemini CLI), each playing the
+// same scripted model: it writes a file with the CLI's own file tool, reads a file another
+// agent shared, submits new_answer through massgen's MCP tools, and votes.
+package clitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Msg is one message of a conversation as a fake API received it, in neutral form.
+type Msg struct {
+	Role    string // user, assistant, tool
+	Text    string
+	Calls   []Call // assistant
+	CallID  string // tool: the call answered
+	CallFor string // tool: the name of the call answered, when the wire says or it is known
+}
+
+// Call is a tool call the model makes.
+type Call struct {
+	ID   string
+	Name string
+	Args map[string]any
+}
+
+// Reply is what the model answers: text, then tool calls.
+type Reply struct {
+	Text  string
+	Calls []Call
+}
+
+// Tools names a CLI's own file tools and how to call them.
+type Tools struct {
+	Write func(path, content string) Call
+	Read  func(path string) Call
+}
+
+// Script is one fake agent's plan.
+type Script struct {
+	// File is written (relative to the workspace), with Content.
+	File, Content string
+	// Vote is the label voted for ("agent1" when empty).
+	Vote string
+	// Final is the final presentation's text.
+	Final string
+	// Hang, when set, makes the model never answer (Ctrl-C tests): the request blocks.
+	Hang bool
+}
+
+// Brain plays a Script over a conversation. It is stateless apart from counting requests:
+// every CLI sends the whole conversation each time.
+type Brain struct {
+	Script Script
+	Tools  Tools
+
+	mu       sync.Mutex
+	requests int
+	seen     []string // tool names offered, by the last request
+}
+
+// Requests is how many model requests the brain answered.
+func (b *Brain) Requests() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.requests
+}
+
+// Offered is the tool names of the last request.
+func (b *Brain) Offered() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen
+}
+
+var snapshotPath = regexp.MustCompile(`/[^\s"'` + "`" + `]*/snapshots/agent[0-9]+/[^\s"'` + "`" + `]+`)
+
+// Next is the model's reply to a conversation offering tools.
+func (b *Brain) Next(tools []string, msgs []Msg) Reply {
+	b.mu.Lock()
+	b.requests++
+	b.seen = tools
+	b.mu.Unlock()
+	newAnswer, vote := find(tools, "new_answer"), find(tools, "vote")
+	if newAnswer == "" {
+		final := b.Script.Final
+		if final == "" {
+			final = "Final answer: " + b.Script.Content
+		}
+		return Reply{Text: final}
+	}
+	called := map[string]int{}
+	var lastResult Msg
+	for _, m := range msgs {
+		for _, c := range m.Calls {
+			called[b.kind(c)]++
+		}
+		if m.Role == "tool" {
+			lastResult = m
+		}
+	}
+	all := ""
+	for _, m := range msgs {
+		all += m.Text + "\n"
+	}
+	switch {
+	case called["write"] == 0:
+		return Reply{Text: "I will write " + b.Script.File + ".", Calls: []Call{b.Tools.Write(b.Script.File, b.Script.Content)}}
+	case called["read"] == 0:
+		if peer := snapshotPath.FindString(all); peer != "" {
+			return Reply{Text: "Reading another agent's work.", Calls: []Call{b.Tools.Read(strings.TrimRight(peer, ".,;:)"))}}
+		}
+	}
+	if called["new_answer"] == 0 {
+		return Reply{Text: "Submitting.", Calls: []Call{{Name: newAnswer, Args: map[string]any{
+			"content": fmt.Sprintf("I wrote %s with %q.", b.Script.File, b.Script.Content)}}}}
+	}
+	if vote != "" && (kind(lastResult.CallFor) != "vote" || strings.Contains(lastResult.Text, "no longer counts") ||
+		strings.Contains(lastResult.Text, "not counted") || strings.HasPrefix(lastResult.Text, "Error")) {
+		label := b.Script.Vote
+		if label == "" {
+			label = "agent1"
+		}
+		return Reply{Text: "Voting.", Calls: []Call{{Name: vote, Args: map[string]any{"agent_id": label, "reason": "it is complete"}}}}
+	}
+	return Reply{Text: "Done."}
+}
+
+// find is the offered tool whose name ends with suffix (mcp__massgen__vote, vote, ...).
+func find(tools []string, suffix string) string {
+	for _, t := range tools {
+		if t == suffix || strings.HasSuffix(t, "_"+suffix) {
+			return t
+		}
+	}
+	return ""
+}
+
+// kind sorts a call into write, read, new_answer, vote or other: file calls by what their
+// arguments name, since a CLI may do both with one shell tool.
+func (b *Brain) kind(c Call) string {
+	raw, _ := json.Marshal(c.Args)
+	switch {
+	case kind(c.Name) != "other":
+		return kind(c.Name)
+	case strings.Contains(string(raw), "/snapshots/"):
+		return "read"
+	case strings.Contains(string(raw), b.Script.File):
+		return "write"
+	}
+	return "other"
+}
+
+// kind sorts a tool name into new_answer, vote or other.
+func kind(name string) string {
+	switch {
+	case strings.HasSuffix(name, "new_answer"):
+		return "new_answer"
+	case strings.HasSuffix(name, "vote"):
+		return "vote"
+	}
+	return "other"
+}
+
+// args decodes a call's arguments.
+func args(raw string) map[string]any {
+	m := map[string]any{}
+	_ = json.Unmarshal([]byte(raw), &m)
+	return m
+}
+
+// Bin is the path of a CLI .ci/run installs into .ci/npm, found from the test's folder up;
+// "" when it is not installed.
+func Bin(name string) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, ".ci", "npm", "node_modules", ".bin", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

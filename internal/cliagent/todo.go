@@ -1,0 +1,3 @@
+package cliagent
+import "errors"
+var errTODO = errors.New("todo")
