@@ -194,3 +194,26 @@ func Bin(name string) string {
 		dir = parent
 	}
 }
+
+// StateDir is a folder for a CLI's state outside /tmp, removed when the test ends: Codex
+// refuses to set up its sandbox helper under /tmp.
+func StateDir(t interface {
+	Helper()
+	Fatal(...any)
+	Cleanup(func())
+}) string {
+	t.Helper()
+	base, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, "massgen-cli-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}

@@ -2,6 +2,7 @@ package cliagent
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -38,18 +39,40 @@ func needCLI(t *testing.T, name string) string {
 	return p
 }
 
-func TestClaudeCodeTurn(t *testing.T) {
-	bin := needCLI(t, "claude")
-	brain := &clitest.Brain{Script: clitest.Script{File: "hello.txt", Content: "hello from claude"}, Tools: clitest.ClaudeTools}
-	srv := httptest.NewServer(clitest.Anthropic(brain))
+// cliCase is one CLI against its fake API.
+type cliCase struct {
+	typ, bin, model string
+	api             func(*clitest.Brain) http.Handler
+	tools           clitest.Tools
+	baseSuffix      string // what the base URL needs after the host
+}
+
+var cliCases = []cliCase{
+	{typ: "claude_code", bin: "claude", model: "claude-sonnet-4-5", api: clitest.Anthropic, tools: clitest.ClaudeTools},
+	{typ: "codex", bin: "codex", model: "gpt-5.4", api: clitest.Responses, tools: clitest.CodexTools, baseSuffix: "/v1"},
+	{typ: "gemini_cli", bin: "gemini", model: "gemini-2.5-pro", api: clitest.Gemini, tools: clitest.GeminiTools},
+}
+
+// Each CLI writes a file with its own tool, submits new_answer through massgen's MCP server,
+// takes the verdict as the tool's result in the same session, reads a peer's file and votes.
+func TestTurn(t *testing.T) {
+	for _, tc := range cliCases {
+		t.Run(tc.typ, func(t *testing.T) { testTurn(t, tc) })
+	}
+}
+
+func testTurn(t *testing.T, tc cliCase) {
+	bin := needCLI(t, tc.bin)
+	brain := &clitest.Brain{Script: clitest.Script{File: "hello.txt", Content: "hello from " + tc.typ}, Tools: tc.tools}
+	srv := httptest.NewServer(tc.api(brain))
 	defer srv.Close()
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "ws")
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Options{Type: "claude_code", Model: "claude-sonnet-4-5", APIKey: "sk-test", BaseURL: srv.URL, Binary: bin,
-		Home: filepath.Join(dir, "state"), PathEnv: os.Getenv("PATH")})
+	a, err := New(Options{Type: tc.typ, Model: tc.model, APIKey: "sk-test", BaseURL: srv.URL + tc.baseSuffix, Binary: bin,
+		Home: clitest.StateDir(t), PathEnv: os.Getenv("PATH")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +92,8 @@ func TestClaudeCodeTurn(t *testing.T) {
 		t.Fatalf("stream: %v", err)
 	}
 	got, err := os.ReadFile(filepath.Join(ws, "hello.txt"))
-	if err != nil || string(got) != "hello from claude" {
-		t.Fatalf("hello.txt = %q, %v", got, err)
+	if err != nil || strings.TrimSpace(string(got)) != "hello from "+tc.typ {
+		t.Fatalf("hello.txt = %q, %v; offered %v; chunks %+v", got, err, brain.Offered(), chunks)
 	}
 	call := lastCall(t, chunks)
 	if call.Name != "new_answer" {
@@ -92,7 +115,7 @@ func TestClaudeCodeTurn(t *testing.T) {
 	}
 	var read bool
 	for _, c := range chunks {
-		if h, ok := c.(provider.HostedToolChunk); ok && h.Call.Name == "Read" && strings.Contains(h.Result, "peer work") {
+		if h, ok := c.(provider.HostedToolChunk); ok && strings.Contains(h.Result, "peer work") {
 			read = true
 		}
 	}
