@@ -113,6 +113,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	red := redact.New(sessionSecrets(cfg, o.Getenv, o.Secrets)...)
 	agents := make([]engine.Agent, len(cfg.Agents))
 	var missing []string // every agent without a key, so one run tells the user all of them
+	clis := map[string]cliBinder{}
+	var closers []func() error
 	for i, a := range cfg.Agents {
 		key, from, err := APIKey(a.Backend, o.Getenv)
 		if err != nil {
@@ -124,7 +126,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 		p, err := o.NewProvider(a.Backend, key, from)
 		if err != nil {
+			closeCLIs(clis)
 			return Result{}, errorf(ExitConfig, "agent %s: %v", a.ID, red.Error(err))
+		}
+		if b, ok := p.(cliBinder); ok {
+			clis[a.ID] = b
 		}
 		if !red.Empty() {
 			p = redactingProvider{p: p, red: red}
@@ -136,6 +142,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if len(missing) > 0 {
 		return Result{}, errorf(ExitConfig, "%s", strings.Join(missing, "\n"))
 	}
+	// The CLIs end (with everything they started) however the turn ends.
+	closers = append(closers, func() error { return closeCLIs(clis) })
 
 	if err := checkTools(cfg, o.Getenv); err != nil {
 		return Result{}, err
@@ -145,7 +153,6 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	sinks := &redactingSinks{red: red}
 	bus.Subscribe(sinks)
 	var res Result
-	var closers []func() error
 	closeAll := func() error {
 		var err error
 		for k := len(closers) - 1; k >= 0; k-- {
@@ -194,7 +201,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	} else if o.Turn > 1 {
 		runID = fmt.Sprintf("%s_turn_%d", runID, o.Turn)
 	}
-	tb, err := newToolbox(ctx, cfg, agents, runID, o)
+	tb, err := newToolbox(ctx, cfg, agents, runID, o, clis)
 	closers = append(closers, tb.close)
 	if err != nil {
 		_ = closeAll()
@@ -230,7 +237,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Price:        usage.Cost,
 		Steering:     o.Steering,
 	})
-	copyErr := tb.finish(res.Winner, res.Dir)
+	// No CLI may write into a workspace while the winner's is copied out.
+	cliErr := closeCLIs(clis)
+	copyErr := errors.Join(tb.finish(res.Winner, res.Dir), cliErr)
 	res.CloseErr = errors.Join(copyErr, closeAll())
 	return res, nil
 }

@@ -37,6 +37,8 @@ func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error
 		return anthropic.New(o)
 	case config.ProtocolGemini:
 		return gemini.New(o)
+	case config.ProtocolCLI:
+		return newCLIAgent(b, key, keyEnv)
 	}
 	return nil, fmt.Errorf("backend type %q is not supported yet in this build (use type: scripted for offline agents)", b.Type)
 }
@@ -57,6 +59,10 @@ var baseURLEnv = map[string]string{
 	"chatcompletion": "OPENAI_BASE_URL",
 	"claude":         "ANTHROPIC_BASE_URL",
 	"gemini":         "GOOGLE_GEMINI_BASE_URL",
+	// The coding-agent CLIs read these themselves; massgen passes them on deliberately.
+	"claude_code": "ANTHROPIC_BASE_URL",
+	"codex":       "OPENAI_BASE_URL",
+	"gemini_cli":  "GOOGLE_GEMINI_BASE_URL",
 }
 
 // BaseURL returns the endpoint agent backend b uses and where it comes from: the config's

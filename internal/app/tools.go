@@ -80,13 +80,13 @@ func checkTools(cfg *config.Config, getenv func(string) string) error {
 // needsWorkspace reports whether an agent gets a working directory.
 func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 	t := a.Backend.Tools
-	return t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0 ||
+	return isCLI(a) || t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0 ||
 		t.Media.Over(cfg.Orchestrator.Media).Enabled() || slices.ContainsFunc(t.CustomTools, isMediaTool)
 }
 
 // newToolbox gives every agent its MCP tools, workspace and command tool. runID names the
 // workspace folder of this run; it must be unique.
-func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options) (*toolbox, error) {
+func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options, clis map[string]cliBinder) (*toolbox, error) {
 	tb := &toolbox{ws: map[string]*workspace.Agent{}, conv: o.Conversation}
 	if tb.conv != nil {
 		tb.mcp = tb.conv.manager(o, tb.status)
@@ -133,8 +133,15 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				return tb, errorf(ExitConfig, "agent %s: context_paths: %v", a.ID, err)
 			}
 			ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
-			set = append(set, ws.Tools()...)
-			if t.CommandLine {
+			if b, ok := clis[a.ID]; ok {
+				// A coding-agent CLI works with its own file and shell tools, in its workspace.
+				if err := bindCLI(b, tb.run, ws, paths); err != nil {
+					return tb, errorf(ExitExecution, "agent %s: %v", a.ID, err)
+				}
+			} else {
+				set = append(set, ws.Tools()...)
+			}
+			if t.CommandLine && clis[a.ID] == nil {
 				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
 					Sandbox: sandboxOptions(t)}
 				if err := opts.Validate(); err != nil {
@@ -154,7 +161,11 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 			for k, s := range t.MCPServers {
 				servers[k] = mcpServer(s)
 			}
-			mcpTools, errs := tb.mcp.Tools(ctx, servers, t.AllowedTools, t.ExcludeTools)
+			allowed := t.AllowedTools
+			if isCLI(a) {
+				allowed = nil // a CLI's allowed_tools names its native tools
+			}
+			mcpTools, errs := tb.mcp.Tools(ctx, servers, allowed, t.ExcludeTools)
 			if ctx.Err() != nil {
 				return tb, errorf(ExitInterrupted, "interrupted while the MCP servers were starting; no model was called")
 			}

@@ -57,10 +57,12 @@ func New(o Options) (*Agent, error) {
 	return &Agent{o: o, fl: fl, open: map[string]*toolCall{}}, nil
 }
 
-// Bind sets the agent's workspace; Stream refuses to run before it is set.
-func (a *Agent) Bind(ws Workspace) {
+// Bind sets the agent's workspace, and home, a folder of the agent under the run's
+// directories where the CLI gets a throwaway HOME (and CODEX_HOME) so that the user's
+// settings, hooks and history stay out. Stream refuses to run before Bind.
+func (a *Agent) Bind(ws Workspace, home string) {
 	a.mu.Lock()
-	a.ws = ws
+	a.ws, a.o.Home = ws, home
 	a.mu.Unlock()
 }
 
@@ -107,8 +109,8 @@ func (a *Agent) begin(req provider.Request) (*run, error) {
 	if a.closed {
 		return nil, errors.New("the agent was closed")
 	}
-	if a.ws.Dir == "" {
-		return nil, errors.New("no workspace: a CLI agent needs cwd (massgen gives it one)")
+	if a.ws.Dir == "" || a.o.Home == "" {
+		return nil, errors.New("no workspace: a CLI agent needs one (massgen gives it one)")
 	}
 	if a.tools == nil {
 		ts, err := newToolServer()

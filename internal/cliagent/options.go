@@ -23,8 +23,7 @@ type Options struct {
 	BaseURL string
 	// Binary is the CLI to run (a name looked up in PATH, or a path); "" for the type's own.
 	Binary string
-	// Home is a folder of this agent under the run's directories, where the CLI gets a
-	// throwaway HOME (and CODEX_HOME) so that the user's settings, hooks and history stay out.
+	// Home is set by Bind.
 	Home string
 	// UseLogin passes the user's real HOME instead, for the CLI's own login (no API key).
 	UseLogin bool
@@ -44,9 +43,6 @@ type Options struct {
 }
 
 func (o Options) check() error {
-	if o.Home == "" {
-		return errors.New("cliagent: Options.Home is required")
-	}
 	if o.APIKey == "" && !o.UseLogin {
 		return errors.New("cliagent: no API key and no login")
 	}

@@ -37,10 +37,10 @@ type run struct {
 	stopCh chan struct{}
 	once   sync.Once
 
-	mu     sync.Mutex
-	tail   []string // last stderr lines
-	failed error    // the CLI's own account of a failed run (an error event)
-	status *childproc.Status
+	mu      sync.Mutex
+	tail    []string // last stderr lines
+	failed  error    // the CLI's own account of a failed run (an error event)
+	status  *childproc.Status
 	stopped bool
 }
 

@@ -1,3 +1,5 @@
 package cliagent
+
 import "errors"
+
 var errTODO = errors.New("todo")

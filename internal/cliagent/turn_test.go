@@ -72,7 +72,7 @@ func testTurn(t *testing.T, tc cliCase) {
 		t.Fatal(err)
 	}
 	a, err := New(Options{Type: tc.typ, Model: tc.model, APIKey: "sk-test", BaseURL: srv.URL + tc.baseSuffix, Binary: bin,
-		Home: clitest.StateDir(t), PathEnv: os.Getenv("PATH")})
+		PathEnv: os.Getenv("PATH")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func testTurn(t *testing.T, tc cliCase) {
 	if err := os.WriteFile(filepath.Join(snaps, "agent2", "peer.txt"), []byte("peer work"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a.Bind(Workspace{Dir: ws, Read: []string{snaps}})
+	a.Bind(Workspace{Dir: ws, Read: []string{snaps}}, clitest.StateDir(t))
 	req := provider.Request{System: "You are agent1.", Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write hello.txt."}},
 		Tools: prompt.Tools(nil)}
 	chunks, err := collect(t, a, req)

@@ -9,6 +9,7 @@ const (
 	ProtocolMessages  = "messages"  // Anthropic Messages API
 	ProtocolGemini    = "gemini"    // Gemini generateContent
 	ProtocolScripted  = "scripted"  // offline, deterministic (no network)
+	ProtocolCLI       = "cli"       // a coding-agent CLI run as a subprocess (internal/cliagent)
 	ProtocolOther     = "other"     // SDK or subprocess based MassGen types
 )
 
@@ -48,14 +49,15 @@ var BackendTypes = map[string]BackendType{
 	"claude": {Name: "claude", Protocol: ProtocolMessages, DefaultBaseURL: "https://api.anthropic.com",
 		APIKeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5-20250929", Implemented: true,
 		WebSearch: true, CodeExecution: true},
-	"claude_code": {Name: "claude_code", Protocol: ProtocolOther, APIKeyEnv: []string{"ANTHROPIC_API_KEY"},
-		DefaultModel: "claude-sonnet-4-5-20250929", Refused: true, Instead: useAPI("claude", "the Anthropic API")},
-	"codex": {Name: "codex", Protocol: ProtocolOther, APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-5.4",
-		Refused: true, Instead: useAPI("openai", "the OpenAI API")},
+	// The coding-agent CLIs use the key when one is set, else the CLI's own login.
+	"claude_code": {Name: "claude_code", Protocol: ProtocolCLI, APIKeyEnv: []string{"CLAUDE_CODE_API_KEY", "ANTHROPIC_API_KEY"},
+		DefaultModel: "claude-sonnet-4-5-20250929", Implemented: true},
+	"codex": {Name: "codex", Protocol: ProtocolCLI, APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-5.4",
+		Implemented: true},
 	"copilot": {Name: "copilot", Protocol: ProtocolOther, DefaultModel: CustomModel, Refused: true,
 		Instead: "use type: openai or claude with your own API key"},
-	"gemini_cli": {Name: "gemini_cli", Protocol: ProtocolOther, APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"},
-		DefaultModel: "gemini-3.1-pro-preview", Refused: true, Instead: useAPI("gemini", "the Gemini API")},
+	"gemini_cli": {Name: "gemini_cli", Protocol: ProtocolCLI, APIKeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		DefaultModel: "gemini-3.1-pro-preview", Implemented: true},
 	"antigravity_cli": {Name: "antigravity_cli", Protocol: ProtocolOther, APIKeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		DefaultModel: "gemini-3.5-flash", Refused: true, Instead: useAPI("gemini", "the Gemini API")},
 	"gemini": {Name: "gemini", Protocol: ProtocolGemini, DefaultBaseURL: "https://generativelanguage.googleapis.com",

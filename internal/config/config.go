@@ -48,6 +48,18 @@ type Backend struct {
 	Hosted HostedTools
 	// Permissions is the agent's own permissions: block (nil without one).
 	Permissions *Permissions
+	// CLI holds the settings of the coding-agent CLI types (claude_code, codex, gemini_cli).
+	CLI CLISettings
+}
+
+// CLISettings are MassGen's backend keys of the coding-agent CLI types. The CLI's native
+// allowed tools are Tools.AllowedTools (allowed_tools).
+type CLISettings struct {
+	SystemPrompt, AppendSystemPrompt string
+	DisallowedTools                  []string
+	PermissionMode                   string
+	MaxThinkingTokens                int
+	ReasoningEffort                  string
 }
 
 // HostedTools are tools a provider runs on its own side; their calls and results come back

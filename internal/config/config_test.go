@@ -450,7 +450,7 @@ func TestBackendTypes_Table(t *testing.T) {
 			t.Errorf("%s: Name %q", name, bt.Name)
 		}
 		switch bt.Protocol {
-		case ProtocolResponses, ProtocolChat, ProtocolMessages, ProtocolGemini, ProtocolScripted, ProtocolOther:
+		case ProtocolResponses, ProtocolChat, ProtocolMessages, ProtocolGemini, ProtocolScripted, ProtocolCLI, ProtocolOther:
 		default:
 			t.Errorf("%s: protocol %q", name, bt.Protocol)
 		}

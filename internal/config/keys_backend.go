@@ -18,6 +18,26 @@ const (
 
 var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "plan"}
 
+// cliTypes are the backend types that drive a coding-agent CLI.
+var cliTypes = []string{"claude_code", "codex", "gemini_cli"}
+
+// cliString reads a string key of the coding-agent CLIs, and refuses it on every other type
+// as MassGen's validator does.
+func cliString(set func(*CLISettings, string)) func(*walker, *target, field) {
+	return func(w *walker, t *target, f field) {
+		if f.val == nil {
+			return
+		}
+		if t.known && t.bt.Protocol != ProtocolCLI {
+			w.refuse(sections[secBackend].lookup(f.key), f, nil)
+			return
+		}
+		if s, ok := w.str(f); ok {
+			set(&t.backend.CLI, s)
+		}
+	}
+}
+
 func tools(f func(t *Tools, v value)) func(*walker, *target, value) {
 	return func(_ *walker, t *target, v value) { f(&t.backend.Tools, v) }
 }
@@ -82,16 +102,20 @@ var backendKeys = append([]Key{
 		raw: envPassthrough},
 	{Section: secBackend, Name: "enforce_read_before_delete", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.12", tool: true,
 		Doc: "A file must be read before it may be deleted.", set: tools(func(t *Tools, v value) { t.EnforceReadBeforeDelete = v.b })},
-	{Section: secBackend, Name: "disallowed_tools", Type: TypeStrings, Status: Ignored, Since: "0.1.12",
-		Doc: "claude_code's native-tool filter; no implemented type has native tools."},
-	{Section: secBackend, Name: "permission_mode", Type: TypeEnum, Enum: permissionModes, Status: Ignored, Since: "0.1.12",
-		Doc: "claude_code's permission handling; no implemented type has native tools."},
-	{Section: secBackend, Name: "system_prompt", Type: TypeString, Status: Refused, Since: "0.1.12",
+	{Section: secBackend, Name: "disallowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", Types: cliTypes,
+		Doc: "Coding-agent CLIs: native tools the CLI may not use (claude_code's --disallowedTools, gemini_cli's excludeTools).",
+		set: func(_ *walker, t *target, v value) { t.backend.CLI.DisallowedTools = v.list }},
+	{Section: secBackend, Name: "permission_mode", Type: TypeEnum, Enum: permissionModes, Status: Implemented, Since: "0.1.12", Types: []string{"claude_code"},
+		Doc: "Claude Code's permission mode; default and bypassPermissions run as acceptEdits with the allowed tools, since nobody is there to ask.",
+		set: func(_ *walker, t *target, v value) { t.backend.CLI.PermissionMode = v.s }},
+	{Section: secBackend, Name: "system_prompt", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: cliTypes,
 		msg: "`system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
-		Doc: "Rejected as in MassGen's validator."},
-	{Section: secBackend, Name: "append_system_prompt", Type: TypeString, Status: Refused, Since: "0.1.12",
+		Doc: "Coding-agent CLIs (claude_code): replaces the CLI's own system prompt; rejected on other types, as in MassGen's validator.",
+		raw: cliString(func(c *CLISettings, s string) { c.SystemPrompt = s })},
+	{Section: secBackend, Name: "append_system_prompt", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: cliTypes,
 		msg: "`append_system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
-		Doc: "Rejected as in MassGen's validator."},
+		Doc: "Coding-agent CLIs: appended to the CLI's system prompt; rejected on other types, as in MassGen's validator.",
+		raw: cliString(func(c *CLISettings, s string) { c.AppendSystemPrompt = s })},
 	{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true,
 		ex: "[{path: t.py, function: add}]", Doc: "Python functions offered as tools named custom_tool__<name> (see custom_tools[]).",
 		raw: func(w *walker, t *target, f field) { t.backend.Tools.CustomTools = w.customTools(f, t) }},
@@ -148,12 +172,13 @@ var backendKeys = append([]Key{
 		Doc: "Claude tool search.", Why: "tool search is not built"},
 	{Section: secBackend, Name: "tool_search_variant", Type: TypeEnum, Enum: []string{"regex", "bm25"}, Status: Ignored, Since: "0.1.9x",
 		Types: []string{"claude"}, Needs: "enable_tool_search", Doc: "Tool search: variant."},
-	{Section: secBackend, Name: "model_reasoning_effort", Type: TypeEnum, Enum: []string{"low", "medium", "high", "xhigh"}, Status: Ignored,
-		Since: "0.1.47", Types: []string{"codex"}, Doc: "Codex reasoning effort."},
+	{Section: secBackend, Name: "model_reasoning_effort", Type: TypeEnum, Enum: []string{"low", "medium", "high", "xhigh"}, Status: Implemented,
+		Since: "0.1.47", Types: []string{"codex"}, Doc: "Codex reasoning effort.",
+		set: func(_ *walker, t *target, v value) { t.backend.CLI.ReasoningEffort = v.s }},
 	{Section: secBackend, Name: "use_default_prompt", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.9x",
-		Types: []string{"claude_code"}, Doc: "Claude Code's default system prompt."},
-	{Section: secBackend, Name: "max_thinking_tokens", Type: TypeInt, Status: Ignored, Since: "0.1.12", Types: []string{"claude_code"},
-		Doc: "Claude Code thinking budget."},
+		Types: []string{"claude_code"}, Doc: "Claude Code's default system prompt: it is always kept, massgen's instructions are appended (system_prompt replaces it)."},
+	{Section: secBackend, Name: "max_thinking_tokens", Type: TypeInt, Status: Implemented, Since: "0.1.12", Types: []string{"claude_code"},
+		Doc: "Claude Code thinking budget (MAX_THINKING_TOKENS).", set: func(_ *walker, t *target, v value) { t.backend.CLI.MaxThinkingTokens = int(v.n) }},
 	{Section: secBackend, Name: "copilot_system_message_mode", Type: TypeEnum, Enum: []string{"append", "replace"}, Status: Ignored,
 		Since: "0.1.54", Types: []string{"copilot"}, Doc: "Copilot: append to or replace its system message."},
 	{Section: secBackend, Name: "copilot_permission_policy", Type: TypeString, Status: Ignored, Since: "0.1.54", Types: []string{"copilot"},

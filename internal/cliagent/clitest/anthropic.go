@@ -31,6 +31,7 @@ func Anthropic(b *Brain) http.Handler {
 			Tools  []struct {
 				Name string `json:"name"`
 			} `json:"tools"`
+			System   json.RawMessage `json:"system"`
 			Messages []struct {
 				Role    string          `json:"role"`
 				Content json.RawMessage `json:"content"`
@@ -49,7 +50,7 @@ func Anthropic(b *Brain) http.Handler {
 			return
 		}
 		names := map[string]string{}
-		var msgs []Msg
+		msgs := []Msg{{Role: "system", Text: contentText(req.System)}}
 		for _, m := range req.Messages {
 			var blocks []struct {
 				Type      string          `json:"type"`

@@ -63,6 +63,14 @@ type Brain struct {
 	mu       sync.Mutex
 	requests int
 	seen     []string // tool names offered, by the last request
+	readPeer bool
+}
+
+// ReadPeer reports whether the model asked to read a file another agent shared.
+func (b *Brain) ReadPeer() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.readPeer
 }
 
 // Requests is how many model requests the brain answered.
@@ -78,6 +86,8 @@ func (b *Brain) Offered() []string {
 	defer b.mu.Unlock()
 	return b.seen
 }
+
+var workspaceDir = regexp.MustCompile(`Your workspace is (/\S+) `)
 
 var snapshotPath = regexp.MustCompile(`/[^\s"'` + "`" + `]*/snapshots/agent[0-9]+/[^\s"'` + "`" + `]+`)
 
@@ -114,12 +124,19 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 		return Reply{Text: "I will write " + b.Script.File + ".", Calls: []Call{b.Tools.Write(b.Script.File, b.Script.Content)}}
 	case called["read"] == 0:
 		if peer := snapshotPath.FindString(all); peer != "" {
+			b.mu.Lock()
+			b.readPeer = true
+			b.mu.Unlock()
 			return Reply{Text: "Reading another agent's work.", Calls: []Call{b.Tools.Read(strings.TrimRight(peer, ".,;:)"))}}
 		}
 	}
 	if called["new_answer"] == 0 {
+		file := b.Script.File
+		if m := workspaceDir.FindStringSubmatch(all); m != nil {
+			file = m[1] + "/" + file // the others read it at its snapshot path
+		}
 		return Reply{Text: "Submitting.", Calls: []Call{{Name: newAnswer, Args: map[string]any{
-			"content": fmt.Sprintf("I wrote %s with %q.", b.Script.File, b.Script.Content)}}}}
+			"content": fmt.Sprintf("I wrote %s with %q.", file, b.Script.Content)}}}}
 	}
 	if vote != "" && (kind(lastResult.CallFor) != "vote" || strings.Contains(lastResult.Text, "no longer counts") ||
 		strings.Contains(lastResult.Text, "not counted") || strings.HasPrefix(lastResult.Text, "Error")) {

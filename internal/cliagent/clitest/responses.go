@@ -1,11 +1,11 @@
 package clitest
 
 import (
-	"io"
-	"os"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 )
 

@@ -1,0 +1,144 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"massgen/internal/cliagent/clitest"
+	"massgen/internal/config"
+)
+
+// cliMember is one coding-agent CLI of a team, on its fake API.
+type cliMember struct {
+	id, typ, bin, model string
+	api                 func(*clitest.Brain) http.Handler
+	tools               clitest.Tools
+	baseSuffix          string
+}
+
+var cliMembers = []cliMember{
+	{id: "claude", typ: "claude_code", bin: "claude", model: "claude-sonnet-4-5", api: clitest.Anthropic, tools: clitest.ClaudeTools},
+	{id: "codex", typ: "codex", bin: "codex", model: "gpt-5.4", api: clitest.Responses, tools: clitest.CodexTools, baseSuffix: "/v1"},
+}
+
+// cliTeam starts a fake API per member and returns the team's config; members whose CLI is
+// not installed make the test skip.
+func cliTeam(t *testing.T, members []cliMember, scripts map[string]clitest.Script) (*config.Config, map[string]*clitest.Brain) {
+	t.Helper()
+	var bins []string
+	var b strings.Builder
+	b.WriteString("agents:\n")
+	brains := map[string]*clitest.Brain{}
+	for _, m := range members {
+		bin := clitest.Bin(m.bin)
+		if bin == "" {
+			t.Skipf("%s is not installed (.ci/run installs it into .ci/npm)", m.bin)
+		}
+		bins = append(bins, filepath.Dir(bin))
+		brain := &clitest.Brain{Script: scripts[m.id], Tools: m.tools}
+		brains[m.id] = brain
+		srv := httptest.NewServer(m.api(brain))
+		t.Cleanup(srv.Close)
+		fmt.Fprintf(&b, "  - id: %s\n    backend: {type: %s, model: %s, base_url: %q}\n", m.id, m.typ, m.model, srv.URL+m.baseSuffix)
+	}
+	b.WriteString("timeout_settings: {agent_timeout_seconds: 120, orchestrator_timeout_seconds: 300}\n")
+	t.Setenv("PATH", bins[0]+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cfg, rep := config.Parse("cli_team.yaml", []byte(b.String()))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	return cfg, brains
+}
+
+// A team of coding-agent CLIs completes a coding task: each writes a file in its own
+// workspace with its own tools, reads another's, votes; the winner's files reach final/, and
+// every agent's usage and cost are in status.json.
+func TestE2E_CLIAgents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real CLIs")
+	}
+	scripts := map[string]clitest.Script{}
+	for _, m := range cliMembers {
+		scripts[m.id] = clitest.Script{File: m.id + ".py", Content: "print('" + m.id + "')"}
+	}
+	cfg, brains := cliTeam(t, cliMembers, scripts)
+	root := t.TempDir()
+	res, err := Run(t.Context(), cfg, Options{
+		Question: "Write a hello-world program.", Logging: true, LogRoot: root, WorkspaceRoot: clitest.StateDir(t),
+		Getenv: func(k string) string { return keys[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || res.Winner == "" {
+		t.Fatalf("exit %d, winner %q, err %v", res.ExitCode, res.Winner, res.Err)
+	}
+	winner := scripts[res.Winner]
+	got, err := os.ReadFile(filepath.Join(res.Dir, "final", res.Winner, "workspace", winner.File))
+	if err != nil || strings.TrimSpace(string(got)) != winner.Content {
+		t.Errorf("final/%s/workspace/%s = %q, %v", res.Winner, winner.File, got, err)
+	}
+	for id, b := range brains {
+		if !b.ReadPeer() {
+			t.Errorf("%s never read another agent's file", id)
+		}
+	}
+	var status struct {
+		Agents map[string]struct {
+			Usage struct {
+				Input  int64   `json:"input_tokens"`
+				Output int64   `json:"output_tokens"`
+				Cost   float64 `json:"cost_usd"`
+			} `json:"usage"`
+			Votes json.RawMessage `json:"vote"`
+		} `json:"agents"`
+	}
+	raw, err := os.ReadFile(filepath.Join(res.Dir, "status.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &status); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range cliMembers {
+		u := status.Agents[m.id].Usage
+		if u.Input == 0 || u.Output == 0 {
+			t.Errorf("%s: usage in status.json = %+v", m.id, u)
+		}
+	}
+	if c := status.Agents["claude"].Usage.Cost; c <= 0 {
+		t.Errorf("claude_code cost = %v, want Claude Code's total_cost_usd", c)
+	}
+	events, err := os.ReadFile(filepath.Join(res.Dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	voted := map[string]bool{}
+	for _, line := range strings.Split(string(events), "\n") {
+		var e struct {
+			Type string `json:"type"`
+			Data struct {
+				Agent string `json:"agent"`
+			} `json:"data"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "vote_cast" {
+			voted[e.Data.Agent] = true
+		}
+	}
+	for _, m := range cliMembers {
+		if !voted[m.id] {
+			t.Errorf("no vote by %s in events", m.id)
+		}
+	}
+	for _, s := range keys {
+		if strings.Contains(string(events), s) || strings.Contains(string(raw), s) {
+			t.Error("a key reached the log")
+		}
+	}
+}
