@@ -1,14 +1,17 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"massgen/internal/cliagent/clitest"
 	"massgen/internal/config"
@@ -141,4 +144,76 @@ func TestE2E_CLIAgents(t *testing.T) {
 			t.Error("a key reached the log")
 		}
 	}
+}
+
+// Interrupting a run whose CLIs are mid-call leaves no process behind: neither a CLI nor
+// anything it started (found by working directory under the run's workspace root).
+func TestE2E_CLIAgentsInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real CLIs")
+	}
+	scripts := map[string]clitest.Script{}
+	for _, m := range cliMembers {
+		scripts[m.id] = clitest.Script{File: "x.txt", Content: "x", Hang: true}
+	}
+	cfg, brains := cliTeam(t, cliMembers, scripts)
+	wsRoot := clitest.StateDir(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			all := true
+			for _, b := range brains {
+				all = all && b.Requests() > 0
+			}
+			if all && len(processesUnder(t, wsRoot)) > 0 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel() // as Ctrl-C does
+	}()
+	res, err := Run(ctx, cfg, Options{Question: "Write x.txt.", WorkspaceRoot: wsRoot,
+		Getenv: func(k string) string { return keys[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != ExitInterrupted {
+		t.Errorf("exit code %d, want %d", res.ExitCode, ExitInterrupted)
+	}
+	for _, b := range brains {
+		if b.Requests() == 0 {
+			t.Error("a CLI never reached its model: the test interrupted nothing")
+		}
+	}
+	if left := processesUnder(t, wsRoot); len(left) > 0 {
+		t.Errorf("processes left running: %v", left)
+	}
+}
+
+// processesUnder lists the processes whose working directory is under dir.
+func processesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || !strings.HasPrefix(cwd, real+string(os.PathSeparator)) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+	}
+	return out
 }

@@ -46,7 +46,7 @@ func Anthropic(b *Brain) http.Handler {
 			tools = append(tools, t.Name)
 		}
 		if b.Script.Hang && find(tools, "new_answer") != "" {
-			<-r.Context().Done()
+			b.hold(r)
 			return
 		}
 		names := map[string]string{}

@@ -7,6 +7,7 @@ package clitest
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,7 +74,15 @@ func (b *Brain) ReadPeer() bool {
 	return b.readPeer
 }
 
-// Requests is how many model requests the brain answered.
+// hold blocks a request of a hanging script until its client goes away, counting it.
+func (b *Brain) hold(r *http.Request) {
+	b.mu.Lock()
+	b.requests++
+	b.mu.Unlock()
+	<-r.Context().Done()
+}
+
+// Requests is how many model requests the brain answered (or held).
 func (b *Brain) Requests() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

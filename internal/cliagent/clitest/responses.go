@@ -71,7 +71,7 @@ func Responses(b *Brain) http.Handler {
 			}
 		}
 		if b.Script.Hang && find(tools, "new_answer") != "" {
-			<-r.Context().Done()
+			b.hold(r)
 			return
 		}
 		names := map[string]string{}
