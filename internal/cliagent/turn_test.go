@@ -115,7 +115,9 @@ func testTurn(t *testing.T, tc cliCase) {
 	}
 	var read bool
 	for _, c := range chunks {
-		if h, ok := c.(provider.HostedToolChunk); ok && strings.Contains(h.Result, "peer work") {
+		// Gemini CLI's stream does not carry what read_file read; the others' do.
+		if h, ok := c.(provider.HostedToolChunk); ok && strings.Contains(h.Call.Arguments, "peer.txt") && !h.Failed &&
+			(strings.Contains(h.Result, "peer work") || tc.typ == "gemini_cli") {
 			read = true
 		}
 	}

@@ -98,7 +98,7 @@ func (b *Brain) Offered() []string {
 
 var workspaceDir = regexp.MustCompile(`Your workspace is (/\S+) `)
 
-var snapshotPath = regexp.MustCompile(`/[^\s"'` + "`" + `]*/snapshots/agent[0-9]+/[^\s"'` + "`" + `]+`)
+var snapshotPath = regexp.MustCompile(`/[^\s"'\\<` + "`" + `]*/snapshots/agent[0-9]+/[^\s"'\\<` + "`" + `]+`)
 
 // Next is the model's reply to a conversation offering tools.
 func (b *Brain) Next(tools []string, msgs []Msg) Reply {

@@ -1,5 +1,0 @@
-package cliagent
-
-import "errors"
-
-var errTODO = errors.New("todo")
