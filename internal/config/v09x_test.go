@@ -3,6 +3,7 @@ package config
 import (
 	"reflect"
 	"slices"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -345,5 +346,26 @@ func TestParse_V09xTypos(t *testing.T) {
 	for _, tc := range cases {
 		_, rep := Parse("c.yaml", []byte(tc.yaml))
 		checkIssues(t, rep, []string{tc.want})
+	}
+}
+
+// MassGen's configs with coding-agent CLIs validate, and their keys reach Backend.CLI.
+func TestParse_CLIAgents(t *testing.T) {
+	raw, err := os.ReadFile("testdata/massgen_cli_agents.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, rep := Parse("massgen_cli_agents.yaml", raw)
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	c := cfg.Agents[0].Backend
+	if c.CLI.AppendSystemPrompt == "" || c.CLI.PermissionMode != "bypassPermissions" || c.CLI.MaxThinkingTokens != 8000 ||
+		len(c.CLI.DisallowedTools) != 1 || len(c.Tools.AllowedTools) != 6 || cfg.Agents[1].Backend.CLI.ReasoningEffort != "high" {
+		t.Errorf("claude_code settings = %+v, tools %+v; codex %+v", c.CLI, c.Tools, cfg.Agents[1].Backend.CLI)
+	}
+	_, rep = Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: openai, model: gpt-5, append_system_prompt: hi}\n"))
+	if rep.OK() || !strings.Contains(rep.Text(), "not allowed inside backend") {
+		t.Errorf("append_system_prompt on openai: %s", rep.Text())
 	}
 }
