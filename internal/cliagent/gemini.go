@@ -64,7 +64,9 @@ func geminiInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 	if resume != "" {
 		args = append(args, "--resume", resume)
 	}
-	env := append(a.baseEnv(home), "GEMINI_CLI_TRUST_WORKSPACE=true")
+	// Without NO_RELAUNCH the CLI starts node a second time only to raise its heap limit:
+	// that doubles the start-up, which is most of a short run.
+	env := append(a.baseEnv(home), "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true")
 	if a.o.APIKey != "" {
 		env = append(env, "GEMINI_API_KEY="+a.o.APIKey)
 	}

@@ -56,8 +56,13 @@ var cliCases = []cliCase{
 // Each CLI writes a file with its own tool, submits new_answer through massgen's MCP server,
 // takes the verdict as the tool's result in the same session, reads a peer's file and votes.
 func TestTurn(t *testing.T) {
+	// The CLIs mostly wait on node's start-up and on each other's loopback calls: each has
+	// its own fake and workspace, so they run side by side.
 	for _, tc := range cliCases {
-		t.Run(tc.typ, func(t *testing.T) { testTurn(t, tc) })
+		t.Run(tc.typ, func(t *testing.T) {
+			t.Parallel()
+			testTurn(t, tc)
+		})
 	}
 }
 
