@@ -106,7 +106,8 @@ func TestE2E_CLIAgents(t *testing.T) {
 				Output int64   `json:"output_tokens"`
 				Cost   float64 `json:"cost_usd"`
 			} `json:"usage"`
-			Votes json.RawMessage `json:"vote"`
+			Votes   json.RawMessage `json:"vote"`
+			Session string          `json:"cli_session_id"`
 		} `json:"agents"`
 	}
 	raw, err := os.ReadFile(filepath.Join(res.Dir, "status.json"))
@@ -118,6 +119,9 @@ func TestE2E_CLIAgents(t *testing.T) {
 	}
 	for _, m := range cliMembers {
 		u := status.Agents[m.id].Usage
+		if status.Agents[m.id].Session == "" {
+			t.Errorf("%s: no cli_session_id in status.json", m.id)
+		}
 		if m.typ == "gemini_cli" {
 			// Gemini CLI reports usage only when a run ends, and its last run is still waiting
 			// on its vote when coordination ends (see the report: usage of a killed run is lost).
@@ -134,7 +138,7 @@ func TestE2E_CLIAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	voted := map[string]bool{}
+	voted, sessions := map[string]bool{}, map[string]bool{}
 	for _, line := range strings.Split(string(events), "\n") {
 		var e struct {
 			Type string `json:"type"`
@@ -145,10 +149,16 @@ func TestE2E_CLIAgents(t *testing.T) {
 		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "vote_cast" {
 			voted[e.Data.Agent] = true
 		}
+		if e.Type == "agent_session" {
+			sessions[e.Data.Agent] = true
+		}
 	}
 	for _, m := range cliMembers {
 		if !voted[m.id] {
 			t.Errorf("no vote by %s in events", m.id)
+		}
+		if !sessions[m.id] {
+			t.Errorf("no agent_session event for %s", m.id)
 		}
 	}
 	for _, s := range keys {

@@ -271,8 +271,12 @@ func (a *Agent) pump(ctx context.Context, r *run, yield func(provider.Chunk, err
 				a.finish(r, yield)
 				return
 			}
-			if ev.session != "" {
+			if ev.session != "" && ev.session != a.sessID {
 				a.sessID = ev.session
+				if !yield(provider.SessionChunk{ID: ev.session}, nil) {
+					a.stopRun(r)
+					return
+				}
 			}
 			if ev.err != nil {
 				a.stopRun(r)

@@ -108,6 +108,9 @@ func testTurn(t *testing.T, tc cliCase) {
 	if session == "" {
 		t.Fatal("no session id")
 	}
+	if !hasChunk(chunks, provider.SessionChunk{ID: session}) {
+		t.Errorf("the session id %s was not streamed: %+v", session, chunks)
+	}
 	// The verdict, with another agent's answer, goes back as the tool's result: the same
 	// process goes on, reads the peer's file and votes.
 	peer := filepath.Join(snaps, "agent2", "peer.txt")
@@ -147,4 +150,13 @@ func lastCall(t *testing.T, chunks []provider.Chunk) provider.ToolCall {
 		t.Fatalf("stream did not end with a tool call: %+v", chunks)
 	}
 	return tc.Call
+}
+
+func hasChunk(chunks []provider.Chunk, want provider.Chunk) bool {
+	for _, c := range chunks {
+		if c == want {
+			return true
+		}
+	}
+	return false
 }

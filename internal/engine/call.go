@@ -152,6 +152,9 @@ read:
 			s.publish(event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Content: result, IsError: c.Failed})
 		case provider.UsageChunk:
 			res.usage = res.usage.Add(c.Usage)
+		case provider.SessionChunk:
+			id, _ := cut(c.ID, maxCallField)
+			s.publish(event.AgentSession{Agent: a.ID, SessionID: id})
 		case provider.Done:
 			res.stop, res.stopRaw = c.Stop(), c.StopReason
 		}

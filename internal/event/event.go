@@ -350,6 +350,13 @@ type AgentDead struct {
 	Reason string `json:"reason"`
 }
 
+// AgentSession: the agent's backend runs in a session of its own (a coding-agent CLI's
+// session id, resumed by its later calls); sent when it starts or changes.
+type AgentSession struct {
+	Agent     string `json:"agent"`
+	SessionID string `json:"session_id"`
+}
+
 // UsageReported: token usage of one model call and its cost.
 type UsageReported struct {
 	Agent   string         `json:"agent"`
@@ -489,6 +496,7 @@ func (CoordinationEnded) Type() string  { return "coordination_ended" }
 func (FinalStarted) Type() string       { return "final_started" }
 func (FinalAnswer) Type() string        { return "final_answer" }
 func (SessionEnded) Type() string       { return "session_ended" }
+func (AgentSession) Type() string       { return "agent_session" }
 
 // decoders maps a type name to a function that decodes its payload.
 var decoders = map[string]func(json.RawMessage) (Payload, error){}
@@ -527,6 +535,7 @@ func init() {
 	register[AgentError]()
 	register[AgentDead]()
 	register[UsageReported]()
+	register[AgentSession]()
 	register[CoordinationEnded]()
 	register[FinalStarted]()
 	register[FinalAnswer]()

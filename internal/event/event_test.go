@@ -42,6 +42,7 @@ var every = []Payload{
 	VoteIgnored{Agent: "b", TargetLabel: "agent1", SeenVersion: 1, CurrentVersion: 2},
 	AgentError{Agent: "b", Message: "boom", Consecutive: 1, Budget: 3, Timeout: true},
 	AgentDead{Agent: "b", Reason: "3 failures"},
+	AgentSession{Agent: "a", SessionID: "7f1c-session"},
 	UsageReported{Agent: "a", Usage: provider.Usage{InputTokens: 10, CachedInputTokens: 2, OutputTokens: 3, ReasoningTokens: 1}, CostUSD: 0.25},
 	CoordinationEnded{Reason: EndConsensus, Winner: "a", WinnerLabel: "agent1", AnswerLabel: "agent1.1", Tally: []Tally{{Agent: "a", Label: "agent1", Votes: 1, Voters: []string{"b"}}}},
 	FinalStarted{Agent: "a", Mode: "regenerate", Winner: "b", Note: "presenter"},

@@ -124,6 +124,11 @@ type HostedToolChunk struct {
 	Failed bool
 }
 
+// SessionChunk names the provider's own session the call ran in (a coding-agent CLI's
+// session id, which a later call resumes). Backends send it when the session starts or
+// changes; it is only shown.
+type SessionChunk struct{ ID string }
+
 // ToolCallProgress reports a tool call whose arguments are still streaming: Bytes of them so
 // far. It is only for views, so that a model writing a long new_answer does not look idle;
 // the call itself comes as a ToolCallChunk once complete. Backends send one when a call's
@@ -212,6 +217,7 @@ func (ReasoningDelta) isChunk()   {}
 func (ToolCallChunk) isChunk()    {}
 func (ToolCallProgress) isChunk() {}
 func (HostedToolChunk) isChunk()  {}
+func (SessionChunk) isChunk()     {}
 func (UsageChunk) isChunk()       {}
 func (Done) isChunk()             {}
 

@@ -181,6 +181,9 @@ type Agent struct {
 	// MassGen's status.json mislabels times_restarted, B11).
 	CausedRestarts int
 
+	// Session is the backend's own session id (a coding-agent CLI's), "" for the others.
+	Session string
+
 	Turns        int // turns started
 	Calls        int // model calls started
 	LastActivity time.Time
@@ -462,6 +465,8 @@ func (s *State) Apply(e event.Event) {
 			a.LastError = &AgentError{Type: "dead", Message: p.Reason, Time: e.Time}
 			a.Status, a.Dead = StatusDead, true
 		})
+	case event.AgentSession:
+		s.touch(p.Agent, e.Time, func(a *Agent) { a.Session = p.SessionID })
 	case event.UsageReported:
 		s.Totals.Usage = s.Totals.Usage.Add(p.Usage)
 		s.Totals.CostUSD += p.CostUSD

@@ -111,6 +111,8 @@ type statusAgent struct {
 	ErrorCount     int         `json:"error_count"`
 	Usage          usageJSON   `json:"usage"`
 	Rounds         []roundJSON `json:"rounds"`
+	// The coding-agent CLI's own session id, which resumes it (claude --resume ID).
+	CLISession string `json:"cli_session_id,omitempty"`
 }
 
 // roundJSON is the usage of one round: stage is setup (planning, personas), coordination
@@ -300,6 +302,7 @@ func agentStatus(s *State, a *Agent) statusAgent {
 		ErrorCount:        a.Errors,
 		Usage:             toUsageJSON(a.Usage, a.CostUSD, a.CostKnown()),
 		Rounds:            toRounds(a.Rounds, a.CostKnown()),
+		CLISession:        a.Session,
 	}
 	if v := a.Vote; s.Counts(v) {
 		st.VoteCast = &statusVote{

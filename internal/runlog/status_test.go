@@ -98,3 +98,23 @@ func TestStatusJSON_EstimatedUsage(t *testing.T) {
 		t.Errorf("totals %+v, want 910 input tokens, marked estimated", got.Usage)
 	}
 }
+
+// A CLI agent's own session id is in status.json, the latest one when it changes; other
+// agents have none.
+func TestStatusJSON_CLISession(t *testing.T) {
+	s := started()
+	s.add(time.Millisecond, event.AgentSession{Agent: "alice", SessionID: "s-1"}).
+		add(time.Millisecond, event.AgentSession{Agent: "alice", SessionID: "s-2"})
+	var got struct {
+		Agents map[string]map[string]any `json:"agents"`
+	}
+	if err := json.Unmarshal(StatusJSON(fold(s.events), t0), &got); err != nil {
+		t.Fatal(err)
+	}
+	if id := got.Agents["alice"]["cli_session_id"]; id != "s-2" {
+		t.Errorf("alice's cli_session_id = %v, want s-2", id)
+	}
+	if id, ok := got.Agents["bob"]["cli_session_id"]; ok {
+		t.Errorf("bob has a cli_session_id %v", id)
+	}
+}

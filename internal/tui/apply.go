@@ -167,6 +167,8 @@ func (m *Model) Apply(e event.Event) {
 		}
 	case event.UsageReported:
 		m.touch(p.Agent)
+	case event.AgentSession:
+		m.touch(p.Agent)
 	}
 }
 

@@ -152,3 +152,14 @@ func TestAgentScreen_ShowsEndpoint(t *testing.T) {
 		t.Errorf("agent screen:\n%s", v)
 	}
 }
+
+// TestAgentScreen_ShowsCLISession: a coding-agent CLI's full screen names its own session.
+func TestAgentScreen_ShowsCLISession(t *testing.T) {
+	s := started(2)
+	s.add(0, event.AgentSession{Agent: "alice", SessionID: "5d0c-77"})
+	m := newModel(120, 30, s.events)
+	press(m, "1")
+	if v := screenText(m); !strings.Contains(v, "gpt-5 · session 5d0c-77") {
+		t.Errorf("agent screen:\n%s", v)
+	}
+}

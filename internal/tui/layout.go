@@ -254,6 +254,9 @@ func (m *Model) agentScreen(w int) []string {
 	if a.BaseURL != "" {
 		where += " at " + a.BaseURL
 	}
+	if a.Session != "" {
+		where += " · session " + a.Session // a CLI's: `claude --resume` and the like take it
+	}
 	title := fmt.Sprintf("%s %s · %s", styleBold.Render(a.Label), a.ID, styleDim.Render(where))
 	title += " · " + lipgloss.NewStyle().Foreground(b.color).Render(b.glyph+" "+b.text)
 	act := styleDim.Render("no tool activity yet")

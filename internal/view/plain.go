@@ -174,6 +174,9 @@ func (p *Plain) Handle(e event.Event) {
 	case event.AgentError:
 		p.flush(v.Agent)
 		p.line("%s: error (%d/%d): %s", p.who(v.Agent), v.Consecutive, v.Budget, oneLine(v.Message, 300))
+	case event.AgentSession:
+		p.flush(v.Agent)
+		p.line("%s: CLI session %s", p.who(v.Agent), v.SessionID)
 	case event.AgentDead:
 		p.flush(v.Agent)
 		p.line("%s: dead, left out of the session: %s", p.who(v.Agent), oneLine(v.Reason, 300))
