@@ -133,7 +133,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			clis[a.ID] = b
 		}
 		if !red.Empty() {
-			p = redactingProvider{p: p, red: red}
+			p = redacting(p, red)
 		}
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p,
 			BaseURL: redact.URL(a.Backend.BaseURL), Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),

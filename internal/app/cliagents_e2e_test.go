@@ -122,11 +122,6 @@ func TestE2E_CLIAgents(t *testing.T) {
 		if status.Agents[m.id].Session == "" {
 			t.Errorf("%s: no cli_session_id in status.json", m.id)
 		}
-		if m.typ == "gemini_cli" {
-			// Gemini CLI reports usage only when a run ends, and its last run is still waiting
-			// on its vote when coordination ends (see the report: usage of a killed run is lost).
-			continue
-		}
 		if u.Input == 0 || u.Output == 0 {
 			t.Errorf("%s: usage in status.json = %+v", m.id, u)
 		}

@@ -87,6 +87,28 @@ type redactingProvider struct {
 	red *redact.Redactor
 }
 
+// redacting wraps p, keeping its provider.Finisher (a CLI agent's end-of-coordination usage).
+func redacting(p provider.Provider, red *redact.Redactor) provider.Provider {
+	rp := redactingProvider{p: p, red: red}
+	if f, ok := p.(provider.Finisher); ok {
+		return redactingFinisher{rp, f}
+	}
+	return rp
+}
+
+type redactingFinisher struct {
+	redactingProvider
+	f provider.Finisher
+}
+
+func (rf redactingFinisher) Finish(ctx context.Context) (provider.Usage, error) {
+	u, err := rf.f.Finish(ctx)
+	if err != nil {
+		err = rf.error(err)
+	}
+	return u, err
+}
+
 func (rp redactingProvider) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
 	return func(yield func(provider.Chunk, error) bool) {
 		text, reasoning := rp.red.Stream(), rp.red.Stream()

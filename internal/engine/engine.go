@@ -385,6 +385,31 @@ func (s *session) coordinate(ctx context.Context) {
 	s.mu.Unlock()
 	cancel()
 	wg.Wait()
+	if ctx.Err() == nil {
+		s.finishProviders(ctx)
+	}
+}
+
+// finishWait bounds how long a provider may take to end work that outlasted coordination.
+const finishWait = 30 * time.Second
+
+// finishProviders lets the providers that implement provider.Finisher end their runs, so
+// that the usage of work still going on when coordination ended is counted.
+func (s *session) finishProviders(ctx context.Context) {
+	fctx, cancel := context.WithTimeout(ctx, finishWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, a := range s.agents {
+		f, ok := a.Provider.(provider.Finisher)
+		if !ok {
+			continue
+		}
+		wg.Go(func() {
+			u, _ := f.Finish(fctx) // a failed wrap-up loses only its usage
+			s.account(i, u)
+		})
+	}
+	wg.Wait()
 }
 
 // endLocked ends coordination once; s.mu must be held.

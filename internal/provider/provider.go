@@ -19,6 +19,14 @@ type Provider interface {
 	Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
 }
 
+// Finisher is a provider whose work can outlast its last Stream: a coding-agent CLI still
+// waiting on a tool call when coordination ends, which reports its usage only when its run
+// ends. Finish lets it end that work and returns the usage reported since the last Stream;
+// the engine calls it once coordination is over, with a bounded ctx.
+type Finisher interface {
+	Finish(ctx context.Context) (Usage, error)
+}
+
 // Role is the author of a message.
 type Role string
 
