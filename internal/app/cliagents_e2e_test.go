@@ -133,28 +133,36 @@ func TestE2E_CLIAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	voted, sessions := map[string]bool{}, map[string]bool{}
+	voted, sessions := map[string]bool{}, map[string]map[string]bool{}
 	for _, line := range strings.Split(string(events), "\n") {
 		var e struct {
 			Type string `json:"type"`
 			Data struct {
-				Agent string `json:"agent"`
+				Agent     string `json:"agent"`
+				SessionID string `json:"session_id"`
 			} `json:"data"`
 		}
 		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "vote_cast" {
 			voted[e.Data.Agent] = true
 		}
 		if e.Type == "agent_session" {
-			sessions[e.Data.Agent] = true
+			if sessions[e.Data.Agent] == nil {
+				sessions[e.Data.Agent] = map[string]bool{}
+			}
+			sessions[e.Data.Agent][e.Data.SessionID] = true
 		}
 	}
 	for _, m := range cliMembers {
 		if !voted[m.id] {
 			t.Errorf("no vote by %s in events", m.id)
 		}
-		if !sessions[m.id] {
+		if len(sessions[m.id]) == 0 {
 			t.Errorf("no agent_session event for %s", m.id)
 		}
+	}
+	// The final presentation continued the winner's own CLI session (P6).
+	if n := len(sessions[res.Winner]); n != 1 {
+		t.Errorf("winner %s ran in %d CLI sessions, want 1: %v", res.Winner, n, sessions[res.Winner])
 	}
 	for _, s := range keys {
 		if strings.Contains(string(events), s) || strings.Contains(string(raw), s) {

@@ -122,9 +122,17 @@ func (a *Agent) begin(req provider.Request) (*run, error) {
 	a.tools.setTools(req.Tools)
 	fresh := !continues(a.seen, req.Messages)
 	news := req.Messages[min(len(a.seen), len(req.Messages)):]
+	// The final presentation is a conversation of its own for the engine, but the winner's
+	// CLI goes on in the session where it did the work (design P6): its files and reasoning
+	// are there.
+	keep := ""
+	if fresh && req.Stage == provider.StagePresentation {
+		keep = a.sessID
+	}
 	if fresh {
 		a.reset()
 		news = req.Messages
+		a.sessID = keep
 	}
 	a.seen = append(a.seen[:0:0], req.Messages...)
 	replies, rest := a.split(news)
@@ -156,7 +164,7 @@ func (a *Agent) begin(req provider.Request) (*run, error) {
 		prompt = "Continue."
 	}
 	resume := a.sessID
-	if fresh {
+	if fresh && keep == "" {
 		resume = ""
 	}
 	r, err := a.start(req, prompt, resume)

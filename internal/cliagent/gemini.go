@@ -50,7 +50,7 @@ func geminiInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 	}
 	// Gemini CLI has no flag for an added system prompt: massgen's goes before the task on
 	// the first run of a session (a resumed session has it already).
-	if resume == "" {
+	if resume == "" || req.Stage == provider.StagePresentation {
 		prompt = a.systemText(req) + "\n\n" + prompt
 	}
 	args := []string{"-p", prompt, "--output-format", "stream-json", "--approval-mode", "yolo",
