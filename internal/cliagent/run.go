@@ -54,9 +54,13 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 	if bin == "" {
 		bin = a.fl.binary
 	}
-	if _, err := exec.LookPath(bin); err != nil {
-		return nil, &fatalError{fmt.Sprintf("the %s CLI %q was not found: install it with `npm install -g %s` (version %s or later) or set its path in cli_path",
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, &fatalError{fmt.Sprintf("the %s CLI %q was not found: install it with `npm install -g %s` (version %s or later)",
 			a.o.Type, bin, a.fl.npm, a.fl.minVersion)}
+	}
+	if err := checkVersion(path, a.fl, inv.env); err != nil {
+		return nil, err
 	}
 	cmd := childproc.Command(nil, childproc.Tree, bin, inv.args...)
 	cmd.Dir = a.ws.Dir
