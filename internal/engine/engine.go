@@ -406,7 +406,7 @@ func (s *session) finishProviders(ctx context.Context) {
 		}
 		wg.Go(func() {
 			u, _ := f.Finish(fctx) // a failed wrap-up loses only its usage
-			s.account(i, u)
+			s.account(i, u, false)
 		})
 	}
 	wg.Wait()
