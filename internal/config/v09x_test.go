@@ -1,9 +1,9 @@
 package config
 
 import (
+	"os"
 	"reflect"
 	"slices"
-	"os"
 	"strings"
 	"testing"
 	"time"
