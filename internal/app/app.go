@@ -83,6 +83,9 @@ type Options struct {
 	AskTimeout time.Duration
 	// Steering, when set, lets the caller steer the running session (engine.Steering).
 	Steering *engine.Steering
+	// Remote, when set, runs the session somewhere else (on Temporal workers, which build
+	// the agents and read the keys): this process writes the log and runs the views only.
+	Remote func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
 }
 
 // Result is how a turn ended.
@@ -116,6 +119,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	clis := map[string]cliBinder{}
 	var closers []func() error
 	for i, a := range cfg.Agents {
+		if o.Remote != nil {
+			agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model}
+			continue
+		}
 		key, from, err := APIKey(a.Backend, o.Getenv)
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("agent %s: %v", a.ID, err))
@@ -145,8 +152,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	// The CLIs end (with everything they started) however the turn ends.
 	closers = append(closers, func() error { return closeCLIs(clis) })
 
-	if err := checkTools(cfg, o.Getenv); err != nil {
-		return Result{}, err
+	if o.Remote == nil {
+		if err := checkTools(cfg, o.Getenv); err != nil {
+			return Result{}, err
+		}
 	}
 	bus := event.NewBus(nil)
 	// Every sink sees events through the redactor, whatever produced them.
@@ -200,6 +209,12 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		runID = "run_" + strings.Replace(time.Now().Format("20060102_150405.000000"), ".", "_", 1)
 	} else if o.Turn > 1 {
 		runID = fmt.Sprintf("%s_turn_%d", runID, o.Turn)
+	}
+	if o.Remote != nil {
+		res.Result = o.Remote(ctx, cfg, engine.Options{Question: o.Question, History: o.History, Turn: o.Turn,
+			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus})
+		res.CloseErr = closeAll()
+		return res, nil
 	}
 	tb, err := newToolbox(ctx, cfg, agents, runID, o, clis)
 	closers = append(closers, tb.close)

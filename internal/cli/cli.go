@@ -109,6 +109,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	addSessionFlags(root, &o.run)
 	root.AddCommand(newReplay(stdin, stdout))
 	root.AddCommand(newServe(stdout, stderr))
+	root.AddCommand(newWorker(stdout, stderr))
 	root.AddCommand(newEval(stdout, stderr))
 	root.AddCommand(newMCP(stdin, stdout, stderr))
 	root.AddCommand(newLogs(stdin, stdout))

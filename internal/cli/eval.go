@@ -22,6 +22,7 @@ import (
 
 // evalFlags are the flags of massgen eval.
 type evalFlags struct {
+	temporal    temporalFlags
 	configPath  string
 	out         string
 	resume      bool
@@ -119,6 +120,7 @@ func newEval(stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.noLogs, "no-logs", false, "do not write the items' session logs")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fl.BoolVar(&f.check, "check", false, "check the dataset and the config, say what would run, and stop")
+	addTemporalFlags(fl, &f.temporal)
 	return cmd
 }
 
@@ -130,6 +132,8 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 		return exitf(ExitConfig, "--limit %d: use a positive number, or 0 for every item", f.limit)
 	case f.maxFailures < 0:
 		return exitf(ExitConfig, "--max-failures %d: use a positive number, or 0 for no limit", f.maxFailures)
+	case f.temporal.addr != "" && (len(f.rateLimits) > 0 || len(f.callLimits) > 0):
+		return exitf(ExitConfig, "--rate-limit and --provider-concurrency limit this process's model calls; with --temporal the workers make them: use --concurrency to bound the sessions at once")
 	}
 	lims := eval.Limits{RPM: map[string]int{}, Concurrent: map[string]int{}}
 	for _, v := range f.rateLimits {
@@ -157,16 +161,24 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if err := checkTemporal(f.temporal, cfg); err != nil {
+		return err
+	}
 	if f.check {
 		return evalCheck(items, cfg, out, stdout)
 	}
+	remote, closeRemote, err := f.temporal.remote(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer closeRemote()
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return exitf(ExitExecution, "cannot create the folder of %s: %v", out, err)
 	}
 	o := eval.Options{Dataset: dataset, Items: items, Config: cfg, Team: teamID(cfg), Out: out,
 		Logging: !f.noLogs, LogRoot: filepath.Join(filepath.Dir(out), eval.LogsDir),
 		Concurrency: f.concurrency, Limits: lims, MaxFailures: f.maxFailures,
-		Version: Version, Args: os.Args}
+		Version: Version, Args: os.Args, Remote: remote}
 	if !f.quiet {
 		o.Progress = func(p eval.Progress) { fmt.Fprintln(stderr, progressLine(p)) }
 	}

@@ -100,6 +100,8 @@ func addRootFlags(root *cobra.Command, o *rootOptions) {
 	f.IntVar(&r.web.port, "web-port", 8000, "with --web: `PORT` to listen on")
 	f.BoolVar(&r.web.noBrowser, "no-browser", false, "with --web: print the URL instead of opening a browser")
 	in(groupWeb, "web", "web-host", "web-port", "no-browser")
+	addTemporalFlags(f, &r.temporal)
+	in(groupRun, "temporal", "temporal-namespace", "temporal-task-queue")
 
 	s := &o.setup
 	f.BoolVar(&s.init, "init", false, "write a config from the API keys that are set (asks only what it must); default .massgen/config.yaml")

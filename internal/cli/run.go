@@ -56,6 +56,7 @@ type runOptions struct {
 	web webOptions
 	// sessions are --continue and --session-id (sessions.go); nil without them.
 	sessions *sessionFlags
+	temporal temporalFlags
 }
 
 // exitError carries an exit code with the message printed for it ("" when already printed).
@@ -282,6 +283,17 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if err := applyOverrides(cfg, &o); err != nil {
 		return err
 	}
+	if err := checkTemporal(o.temporal, cfg); err != nil {
+		return err
+	}
+	if o.web.on && o.temporal.addr != "" {
+		return exitf(ExitConfig, "--web runs the session in this process; for a dashboard of sessions on Temporal use massgen serve --temporal %s", o.temporal.addr)
+	}
+	remote, closeRemote, err := o.temporal.remote(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeRemote()
 	out, err := prepareOutputFile(o.outputFile)
 	if err != nil {
 		return err
@@ -329,6 +341,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		}
 		opts.Question = prep.question(opts.Question)
 		opts.Logging, opts.LogRoot, opts.Debug, opts.Version, opts.Args = logging, o.logRoot, o.debug, Version, o.args
+		opts.Remote = remote
 		if live {
 			lt := newLiveTurn(turnCfg, warnings, question != "")
 			opts.Approvals = lt.asks // the live view's y and n answer the permission asks

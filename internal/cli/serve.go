@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ func newServe(stdout, stderr io.Writer) *cobra.Command {
 	var addr, token, logRoot string
 	var maxSessions int
 	var setupDir string // the only folder the dashboard's setup wizard writes configs to
+	var tf temporalFlags
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--config FILE]... [--addr 127.0.0.1:8080] [--token T]",
 		Short: "Serve the web dashboard and an OpenAI-compatible API, one model per team",
@@ -76,10 +78,25 @@ and stops.
 				if _, dup := teams[name]; dup {
 					return exitf(ExitConfig, "two configs are served as team %q: name them with --config NAME=FILE", name)
 				}
+				if err := checkTemporal(tf, cfg); err != nil {
+					return err
+				}
 				teams[name] = cfg
 			}
+			remote, closeRemote, err := tf.remote(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeRemote()
+			var run web.RunFunc
+			if remote != nil {
+				run = func(ctx context.Context, cfg *config.Config, o app.Options) (app.Result, error) {
+					o.Remote = remote
+					return app.Run(ctx, cfg, o)
+				}
+			}
 			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version, MaxSessions: maxSessions,
-				SetupDir: setupDir})
+				SetupDir: setupDir, Run: run})
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
@@ -115,6 +132,7 @@ and stops.
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
 	f.StringVar(&setupDir, "setup-dir", "", "`DIR` the dashboard's setup wizard saves configs to (as NAME.yaml, served at once as team NAME); without it the wizard only validates")
+	addTemporalFlags(f, &tf)
 	return cmd
 }
 

@@ -148,12 +148,54 @@ type session struct {
 	// turnOf[i] is agent i's current coordination round, for the usage it reports; written
 	// and read by the agent's goroutine only.
 	turnOf []int
+	// presentFn, when set, makes the final presentation's model calls somewhere else (a
+	// Temporal activity); nil means s.presentation.
+	presentFn func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
 // and SessionEnded last; cancelling ctx interrupts it (exit 4) after the best answer so far has
 // been published as the final answer.
 func Run(ctx context.Context, o Options) Result {
+	s := newSession(o)
+	o = s.o
+	if o.Steering != nil {
+		o.Steering.attach(s)
+	}
+	start := o.Now()
+	s.publish(s.started())
+	for _, p := range o.Preamble {
+		s.publish(p)
+	}
+	if len(o.Agents) == 0 {
+		return s.finish(start, Result{Status: event.StatusFailed, ExitCode: 2, Err: errors.New("no agents configured")})
+	}
+	if o.Orchestrator.SkipCoordinationRounds {
+		s.mu.Lock()
+		s.endLocked(event.EndSkipped)
+		s.mu.Unlock()
+	} else {
+		if o.Orchestrator.PlanningMode {
+			s.decidePlanning(ctx)
+		}
+		if o.Orchestrator.PersonaGenerator.Enabled {
+			s.generatePersonas(ctx)
+		}
+		s.mu.Lock()
+		if s.overBudget {
+			s.endLocked(event.EndBudget)
+		}
+		s.mu.Unlock()
+		s.coordinate(ctx)
+	}
+	s.presenting.Store(true)
+	res := s.present(ctx)
+	s.awaitStragglers()
+	return s.finish(start, res)
+}
+
+// newSession sets up a session's state before anything is published.
+func newSession(o Options) *session {
 	o = withDefaults(o)
 	orch := o.Orchestrator
 	skip := skipsVoting(orch, len(o.Agents))
@@ -195,39 +237,7 @@ func Run(ctx context.Context, o Options) Result {
 			Checklist:     gate,
 		}),
 	}
-	if o.Steering != nil {
-		o.Steering.attach(s)
-	}
-	start := o.Now()
-	s.publish(s.started())
-	for _, p := range o.Preamble {
-		s.publish(p)
-	}
-	if len(o.Agents) == 0 {
-		return s.finish(start, Result{Status: event.StatusFailed, ExitCode: 2, Err: errors.New("no agents configured")})
-	}
-	if o.Orchestrator.SkipCoordinationRounds {
-		s.mu.Lock()
-		s.endLocked(event.EndSkipped)
-		s.mu.Unlock()
-	} else {
-		if o.Orchestrator.PlanningMode {
-			s.decidePlanning(ctx)
-		}
-		if o.Orchestrator.PersonaGenerator.Enabled {
-			s.generatePersonas(ctx)
-		}
-		s.mu.Lock()
-		if s.overBudget {
-			s.endLocked(event.EndBudget)
-		}
-		s.mu.Unlock()
-		s.coordinate(ctx)
-	}
-	s.presenting.Store(true)
-	res := s.present(ctx)
-	s.awaitStragglers()
-	return s.finish(start, res)
+	return s
 }
 
 func withDefaults(o Options) Options {

@@ -9,6 +9,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
+	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
 )
@@ -43,6 +44,9 @@ type Options struct {
 	Getenv  func(string) string
 	Version string
 	Args    []string
+	// Remote runs each item's session elsewhere (app.Options.Remote: Temporal workers, which
+	// make the model calls, so Limits do not reach them).
+	Remote func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
 	// NewProvider overrides the backend factory (tests); nil means app.NewProvider.
 	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
 	// Now is the clock (nil: time.Now).
@@ -243,7 +247,7 @@ func (r *runner) session(ctx context.Context, it Item) (Record, error) {
 	res, err := app.Run(ctx, cfg, app.Options{
 		Question: it.Prompt, Logging: r.o.Logging, LogRoot: r.o.LogRoot,
 		Sinks: []event.Sink{obs}, Getenv: r.o.Getenv, Version: r.o.Version, Args: r.o.Args,
-		NewProvider: newProvider,
+		NewProvider: newProvider, Remote: r.o.Remote,
 	})
 	rec := Record{ID: it.ID, Fingerprint: it.Fingerprint(), Team: r.o.Team, Status: StatusOK,
 		Started: start.UTC(), Seconds: r.o.Now().Sub(start).Seconds(), Agents: []AgentRecord{}}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTemporal_UsageErrors(t *testing.T) {
+	cfg := writeConfig(t, fastTeam)
+	tools := writeConfig(t, `
+agents:
+  - id: a
+    backend: {type: scripted, answers: ["Paris."], cwd: ws}
+`)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad address", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "q"}, "cannot reach the Temporal server at 127.0.0.1:1"},
+		{"no port", []string{"--config", cfg, "--temporal", "localhost", "q"}, "HOST:PORT"},
+		{"queue without server", []string{"--config", cfg, "--temporal-task-queue", "q2", "q"}, "need --temporal HOST:PORT"},
+		{"tools refused by name", []string{"--config", tools, "--temporal", "127.0.0.1:1", "q"}, "cwd: not supported on Temporal yet"},
+		{"web", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "--web", "q"}, "massgen serve --temporal"},
+		{"worker without server", []string{"worker"}, "worker needs --temporal HOST:PORT"},
+		{"worker bad address", []string{"worker", "--temporal", "127.0.0.1:1"}, "cannot reach the Temporal server"},
+		{"serve bad address", []string{"serve", "--config", cfg, "--temporal", "127.0.0.1:1"}, "cannot reach the Temporal server"},
+		{"eval with rate limits", []string{"eval", "data.jsonl", "--config", cfg, "--temporal", "127.0.0.1:1", "--rate-limit", "openai=10"}, "--concurrency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			code, out, errOut := execute(t, t.Context(), tt.args...)
+			if code != ExitConfig {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, ExitConfig, out, errOut)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tt.want)
+			}
+			if d := time.Since(start); d > 8*time.Second {
+				t.Errorf("took %s: a bad address must fail fast", d)
+			}
+		})
+	}
+}

@@ -1,0 +1,255 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"massgen/internal/app"
+	"massgen/internal/config"
+	"massgen/internal/engine"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+	"massgen/internal/redact"
+	"massgen/internal/usage"
+)
+
+// Supported refuses, by name, what a session on Temporal cannot do yet: every tool that runs
+// on the machine (files, commands, MCP servers, custom tools) and the steps before
+// coordination. Those run locally, without --temporal.
+func Supported(cfg *config.Config) error {
+	if cfg == nil || len(cfg.Agents) == 0 {
+		return errors.New("the session has no agents")
+	}
+	var refused []string
+	add := func(what string) {
+		for _, r := range refused {
+			if r == what {
+				return
+			}
+		}
+		refused = append(refused, what)
+	}
+	o := cfg.Orchestrator
+	if o.PlanningMode {
+		add("orchestrator.coordination.enable_planning_mode")
+	}
+	if o.PersonaGenerator.Enabled {
+		add("orchestrator.coordination.persona_generator")
+	}
+	if len(o.ContextPaths) > 0 {
+		add("orchestrator.context_paths")
+	}
+	for _, a := range cfg.Agents {
+		t := a.Backend.Tools
+		switch {
+		case t.Cwd != "":
+			add("cwd")
+		case len(t.ContextPaths) > 0:
+			add("context_paths")
+		}
+		if t.CommandLine {
+			add("enable_mcp_command_line")
+		}
+		if len(t.MCPServers) > 0 {
+			add("mcp_servers")
+		}
+		if len(t.CustomTools) > 0 {
+			add("custom_tools")
+		}
+		if s := a.Backend.Script; s != nil && len(s.ToolCalls) > 0 {
+			add("script tool_calls")
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: not supported on Temporal yet (workers run agents without tools that touch a machine); run without --temporal",
+		strings.Join(refused, ", "))
+}
+
+// ForWorkers is cfg as it travels to the workers, inside the workflow's history: without API
+// keys (each worker reads its own) and with credentials taken out of base URLs.
+func ForWorkers(cfg *config.Config) (*config.Config, error) {
+	out := *cfg
+	out.Agents = make([]config.Agent, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		if a.Backend.APIKey != "" {
+			return nil, fmt.Errorf("agent %s: api_key in the config is not sent to Temporal workers: set the backend's key variable in each worker's environment instead", a.ID)
+		}
+		if u := a.Backend.BaseURL; u != "" && redact.URL(u) != u {
+			return nil, fmt.Errorf("agent %s: a base_url with credentials is not sent to Temporal workers: put them in the worker's environment", a.ID)
+		}
+		out.Agents[i] = a
+	}
+	out.Warnings = nil
+	return &out, nil
+}
+
+// Activities run the turns and presentations of sessions on one worker.
+type Activities struct {
+	// Getenv reads API keys on this worker; nil means os.Getenv.
+	Getenv func(string) string
+
+	mu    sync.Mutex
+	cache map[string][]provider.Provider // providers per workflow, kept for the next turn here
+	order []string
+}
+
+// maxCached bounds the sessions whose providers a worker keeps.
+const maxCached = 256
+
+// heartbeatEvery is how often a running activity tells Temporal its worker is alive.
+func heartbeatEvery(timeout time.Duration) time.Duration {
+	return max(timeout/4, 100*time.Millisecond)
+}
+
+// Turn runs one agent turn.
+func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error) {
+	stop := heartbeat(ctx)
+	defer stop()
+	o, err := a.options(in.WorkflowID, in.Session)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	var evs []event.Event
+	o.Bus = collector(&evs)
+	out := engine.RunTurn(ctx, o, in.Ops, in.Agent, in.Conversation)
+	if ctx.Err() != nil {
+		// Cancelled (the session ended) or the worker is stopping: another attempt, if any.
+		return TurnResult{}, ctx.Err()
+	}
+	return TurnResult{Outcome: out, Events: coalesce(evs)}, nil
+}
+
+// Present runs the final presentation's model calls.
+func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResult, error) {
+	stop := heartbeat(ctx)
+	defer stop()
+	o, err := a.options(in.WorkflowID, in.Session)
+	if err != nil {
+		return PresentResult{}, err
+	}
+	var evs []event.Event
+	o.Bus = collector(&evs)
+	text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
+	if ctx.Err() != nil {
+		return PresentResult{}, ctx.Err()
+	}
+	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Events: coalesce(evs)}
+	if err != nil {
+		r.Err = err.Error()
+	}
+	return r, nil
+}
+
+// options builds the session's agents on this worker, reusing the providers it built for an
+// earlier turn of the same session (a scripted agent remembers what it did).
+func (a *Activities) options(wid string, in Session) (engine.Options, error) {
+	o := engineOptions(in)
+	o.Price = usage.Cost
+	ps, err := a.providers(wid, in.Config)
+	if err != nil {
+		return o, temporal.NewNonRetryableApplicationError(err.Error(), "config", nil)
+	}
+	for i := range o.Agents {
+		o.Agents[i].Provider = ps[i]
+	}
+	return o, nil
+}
+
+func (a *Activities) providers(wid string, cfg *config.Config) ([]provider.Provider, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ps, ok := a.cache[wid]; ok {
+		return ps, nil
+	}
+	getenv := a.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	ps := make([]provider.Provider, len(cfg.Agents))
+	for i, ag := range cfg.Agents {
+		key, from, err := app.APIKey(ag.Backend, getenv)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s on this worker: %w", ag.ID, err)
+		}
+		p, err := app.NewProvider(ag.Backend, key, from)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s on this worker: %w", ag.ID, redact.New(key).Error(err))
+		}
+		ps[i] = p
+	}
+	if a.cache == nil {
+		a.cache = map[string][]provider.Provider{}
+	}
+	if len(a.order) >= maxCached {
+		delete(a.cache, a.order[0])
+		a.order = a.order[1:]
+	}
+	a.cache[wid] = ps
+	a.order = append(a.order, wid)
+	return ps, nil
+}
+
+// heartbeat tells Temporal, until stop, that this worker is still running the activity; it
+// also learns of a cancelled activity this way, which cancels ctx.
+func heartbeat(ctx context.Context) (stop func()) {
+	every := heartbeatEvery(activity.GetInfo(ctx).HeartbeatTimeout)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+func collector(evs *[]event.Event) *event.Bus {
+	bus := event.NewBus(nil)
+	bus.Subscribe(event.SinkFunc(func(e event.Event) { *evs = append(*evs, e) }))
+	return bus
+}
+
+// coalesce merges runs of text and reasoning deltas of one agent: the result travels in the
+// workflow's history, where a delta per token would cost an entry each.
+func coalesce(in []event.Event) []event.Event {
+	var out []event.Event
+	for _, e := range in {
+		if n := len(out); n > 0 {
+			switch p := e.Payload.(type) {
+			case event.TextDelta:
+				if q, ok := out[n-1].Payload.(event.TextDelta); ok && q.Agent == p.Agent && q.Presentation == p.Presentation {
+					q.Text += p.Text
+					out[n-1].Payload = q
+					continue
+				}
+			case event.ReasoningDelta:
+				if q, ok := out[n-1].Payload.(event.ReasoningDelta); ok && q.Agent == p.Agent && q.Presentation == p.Presentation {
+					q.Text += p.Text
+					out[n-1].Payload = q
+					continue
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"massgen/internal/coord"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+)
+
+// This file lets a driver other than Run (a Temporal workflow) run a session: the
+// coordination (the state machine, turn scheduling, failures, the winner and the events they
+// make) in one place, deterministically, and each agent turn and the final presentation
+// somewhere else, on a replica rebuilt from the operations applied so far. Everything here is
+// the engine's own code path; only the goroutines and channels of Run are left out.
+
+// Conversation is an agent's conversation between turns, as it travels between processes.
+type Conversation struct {
+	System   string             `json:"system,omitempty"`
+	Msgs     []provider.Message `json:"msgs,omitempty"`
+	Sent     int                `json:"sent,omitempty"`
+	Seen     int                `json:"seen,omitempty"`
+	Shown    []int              `json:"shown,omitempty"`
+	Labels   []string           `json:"labels,omitempty"`
+	OwnShown int                `json:"own_shown,omitempty"`
+	Accepted string             `json:"accepted,omitempty"`
+	Lead     string             `json:"lead,omitempty"`
+	Injected int                `json:"injected,omitempty"`
+	Round    RoundState         `json:"round"`
+}
+
+// RoundState is a turn's round timeout (see roundClock).
+type RoundState struct {
+	N      int           `json:"n,omitempty"`
+	Start  time.Time     `json:"start,omitzero"`
+	Soft   time.Time     `json:"soft,omitzero"`
+	Cut    time.Time     `json:"cut,omitzero"`
+	Limit  time.Duration `json:"limit,omitempty"`
+	Grace  time.Duration `json:"grace,omitempty"`
+	Warned bool          `json:"warned,omitempty"`
+}
+
+func (c *conversation) export() Conversation {
+	r := c.round
+	return Conversation{System: c.system, Msgs: c.msgs, Sent: c.sent, Seen: c.seen, Shown: c.shown, Labels: c.labels,
+		OwnShown: c.ownShown, Accepted: c.accepted, Lead: c.lead, Injected: c.injected,
+		Round: RoundState{N: r.n, Start: r.start, Soft: r.soft, Cut: r.cut, Limit: r.limit, Grace: r.grace, Warned: r.warned}}
+}
+
+func (x Conversation) internal() conversation {
+	r := x.Round
+	return conversation{system: x.System, msgs: x.Msgs, sent: x.Sent, seen: x.Seen, shown: x.Shown, labels: x.Labels,
+		ownShown: x.OwnShown, accepted: x.Accepted, lead: x.Lead, injected: x.Injected,
+		round: roundClock{n: r.N, start: r.Start, soft: r.Soft, cut: r.Cut, limit: r.Limit, grace: r.Grace, warned: r.Warned}}
+}
+
+// Op is one change applied to a session's coordination state, in the order applied. Replaying
+// the ops on a new session rebuilds the same state: the state machine is deterministic.
+type Op struct {
+	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd or OpUsage
+	Agent int          `json:"agent"`
+	Calls []coord.Call `json:"calls,omitempty"`
+	Text  string       `json:"text,omitempty"`
+	Seen  int          `json:"seen,omitempty"`
+	// OpFail
+	Message string `json:"message,omitempty"`
+	Timeout bool   `json:"timeout,omitempty"`
+	Fatal   bool   `json:"fatal,omitempty"`
+	// OpEnd
+	Reason string `json:"reason,omitempty"`
+	// OpUsage
+	Usage provider.Usage `json:"usage,omitzero"`
+	Cost  float64        `json:"cost,omitempty"`
+}
+
+// The kinds of Op.
+const (
+	OpResolve = "resolve"
+	OpFail    = "fail"
+	OpEnd     = "end"
+	OpUsage   = "usage"
+)
+
+// Coordinator is the coordination of one session without Run's goroutines: a driver calls it
+// from one goroutine (a workflow's), runs each turn elsewhere with RunTurn, and hands the
+// outcome back. Its clock is Options.Now, so a deterministic driver passes its own.
+type Coordinator struct {
+	s       *session
+	ops     []Op
+	waiting []string // why each agent last waited, so that each new reason is published once
+	start   time.Time
+}
+
+// NewCoordinator returns the coordination of a session of o; o.Agents need no providers.
+func NewCoordinator(o Options) *Coordinator {
+	s := newSession(o)
+	return &Coordinator{s: s, waiting: make([]string, len(s.agents))}
+}
+
+// Start publishes SessionStarted and the preamble.
+func (x *Coordinator) Start() {
+	x.start = x.s.o.Now()
+	x.s.publish(x.s.started())
+	for _, p := range x.s.o.Preamble {
+		x.s.publish(p)
+	}
+	if x.s.o.Orchestrator.SkipCoordinationRounds {
+		x.End(event.EndSkipped)
+	}
+}
+
+// Ops are the changes applied so far, for RunTurn's replica.
+func (x *Coordinator) Ops() []Op { return x.ops }
+
+// Ended reports whether coordination is over.
+func (x *Coordinator) Ended() bool { return x.s.m.Ended() }
+
+// Dead reports whether agent i is out of the session.
+func (x *Coordinator) Dead(i int) bool { return x.s.m.Dead(i) }
+
+// RetryDelay is the pause before agent i's next turn after a failed one.
+func (x *Coordinator) RetryDelay(i int) time.Duration { return x.s.o.RetryDelay(x.s.m.Failures(i)) }
+
+// Ready reports whether agent i must take a turn now; when it must wait, it publishes why
+// (once per reason), as Run's agents do.
+func (x *Coordinator) Ready(i int) bool {
+	s := x.s
+	if s.m.Ended() || s.m.Dead(i) {
+		return false
+	}
+	if s.m.NeedsTurn(i) {
+		x.waiting[i] = ""
+		return true
+	}
+	if why := s.m.Blocked(i); why != "" && why != x.waiting[i] {
+		x.waiting[i] = why
+		s.publish(event.AgentWaiting{Agent: s.agents[i].ID, Reason: why})
+	}
+	return false
+}
+
+// BeginTurn prepares agent i's conversation for its round-th turn and publishes TurnStarted.
+func (x *Coordinator) BeginTurn(i int, conv Conversation, round int) Conversation {
+	c := conv.internal()
+	x.s.beginTurnLocked(i, &c, round)
+	// What the agent accepts in this turn is set anew; RunTurn reads it back.
+	c.accepted = ""
+	return c.export()
+}
+
+// TurnOutcome is how a turn run by RunTurn ended.
+type TurnOutcome struct {
+	Conversation Conversation `json:"conversation"`
+	// Calls, Text and Seen are the response whose workflow call the replica accepted, for the
+	// coordinator to resolve against the current state; empty when none was.
+	Calls []coord.Call `json:"calls,omitempty"`
+	Text  string       `json:"text,omitempty"`
+	Seen  int          `json:"seen,omitempty"`
+	// Err, when set, failed the turn.
+	Err     string `json:"err,omitempty"`
+	Timeout bool   `json:"timeout,omitempty"`
+	Fatal   bool   `json:"fatal,omitempty"`
+	// Usage and Cost add up the turn's model calls.
+	Usage provider.Usage `json:"usage,omitzero"`
+	Cost  float64        `json:"cost,omitempty"`
+}
+
+// Finish applies a turn's outcome: the accepted call is resolved against the current state
+// (answers may have landed while the turn ran: a vote then is stale, as in Run), a failure
+// counts against the agent's budget. It returns the agent's conversation.
+func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
+	s := x.s
+	x.account(out.Usage, out.Cost)
+	c := out.Conversation.internal()
+	if out.Err != "" {
+		c.reset()
+		x.fail(i, out.Err, out.Timeout, out.Fatal)
+		return c.export()
+	}
+	if len(out.Calls) > 0 && !s.m.Ended() {
+		x.ops = append(x.ops, Op{Kind: OpResolve, Agent: i, Calls: out.Calls, Text: out.Text, Seen: out.Seen})
+		res := s.m.Resolve(i, out.Calls, out.Text, out.Seen)
+		s.applyLocked(i, &c, res)
+	}
+	if s.overBudget {
+		x.End(event.EndBudget)
+	}
+	return c.export()
+}
+
+func (x *Coordinator) account(u provider.Usage, cost float64) {
+	if u == (provider.Usage{}) && cost == 0 {
+		return
+	}
+	x.ops = append(x.ops, Op{Kind: OpUsage, Usage: u, Cost: cost})
+	x.s.addCost(u, cost)
+}
+
+func (s *session) addCost(u provider.Usage, cost float64) {
+	s.cost += cost
+	s.usage = s.usage.Add(u)
+	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
+		s.overBudget = true
+	}
+}
+
+func (x *Coordinator) fail(i int, msg string, timeout, fatal bool) {
+	x.ops = append(x.ops, Op{Kind: OpFail, Agent: i, Message: msg, Timeout: timeout, Fatal: fatal})
+	x.s.fail(i, remoteError(msg, fatal), timeout)
+}
+
+func remoteError(msg string, fatal bool) error {
+	if fatal {
+		return &provider.Error{Provider: "agent", Fatal: true, Err: errors.New(msg)}
+	}
+	return errors.New(msg)
+}
+
+// End ends coordination for reason (event.EndTimeout, ...), once.
+func (x *Coordinator) End(reason string) {
+	if x.s.m.Ended() {
+		return
+	}
+	x.ops = append(x.ops, Op{Kind: OpEnd, Reason: reason})
+	x.s.endLocked(reason)
+}
+
+// PresentFunc runs the final presentation's model calls for agent i elsewhere (PresentOn).
+type PresentFunc func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
+
+// Present picks the winner, has run make the final presentation, publishes the final answer
+// and SessionEnded, and returns how the session ended.
+func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
+	x.s.presenting.Store(true)
+	x.s.presentFn = run
+	return x.s.finish(x.start, x.s.present(ctx))
+}
+
+// replica rebuilds a session's state from ops, publishing nothing while it does.
+func replica(o Options, ops []Op) *session {
+	bus := o.Bus
+	o.Bus = event.NewBus(o.Now)
+	s := newSession(o)
+	for _, op := range ops {
+		switch op.Kind {
+		case OpResolve:
+			var c conversation
+			c.shown = make([]int, len(s.agents))
+			s.applyLocked(op.Agent, &c, s.m.Resolve(op.Agent, op.Calls, op.Text, op.Seen))
+		case OpFail:
+			s.fail(op.Agent, remoteError(op.Message, op.Fatal), op.Timeout)
+		case OpEnd:
+			s.endLocked(op.Reason)
+		case OpUsage:
+			s.addCost(op.Usage, op.Cost)
+		}
+	}
+	s.o.Bus = bus
+	if s.o.Bus == nil {
+		s.o.Bus = event.NewBus(o.Now)
+	}
+	return s
+}
+
+// RunTurn runs agent i's turn, prepared by BeginTurn, against the state ops rebuild, with
+// o.Agents' providers and tools, publishing on o.Bus what Run would publish, except what the
+// coordinator decides when it applies the outcome (the accepted answer or vote).
+func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation) TurnOutcome {
+	s := replica(o, ops)
+	startCost, startUsage := s.cost, s.usage
+	c := conv.internal()
+	c.accepted = ""
+	err, timeout := s.turn(ctx, i, &c)
+	s.awaitStragglers()
+	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost}
+	if err != nil {
+		out.Conversation = c.export()
+		out.Err, out.Timeout, out.Fatal = err.Error(), timeout, provider.IsFatal(err)
+		return out
+	}
+	if c.accepted != "" {
+		out.Calls, out.Text = acceptedResponse(c.msgs, c.accepted)
+		out.Seen = c.seen
+	}
+	out.Conversation = c.export()
+	return out
+}
+
+// acceptedResponse finds the assistant message holding call id: its workflow calls and text.
+func acceptedResponse(msgs []provider.Message, id string) ([]coord.Call, string) {
+	for k := len(msgs) - 1; k >= 0; k-- {
+		m := msgs[k]
+		if m.Role != provider.RoleAssistant {
+			continue
+		}
+		var calls []coord.Call
+		found := false
+		for _, tc := range m.ToolCalls {
+			if tc.Name == coord.ToolVote || tc.Name == coord.ToolNewAnswer {
+				calls = append(calls, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+			}
+			found = found || tc.ID == id
+		}
+		if found {
+			return calls, m.Content
+		}
+	}
+	return nil, ""
+}
+
+func subUsage(a, b provider.Usage) provider.Usage {
+	return provider.Usage{InputTokens: a.InputTokens - b.InputTokens, CachedInputTokens: a.CachedInputTokens - b.CachedInputTokens,
+		CacheWriteTokens: a.CacheWriteTokens - b.CacheWriteTokens, OutputTokens: a.OutputTokens - b.OutputTokens,
+		ReasoningTokens: a.ReasoningTokens - b.ReasoningTokens, WebSearches: a.WebSearches - b.WebSearches,
+		Estimated: a.Estimated}
+}
+
+// Decided reports whether an event is one the coordinator publishes when it applies a turn's
+// outcome, so that a driver forwarding RunTurn's events leaves the replica's copy out.
+func Decided(p event.Payload) bool {
+	switch p.(type) {
+	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred:
+		return true
+	}
+	return false
+}
+
+// RunPresentation makes the final presentation's model calls for agent i, publishing on o.Bus.
+func RunPresentation(ctx context.Context, o Options, ops []Op, i int, system, user string) (text, truncated string, usage provider.Usage, cost float64, err error) {
+	s := replica(o, ops)
+	startCost, startUsage := s.cost, s.usage
+	if ws := s.agents[i].Workspace; ws != nil {
+		ws.GrantFinal()
+		defer ws.RevokeFinal()
+	}
+	text, truncated, err = s.presentation(ctx, i, presentCall{system: system,
+		msgs: []provider.Message{{Role: provider.RoleUser, Content: user}}, tools: s.agents[i].Tools.Specs()})
+	s.awaitStragglers()
+	return text, truncated, subUsage(s.usage, startUsage), s.cost - startCost, err
+}
+
+// Account adds usage spent outside Finish (the final presentation) to the session's totals.
+func (x *Coordinator) Account(u provider.Usage, cost float64) { x.account(u, cost) }

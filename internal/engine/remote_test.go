@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"massgen/internal/config"
+	"massgen/internal/event"
+	"massgen/internal/provider/scripted"
+)
+
+// drive runs a session the way a remote driver does (internal/durable): the coordinator in one
+// place, each turn on a replica rebuilt from the ops, one turn at a time in agent order.
+func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Event) {
+	t.Helper()
+	var log []event.Event
+	bus := event.NewBus(nil)
+	bus.Subscribe(event.SinkFunc(func(e event.Event) { log = append(log, e) }))
+	co := o
+	co.Bus = bus
+	x := NewCoordinator(co)
+	x.Start()
+	convs := make([]Conversation, len(o.Agents))
+	rounds := make([]int, len(o.Agents))
+	for steps := 0; !x.Ended(); steps++ {
+		if steps > 100 {
+			t.Fatal("no end after 100 turns")
+		}
+		ran := false
+		for i := range o.Agents {
+			if !x.Ready(i) {
+				continue
+			}
+			ran = true
+			rounds[i]++
+			conv := x.BeginTurn(i, convs[i], rounds[i])
+			wo := o
+			var evs []event.Event
+			wo.Bus = event.NewBus(nil)
+			wo.Bus.Subscribe(event.SinkFunc(func(e event.Event) { evs = append(evs, e) }))
+			out := RunTurn(context.Background(), wo, x.Ops(), i, conv)
+			for _, e := range evs {
+				if !Decided(e.Payload) {
+					bus.Publish(e.Payload)
+				}
+			}
+			convs[i] = x.Finish(i, out)
+		}
+		if !ran {
+			t.Fatal("no agent ready and coordination not over")
+		}
+	}
+	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
+		text, cut, u, cost, err := RunPresentation(ctx, o, x.Ops(), i, system, user)
+		x.Account(u, cost)
+		return text, cut, err
+	})
+	return res, log
+}
+
+func TestCoordinator_SameWinnerAsRun(t *testing.T) {
+	tests := []struct {
+		name    string
+		scripts []config.Script
+	}{
+		{"one answer each", []config.Script{
+			{Answers: []string{"Paris."}, Vote: "longest"},
+			{Answers: []string{"The capital is Paris."}, Vote: "longest"},
+			{Answers: []string{"The capital of France is Paris, on the Seine."}, Vote: "longest"},
+		}},
+		{"an improved answer invalidates votes", []config.Script{
+			{Answers: []string{"Paris.", "Paris is the capital of France, on the Seine, since the Middle Ages."}, ImproveAfter: 3, Vote: "longest"},
+			{Answers: []string{"The capital is Paris."}, Vote: "longest"},
+			{Answers: []string{"France's capital: Paris."}, Vote: "longest"},
+		}},
+		{"a bad vote is retried", []config.Script{
+			{Answers: []string{"Paris."}, Vote: "longest", Faults: []config.Fault{{Kind: config.FaultBadVote, Call: 2}}},
+			{Answers: []string{"The capital is Paris, France."}, Vote: "longest"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mk := func() Options {
+				o := Options{Question: "What is the capital of France?"}
+				for k, s := range tt.scripts {
+					id := string(rune('a' + k))
+					o.Agents = append(o.Agents, Agent{ID: id, Backend: "scripted", Model: "s", Provider: scripted.New(s, "s")})
+				}
+				return o
+			}
+			local := Run(context.Background(), mk())
+			res, log := drive(t, mk(), tt.scripts)
+			if res.ExitCode != 0 || res.Winner != local.Winner || res.FinalAnswer != local.FinalAnswer {
+				t.Errorf("driven: exit %d winner %q answer %q; Run: exit %d winner %q answer %q (err %v)",
+					res.ExitCode, res.Winner, res.FinalAnswer, local.ExitCode, local.Winner, local.FinalAnswer, res.Err)
+			}
+			if _, ok := log[0].Payload.(event.SessionStarted); !ok {
+				t.Errorf("first event %T", log[0].Payload)
+			}
+			if _, ok := log[len(log)-1].Payload.(event.SessionEnded); !ok {
+				t.Errorf("last event %T", log[len(log)-1].Payload)
+			}
+			answers := 0
+			for _, e := range log {
+				if _, ok := e.Payload.(event.AnswerSubmitted); ok {
+					answers++
+				}
+			}
+			if answers == 0 {
+				t.Error("no answer_submitted event: the coordinator's decisions were not published")
+			}
+		})
+	}
+}
