@@ -237,6 +237,7 @@ func TestSession_SurvivesAKilledWorker(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d history events; %d activity attempts after the first, %d activities started on worker B", len(hist.Events), retried, onB)
 	if retried == 0 || onB == 0 {
 		t.Errorf("%d activity attempts after the first, %d on worker B: the killed worker's turns did not move", retried, onB)
 	}
@@ -307,4 +308,3 @@ func TestDial_BadAddressFailsFast(t *testing.T) {
 		}
 	}
 }
-

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"massgen/internal/config"
@@ -88,7 +89,11 @@ func TestCoordinator_SameWinnerAsRun(t *testing.T) {
 				}
 				return o
 			}
-			local := Run(context.Background(), mk())
+			lo := mk()
+			var localLog []event.Event
+			lo.Bus = event.NewBus(nil)
+			lo.Bus.Subscribe(event.SinkFunc(func(e event.Event) { localLog = append(localLog, e) }))
+			local := Run(context.Background(), lo)
 			res, log := drive(t, mk(), tt.scripts)
 			if res.ExitCode != 0 || res.Winner != local.Winner || res.FinalAnswer != local.FinalAnswer {
 				t.Errorf("driven: exit %d winner %q answer %q; Run: exit %d winner %q answer %q (err %v)",
@@ -100,15 +105,42 @@ func TestCoordinator_SameWinnerAsRun(t *testing.T) {
 			if _, ok := log[len(log)-1].Payload.(event.SessionEnded); !ok {
 				t.Errorf("last event %T", log[len(log)-1].Payload)
 			}
-			answers := 0
-			for _, e := range log {
-				if _, ok := e.Payload.(event.AnswerSubmitted); ok {
-					answers++
+			// Each decision is published once, by the coordinator, not again by the replica
+			// that ran the turn (votes may differ in number from Run's: its agents race).
+			for _, typ := range []string{"final_answer", "coordination_ended"} {
+				if got, want := count(log, typ), count(localLog, typ); got != want {
+					t.Errorf("%d %s events, Run has %d", got, typ, want)
 				}
 			}
-			if answers == 0 {
-				t.Error("no answer_submitted event: the coordinator's decisions were not published")
+			seen := map[string]bool{}
+			for _, e := range log {
+				key := ""
+				switch p := e.Payload.(type) {
+				case event.AnswerSubmitted:
+					key = "answer " + p.Label
+				case event.VoteCast:
+					key = fmt.Sprintf("vote %s %d", p.Agent, p.Version)
+				default:
+					continue
+				}
+				if seen[key] {
+					t.Errorf("%s published twice", key)
+				}
+				seen[key] = true
+			}
+			if count(log, "answer_submitted") == 0 || count(log, "vote_cast") == 0 {
+				t.Error("no answer or vote published")
 			}
 		})
 	}
+}
+
+func count(log []event.Event, typ string) int {
+	n := 0
+	for _, e := range log {
+		if e.Payload.Type() == typ {
+			n++
+		}
+	}
+	return n
 }
