@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 	if addr := os.Getenv(workerEnv); addr != "" {
 		os.Exit(runWorkerProcess(addr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopServer()
+	os.Exit(code)
 }
 
 func runWorkerProcess(addr string) int {
@@ -49,9 +51,8 @@ func runWorkerProcess(addr string) int {
 		return 1
 	}
 	defer c.Close()
-	w := worker.New(c, t.queue(), worker.Options{Identity: "worker-A"})
-	Register(w, &Activities{})
-	if err := w.Run(worker.InterruptCh()); err != nil {
+	// What `massgen worker` runs.
+	if err := Worker(ctx, c, t, &Activities{}); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
@@ -73,9 +74,9 @@ orchestrator:
   final_presentation: regenerate
 `
 
-func loadTeam(t *testing.T) *config.Config {
+func loadTeam(t *testing.T, yaml string) *config.Config {
 	t.Helper()
-	cfg, rep := config.Parse("team.yaml", []byte(team))
+	cfg, rep := config.Parse("team.yaml", []byte(yaml))
 	if !rep.OK() {
 		t.Fatalf("config: %v", rep.Err())
 	}
@@ -99,7 +100,7 @@ func TestSession_SurvivesAKilledWorker(t *testing.T) {
 		t.Skip("starts a Temporal dev server and kills a worker: about 20 s")
 	}
 	addr := devServer(t)
-	cfg := loadTeam(t)
+	cfg := loadTeam(t, team)
 	local := runLogged(t, cfg, t.TempDir(), nil)
 	if local.ExitCode != 0 || local.Winner == "" {
 		t.Fatalf("local run: exit %d, winner %q, err %v", local.ExitCode, local.Winner, local.Err)
@@ -232,7 +233,7 @@ func TestSession_SurvivesAKilledWorker(t *testing.T) {
 			if s.GetAttempt() > 1 {
 				retried++
 			}
-			if strings.HasPrefix(s.GetIdentity(), "worker-B") {
+			if s.GetIdentity() == "worker-B" {
 				onB++
 			}
 		}
@@ -306,5 +307,72 @@ func TestDial_BadAddressFailsFast(t *testing.T) {
 		if !strings.Contains(err.Error(), "Temporal") || !strings.Contains(err.Error(), "--temporal") {
 			t.Errorf("%q: %v does not say what to check", addr, err)
 		}
+	}
+}
+
+// inProcessWorker runs a worker on target's queue until the test ends.
+func inProcessWorker(t *testing.T, c client.Client, target Target) {
+	t.Helper()
+	w := worker.New(c, target.Queue, worker.Options{})
+	Register(w, &Activities{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+}
+
+func TestSession_InterruptedByTheStarter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	addr := devServer(t)
+	target := Target{Address: addr, Queue: "interrupt-test", Heartbeat: 2 * time.Second}
+	c, err := Dial(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	inProcessWorker(t, c, target)
+	cfg := loadTeam(t, `
+agents:
+  - id: slow
+    backend: {type: scripted, model: s, latency: 30s, answers: ["Paris."]}
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wid string
+	remote := func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
+		o.Bus.Subscribe(event.SinkFunc(func(e event.Event) {
+			if _, ok := e.Payload.(event.TurnStarted); ok {
+				time.AfterFunc(300*time.Millisecond, cancel) // Ctrl-C in the middle of the turn
+			}
+		}))
+		wid = sessionWorkflowID(o)
+		return Run(ctx, c, target, cfg, o)
+	}
+	start := time.Now()
+	res, err := app.Run(ctx, cfg, app.Options{Question: "q", Logging: true, LogRoot: t.TempDir(), Remote: remote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 4 || res.Status != event.StatusInterrupted {
+		t.Errorf("exit %d status %q, want 4 interrupted (err %v)", res.ExitCode, res.Status, res.Err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %s: the interrupt did not stop the 30 s turn", d)
+	}
+	d, err := c.DescribeWorkflowExecution(context.Background(), wid, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := d.GetWorkflowExecutionInfo().GetStatus(); st == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		t.Errorf("the workflow is still %s after the starter returned", st)
+	}
+	evs, err := event.ReadFile(filepath.Join(res.Dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, ok := evs[len(evs)-1].Payload.(event.SessionEnded); !ok || end.ExitCode != 4 {
+		t.Errorf("last event %#v, want session_ended with exit 4", evs[len(evs)-1].Payload)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,45 +47,54 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// devServer starts `temporal server start-dev` on free loopback ports, in memory, and returns
-// its frontend address. The server is killed (its whole process group) when the test ends,
-// and dies with the test process if that is killed first.
+// server is the dev server the tests of this package share; TestMain stops it.
+var server struct {
+	once sync.Once
+	addr string
+	err  error
+	cmd  *exec.Cmd
+	logs *strings.Builder
+	done chan struct{}
+}
+
+// devServer starts `temporal server start-dev` on free loopback ports, in memory, once for the
+// package, and returns its frontend address. TestMain kills it (its whole process group)
+// when the tests end, and it dies with the test process if that is killed first.
 func devServer(t *testing.T) string {
 	t.Helper()
 	bin := temporalCLI(t)
+	server.once.Do(func() { server.addr, server.err = startServer(t, bin) })
+	if server.err != nil {
+		t.Fatalf("%v\ndev server stderr:\n%s", server.err, server.logs.String())
+	}
+	return server.addr
+}
+
+func startServer(t *testing.T, bin string) (string, error) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", fmt.Sprint(port), "--http-port", fmt.Sprint(freePort(t)), "--metrics-port", fmt.Sprint(freePort(t)),
 		"--log-level", "error")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var logs strings.Builder
+	server.logs = &strings.Builder{}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	cmd.Stdout = nil
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the Temporal dev server: %v", err)
+		return "", fmt.Errorf("start the Temporal dev server: %w", err)
 	}
-	done := make(chan struct{})
+	server.cmd, server.done = cmd, make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(server.done)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if logs.Len() < 64<<10 {
-				logs.WriteString(sc.Text() + "\n")
+			if server.logs.Len() < 64<<10 {
+				server.logs.WriteString(sc.Text() + "\n")
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		<-done
-		if t.Failed() {
-			t.Logf("dev server stderr:\n%s", logs.String())
-		}
-	})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -92,11 +102,21 @@ func devServer(t *testing.T) string {
 		cancel()
 		if err == nil {
 			c.Close()
-			return addr
+			return addr, nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the Temporal dev server did not come up at %s: %v", addr, err)
+			return "", fmt.Errorf("the Temporal dev server did not come up at %s: %w", addr, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// stopServer kills the dev server, if one was started, and waits for it.
+func stopServer() {
+	if server.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-server.cmd.Process.Pid, syscall.SIGKILL)
+	_ = server.cmd.Wait()
+	<-server.done
 }
