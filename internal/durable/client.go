@@ -76,6 +76,11 @@ func shortError(err error) string {
 	if i := strings.Index(msg, "desc = "); i >= 0 {
 		msg = msg[i+len("desc = "):]
 	}
+	// gRPC's dial errors come quoted, with its own prefix before the reason.
+	msg = strings.Trim(msg, `"`)
+	if i := strings.LastIndex(msg, "Error while dialing: "); i >= 0 {
+		msg = msg[i+len("Error while dialing: "):]
+	}
 	if errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "context deadline exceeded") {
 		return fmt.Sprintf("no answer within %s", dialTimeout)
 	}
