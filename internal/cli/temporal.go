@@ -21,7 +21,7 @@ type temporalFlags struct {
 }
 
 func addTemporalFlags(f *pflag.FlagSet, t *temporalFlags) {
-	f.StringVar(&t.addr, "temporal", "", "run sessions on Temporal workers: the server's `HOST:PORT` (see massgen worker)")
+	f.StringVar(&t.addr, "temporal", "", "run the session on Temporal workers (massgen worker) through the server at `HOST:PORT`")
 	f.StringVar(&t.namespace, "temporal-namespace", durable.DefaultNamespace, "Temporal `NAMESPACE` of the sessions")
 	f.StringVar(&t.queue, "temporal-task-queue", durable.DefaultQueue, "Temporal task `QUEUE` the workers poll")
 }

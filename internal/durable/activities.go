@@ -126,7 +126,7 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 		// Cancelled (the session ended) or the worker is stopping: another attempt, if any.
 		return TurnResult{}, ctx.Err()
 	}
-	return TurnResult{Outcome: out, Events: coalesce(evs)}, nil
+	return TurnResult{Outcome: out, Events: fit(coalesce(evs))}, nil
 }
 
 // Present runs the final presentation's model calls.
@@ -143,7 +143,7 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	if ctx.Err() != nil {
 		return PresentResult{}, ctx.Err()
 	}
-	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Events: coalesce(evs)}
+	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Events: fit(coalesce(evs))}
 	if err != nil {
 		r.Err = err.Error()
 	}
@@ -226,6 +226,32 @@ func collector(evs *[]event.Event) *event.Bus {
 	bus := event.NewBus(nil)
 	bus.Subscribe(event.SinkFunc(func(e event.Event) { *evs = append(*evs, e) }))
 	return bus
+}
+
+// maxDeltaBytes bounds the streamed text and reasoning an activity result carries: Temporal
+// refuses a payload over 2 MB, and the text the model wrote is in the conversation and the
+// answer events besides.
+const maxDeltaBytes = 512 << 10
+
+// fit drops the deltas past maxDeltaBytes.
+func fit(evs []event.Event) []event.Event {
+	budget := maxDeltaBytes
+	out := evs[:0]
+	for _, e := range evs {
+		n := 0
+		switch p := e.Payload.(type) {
+		case event.TextDelta:
+			n = len(p.Text)
+		case event.ReasoningDelta:
+			n = len(p.Text)
+		}
+		if n > budget {
+			continue
+		}
+		budget -= n
+		out = append(out, e)
+	}
+	return out
 }
 
 // coalesce merges runs of text and reasoning deltas of one agent: the result travels in the

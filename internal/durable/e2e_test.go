@@ -18,6 +18,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.uber.org/goleak"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"massgen/internal/app"
@@ -38,6 +39,10 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopServer()
+	if err := goleak.Find(); code == 0 && err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		code = 1
+	}
 	os.Exit(code)
 }
 
