@@ -201,6 +201,9 @@ func tail(ctx context.Context, c client.Client, run client.WorkflowRun, bus *eve
 			if len(p.Events) == maxPageEvents {
 				continue // more are waiting
 			}
+			if len(p.Events) == 0 && closed(ctx, c, run) {
+				return errors.New("the workflow closed before the session ended")
+			}
 		} else if closed(ctx, c, run) {
 			return err
 		}

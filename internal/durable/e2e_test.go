@@ -381,3 +381,33 @@ agents:
 		t.Errorf("last event %#v, want session_ended with exit 4", evs[len(evs)-1].Payload)
 	}
 }
+
+// A session the workflow refuses ends the starter's wait with the workflow's reason, instead
+// of polling a closed workflow for ever.
+func TestSession_RefusedByTheWorkflow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	addr := devServer(t)
+	target := Target{Address: addr, Queue: "refuse-test"}
+	c, err := Dial(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	inProcessWorker(t, c, target)
+	cfg := loadTeam(t, `
+agents:
+  - id: a
+    backend: {type: scripted, answers: ["Paris."], cwd: ws}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res := Run(ctx, c, target, cfg, engine.Options{Question: "q", Bus: event.NewBus(nil)})
+	if res.ExitCode != 2 || res.Err == nil || !strings.Contains(res.Err.Error(), "cwd: not supported on Temporal yet") {
+		t.Errorf("exit %d, err %v: want exit 2 naming cwd", res.ExitCode, res.Err)
+	}
+	if ctx.Err() != nil {
+		t.Error("the starter waited for its context to end")
+	}
+}

@@ -126,9 +126,6 @@ type PresentResult struct {
 // waiting through the selector, no goroutines, no I/O; the engine code it calls is the pure
 // coordination.
 func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
-	if err := Supported(in.Config); err != nil {
-		return Outcome{}, temporal.NewNonRetryableApplicationError(err.Error(), "unsupported", nil)
-	}
 	var log []event.Event
 	var ended bool
 	now := func() time.Time { return workflow.Now(ctx) }
@@ -142,6 +139,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("events query: %w", err)
+	}
+	if err := Supported(in.Config); err != nil {
+		return Outcome{}, temporal.NewNonRetryableApplicationError(err.Error(), "unsupported", nil)
 	}
 	// The replica's events come with the worker's clock; their order is the workflow's.
 	forward := func(evs []event.Event) {
