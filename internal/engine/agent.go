@@ -124,7 +124,7 @@ func (s *session) pause(ctx context.Context, i int) bool {
 // beginTurnLocked prepares the conversation for a turn; s.mu must be held. Whatever the agent
 // has not been shown yet is shown now, in full: a new turn is not mid-stream delivery.
 func (s *session) beginTurnLocked(i int, c *conversation, round int) {
-	if s.sharedTurns() {
+	if s.sharedTurnsFor(i) {
 		s.sharedTurnLocked(i, c, round)
 	} else if c.fresh() && len(c.msgs) == 0 {
 		c.system = prompt.SystemFor(s.coordinationPrompt(i)) + s.planningSection()

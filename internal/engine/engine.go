@@ -45,6 +45,10 @@ type Agent struct {
 	// engine); a refusal ("" lets the call run) goes back to the model as the call's result.
 	// It may wait for a person, and must return when ctx ends.
 	Permit func(ctx context.Context, tool, args string) (refusal string)
+	// HoldsSession marks a provider that keeps its own session across calls (a coding-agent
+	// CLI): its conversation continues turn after turn, whatever turn_context says, so that
+	// each turn resumes that session with the update (P6) instead of starting a new one.
+	HoldsSession bool
 
 	// BaseURL is where the agent's requests go (credentials removed), and Unpriced marks a
 	// model without a price; the engine only reports them in SessionStarted.

@@ -23,6 +23,10 @@ import (
 // sharedTurns reports whether every turn starts from the shared prefix (turn_context: shared).
 func (s *session) sharedTurns() bool { return s.o.Orchestrator.TurnContext != config.TurnContinue }
 
+// sharedTurnsFor reports whether agent i's turns start from the shared prefix: not for an
+// agent whose provider holds its own session, which is continued instead.
+func (s *session) sharedTurnsFor(i int) bool { return s.sharedTurns() && !s.agents[i].HoldsSession }
+
 // boundedView reports whether agents read a bounded view of their peers (peer_view), which
 // peer_view: auto chooses past PeerViewAutoAbove agents. It needs turn_context: shared.
 func boundedView(o config.Orchestrator, agents int) bool {

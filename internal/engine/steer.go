@@ -148,7 +148,7 @@ func (s *session) deliverHumanInputLocked(i int, c *conversation) {
 	// earlier turns is said again: it stays part of the agent's instructions, as it does in a
 	// continued conversation.
 	var said []string
-	if s.sharedTurns() && c.sent == 0 {
+	if s.sharedTurnsFor(i) && c.sent == 0 {
 		said = st.messages[:len(st.messages):len(st.messages)]
 	} else {
 		said = news

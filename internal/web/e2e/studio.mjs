@@ -146,6 +146,8 @@ try {
   await page.locator('#pane-files').screenshot({ path: shot('files.png') });
   // Cost: a row per agent, the budget, the critical path.
   await page.keyboard.press('c');
+  // The cost pane fills from the session's status once fetched: wait for it, not for a clock.
+  await page.waitForFunction(() => document.querySelectorAll('#cost tr.agent-row').length >= 4);
   assert.equal(await page.locator('#cost tr.agent-row').count(), 4);
   assert.match(await page.textContent('#cost'), /Budget: \$0 of \$2\.00/);
   assert.ok(await page.locator('#critical-path li').count() >= 2);
