@@ -86,6 +86,10 @@ type Options struct {
 	// Remote, when set, runs the session somewhere else (on Temporal workers, which build
 	// the agents and read the keys): this process writes the log and runs the views only.
 	Remote func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
+	// Resume, when set, finishes the interrupted turn it read (massgen resume) instead of
+	// starting one: Question, History, Session and Turn are taken from its log. It needs
+	// Logging.
+	Resume *runlog.Interrupted
 }
 
 // Result is how a turn ended.
@@ -157,7 +161,16 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
+	var rs *resumed
+	if o.Resume != nil {
+		rs = &resumed{it: o.Resume}
+		st := rs.started()
+		o.Question, o.History, o.Turn, o.Session, o.Logging = st.Question, st.History, max(st.Turn, 1), rs.session(), true
+	}
 	bus := event.NewBus(nil)
+	if rs != nil {
+		bus.ResumeAt(rs.lastSeq())
+	}
 	// Every sink sees events through the redactor, whatever produced them.
 	sinks := &redactingSinks{red: red}
 	bus.Subscribe(sinks)
@@ -175,12 +188,20 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			root = filepath.Join(".massgen", "massgen_logs")
 		}
 		var err error
-		res.Session, res.Dir, err = turnDir(root, o.Session, o.Turn, time.Now())
-		if err != nil {
-			return Result{}, errorf(ExitExecution, "cannot create the log directory under %s: %v (fix its permissions, run from a writable folder, or pass --no-logs)", root, err)
+		meta := runlog.Meta{Version: o.Version, ConfigPath: cfg.Path, ConfigHash: ConfigHash(cfg),
+			Config: redact.Value(red, Redacted(cfg)), Args: redact.Value(red, o.Args)}
+		var rec *runlog.Recorder
+		if rs != nil {
+			res.Session, res.Dir = rs.session(), o.Resume.Dir
+			meta.Args = o.Resume.Args // the command line that started the session
+			rec, err = runlog.ResumeRecorder(o.Resume, meta)
+		} else {
+			res.Session, res.Dir, err = turnDir(root, o.Session, o.Turn, time.Now())
+			if err != nil {
+				return Result{}, errorf(ExitExecution, "cannot create the log directory under %s: %v (fix its permissions, run from a writable folder, or pass --no-logs)", root, err)
+			}
+			rec, err = runlog.NewRecorder(res.Dir, meta)
 		}
-		rec, err := runlog.NewRecorder(res.Dir, runlog.Meta{Version: o.Version, ConfigPath: cfg.Path,
-			Config: redact.Value(red, Redacted(cfg)), Args: redact.Value(red, o.Args)})
 		if err != nil {
 			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v (fix its permissions or pass --no-logs)", res.Dir, err)
 		}
@@ -192,7 +213,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 				break
 			}
 			name := map[bool]string{false: "massgen.log", true: "massgen_debug.log"}[debug]
-			logFile, err := os.Create(filepath.Join(res.Dir, name))
+			flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			if rs != nil {
+				flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND // on after what the process before wrote
+			}
+			logFile, err := os.OpenFile(filepath.Join(res.Dir, name), flags, 0o644)
 			if err != nil {
 				_ = closeAll()
 				return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v", res.Dir, err)
@@ -202,6 +227,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			sinks.sinks = append(sinks.sinks, lv)
 			closers = append(closers, logFile.Close)
 		}
+	}
+	if rs != nil {
+		rs.replay(o.Sinks)
 	}
 	sinks.sinks = append(sinks.sinks, o.Sinks...)
 	runID := res.Session
@@ -251,6 +279,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Bus:          bus,
 		Price:        usage.Cost,
 		Steering:     o.Steering,
+		Restore:      rs.restoreOrNil(),
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

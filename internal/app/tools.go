@@ -107,12 +107,18 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				if err := os.MkdirAll(root, 0o755); err != nil {
 					return tb, errorf(ExitExecution, "cannot create the workspace folder %s: %v", root, err)
 				}
-				run, err := workspace.NewRun(root, runID)
+				open := workspace.NewRun
+				if o.Resume != nil {
+					open = workspace.ReopenRun // the workspaces and snapshots the session had
+				}
+				run, err := open(root, runID)
 				if err != nil {
 					return tb, errorf(ExitExecution, "cannot create the workspaces of this run: %v", err)
 				}
 				tb.run = run
-				if src := tb.conv.previous(); src != "" {
+				if prev := filepath.Join(run.Dir(), "previous_turn"); o.Resume != nil && isDir(prev) {
+					previous = prev
+				} else if src := tb.conv.previous(); src != "" {
 					if previous, err = run.CopyPrevious(src); err != nil {
 						return tb, errorf(ExitExecution, "cannot carry the previous turn's workspace into this turn: %v (/reset starts from empty workspaces)", err)
 					}
@@ -319,4 +325,9 @@ func (tb *toolbox) close() error {
 		err = errors.Join(err, tb.run.Close())
 	}
 	return err
+}
+
+func isDir(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.IsDir()
 }

@@ -52,6 +52,8 @@ type conversation struct {
 	// tools are the tools its last request offered, which a presentation that continues the
 	// conversation offers again so that the cached prefix holds.
 	tools []provider.ToolSpec
+	// resumed says how a conversation restored from the log goes on (resume.go).
+	resumed resumePoint
 }
 
 // roundClock is one turn's round timeout: at soft the agent is told to submit now, at cut
@@ -70,9 +72,10 @@ func (c *conversation) fresh() bool { return c.sent == 0 }
 
 // runAgent takes turns for agent i whenever it must act, until coordination ends.
 func (s *session) runAgent(ctx context.Context, i int) {
+	s.convs[i] = s.restoredConversation(i)
 	c := &s.convs[i]
 	waiting := "" // why the agent last waited, so that each new reason is published once
-	for round := 1; ; round++ {
+	for round := c.resumed.firstRound(); ; round++ {
 		s.mu.Lock()
 		for !s.m.Ended() && !s.m.NeedsTurn(i) {
 			if why := s.m.Blocked(i); why != "" && why != waiting && !s.m.Dead(i) {
@@ -94,7 +97,11 @@ func (s *session) runAgent(ctx context.Context, i int) {
 		}
 		waiting = ""
 		s.turnOf[i] = round
-		s.beginTurnLocked(i, c, round)
+		if c.resumed.redo {
+			s.redoTurnLocked(i, c, round) // the call in flight when the log stopped
+		} else {
+			s.beginTurnLocked(i, c, round)
+		}
 		s.mu.Unlock()
 		if err, timeout := s.turn(ctx, i, c); err != nil {
 			if ctx.Err() != nil {
@@ -244,7 +251,7 @@ func inAgentOrder(answers []coord.Answer) []coord.Answer {
 // that failed the turn, if any.
 func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, timeout bool) {
 	a := s.agents[i]
-	attempt, rounds := 1, 0
+	attempt, rounds := c.resumed.takeAttempt(), 0
 	for {
 		if s.stopForBudget() {
 			return nil, false

@@ -90,6 +90,9 @@ type Options struct {
 	RetryDelay func(n int) time.Duration
 	// Now reads the clock; nil means time.Now.
 	Now func() time.Time
+	// Restore, when set, resumes the session its log recorded instead of starting one
+	// (massgen resume): see resume.go.
+	Restore *Restore
 	// ToolGrace is how long a tool may go on after its call timed out or was cancelled before
 	// the engine gives up on it and carries on; 0 means 2 s.
 	ToolGrace time.Duration
@@ -155,12 +158,18 @@ type session struct {
 	// presentFn, when set, makes the final presentation's model calls somewhere else (a
 	// Temporal activity); nil means s.presentation.
 	presentFn func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
+	// restored are the agents' conversations a resumed session starts from, taken by each
+	// agent's goroutine at its start (nil for a new session).
+	restored []conversation
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
 // and SessionEnded last; cancelling ctx interrupts it (exit 4) after the best answer so far has
 // been published as the final answer.
 func Run(ctx context.Context, o Options) Result {
+	if o.Restore != nil {
+		return resume(ctx, withDefaults(o))
+	}
 	s := newSession(o)
 	o = s.o
 	if o.Steering != nil {

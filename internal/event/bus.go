@@ -38,6 +38,14 @@ func (b *Bus) Subscribe(s Sink) {
 	b.sinks = append(b.sinks, s)
 }
 
+// ResumeAt makes the next event number seq+1: a resumed session's log goes on where the one
+// before stopped, without a gap. Call it before the first Publish.
+func (b *Bus) ResumeAt(seq int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq = seq
+}
+
 // Publish stamps p and delivers it to every sink before returning.
 func (b *Bus) Publish(p Payload) Event {
 	b.mu.Lock()

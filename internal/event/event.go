@@ -460,6 +460,30 @@ const (
 	StatusFailed      = "failed"
 )
 
+// Phases a resumed session picks up in (SessionResumed.Phase).
+const (
+	ResumeCoordination = "coordination" // agents still had to answer or vote
+	ResumePresentation = "presentation" // coordination had ended; the final answer was not written
+	ResumeFinishing    = "finishing"    // the final answer was written; only the end was missing
+)
+
+// SessionResumed: a new process took the session up from its log (massgen resume) after the
+// one before stopped without ending it (killed, crashed) or was interrupted. Everything logged
+// up to event AfterSeq (of type AfterType) stands: accepted answers, votes still current,
+// labels, the workspaces; Redo names the agents whose call in flight is made again.
+type SessionResumed struct {
+	Turn      int    `json:"turn"`
+	AfterSeq  int64  `json:"after_seq"`
+	AfterType string `json:"after_type"`
+	Phase     string `json:"phase"` // ResumeCoordination | ResumePresentation | ResumeFinishing
+	// Previous is how the log ended: "killed" (no session_ended) or the status of the
+	// session_ended that a Ctrl-C left (interrupted).
+	Previous string `json:"previous"`
+	// Dropped says what of the log was not taken up: a last line cut off mid-event.
+	Dropped string   `json:"dropped,omitempty"`
+	Redo    []string `json:"redo,omitempty"`
+}
+
 // SessionEnded closes the stream.
 type SessionEnded struct {
 	Status          string  `json:"status"`
@@ -497,6 +521,7 @@ func (FinalStarted) Type() string       { return "final_started" }
 func (FinalAnswer) Type() string        { return "final_answer" }
 func (SessionEnded) Type() string       { return "session_ended" }
 func (AgentSession) Type() string       { return "agent_session" }
+func (SessionResumed) Type() string     { return "session_resumed" }
 
 // decoders maps a type name to a function that decodes its payload.
 var decoders = map[string]func(json.RawMessage) (Payload, error){}
@@ -540,6 +565,7 @@ func init() {
 	register[FinalStarted]()
 	register[FinalAnswer]()
 	register[SessionEnded]()
+	register[SessionResumed]()
 }
 
 type envelope struct {

@@ -40,6 +40,32 @@ func Create(path string) (*Writer, error) {
 	return &Writer{f: f, buf: buf}, nil
 }
 
+// Append opens path to go on with an event log that a resumed session takes up: its first
+// keep bytes are kept, anything after them (a line cut off mid-event) is cut away, and a
+// newline is added when the kept part does not end with one.
+func Append(path string, keep int64) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open event log: %w", err)
+	}
+	if err := f.Truncate(keep); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open event log: %w", err)
+	}
+	w := &Writer{f: f, buf: bufio.NewWriterSize(f, 64<<10)}
+	if _, err := f.Seek(keep, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open event log: %w", err)
+	}
+	if keep > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, keep-1); err == nil && last[0] != '\n' {
+			w.buf.WriteByte('\n')
+		}
+	}
+	return w, nil
+}
+
 // Handle implements Sink. The first write error is kept and reported by Close.
 func (w *Writer) Handle(e Event) {
 	if w.err != nil {

@@ -24,22 +24,27 @@ type Meta struct {
 	ConfigPath string   // "" when the config was built in memory
 	Config     any      // the config as the caller chose to show it: already redacted, never with keys
 	Args       []string // command-line arguments
+	// ConfigHash identifies the config the session runs with, so that a resume can tell it
+	// has the same one (metadata.json's config_hash).
+	ConfigHash string
 	// Now is the clock for status.json's last_updated and the running elapsed_seconds; nil means
 	// time.Now. Nothing else the Recorder writes reads a clock.
 	Now func() time.Time
 }
 
 // Recorder is an event.Sink that writes a turn's log directory: events.jsonl, status.json,
-// answer and vote snapshots, final/, coordination_table.txt and metadata.json. Handle only
-// queues the event: a writer goroutine owned by the Recorder does all disk work, so a slow disk
-// never holds up the agents. Handle and Close are safe for concurrent use. A write error never
-// stops the run: the first one is kept and returned by Close.
+// answer and vote snapshots, final/, coordination_table.txt and metadata.json. Handle writes
+// the event's line to events.jsonl before it returns, one write per event, so that a process
+// killed at any moment loses at most the event being written (massgen resume takes the log up
+// from there); everything else is queued for a writer goroutine owned by the Recorder, so the
+// other files never hold up the agents. Handle and Close are safe for concurrent use. A write
+// error never stops the run: the first one is kept and returned by Close.
 type Recorder struct {
 	dir  string
 	meta Meta
 	now  func() time.Time
 
-	mu     sync.Mutex // guards queue and closed
+	mu     sync.Mutex // guards queue, closed and events until Close
 	queue  []event.Event
 	closed bool
 	kick   chan struct{} // cap 1: events are queued, or Close was called
@@ -67,6 +72,37 @@ func NewRecorder(dir string, meta Meta) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runlog: %w", err)
 	}
+	r := newRecorder(dir, meta, w)
+	go r.loop()
+	return r, nil
+}
+
+// ResumeRecorder goes on recording the interrupted turn it: events.jsonl is cut back to its
+// whole events (a line cut off mid-event goes) and appended to, and the other files are
+// rewritten from the old events and the new ones, as if one process had written them all.
+func ResumeRecorder(it *Interrupted, meta Meta) (*Recorder, error) {
+	w, err := event.Append(filepath.Join(it.Dir, "events.jsonl"), it.Keep)
+	if err != nil {
+		return nil, fmt.Errorf("runlog: %w", err)
+	}
+	r := newRecorder(it.Dir, meta, w)
+	for _, e := range it.Events {
+		r.table.Handle(e)
+		switch p := e.Payload.(type) {
+		case event.ModelCalled:
+			r.conv(p.Agent).apply(p)
+		case event.AnswerSubmitted:
+			r.snapshotDir(p.Agent, e.Time) // its folder is taken
+		case event.VoteCast:
+			r.snapshotDir(p.Agent, e.Time)
+		}
+	}
+	r.dirty = true
+	go r.loop()
+	return r, nil
+}
+
+func newRecorder(dir string, meta Meta, w *event.Writer) *Recorder {
 	now := meta.Now
 	if now == nil {
 		now = time.Now
@@ -85,20 +121,23 @@ func NewRecorder(dir string, meta Meta) (*Recorder, error) {
 		kick:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
-	go r.loop()
-	return r, nil
+	return r
 }
 
 // Dir returns the directory the Recorder writes into.
 func (r *Recorder) Dir() string { return r.dir }
 
-// Handle queues e for the writer goroutine. Events after Close are dropped.
+// Handle writes e to events.jsonl and queues it for the writer goroutine. Events after Close
+// are dropped.
 func (r *Recorder) Handle(e event.Event) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return
 	}
+	// A whole line per write, the buffer empty before it: a kill cuts at most this line.
+	r.events.Handle(e)
+	r.events.Flush()
 	r.queue = append(r.queue, e)
 	r.mu.Unlock()
 	r.signal()
@@ -150,7 +189,6 @@ func (r *Recorder) loop() {
 		for _, e := range batch {
 			r.record(e)
 		}
-		r.events.Flush()
 		if closed {
 			r.finish()
 			return
@@ -168,7 +206,6 @@ func (r *Recorder) loop() {
 
 // record applies one event to the state and writes the files it calls for.
 func (r *Recorder) record(e event.Event) {
-	r.events.Handle(e)
 	r.table.Handle(e) // applies e to r.state
 
 	switch p := e.Payload.(type) {
@@ -182,7 +219,8 @@ func (r *Recorder) record(e event.Event) {
 		r.writeVote(e, p)
 	case event.FinalAnswer:
 		r.writeFinal(p)
-	case event.SessionEnded:
+	case event.SessionStarted, event.SessionResumed, event.SessionEnded:
+		// metadata.json from the start: a killed run leaves the config it ran with.
 		r.writeSummary()
 	}
 	r.dirty = true

@@ -250,8 +250,22 @@ func readTurnSummary(dir string, n int, now time.Time) TurnSummary {
 				BaseURL: a.Backend.BaseURL, SystemMessage: a.SystemMessage})
 		}
 		t.Usage, t.CostUSD = m.Totals.Usage.usage(), m.Totals.CostUSD
+		if t.Status != StatusIncomplete {
+			return t
+		}
+		// Written when the session started: it runs, or its process died; status.json says
+		// which, and how far it got.
+		team, cfgPath, args := t.Team, t.ConfigPath, t.Args
+		t = statusSummary(dir, n, now)
+		t.Team, t.ConfigPath, t.Args = team, cfgPath, args
 		return t
 	}
+	return statusSummary(dir, n, now)
+}
+
+// statusSummary describes the turn folder dir from status.json, else events.jsonl alone.
+func statusSummary(dir string, n int, now time.Time) TurnSummary {
+	t := TurnSummary{N: n, Dir: dir, Status: StatusUnknown}
 	var st statusRead
 	if readCappedJSON(filepath.Join(dir, "status.json"), &st) == nil {
 		t.Question, t.Duration = st.Meta.Question, st.Meta.ElapsedSeconds
@@ -274,10 +288,16 @@ func readTurnSummary(dir string, n int, now time.Time) TurnSummary {
 		t.Question, t.StartedAt = start.Question, start.Time
 	}
 	t.Status = StatusIncomplete
-	if info, err := os.Stat(filepath.Join(dir, "events.jsonl")); err == nil && now.Sub(info.ModTime()) < LiveWithin {
+	if recentlyWritten(dir, now) {
 		t.Status = StatusRunning
 	}
 	return t
+}
+
+// recentlyWritten reports whether dir/events.jsonl was written within LiveWithin of now.
+func recentlyWritten(dir string, now time.Time) bool {
+	info, err := os.Stat(filepath.Join(dir, "events.jsonl"))
+	return err == nil && now.Sub(info.ModTime()) < LiveWithin
 }
 
 // knownStatus keeps the statuses massgen writes and calls anything else unknown.

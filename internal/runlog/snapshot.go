@@ -170,6 +170,7 @@ type metadataFile struct {
 	Turn             int             `json:"turn"`
 	LogDir           string          `json:"log_dir"`
 	ConfigPath       string          `json:"config_path"`
+	ConfigHash       string          `json:"config_hash,omitempty"` // ours: what a resume checks
 	Config           any             `json:"config"`
 	Args             []string        `json:"args"`
 	StartedAt        *string         `json:"started_at"`
@@ -183,6 +184,7 @@ type metadataFile struct {
 	FinalAnswerLabel *string         `json:"final_answer_label"`
 	Agents           []metadataAgent `json:"agents"`
 	Totals           metadataTotals  `json:"totals"`
+	Resumed          []resumeJSON    `json:"resumed,omitempty"` // ours: each massgen resume
 }
 
 type metadataAgent struct {
@@ -221,7 +223,9 @@ func metadataJSON(s *State, meta Meta) []byte {
 		Turn:       s.Turn,
 		LogDir:     s.LogDir,
 		ConfigPath: meta.ConfigPath,
+		ConfigHash: meta.ConfigHash,
 		Config:     meta.Config,
+		Resumed:    resumesJSON(s),
 		Args:       slices.Clone(meta.Args),
 		StartedAt:  timeString(s.StartTime),
 		Status:     "incomplete",

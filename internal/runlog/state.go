@@ -91,6 +91,9 @@ type State struct {
 
 	Totals Totals
 
+	// Resumes are the times massgen resume took the session up, oldest first.
+	Resumes []Resume
+
 	// ToolServers are the MCP servers the session reported on, in the order they first
 	// appeared, with their latest status; a server that died stays "died".
 	ToolServers []ToolServer
@@ -221,6 +224,12 @@ func (t *tail) add(s string) {
 }
 
 func (t tail) String() string { return keepTail(string(t)) }
+
+// Resume is one SessionResumed.
+type Resume struct {
+	event.SessionResumed
+	Time time.Time
+}
 
 // Answer is one accepted answer.
 type Answer struct {
@@ -501,9 +510,40 @@ func (s *State) Apply(e event.Event) {
 			}
 			a.setStatus(StatusCompleted)
 		})
+	case event.SessionResumed:
+		s.resume(e.Time, p)
 	case event.SessionEnded:
 		s.Phase, s.Ended, s.EndTime = PhaseDone, true, e.Time
 		s.SessionStatus, s.ExitCode, s.SessionError = p.Status, p.ExitCode, p.Error
+	}
+}
+
+// resume undoes what a Ctrl-C's end said (the session goes on) and what the resumed phase
+// does again: coordination reopens, or the final presentation starts over.
+func (s *State) resume(t time.Time, p event.SessionResumed) {
+	s.Resumes = append(s.Resumes, Resume{SessionResumed: p, Time: t})
+	s.Ended, s.EndTime, s.SessionStatus, s.ExitCode, s.SessionError = false, time.Time{}, "", 0, ""
+	if p.Phase == event.ResumeFinishing {
+		return
+	}
+	s.Final, s.FinalPresentation, s.FinalMode = nil, false, ""
+	s.Phase = PhasePresentation
+	if p.Phase == event.ResumeCoordination {
+		s.CoordinationEnded, s.EndReason = false, ""
+		s.Winner, s.WinnerLabel, s.WinnerAnswer, s.Tie = "", "", "", false
+		s.Phase = PhaseInitialAnswer
+		if s.Totals.Votes > 0 {
+			s.Phase = PhaseEnforcement
+		}
+	}
+	for _, a := range s.Agents {
+		a.Presentation = ""
+		if !a.Dead && (a.Status == StatusCompleted || a.Status == StatusStreaming) {
+			a.Status = StatusWaiting
+			if a.Vote != nil && a.Vote.Version == s.Version {
+				a.Status = StatusVoted
+			}
+		}
 	}
 }
 

@@ -87,6 +87,29 @@ type statusMeta struct {
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	Status         string  `json:"status"` // ours: running|completed|timeout|interrupted|failed
 	Turn           int     `json:"turn"`   // ours
+	// Ours: every time massgen resume took the session up, and from where.
+	Resumed []resumeJSON `json:"resumed,omitempty"`
+}
+
+// resumeJSON is one resume as status.json and metadata.json show it.
+type resumeJSON struct {
+	At        float64  `json:"at"`
+	Turn      int      `json:"turn"`
+	AfterSeq  int64    `json:"after_event"`
+	AfterType string   `json:"after_event_type"`
+	Phase     string   `json:"phase"`
+	Previous  string   `json:"previous"`
+	Dropped   string   `json:"dropped,omitempty"`
+	Redo      []string `json:"redo,omitempty"`
+}
+
+func resumesJSON(s *State) []resumeJSON {
+	var out []resumeJSON
+	for _, r := range s.Resumes {
+		out = append(out, resumeJSON{At: unix(r.Time), Turn: r.Turn, AfterSeq: r.AfterSeq, AfterType: r.AfterType,
+			Phase: r.Phase, Previous: r.Previous, Dropped: r.Dropped, Redo: r.Redo})
+	}
+	return out
 }
 
 type statusCoord struct {
@@ -234,6 +257,7 @@ func StatusJSON(s *State, now time.Time) []byte {
 			StartTime:   unix(s.StartTime),
 			Status:      "running",
 			Turn:        s.Turn,
+			Resumed:     resumesJSON(s),
 		},
 		Coordination: statusCoord{
 			Phase:                s.Phase,

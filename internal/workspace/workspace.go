@@ -60,7 +60,13 @@ type Run struct {
 // for example), and an existing <root>/<runID> is refused, so two runs never share a directory.
 // The whole of root is hidden from the agents' context paths: another run's or another agent's
 // private workspace is never readable through a context path that happens to contain it.
-func NewRun(root, runID string) (*Run, error) {
+func NewRun(root, runID string) (*Run, error) { return openRun(root, runID, false) }
+
+// ReopenRun takes up the run runID under root that a process before this one left (massgen
+// resume): its workspaces and snapshots are kept as they are, and it is created when missing.
+func ReopenRun(root, runID string) (*Run, error) { return openRun(root, runID, true) }
+
+func openRun(root, runID string, reopen bool) (*Run, error) {
 	if err := checkName("run id", runID); err != nil {
 		return nil, err
 	}
@@ -75,7 +81,7 @@ func NewRun(root, runID string) (*Run, error) {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	dir := filepath.Join(realRoot, runID)
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil && !(reopen && errors.Is(err, os.ErrExist) && isRealDir(dir)) {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("workspace: run directory %s already exists (each run needs a fresh id)", dir)
 		}
@@ -90,7 +96,7 @@ func NewRun(root, runID string) (*Run, error) {
 		hidden:   []string{realRoot},
 	}
 	for _, d := range []string{r.snapDir, r.stageDir} {
-		if err := os.Mkdir(d, 0o755); err != nil {
+		if err := os.Mkdir(d, 0o755); err != nil && !(reopen && errors.Is(err, os.ErrExist) && isRealDir(d)) {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 	}
@@ -263,4 +269,10 @@ func MergeContextPaths(orchestrator, agent []ContextPath) []ContextPath {
 		}
 	}
 	return out
+}
+
+// isRealDir reports whether path is a folder itself, not a link to one.
+func isRealDir(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.IsDir()
 }

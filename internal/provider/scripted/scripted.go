@@ -98,6 +98,9 @@ func (p *Provider) plan(req provider.Request) *plan {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
+	if p.calls == 1 {
+		p.takeUp(req)
+	}
 	rejected := p.resolvePending(v)
 
 	var pl *plan

@@ -1,0 +1,74 @@
+package coord
+
+import "fmt"
+
+// Restored is the protocol state a session reached before its process stopped, as its log
+// recorded it: what Restore puts back.
+type Restored struct {
+	// Answers are every accepted answer in the order accepted: Version 1, 2, ...
+	Answers []Answer
+	// Votes are the votes still current (cast on the latest answer set), one per voter at most.
+	Votes []Vote
+	// Dead lists the agents left out; Failures[i] is agent i's consecutive failed turns
+	// (nil: none); Deferred lists the agents whose vote was held back (DeferVoting).
+	Dead     []int
+	Failures []int
+	Deferred []int
+}
+
+// Restore puts r into a Machine that has not accepted anything yet, checking that it is a
+// state the protocol can reach: a log that says otherwise is refused rather than misread.
+func (m *Machine) Restore(r Restored) error {
+	if m.version != 0 || m.ended {
+		return fmt.Errorf("coord: restore into a machine that has started")
+	}
+	n := len(m.agents)
+	for k, a := range r.Answers {
+		if a.Agent < 0 || a.Agent >= n {
+			return fmt.Errorf("coord: answer %s is by agent %d of %d", a.Label, a.Agent+1, n)
+		}
+		if a.Version != k+1 {
+			return fmt.Errorf("coord: answer %s starts version %d where %d comes next", a.Label, a.Version, k+1)
+		}
+		if want := fmt.Sprintf("%s.%d", Label(a.Agent), len(m.agents[a.Agent].answers)+1); a.Label != want {
+			return fmt.Errorf("coord: answer %s where %s comes next", a.Label, want)
+		}
+		m.agents[a.Agent].answers = append(m.agents[a.Agent].answers, a)
+		m.version = a.Version
+	}
+	for _, i := range r.Dead {
+		if i < 0 || i >= n {
+			return fmt.Errorf("coord: dead agent %d of %d", i+1, n)
+		}
+		m.agents[i].dead = true
+	}
+	for _, v := range r.Votes {
+		switch {
+		case v.Voter < 0 || v.Voter >= n || v.Target < 0 || v.Target >= n:
+			return fmt.Errorf("coord: vote of agent %d for agent %d of %d", v.Voter+1, v.Target+1, n)
+		case v.Version != m.version:
+			return fmt.Errorf("coord: %s's vote was cast on version %d, not the current %d", Label(v.Voter), v.Version, m.version)
+		case len(m.agents[v.Target].answers) == 0:
+			return fmt.Errorf("coord: %s voted for %s, which has no answer", Label(v.Voter), Label(v.Target))
+		case m.agents[v.Voter].vote != nil:
+			return fmt.Errorf("coord: %s votes twice", Label(v.Voter))
+		case m.agents[v.Voter].dead:
+			continue // a dead agent's vote does not count
+		}
+		m.agents[v.Voter].vote = &v
+	}
+	for i, f := range r.Failures {
+		if i < n && f > 0 {
+			m.agents[i].failures = f
+		}
+	}
+	for _, i := range r.Deferred {
+		if i >= 0 && i < n {
+			m.agents[i].deferred = true
+		}
+	}
+	return nil
+}
+
+// AnswersOf returns agent i's accepted answers, oldest first.
+func (m *Machine) AnswersOf(i int) []Answer { return append([]Answer(nil), m.agents[i].answers...) }
