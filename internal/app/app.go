@@ -117,6 +117,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if o.Resume != nil && o.Resume.ConfigHash != "" && ConfigHash(cfg) != o.Resume.ConfigHash {
+		return Result{}, errorf(ExitConfig, "the config is not the one the session ran with (metadata.json's config_hash differs): "+
+			"resume with the same config file and flags, from the folder the session started in; or start over with massgen --session-id %s \"question\"",
+			filepath.Base(filepath.Dir(o.Resume.Dir)))
+	}
 	red := redact.New(sessionSecrets(cfg, o.Getenv, o.Secrets)...)
 	agents := make([]engine.Agent, len(cfg.Agents))
 	var missing []string // every agent without a key, so one run tells the user all of them
@@ -188,7 +193,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			root = filepath.Join(".massgen", "massgen_logs")
 		}
 		var err error
-		meta := runlog.Meta{Version: o.Version, ConfigPath: cfg.Path, ConfigHash: ConfigHash(cfg),
+		host, _ := os.Hostname()
+		meta := runlog.Meta{Version: o.Version, ConfigPath: cfg.Path, ConfigHash: ConfigHash(cfg), PID: os.Getpid(), Host: host,
 			Config: redact.Value(red, Redacted(cfg)), Args: redact.Value(red, o.Args)}
 		var rec *runlog.Recorder
 		if rs != nil {

@@ -361,6 +361,9 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		}
 		return res, exitErr(err)
 	}
+	if question == "" && o.sessions != nil && o.sessions.resume != nil {
+		question = o.sessions.resume.State.Question // --continue of an interrupted turn
+	}
 	if question == "" {
 		if display == "silent" {
 			return exitf(ExitConfig, "--automation needs a question: pass it as an argument")

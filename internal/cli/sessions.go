@@ -37,6 +37,10 @@ type sessionFlags struct {
 	stderr io.Writer
 	plan   *runlog.Continuation // nil: a new session
 	now    func() time.Time
+	// resume is the interrupted turn the run finishes first (massgen resume, --continue);
+	// then is the question asked after it, "" for none.
+	resume *runlog.Interrupted
+	then   string
 }
 
 // listLimit is how many sessions --list-sessions shows without --all (MassGen's 10).
@@ -101,6 +105,16 @@ func (s *sessionFlags) before(cmd *cobra.Command, args []string, o *runOptions) 
 	var sess runlog.Session
 	var err error
 	if s.cont {
+		if it := newestInterrupted(root, s.now()); it != nil {
+			// The newest session did not finish: --continue finishes it first.
+			s.resume, s.then = it, strings.TrimSpace(strings.Join(args, " "))
+			o.logRoot = absPath(root)
+			if o.configPath == "" && o.backend == "" && o.model == "" {
+				ro := resumeOptions(it, runOptions{}, cmd)
+				o.configPath, o.backend, o.model, o.baseURL, o.sysMessage = ro.configPath, ro.backend, ro.model, ro.baseURL, ro.sysMessage
+			}
+			return false, nil
+		}
 		sess, err = latestSession(root, s.now(), s.stderr)
 	} else {
 		var found string
@@ -225,6 +239,9 @@ func (s *sessionFlags) continuation() *runlog.Continuation {
 // once runs the one question of a run: a new session, or the next turn of the session it
 // continues, carrying that session's conversation and winner's workspace.
 func (s *sessionFlags) once(question string, runTurn func(app.Options) (app.Result, error)) (app.Result, error) {
+	if s != nil && s.resume != nil {
+		return s.resumeTurn(runTurn)
+	}
 	if !s.continuing() {
 		return runTurn(app.Options{Question: question})
 	}
@@ -266,6 +283,27 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// newestInterrupted is the newest session's last turn when it can be resumed (it stopped
+// before its end, and is not running), else nil.
+func newestInterrupted(root string, now time.Time) *runlog.Interrupted {
+	ids, err := runlog.SessionIDs(root)
+	if err != nil || len(ids) == 0 {
+		return nil
+	}
+	s, err := runlog.ReadSession(root, ids[0], now)
+	if err != nil || len(s.Turns) == 0 {
+		return nil
+	}
+	if st := s.Status(); st != runlog.StatusIncomplete && st != "interrupted" {
+		return nil
+	}
+	it, err := runlog.ReadInterrupted(s.Last().Dir)
+	if err != nil {
+		return nil
+	}
+	return it
 }
 
 // latestSession is the most recent session with an answered turn that is not running.

@@ -27,6 +27,10 @@ type Meta struct {
 	// ConfigHash identifies the config the session runs with, so that a resume can tell it
 	// has the same one (metadata.json's config_hash).
 	ConfigHash string
+	// PID and Host are the process writing the log, so that a reader on the same machine can
+	// tell at once that a log without its end is not being written any more.
+	PID  int
+	Host string
 	// Now is the clock for status.json's last_updated and the running elapsed_seconds; nil means
 	// time.Now. Nothing else the Recorder writes reads a clock.
 	Now func() time.Time

@@ -197,6 +197,8 @@ type metadataRead struct {
 	ExitCode        *int     `json:"exit_code"`
 	Error           string   `json:"error"`
 	Winner          *string  `json:"winner"`
+	PID             int      `json:"pid"`
+	Host            string   `json:"host"`
 	Config          struct {
 		Agents []struct {
 			ID            string `json:"id"`
@@ -258,6 +260,9 @@ func readTurnSummary(dir string, n int, now time.Time) TurnSummary {
 		team, cfgPath, args := t.Team, t.ConfigPath, t.Args
 		t = statusSummary(dir, n, now)
 		t.Team, t.ConfigPath, t.Args = team, cfgPath, args
+		if t.Status == StatusRunning && m.PID > 0 && gone(m.PID, m.Host) {
+			t.Status = StatusIncomplete // its process is not there any more
+		}
 		return t
 	}
 	return statusSummary(dir, n, now)

@@ -185,6 +185,9 @@ type metadataFile struct {
 	Agents           []metadataAgent `json:"agents"`
 	Totals           metadataTotals  `json:"totals"`
 	Resumed          []resumeJSON    `json:"resumed,omitempty"` // ours: each massgen resume
+	// Ours: the process that writes the log.
+	PID  int    `json:"pid,omitempty"`
+	Host string `json:"host,omitempty"`
 }
 
 type metadataAgent struct {
@@ -226,6 +229,8 @@ func metadataJSON(s *State, meta Meta) []byte {
 		ConfigHash: meta.ConfigHash,
 		Config:     meta.Config,
 		Resumed:    resumesJSON(s),
+		PID:        meta.PID,
+		Host:       meta.Host,
 		Args:       slices.Clone(meta.Args),
 		StartedAt:  timeString(s.StartTime),
 		Status:     "incomplete",
