@@ -355,6 +355,9 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 }
 
 func statusText(t turnReport) string {
+	if t.Status == runlog.StatusIncomplete {
+		return "interrupted (killed or crashed: massgen resume finishes it)"
+	}
 	if t.ExitCode != nil {
 		return fmt.Sprintf("%s (exit %d)", t.Status, *t.ExitCode)
 	}
@@ -539,6 +542,7 @@ func logsList(w io.Writer, root string, limit int, asJSON bool, now time.Time) e
 	if left > 0 {
 		fmt.Fprintf(tw, "(%d older: massgen logs list --limit 0 shows every run)\n", left)
 	}
+	resumeHint(tw, rows)
 	return nil
 }
 

@@ -119,7 +119,11 @@ func findInterrupted(rootSet bool, root, arg string, now time.Time) (*runlog.Int
 	switch {
 	case errors.Is(err, runlog.ErrFinished):
 		id := filepath.Base(sessDir)
-		return nil, exitf(ExitConfig, "%s: %v; to ask a follow-up in that session: massgen --session-id %s \"question\"", turn, errors.Unwrap(err), id)
+		note := ""
+		if fixed, _ := runlog.RepairFinished(turn, now); fixed {
+			note = " (its status.json and metadata.json were behind the log, killed right at its end, and are brought up to date)"
+		}
+		return nil, exitf(ExitConfig, "%s: %v%s; to ask a follow-up in that session: massgen --session-id %s \"question\"", turn, errors.Unwrap(err), note, id)
 	case err != nil:
 		return nil, exitf(ExitConfig, "massgen resume %s: %v", arg, err)
 	}

@@ -419,6 +419,9 @@ type sessionRow struct {
 	Winner        string    `json:"winner,omitempty"`
 	FirstQuestion string    `json:"first_question"`
 	Continuable   bool      `json:"continuable"`
+	// Resumable: the newest turn stopped before its end (killed, crashed, Ctrl-C), and
+	// massgen resume finishes it.
+	Resumable bool `json:"resumable"`
 	Duration      float64   `json:"duration_seconds"`
 	CostUSD       float64   `json:"cost_usd"`
 }
@@ -449,6 +452,10 @@ func sessionRows(root string, limit int, keep func(runlog.Session) bool, now tim
 		r := sessionRow{ID: s.ID, Dir: absPath(s.Dir), Start: s.Start, Turns: len(s.Turns), Status: s.Status(), Winner: s.Last().Winner}
 		_, answered := s.LastAnswered()
 		r.Continuable = answered && r.Status != runlog.StatusRunning
+		r.Resumable = r.Status == runlog.StatusIncomplete || r.Status == "interrupted"
+		if r.Status == runlog.StatusIncomplete {
+			r.Status = "interrupted" // killed or crashed: it did not finish, and can be resumed
+		}
 		for _, t := range s.Turns {
 			if r.FirstQuestion == "" {
 				r.FirstQuestion = t.Question
@@ -502,6 +509,7 @@ func listSessions(w io.Writer, root string, all, asJSON bool, now time.Time) err
 		fmt.Fprintf(tw, "(%d more: %s; massgen --list-sessions --all shows every one)\n", left, more)
 	}
 	fmt.Fprintf(tw, "\nContinue the newest with massgen --continue [\"question\"], another with massgen --session-id ID.\n")
+	resumeHint(tw, rows)
 	return nil
 }
 
@@ -535,4 +543,14 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// resumeHint says how to finish the interrupted sessions listed.
+func resumeHint(w io.Writer, rows []sessionRow) {
+	for _, r := range rows {
+		if r.Resumable {
+			fmt.Fprintf(w, "Interrupted sessions did not finish: massgen resume ID finishes one (%s, for example).\n", r.ID)
+			return
+		}
+	}
 }

@@ -165,4 +165,3 @@ func (s *session) redoTurnLocked(i int, c *conversation, round int) {
 	s.syncSeenLocked(i, c)
 	c.round = s.roundClock(round)
 }
-

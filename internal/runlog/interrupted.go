@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"massgen/internal/event"
 )
@@ -135,4 +136,41 @@ func parseInterrupted(data []byte) (*Interrupted, error) {
 		it.Previous = event.StatusInterrupted
 	}
 	return it, nil
+}
+
+// RepairFinished brings status.json and metadata.json of the finished turn dir up to date
+// with its events.jsonl, when a process killed right after writing session_ended left them
+// behind; it reports whether they were.
+func RepairFinished(dir string, now time.Time) (bool, error) {
+	t, err := ReadTurn(dir)
+	if err != nil {
+		return false, err
+	}
+	if !t.State.Ended {
+		return false, nil
+	}
+	var st struct {
+		Meta struct {
+			Status string `json:"status"`
+		} `json:"meta"`
+	}
+	if readCappedJSON(filepath.Join(dir, "status.json"), &st) == nil && st.Meta.Status == t.State.SessionStatus {
+		return false, nil
+	}
+	var m struct {
+		Version    string          `json:"version"`
+		ConfigPath string          `json:"config_path"`
+		ConfigHash string          `json:"config_hash"`
+		Config     json.RawMessage `json:"config"`
+		Args       []string        `json:"args"`
+		PID        int             `json:"pid"`
+		Host       string          `json:"host"`
+	}
+	_ = readCappedJSON(filepath.Join(dir, "metadata.json"), &m)
+	r := &Recorder{dir: dir, meta: Meta{Version: m.Version, ConfigPath: m.ConfigPath, ConfigHash: m.ConfigHash, Config: m.Config,
+		Args: m.Args, PID: m.PID, Host: m.Host}, state: t.State}
+	r.table = NewTableOn(t.State)
+	r.writeSummary()
+	r.writeStatus(StatusJSON(t.State, now))
+	return true, r.err
 }

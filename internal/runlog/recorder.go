@@ -77,6 +77,8 @@ func NewRecorder(dir string, meta Meta) (*Recorder, error) {
 		return nil, fmt.Errorf("runlog: %w", err)
 	}
 	r := newRecorder(dir, meta, w)
+	// Before the first event: a log holds its config from its first line on.
+	r.writeAtomic("metadata.json", metadataJSON(r.state, r.meta))
 	go r.loop()
 	return r, nil
 }
@@ -251,8 +253,12 @@ func (r *Recorder) writeStatusNow() {
 
 // writeStatus writes status.json through status.json.tmp and a rename, so readers never see
 // half a file. Only the writer goroutine writes it.
-func (r *Recorder) writeStatus(data []byte) {
-	path := filepath.Join(r.dir, "status.json")
+func (r *Recorder) writeStatus(data []byte) { r.writeAtomic("status.json", data) }
+
+// writeAtomic writes dir/name through name.tmp and a rename, so that readers, and a process
+// killed while writing it, never leave half a file.
+func (r *Recorder) writeAtomic(name string, data []byte) {
+	path := filepath.Join(r.dir, name)
 	tmp := path + ".tmp"
 	err := os.WriteFile(tmp, data, 0o644)
 	if err == nil {
@@ -268,7 +274,7 @@ func (r *Recorder) writeStatus(data []byte) {
 func (r *Recorder) writeSummary() {
 	r.summary = r.state.LastSeq
 	r.writeFile("coordination_table.txt", []byte(r.table.String()))
-	r.writeFile("metadata.json", metadataJSON(r.state, r.meta))
+	r.writeAtomic("metadata.json", metadataJSON(r.state, r.meta))
 }
 
 // writeFile writes rel (slash-separated, under dir), creating its parent folders.
