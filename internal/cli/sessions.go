@@ -421,9 +421,9 @@ type sessionRow struct {
 	Continuable   bool      `json:"continuable"`
 	// Resumable: the newest turn stopped before its end (killed, crashed, Ctrl-C), and
 	// massgen resume finishes it.
-	Resumable bool `json:"resumable"`
-	Duration      float64   `json:"duration_seconds"`
-	CostUSD       float64   `json:"cost_usd"`
+	Resumable bool    `json:"resumable"`
+	Duration  float64 `json:"duration_seconds"`
+	CostUSD   float64 `json:"cost_usd"`
 }
 
 // sessionRows reads up to limit sessions (0: all) newest first, those keep accepts, and says
