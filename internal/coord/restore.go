@@ -7,7 +7,8 @@ import "fmt"
 type Restored struct {
 	// Answers are every accepted answer in the order accepted: Version 1, 2, ...
 	Answers []Answer
-	// Votes are the votes still current (cast on the latest answer set), one per voter at most.
+	// Votes are the votes still current, one per voter at most: cast on the latest answer
+	// set, or, with a View (a bounded view), on answers none of which was replaced since.
 	Votes []Vote
 	// Dead lists the agents left out; Failures[i] is agent i's consecutive failed turns
 	// (nil: none); Deferred lists the agents whose vote was held back (DeferVoting).
@@ -46,7 +47,11 @@ func (m *Machine) Restore(r Restored) error {
 		switch {
 		case v.Voter < 0 || v.Voter >= n || v.Target < 0 || v.Target >= n:
 			return fmt.Errorf("coord: vote of agent %d for agent %d of %d", v.Voter+1, v.Target+1, n)
-		case v.Version != m.version:
+		case len(v.View) > n:
+			return fmt.Errorf("coord: %s's vote was cast on a view of %d agents of %d", Label(v.Voter), len(v.View), n)
+		case v.View != nil && !m.viewCurrent(v.View):
+			return fmt.Errorf("coord: %s's vote was cast on answers it was shown that have since been replaced", Label(v.Voter))
+		case v.View == nil && v.Version != m.version:
 			return fmt.Errorf("coord: %s's vote was cast on version %d, not the current %d", Label(v.Voter), v.Version, m.version)
 		case len(m.agents[v.Target].answers) == 0:
 			return fmt.Errorf("coord: %s voted for %s, which has no answer", Label(v.Voter), Label(v.Target))

@@ -27,6 +27,9 @@ type resumePoint struct {
 	attempt int
 	// rounds is how many turns the agent had started.
 	rounds int
+	// ownAtCall is how many of its own answers had been accepted when it made its last
+	// request: that request's vote labels counted its own by this.
+	ownAtCall int
 }
 
 func (r resumePoint) firstRound() int {
@@ -57,6 +60,11 @@ type logged struct {
 	label   string                      // the label voted for (Voted)
 	rounds  int
 	called  bool
+	// available are the labels its last turn started with (TurnStarted): with a bounded
+	// view, the peers it reads. ownAtCall is how many answers of its own had been accepted
+	// when it made its last request, for the vote labels that request offered.
+	available []string
+	ownAtCall int
 }
 
 const (
@@ -101,6 +109,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 	failures := make([]int, len(s.agents))
 	dead := make([]bool, len(s.agents))
 	deferred := make([]bool, len(s.agents))
+	answered := make([]int, len(s.agents)) // accepted answers per agent so far
 	succeeded := func(i int, k coord.Kind) {
 		failures[i] = 0
 		logs[i].state, logs[i].kind = callAccepted, k
@@ -110,6 +119,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 		case event.TurnStarted:
 			if i, ok := index[p.Agent]; ok {
 				logs[i].rounds++
+				logs[i].available = p.Available
 			}
 		case event.ModelCalled:
 			i, ok := index[p.Agent]
@@ -123,6 +133,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 			l.sent = len(l.msgs)
 			l.msgs = append(l.msgs, p.Messages...)
 			l.attempt, l.called, l.state = p.Attempt, true, callInFlight
+			l.ownAtCall = answered[i]
 			l.text.Reset()
 			l.calls, l.results = nil, map[string]provider.Message{}
 		case event.TextDelta:
@@ -147,7 +158,15 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 				return nil, fmt.Errorf("engine: resume: event %d: an answer by %q, who is not one of the agents", e.Seq, p.Agent)
 			}
 			r.coord.Answers = append(r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
+			answered[i]++
 			succeeded(i, coord.Answered)
+			// A vote cast on a bounded view counts until an answer it was shown is replaced,
+			// which the answer names; the others count only on the version they were cast on.
+			for _, id := range p.Invalidated {
+				if k, ok := index[id]; ok && votes[k] != nil && votes[k].View != nil {
+					votes[k] = nil
+				}
+			}
 		case event.VoteCast:
 			i, ok := index[p.Agent]
 			t := coord.ParseLabel(p.TargetLabel, len(s.agents))
@@ -155,6 +174,15 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 				return nil, fmt.Errorf("engine: resume: event %d: a vote by %q for %q, which are not the session's agents", e.Seq, p.Agent, p.TargetLabel)
 			}
 			votes[i] = &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version}
+			if p.Scoped {
+				// What it was shown: the current answers of the peers its turn read, and its own.
+				votes[i].View = make([]int, len(s.agents))
+				for _, l := range logs[i].available {
+					if k := coord.ParseLabel(l, len(s.agents)); k >= 0 {
+						votes[i].View[k] = answered[k]
+					}
+				}
+			}
 			succeeded(i, coord.Voted)
 			logs[i].label = p.TargetLabel
 		case event.VoteIgnored:
@@ -208,7 +236,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 		}
 	}
 	for i, v := range votes {
-		if v != nil && len(r.coord.Answers) > 0 && v.Version == len(r.coord.Answers) && !dead[i] {
+		if v != nil && len(r.coord.Answers) > 0 && (v.View != nil || v.Version == len(r.coord.Answers)) && !dead[i] {
 			r.coord.Votes = append(r.coord.Votes, *v)
 		}
 		if dead[i] {
@@ -221,13 +249,27 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 	r.coord.Failures = failures
 	r.convs = make([]conversation, len(s.agents))
 	for i := range logs {
-		if r.ended != nil || dead[i] {
+		if dead[i] {
 			continue
 		}
-		r.convs[i] = logs[i].conversation(i)
-		if r.convs[i].resumed.redo {
+		c := logs[i].conversation(i)
+		if s.bounded && logs[i].called {
+			c.view = make([]bool, len(s.agents))
+			for _, l := range logs[i].available {
+				if k := coord.ParseLabel(l, len(s.agents)); k >= 0 {
+					c.view[k] = true
+				}
+			}
+		}
+		switch {
+		case r.ended != nil && c.resumed.redo:
+			// Coordination ended while the call was in flight: it was cancelled, and the
+			// conversation goes on into the presentation without its response.
+			c.sent, c.resumed.redo = len(c.msgs), false
+		case c.resumed.redo:
 			r.redo = append(r.redo, s.agents[i].ID)
 		}
+		r.convs[i] = c
 	}
 	return r, nil
 }
@@ -248,7 +290,7 @@ func (l *logged) settle() {
 
 // conversation is the agent's conversation to resume with.
 func (l *logged) conversation(i int) conversation {
-	c := conversation{resumed: resumePoint{rounds: l.rounds}}
+	c := conversation{resumed: resumePoint{rounds: l.rounds, ownAtCall: l.ownAtCall}}
 	switch {
 	case !l.called || l.state == callFailed:
 		return c // a new conversation, seeded with the current answers by its next turn

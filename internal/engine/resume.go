@@ -55,6 +55,12 @@ func resume(ctx context.Context, o Options) Result {
 	}
 	s.personas = r.personas
 	s.restored = r.convs
+	if r.ended != nil {
+		// No agent goroutine takes its conversation up: the presentation may continue it.
+		for i := range s.agents {
+			s.convs[i] = s.restoredConversation(i)
+		}
+	}
 
 	if r.final != nil && r.ended != nil {
 		status, code := outcome(r.ended.Reason)
@@ -139,6 +145,19 @@ func (s *session) restoreShownLocked(i int, c *conversation) {
 		}
 	}
 	c.ownShown = c.shown[i]
+	// The tools its last request offered, which a presentation that continues the
+	// conversation offers again: the vote labels as they were before its response counted.
+	var labels []string
+	for k, n := range c.shown {
+		if n > 0 || k == i && c.resumed.ownAtCall > 0 {
+			labels = append(labels, coord.Label(k))
+		}
+	}
+	workflow := prompt.Tools(labels)
+	if s.skipVoting {
+		workflow = prompt.AnswerTools()
+	}
+	c.tools = append(s.agents[i].Tools.Specs(), workflow...)
 	s.syncSeenLocked(i, c)
 }
 

@@ -18,7 +18,7 @@ func Turn(own, lead string, shown, total int, voting bool) string {
 		parts = append(parts, lead)
 	}
 	if own != "" {
-		parts = append(parts, fmt.Sprintf("Your own current answer is the one labelled %s above.", own))
+		parts = append(parts, fmt.Sprintf(ownLine, own))
 	}
 	if shown < total {
 		parts = append(parts, fmt.Sprintf("You are shown %d of the %d current answers: those with the most votes first, then a sample "+
@@ -33,6 +33,10 @@ func Turn(own, lead string, shown, total int, voting bool) string {
 	}
 	return strings.Join(append(parts, closing), "\n\n")
 }
+
+// ownLine tells an agent which of the answers in the shared prefix is its own. The scripted
+// backend reads it back, as a model would, when it takes up a resumed session.
+const ownLine = "Your own current answer is the one labelled %s above."
 
 // CoordinationOver is the result of a workflow call still open when the presenter's
 // conversation goes on into the final presentation.

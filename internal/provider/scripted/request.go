@@ -19,6 +19,23 @@ const (
 // ownMarker precedes the presenter's own answer block in the presentation prompt.
 const ownMarker = "(your own answer)\n"
 
+// ownLinePrefix opens the line of a turn laid out from the shared prefix that names the
+// agent's own answer among those shown (prompt.Turn), followed by its label and " above.".
+const ownLinePrefix = "Your own current answer is the one labelled "
+
+// ownLabel returns the label that s's line naming the reader's own answer gives, or "".
+func ownLabel(s string) string {
+	_, rest, ok := strings.Cut(s, ownLinePrefix)
+	if !ok {
+		return ""
+	}
+	label, _, ok := strings.Cut(rest, " above.")
+	if _, isLabel := labelNumber(label); !ok || !isLabel {
+		return ""
+	}
+	return label
+}
+
 // view is what one request tells the agent.
 type view struct {
 	// answers maps each label to the latest text shown under it.

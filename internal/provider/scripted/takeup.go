@@ -30,6 +30,19 @@ func (p *Provider) takeUp(req provider.Request) {
 			}
 		}
 	}
+	// A turn laid out from the shared prefix holds none of the agent's earlier calls, only
+	// the answers and the line naming its own among them.
+	shown := map[string]string{}
+	for _, m := range req.Messages {
+		if m.Role == provider.RoleUser || m.Role == provider.RoleTool {
+			parseBlocks(m.Content, shown)
+			if l := ownLabel(m.Content); l != "" {
+				if text, ok := shown[l]; ok {
+					mark(text)
+				}
+			}
+		}
+	}
 	for _, m := range req.Messages {
 		if m.Role != provider.RoleAssistant {
 			continue
