@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,52 @@ func TestMachine_BoundedViewVotes(t *testing.T) {
 	// A vote built on the old view is stale.
 	if out := m.Resolve(0, []Call{{ID: "v", Name: ToolVote, Arguments: `{"agent_id":"agent2","reason":"x"}`}}, "", m.Version()); out.Kind != StaleVote {
 		t.Fatalf("vote on an outdated view: %+v", out)
+	}
+}
+
+// Restore takes back a vote cast on a bounded view while no answer its voter was shown has
+// been replaced, whatever was answered since, and refuses one that a log says is current but
+// whose view no longer is.
+func TestMachine_RestoreBoundedViewVotes(t *testing.T) {
+	answers := []Answer{
+		{Agent: 0, Label: "agent1.1", Content: "a", Version: 1},
+		{Agent: 1, Label: "agent2.1", Content: "b", Version: 2},
+		{Agent: 2, Label: "agent3.1", Content: "c", Version: 3},
+		{Agent: 2, Label: "agent3.2", Content: "c2", Version: 4},
+	}
+	tests := []struct {
+		name    string
+		vote    Vote
+		wantErr string
+	}{
+		{"cast on an older version, its view current", Vote{Voter: 0, Target: 1, TargetLabel: "agent2", Version: 2, View: []int{1, 1, 0}}, ""},
+		{"cast on the current version without a view", Vote{Voter: 0, Target: 1, TargetLabel: "agent2", Version: 4}, ""},
+		{"cast on an older version without a view", Vote{Voter: 0, Target: 1, TargetLabel: "agent2", Version: 2}, "not the current 4"},
+		{"its view replaced", Vote{Voter: 0, Target: 2, TargetLabel: "agent3", Version: 3, View: []int{1, 0, 1}}, "since been replaced"},
+		{"a view of more agents", Vote{Voter: 0, Target: 1, TargetLabel: "agent2", Version: 2, View: []int{1, 1, 0, 0}}, "view of 4 agents"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Settings{Agents: 3})
+			err := m.Restore(Restored{Answers: answers, Votes: []Vote{tc.vote}})
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+			case tc.wantErr != "":
+				return
+			}
+			if _, ok := m.CurrentVote(0); !ok {
+				t.Fatal("the restored vote does not count")
+			}
+			// An answer by the agent it voted for ends it as it would have before the stop.
+			if out := m.Resolve(1, []Call{answerCall("x", "b revised")}, "", m.Version()); out.Kind != Answered || len(out.Invalidated) != 1 {
+				t.Fatalf("answer: %+v", out)
+			}
+			if _, ok := m.CurrentVote(0); ok {
+				t.Fatal("the vote still counts after the answer it was cast for was replaced")
+			}
+		})
 	}
 }

@@ -17,14 +17,18 @@ import (
 
 // scriptedTeam is the demo's shape: one agent improves once it has read the others, everyone
 // votes for the longest answer; new Providers each call, as a new process would have. n is 3
-// or 4 (a fourth agent gives a bounded view of two peers something to leave out). vote is
-// the others' policy: with a bounded view "longest" picks among what each happened to read,
-// so a test that must end the same whatever the timing has them vote for agent1, which leads
-// every view once it has a vote.
-func scriptedTeam(n int, vote string, tap *presentTap) []Agent {
+// or 4 (a fourth agent gives a bounded view of two peers something to leave out). With
+// bounded, "longest" would pick among what each agent happened to read, which a resume's new
+// timing changes: everyone votes for agent1 instead, the fastest, which leads every view from
+// its own vote on.
+func scriptedTeam(n int, bounded bool, tap *presentTap) []Agent {
+	vote := "longest"
+	first := []string{"Paris.", "Paris is the capital of France, on the Seine, and its largest city."}
+	if bounded {
+		vote, first = "agent1", first[:1]
+	}
 	scripts := []config.Script{
-		{Answers: []string{"Paris.", "Paris is the capital of France, on the Seine, and its largest city."}, ImproveAfter: 3, Vote: "longest",
-			Final: "FINAL: Paris, on the Seine."},
+		{Answers: first, ImproveAfter: 3, Vote: vote, Final: "FINAL: Paris, on the Seine."},
 		{Answers: []string{"The capital is Paris."}, Vote: vote, Latency: time.Millisecond},
 		{Answers: []string{"It is Paris."}, Vote: vote, Latency: 2 * time.Millisecond},
 		{Answers: []string{"Paris, France."}, Vote: vote, Latency: 3 * time.Millisecond},
@@ -88,11 +92,8 @@ func TestResume_FromEveryEvent(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			wholeTap := &presentTap{}
-			vote := "longest"
-			if tc.orch.PeerView == config.PeerViewBounded {
-				vote = "agent1"
-			}
-			whole, evs := run(t, t.Context(), Options{Agents: scriptedTeam(tc.agents, vote, wholeTap), Orchestrator: tc.orch})
+			bounded := tc.orch.PeerView == config.PeerViewBounded
+			whole, evs := run(t, t.Context(), Options{Agents: scriptedTeam(tc.agents, bounded, wholeTap), Orchestrator: tc.orch})
 			if whole.ExitCode != 0 || whole.FinalAnswer == "" || wholeTap.request() == nil {
 				t.Fatalf("whole run: %+v", whole)
 			}
@@ -100,7 +101,7 @@ func TestResume_FromEveryEvent(t *testing.T) {
 				t.Fatalf("the bounded view's run cast no scoped vote")
 			}
 			for cut := 1; cut < len(evs); cut++ {
-				resumeAt(t, scriptedTeam(tc.agents, vote, &presentTap{}), tc.orch, evs, cut, whole, wholeTap.request())
+				resumeAt(t, scriptedTeam(tc.agents, bounded, &presentTap{}), tc.orch, evs, cut, whole, wholeTap.request())
 			}
 		})
 	}
