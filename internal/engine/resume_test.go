@@ -19,19 +19,20 @@ import (
 // votes for the longest answer; new Providers each call, as a new process would have. n is 3
 // or 4 (a fourth agent gives a bounded view of two peers something to leave out). With
 // bounded, "longest" would pick among what each agent happened to read, which a resume's new
-// timing changes: everyone votes for agent1 instead, the fastest, which leads every view from
-// its own vote on.
+// timing changes: everyone votes for agent1 instead, by far the fastest, which leads every
+// view from its own vote on.
 func scriptedTeam(n int, bounded bool, tap *presentTap) []Agent {
-	vote := "longest"
+	vote, step := "longest", time.Millisecond
 	first := []string{"Paris.", "Paris is the capital of France, on the Seine, and its largest city."}
 	if bounded {
-		vote, first = "agent1", first[:1]
+		// agent1 must have voted before the others vote, also on a loaded machine.
+		vote, step, first = "agent1", 10*time.Millisecond, first[:1]
 	}
 	scripts := []config.Script{
 		{Answers: first, ImproveAfter: 3, Vote: vote, Final: "FINAL: Paris, on the Seine."},
-		{Answers: []string{"The capital is Paris."}, Vote: vote, Latency: time.Millisecond},
-		{Answers: []string{"It is Paris."}, Vote: vote, Latency: 2 * time.Millisecond},
-		{Answers: []string{"Paris, France."}, Vote: vote, Latency: 3 * time.Millisecond},
+		{Answers: []string{"The capital is Paris."}, Vote: vote, Latency: step},
+		{Answers: []string{"It is Paris."}, Vote: vote, Latency: 2 * step},
+		{Answers: []string{"Paris, France."}, Vote: vote, Latency: 3 * step},
 	}[:n]
 	out := make([]Agent, len(scripts))
 	for i, s := range scripts {
@@ -89,8 +90,11 @@ func TestResume_FromEveryEvent(t *testing.T) {
 		{"bounded view, continued presentation", 4, config.Orchestrator{PeerView: config.PeerViewBounded, PeerViewSize: 2}},
 		{"bounded view, fresh presentation", 4, config.Orchestrator{PeerView: config.PeerViewBounded, PeerViewSize: 2, PresentationContext: config.PresentFresh}},
 	}
-	for _, tc := range cases {
+	for k, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if k > 0 && testing.Short() {
+				t.Skip("every layout resumed from every event takes about 15 s")
+			}
 			wholeTap := &presentTap{}
 			bounded := tc.orch.PeerView == config.PeerViewBounded
 			whole, evs := run(t, t.Context(), Options{Agents: scriptedTeam(tc.agents, bounded, wholeTap), Orchestrator: tc.orch})
