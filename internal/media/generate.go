@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/openai/openai-go/v3"
@@ -130,27 +129,16 @@ func (ts *toolset) generate(ctx context.Context, args string, modes []string) to
 	if in.MaxConc > 0 {
 		workers = min(in.MaxConc, maxConcurrent)
 	}
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, p := range prompts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				items[i] = map[string]any{"prompt": p, "success": false, "error": ctx.Err().Error()}
-				return
-			}
-			defer func() { <-sem }()
-			name := stamp + "_" + cleanName(p)
-			if len(prompts) > 1 {
-				name = fmt.Sprintf("%s_%02d_%s", stamp, i, cleanName(p))
-			}
-			items[i] = ts.generateOne(ctx, b, model, in, p, name, inputs)
-		}()
-	}
-	wg.Wait()
+	eachBounded(ctx, len(prompts), workers, func(i int) {
+		p := prompts[i]
+		name := stamp + "_" + cleanName(p)
+		if len(prompts) > 1 {
+			name = fmt.Sprintf("%s_%02d_%s", stamp, i, cleanName(p))
+		}
+		items[i] = ts.generateOne(ctx, b, model, in, p, name, inputs)
+	}, func(i int, err error) {
+		items[i] = map[string]any{"prompt": prompts[i], "success": false, "error": err.Error()}
+	})
 	if len(prompts) == 1 {
 		it := items[0]
 		if it["success"] != true {
@@ -161,18 +149,7 @@ func (ts *toolset) generate(ctx context.Context, args string, modes []string) to
 		it["mode"] = in.Mode
 		return result(op, it)
 	}
-	ok2 := 0
-	for _, it := range items {
-		if it["success"] == true {
-			ok2++
-		}
-	}
-	res := result(op, map[string]any{"mode": in.Mode, "batch": true, "total": len(items), "succeeded": ok2, "failed": len(items) - ok2, "results": items})
-	if ok2 == 0 {
-		res.IsError = true
-		res.Content = strings.Replace(res.Content, `"success": true`, `"success": false`, 1)
-	}
-	return res
+	return batchResult(op, items, map[string]any{"mode": in.Mode})
 }
 
 // checkGenerate refuses bad arguments before anything is sent.

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"massgen/internal/tool"
@@ -425,45 +424,23 @@ func (ts *toolset) readMedia(ctx context.Context, args string) tool.Result {
 		workers = maxConcurrent
 	}
 	results := make([]map[string]any, len(in.Inputs))
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, inp := range in.Inputs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = map[string]any{"input_index": i, "success": false, "error": ctx.Err().Error()}
-				return
-			}
-			defer func() { <-sem }()
-			prompt := inp.Prompt
-			if prompt == "" {
-				prompt = in.Prompt
-			}
-			_, out, err := ts.readOne(ctx, inp.Files, prompt, false)
-			if err != nil {
-				results[i] = map[string]any{"input_index": i, "success": false, "error": err.Error()}
-				return
-			}
-			out["input_index"], out["success"] = i, true
-			results[i] = out
-		}()
-	}
-	wg.Wait()
-	ok := 0
-	for _, r := range results {
-		if r["success"] == true {
-			ok++
+	eachBounded(ctx, len(in.Inputs), workers, func(i int) {
+		inp := in.Inputs[i]
+		prompt := inp.Prompt
+		if prompt == "" {
+			prompt = in.Prompt
 		}
-	}
-	res := result(op, map[string]any{"batch": true, "total": len(results), "succeeded": ok, "failed": len(results) - ok, "results": results})
-	if ok == 0 {
-		res.IsError = true
-		res.Content = strings.Replace(res.Content, `"success": true`, `"success": false`, 1)
-	}
-	return res
+		_, out, err := ts.readOne(ctx, inp.Files, prompt, false)
+		if err != nil {
+			results[i] = map[string]any{"input_index": i, "success": false, "error": err.Error()}
+			return
+		}
+		out["input_index"], out["success"] = i, true
+		results[i] = out
+	}, func(i int, err error) {
+		results[i] = map[string]any{"input_index": i, "success": false, "error": err.Error()}
+	})
+	return batchResult(op, results, nil)
 }
 
 // readOne analyzes one input of read_media: the kind of its first file decides; several
