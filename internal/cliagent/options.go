@@ -40,6 +40,7 @@ type Options struct {
 	PermissionMode     string   // claude_code: default, acceptEdits, plan (bypassPermissions maps to acceptEdits + allowed tools)
 	MaxThinkingTokens  int      // claude_code thinking budget
 	ReasoningEffort    string   // codex model_reasoning_effort
+	PermissionPolicy   string   // copilot: approve (default) or deny
 }
 
 func (o Options) check() error {
@@ -53,6 +54,8 @@ func (o Options) check() error {
 type invocation struct {
 	args []string
 	env  []string
+	// session is the id of the new session the run starts, when massgen chose it.
+	session string
 }
 
 // flavour is what differs between the CLIs: how a run is started, and how its output reads.
@@ -71,6 +74,7 @@ var flavours = map[string]flavour{
 	"claude_code": claudeFlavour,
 	"codex":       codexFlavour,
 	"gemini_cli":  geminiFlavour,
+	"copilot":     copilotFlavour,
 }
 
 // home is the HOME the CLI runs with, created on first use.

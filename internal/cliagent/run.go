@@ -87,6 +87,9 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	r := &run{cmd: cmd, events: make(chan event, eventsBuffer), stopCh: make(chan struct{})}
+	if inv.session != "" {
+		r.events <- event{session: inv.session} // the buffer is empty: this cannot block
+	}
 	var stderrDone sync.WaitGroup
 	stderrDone.Add(1)
 	go func() {

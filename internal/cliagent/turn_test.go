@@ -51,6 +51,7 @@ var cliCases = []cliCase{
 	{typ: "claude_code", bin: "claude", model: "claude-sonnet-4-5", api: clitest.Anthropic, tools: clitest.ClaudeTools},
 	{typ: "codex", bin: "codex", model: "gpt-5.4", api: clitest.Responses, tools: clitest.CodexTools, baseSuffix: "/v1"},
 	{typ: "gemini_cli", bin: "gemini", model: "gemini-2.5-pro", api: clitest.Gemini, tools: clitest.GeminiTools},
+	{typ: "copilot", bin: "copilot", model: "claude-sonnet-4-5", api: clitest.Anthropic, tools: clitest.CopilotTools},
 }
 
 // Each CLI writes a file with its own tool, submits new_answer through massgen's MCP server,

@@ -15,6 +15,14 @@ var ClaudeTools = Tools{
 	Read: func(path string) Call { return Call{Name: "Read", Args: map[string]any{"file_path": path}} },
 }
 
+// CopilotTools are GitHub Copilot CLI's own file tools.
+var CopilotTools = Tools{
+	Write: func(path, content string) Call {
+		return Call{Name: "create", Args: map[string]any{"path": path, "file_text": content}}
+	},
+	Read: func(path string) Call { return Call{Name: "view", Args: map[string]any{"path": path}} },
+}
+
 // Anthropic serves the Messages API (POST /v1/messages, streaming or not) from a Brain.
 func Anthropic(b *Brain) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -158,10 +158,10 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 	return Reply{Text: "Done."}
 }
 
-// find is the offered tool whose name ends with suffix (mcp__massgen__vote, vote, ...).
+// find is the offered tool whose name ends with suffix (mcp__massgen__vote, massgen-vote, vote, ...).
 func find(tools []string, suffix string) string {
 	for _, t := range tools {
-		if t == suffix || strings.HasSuffix(t, "_"+suffix) {
+		if t == suffix || strings.HasSuffix(t, "_"+suffix) || strings.HasSuffix(t, "-"+suffix) {
 			return t
 		}
 	}
