@@ -11,7 +11,7 @@ import (
 	"massgen/internal/workspace"
 )
 
-// newCLIAgent builds a coding-agent CLI agent (claude_code, codex, gemini_cli). Without a key
+// newCLIAgent builds a coding-agent CLI agent (claude_code, codex, gemini_cli, copilot). Without a key
 // it runs on the CLI's own login, with the user's real HOME.
 func newCLIAgent(b config.Backend, key, keyEnv string) (provider.Provider, error) {
 	home, _ := os.UserHomeDir()
@@ -19,7 +19,8 @@ func newCLIAgent(b config.Backend, key, keyEnv string) (provider.Provider, error
 		UseLogin: key == "", UserHome: home, PathEnv: os.Getenv("PATH"),
 		SystemPrompt: b.CLI.SystemPrompt, AppendSystemPrompt: b.CLI.AppendSystemPrompt,
 		AllowedTools: b.Tools.AllowedTools, DisallowedTools: b.CLI.DisallowedTools,
-		PermissionMode: b.CLI.PermissionMode, MaxThinkingTokens: b.CLI.MaxThinkingTokens, ReasoningEffort: b.CLI.ReasoningEffort})
+		PermissionMode: b.CLI.PermissionMode, MaxThinkingTokens: b.CLI.MaxThinkingTokens, ReasoningEffort: b.CLI.ReasoningEffort,
+		PermissionPolicy: b.CLI.PermissionPolicy})
 }
 
 // cliBinder is a provider that runs a CLI in the agent's workspace (cliagent.Agent).

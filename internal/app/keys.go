@@ -69,7 +69,7 @@ func keyEnvs(b config.Backend) []string {
 // keyOptional are types that run on the user's own machine and accept requests without a key,
 // and the coding-agent CLIs, which use their own login without one.
 var keyOptional = map[string]bool{"ollama": true, "lmstudio": true, "vllm": true, "sglang": true, "scripted": true,
-	"claude_code": true, "codex": true, "gemini_cli": true}
+	"claude_code": true, "codex": true, "gemini_cli": true, "copilot": true}
 
 // KeyOptional reports whether a backend type runs without an API key (local servers, the
 // scripted backend).

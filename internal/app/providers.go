@@ -63,6 +63,7 @@ var baseURLEnv = map[string]string{
 	"claude_code": "ANTHROPIC_BASE_URL",
 	"codex":       "OPENAI_BASE_URL",
 	"gemini_cli":  "GOOGLE_GEMINI_BASE_URL",
+	"copilot":     "COPILOT_PROVIDER_BASE_URL",
 }
 
 // BaseURL returns the endpoint agent backend b uses and where it comes from: the config's

@@ -88,9 +88,6 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 		if a.o.APIKey != "" {
 			env = append(env, "COPILOT_PROVIDER_API_KEY="+a.o.APIKey)
 		}
-	} else if a.o.APIKey != "" {
-		// Without a custom endpoint the key is a GitHub token with Copilot access.
-		env = append(env, "COPILOT_GITHUB_TOKEN="+a.o.APIKey)
 	}
 	return invocation{args: args, env: env, session: session}, nil
 }
@@ -188,7 +185,7 @@ func (p *copilotParser) parse(line []byte) ([]event, error) {
 func copilotError(msg string) error {
 	low := strings.ToLower(msg)
 	if strings.Contains(low, "401") || strings.Contains(low, "unauthorized") || strings.Contains(low, "authentication") || strings.Contains(low, "login") {
-		return &fatalError{fmt.Sprintf("Copilot CLI is not logged in or its key was rejected: %s (set api_key, or run `copilot login` and leave the key out)", provider.Clip(msg, 500))}
+		return &fatalError{fmt.Sprintf("Copilot CLI is not logged in or its key was rejected: %s (check the key of base_url, or run `copilot login` and leave the key out)", provider.Clip(msg, 500))}
 	}
 	return fmt.Errorf("Copilot CLI reported: %s", provider.Clip(msg, 1000))
 }

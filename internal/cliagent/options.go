@@ -47,6 +47,14 @@ func (o Options) check() error {
 	if o.APIKey == "" && !o.UseLogin {
 		return errors.New("cliagent: no API key and no login")
 	}
+	if o.Type == "copilot" {
+		if o.SystemPrompt != "" {
+			return errors.New("copilot: system_prompt is not supported: Copilot CLI cannot replace its own system message; use append_system_prompt")
+		}
+		if o.APIKey != "" && o.BaseURL == "" {
+			return errors.New("copilot: an API key is for a custom endpoint: set base_url (an OpenAI- or Anthropic-compatible API), or leave the key out to use the GitHub login of `copilot login`")
+		}
+	}
 	return nil
 }
 

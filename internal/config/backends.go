@@ -54,8 +54,10 @@ var BackendTypes = map[string]BackendType{
 		DefaultModel: "claude-sonnet-4-5-20250929", Implemented: true},
 	"codex": {Name: "codex", Protocol: ProtocolCLI, APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-5.4",
 		Implemented: true},
-	"copilot": {Name: "copilot", Protocol: ProtocolOther, DefaultModel: CustomModel, Refused: true,
-		Instead: "use type: openai or claude with your own API key"},
+	// copilot's key is for a custom endpoint (base_url, BYOK); without one it uses the GitHub
+	// login of `copilot login`.
+	"copilot": {Name: "copilot", Protocol: ProtocolCLI, APIKeyEnv: []string{"COPILOT_PROVIDER_API_KEY"}, DefaultModel: "gpt-5-mini",
+		Implemented: true},
 	"gemini_cli": {Name: "gemini_cli", Protocol: ProtocolCLI, APIKeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		DefaultModel: "gemini-3.1-pro-preview", Implemented: true},
 	"antigravity_cli": {Name: "antigravity_cli", Protocol: ProtocolOther, APIKeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},

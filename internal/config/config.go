@@ -48,7 +48,7 @@ type Backend struct {
 	Hosted HostedTools
 	// Permissions is the agent's own permissions: block (nil without one).
 	Permissions *Permissions
-	// CLI holds the settings of the coding-agent CLI types (claude_code, codex, gemini_cli).
+	// CLI holds the settings of the coding-agent CLI types (claude_code, codex, gemini_cli, copilot).
 	CLI CLISettings
 }
 
@@ -60,6 +60,7 @@ type CLISettings struct {
 	PermissionMode                   string
 	MaxThinkingTokens                int
 	ReasoningEffort                  string
+	PermissionPolicy                 string // copilot: approve or deny
 }
 
 // HostedTools are tools a provider runs on its own side; their calls and results come back

@@ -19,7 +19,7 @@ const (
 var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "plan"}
 
 // cliTypes are the backend types that drive a coding-agent CLI.
-var cliTypes = []string{"claude_code", "codex", "gemini_cli"}
+var cliTypes = []string{"claude_code", "codex", "gemini_cli", "copilot"}
 
 // cliString reads a string key of the coding-agent CLIs, and refuses it on every other type
 // as MassGen's validator does.
@@ -179,10 +179,18 @@ var backendKeys = append([]Key{
 		Types: []string{"claude_code"}, Doc: "Claude Code's default system prompt: it is always kept, massgen's instructions are appended (system_prompt replaces it)."},
 	{Section: secBackend, Name: "max_thinking_tokens", Type: TypeInt, Status: Implemented, Since: "0.1.12", Types: []string{"claude_code"},
 		Doc: "Claude Code thinking budget (MAX_THINKING_TOKENS).", set: func(_ *walker, t *target, v value) { t.backend.CLI.MaxThinkingTokens = int(v.n) }},
-	{Section: secBackend, Name: "copilot_system_message_mode", Type: TypeEnum, Enum: []string{"append", "replace"}, Status: Ignored,
-		Since: "0.1.54", Types: []string{"copilot"}, Doc: "Copilot: append to or replace its system message."},
-	{Section: secBackend, Name: "copilot_permission_policy", Type: TypeString, Status: Ignored, Since: "0.1.54", Types: []string{"copilot"},
-		Doc: "Copilot: approve or deny its permission requests."},
+	{Section: secBackend, Name: "copilot_system_message_mode", Type: TypeEnum, Enum: []string{"append", "replace"}, Status: Implemented,
+		Since: "0.1.54", Types: []string{"copilot"}, Default: "append",
+		Doc: "Copilot: massgen's instructions are appended (they open the first prompt of a session); replace is refused, as Copilot CLI cannot replace its own system message.",
+		set: func(w *walker, _ *target, v value) {
+			if v.s == "replace" {
+				w.errf(v.f, "leave it out (append is the default)", "copilot_system_message_mode `replace` is not supported: Copilot CLI has no way to replace its own system message")
+			}
+		}},
+	{Section: secBackend, Name: "copilot_permission_policy", Type: TypeEnum, Enum: []string{"approve", "deny"}, Status: Implemented, Since: "0.1.54",
+		Types: []string{"copilot"}, Default: "approve",
+		Doc: "Copilot: approve lets the CLI's tools run without asking, confined to the workspace and the shared folders; deny refuses its shell, writes, URLs and memory (it may read its workspace and call massgen's tools).",
+		set: func(_ *walker, t *target, v value) { t.backend.CLI.PermissionPolicy = v.s }},
 	{Section: secBackend, Name: "agent_config", Type: TypeMapping, Status: Ignored, Since: "0.1.12", Types: []string{"ag2"},
 		Doc: "AG2 agent settings."},
 	{Section: secBackend, Name: "api_version", Type: TypeString, Status: Ignored, Since: "0.1.12", Types: []string{"azure_openai"},

@@ -305,7 +305,7 @@ func TestParse_SingleAgentInference(t *testing.T) {
 func TestParse_BackendTypeAdvice(t *testing.T) {
 	_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: azure_openai, model: m}\n"))
 	checkIssues(t, rep, []string{"E 3:21 agents[0].backend.type | backend type `azure_openai` is not supported yet | use type: chatcompletion with base_url"})
-	for _, typ := range []string{"copilot", "antigravity_cli", "uitars"} {
+	for _, typ := range []string{"antigravity_cli", "uitars"} {
 		_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: "+typ+"}\n"))
 		if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "backend type `"+typ+"` is not supported yet") ||
 			strings.Contains(rep.Errors[0].Suggestion, "scripted") {
