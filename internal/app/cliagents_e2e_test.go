@@ -30,6 +30,7 @@ var cliMembers = []cliMember{
 	{id: "claude", typ: "claude_code", bin: "claude", model: "claude-sonnet-4-5", api: clitest.Anthropic, tools: clitest.ClaudeTools},
 	{id: "codex", typ: "codex", bin: "codex", model: "gpt-5.4", api: clitest.Responses, tools: clitest.CodexTools, baseSuffix: "/v1"},
 	{id: "gemini", typ: "gemini_cli", bin: "gemini", model: "gemini-2.5-pro", api: clitest.Gemini, tools: clitest.GeminiTools},
+	{id: "copilot", typ: "copilot", bin: "copilot", model: "claude-sonnet-4-5", api: clitest.Anthropic, tools: clitest.CopilotTools},
 }
 
 // cliPathOnce puts the npm CLIs on PATH once for the test binary: t.Setenv would keep the

@@ -24,6 +24,8 @@ var keys = map[string]string{
 	"ANTHROPIC_API_KEY": "sk-ant-e2e-SECRET-2222",
 	"GEMINI_API_KEY":    "AIza-e2e-SECRET-3333",
 	"GROQ_API_KEY":      "gsk_e2e_SECRET_4444",
+	// copilot's key for a custom endpoint (the CLI team tests).
+	"COPILOT_PROVIDER_API_KEY": "sk-e2e-copilot-SECRET-5555",
 }
 
 type team struct {

@@ -3,7 +3,11 @@ package cliagent
 import (
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -19,8 +23,17 @@ import (
 var copilotFlavour = flavour{
 	binary: "copilot", npm: "@github/copilot", minVersion: "1.0.102",
 	invocation: copilotInvocation,
-	newParser:  func(*Agent) parser { return &copilotParser{tools: map[string]provider.ToolCall{}} },
+	newParser: func(a *Agent) parser {
+		return &copilotParser{tools: map[string]provider.ToolCall{}, usageFile: copilotUsageFile(a)}
+	},
 }
+
+// maxUsageFile caps what is read of the usage file the CLI writes.
+const maxUsageFile = 1 << 20
+
+// copilotUsageFile is where a run writes its token counts as it ends: the JSON stream has
+// none.
+func copilotUsageFile(a *Agent) string { return filepath.Join(a.o.Home, "copilot-usage.json") }
 
 // copilotDenied are the permission kinds a copilot_permission_policy of deny refuses: the
 // CLI may then read inside its workspace and call massgen's tools, nothing else.
@@ -30,6 +43,10 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 	home, err := a.home()
 	if err != nil {
 		return invocation{}, err
+	}
+	// A previous run's counts must not be taken for this one's.
+	if err := os.Remove(copilotUsageFile(a)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return invocation{}, fmt.Errorf("copilot usage file: %w", err)
 	}
 	mcpCfg := map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
 		"type": "http", "url": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret}, "tools": []string{"*"},
@@ -43,7 +60,7 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 	args := []string{"-p", prompt, "--output-format", "json", "--stream", "off",
 		"--additional-mcp-config", mustJSON(mcpCfg),
 		"--no-ask-user", "--no-auto-update", "--no-custom-instructions", "--disable-builtin-mcps",
-		"--disable-client-telemetry", "--no-remote", "--no-color"}
+		"--disable-client-telemetry", "--no-remote", "--no-color", "--usage-output-file", copilotUsageFile(a)}
 	if a.o.PermissionPolicy == "deny" {
 		args = append(args, "--allow-tool", ServerName)
 		for _, d := range copilotDenied {
@@ -111,7 +128,8 @@ func copilotProvider(model string) (typ, wire string) {
 }
 
 type copilotParser struct {
-	tools map[string]provider.ToolCall
+	tools     map[string]provider.ToolCall
+	usageFile string
 }
 
 type copilotLine struct {
@@ -173,12 +191,46 @@ func (p *copilotParser) parse(line []byte) ([]event, error) {
 		if l.SessionID != "" {
 			out = append(out, event{session: l.SessionID})
 		}
+		if u := readCopilotUsage(p.usageFile); u != (provider.Usage{}) {
+			out = append(out, event{chunk: provider.UsageChunk{Usage: u}})
+		}
 		if l.ExitCode != 0 {
 			out = append(out, event{err: fmt.Errorf("Copilot CLI ended its run with exit code %d", l.ExitCode)})
 		}
 		return out, nil
 	}
 	return nil, nil
+}
+
+// readCopilotUsage sums the per-model token counts of the usage file the run wrote before
+// its result line; a missing or unreadable file is no usage.
+func readCopilotUsage(path string) provider.Usage {
+	f, err := os.Open(path)
+	if err != nil {
+		return provider.Usage{}
+	}
+	defer f.Close()
+	var file struct {
+		ModelMetrics map[string]struct {
+			Usage struct {
+				InputTokens      int64 `json:"inputTokens"`
+				OutputTokens     int64 `json:"outputTokens"`
+				CacheReadTokens  int64 `json:"cacheReadTokens"`
+				CacheWriteTokens int64 `json:"cacheWriteTokens"`
+			} `json:"usage"`
+		} `json:"modelMetrics"`
+	}
+	if json.NewDecoder(io.LimitReader(f, maxUsageFile)).Decode(&file) != nil {
+		return provider.Usage{}
+	}
+	var u provider.Usage
+	for _, m := range file.ModelMetrics {
+		u.InputTokens += m.Usage.InputTokens
+		u.OutputTokens += m.Usage.OutputTokens
+		u.CachedInputTokens += m.Usage.CacheReadTokens
+		u.CacheWriteTokens += m.Usage.CacheWriteTokens
+	}
+	return u
 }
 
 // copilotError explains a failed Copilot CLI run; a rejected key or a missing login is fatal.

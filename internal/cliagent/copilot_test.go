@@ -1,0 +1,91 @@
+package cliagent
+
+import (
+	"errors"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"massgen/internal/cliagent/clitest"
+	"massgen/internal/prompt"
+	"massgen/internal/provider"
+)
+
+// copilotAgent is a copilot agent on an Anthropic fake, in a fresh workspace.
+func copilotAgent(t *testing.T, policy string) (*Agent, string) {
+	t.Helper()
+	bin := needCLI(t, "copilot")
+	brain := &clitest.Brain{Script: clitest.Script{File: "hello.txt", Content: "hello"}, Tools: clitest.CopilotTools}
+	srv := httptest.NewServer(clitest.Anthropic(brain))
+	t.Cleanup(srv.Close)
+	ws := filepath.Join(t.TempDir(), "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{Type: "copilot", Model: "claude-sonnet-4-5", APIKey: "sk-test", BaseURL: srv.URL, Binary: bin,
+		PathEnv: os.Getenv("PATH"), PermissionPolicy: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	a.Bind(Workspace{Dir: ws}, clitest.StateDir(t))
+	return a, ws
+}
+
+func TestCopilot(t *testing.T) {
+	// copilot_permission_policy deny: the CLI's write is refused, massgen's tools still work.
+	t.Run("deny", func(t *testing.T) {
+		t.Parallel()
+		a, ws := copilotAgent(t, "deny")
+		chunks, err := collect(t, a, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write hello.txt."}},
+			Tools: prompt.Tools(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "hello.txt")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("hello.txt was written under deny: %v", err)
+		}
+		var refused bool
+		for _, c := range chunks {
+			if h, ok := c.(provider.HostedToolChunk); ok && h.Call.Name == "create" && h.Failed {
+				refused = true
+			}
+		}
+		if !refused {
+			t.Errorf("no refused create call: %+v", chunks)
+		}
+		if call := lastCall(t, chunks); call.Name != "new_answer" {
+			t.Errorf("last call = %+v, want new_answer", call)
+		}
+	})
+	// The JSON stream carries no token counts: they come from the usage file a run writes
+	// as it ends.
+	t.Run("usage", func(t *testing.T) {
+		t.Parallel()
+		a, _ := copilotAgent(t, "")
+		chunks, err := collect(t, a, provider.Request{Stage: provider.StagePresentation,
+			Messages: []provider.Message{{Role: provider.RoleUser, Content: "Present."}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		var u provider.Usage
+		for _, c := range chunks {
+			switch c := c.(type) {
+			case provider.TextDelta:
+				text += c.Text
+			case provider.UsageChunk:
+				u = c.Usage
+			}
+		}
+		if !strings.Contains(text, "Final answer: hello") {
+			t.Errorf("text = %q", text)
+		}
+		if u.InputTokens != 110 || u.CachedInputTokens != 10 || u.OutputTokens != 20 {
+			t.Errorf("usage = %+v, want the fake's 110 in (10 cached), 20 out", u)
+		}
+	})
+}
