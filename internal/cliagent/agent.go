@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"massgen/internal/mcptool"
 	"massgen/internal/provider"
 )
 
@@ -42,6 +43,7 @@ type Agent struct {
 	open   map[string]*toolCall // calls the CLI waits on, by id
 	order  []string             // ids of open, in the order they were made
 	sessID string               // the CLI's session, resumed by later runs
+	mcp    []mcptool.Server     // the user's MCP servers, in the CLI's own config
 	closed bool
 }
 

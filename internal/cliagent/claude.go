@@ -37,14 +37,28 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 	if err != nil {
 		return invocation{}, err
 	}
-	mcpCfg := map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
+	servers := map[string]any{ServerName: map[string]any{
 		"type": "http", "url": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret},
-	}}}
+	}}
 	allowed := claudeNativeTools
 	if len(a.o.AllowedTools) > 0 {
 		allowed = a.o.AllowedTools
 	}
 	allowed = append(append([]string{}, allowed...), "mcp__"+ServerName)
+	disallowed := append(append([]string{}, claudeNeverTools...), a.o.DisallowedTools...)
+	for _, s := range a.mcp {
+		servers[s.Name] = claudeMCP(s)
+		if len(s.AllowedTools) == 0 {
+			allowed = append(allowed, "mcp__"+s.Name)
+		}
+		for _, t := range serverTools(s, s.AllowedTools) {
+			allowed = append(allowed, "mcp__"+s.Name+"__"+t)
+		}
+		for _, t := range serverTools(s, s.ExcludeTools) {
+			disallowed = append(disallowed, "mcp__"+s.Name+"__"+t)
+		}
+	}
+	mcpCfg := map[string]any{"mcpServers": servers}
 	mode := a.o.PermissionMode
 	if mode == "" || mode == "bypassPermissions" || mode == "default" {
 		// Without a human to ask, "default" would refuse every edit; bypassPermissions is
@@ -56,7 +70,7 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 		"--mcp-config", mustJSON(mcpCfg), "--strict-mcp-config",
 		"--permission-mode", mode,
 		"--allowedTools", strings.Join(allowed, ","),
-		"--disallowedTools", strings.Join(append(append([]string{}, claudeNeverTools...), a.o.DisallowedTools...), ","),
+		"--disallowedTools", strings.Join(disallowed, ","),
 	}
 	if a.o.Model != "" {
 		args = append(args, "--model", a.o.Model)

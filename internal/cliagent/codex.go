@@ -96,6 +96,9 @@ func codexConfig(a *Agent, instructions string) string {
 	fmt.Fprintf(&b, "\n[mcp_servers.%s]\nurl = %s\ntool_timeout_sec = 86400\nstartup_timeout_sec = 30\ndefault_tools_approval_mode = %s\n",
 		ServerName, q(a.tools.url), q("approve"))
 	fmt.Fprintf(&b, "http_headers = { %s = %s }\n", q(secretHeader), q(a.tools.secret))
+	for _, s := range a.mcp {
+		codexMCP(&b, s)
+	}
 	b.WriteString("\n[sandbox_workspace_write]\nnetwork_access = false\n")
 	if len(a.ws.Write) > 0 {
 		roots := make([]string, len(a.ws.Write))

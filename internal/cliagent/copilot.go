@@ -48,9 +48,13 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 	if err := os.Remove(copilotUsageFile(a)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return invocation{}, fmt.Errorf("copilot usage file: %w", err)
 	}
-	mcpCfg := map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
+	servers := map[string]any{ServerName: map[string]any{
 		"type": "http", "url": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret}, "tools": []string{"*"},
-	}}}
+	}}
+	for _, s := range a.mcp {
+		servers[s.Name] = copilotMCP(s)
+	}
+	mcpCfg := map[string]any{"mcpServers": servers}
 	// Copilot CLI has no flag for a system prompt of its own: massgen's goes before the task
 	// on the first run of a session (a resumed session has it already), which is MassGen's
 	// "append" mode; "replace" is refused by the config.
@@ -63,6 +67,9 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 		"--disable-client-telemetry", "--no-remote", "--no-color", "--usage-output-file", copilotUsageFile(a)}
 	if a.o.PermissionPolicy == "deny" {
 		args = append(args, "--allow-tool", ServerName)
+		for _, s := range a.mcp {
+			args = append(args, "--allow-tool", s.Name)
+		}
 		for _, d := range copilotDenied {
 			args = append(args, "--deny-tool", d)
 		}
@@ -73,6 +80,11 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 	}
 	for _, t := range a.o.DisallowedTools {
 		args = append(args, "--deny-tool", t)
+	}
+	for _, s := range a.mcp {
+		for _, t := range serverTools(s, s.ExcludeTools) {
+			args = append(args, "--deny-tool", s.Name+"("+t+")")
+		}
 	}
 	if len(a.o.AllowedTools) > 0 {
 		args = append(args, "--available-tools", strings.Join(append(append([]string{}, a.o.AllowedTools...), ServerName), ","))

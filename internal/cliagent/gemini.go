@@ -24,14 +24,20 @@ func geminiInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 	if err != nil {
 		return invocation{}, err
 	}
+	servers := map[string]any{ServerName: map[string]any{
+		"httpUrl": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret},
+		"timeout": 86400000, "trust": true,
+	}}
+	names := []string{ServerName}
+	for _, s := range a.mcp {
+		servers[s.Name] = geminiMCP(s)
+		names = append(names, s.Name)
+	}
 	settings := map[string]any{
-		"mcpServers": map[string]any{ServerName: map[string]any{
-			"httpUrl": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret},
-			"timeout": 86400000, "trust": true,
-		}},
-		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
-		"telemetry": map[string]any{"enabled": false},
-		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"mcpServers": servers,
+		"general":    map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"telemetry":  map[string]any{"enabled": false},
+		"privacy":    map[string]any{"usageStatisticsEnabled": false},
 	}
 	if a.o.APIKey != "" {
 		settings["security"] = map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}
@@ -54,7 +60,7 @@ func geminiInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 		prompt = a.systemText(req) + "\n\n" + prompt
 	}
 	args := []string{"-p", prompt, "--output-format", "stream-json", "--approval-mode", "yolo",
-		"--allowed-mcp-server-names", ServerName}
+		"--allowed-mcp-server-names", strings.Join(names, ",")}
 	if a.o.Model != "" {
 		args = append(args, "-m", a.o.Model)
 	}

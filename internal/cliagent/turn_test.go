@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"massgen/internal/cliagent/clitest"
+	"massgen/internal/mcptool"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
 )
@@ -69,7 +70,7 @@ func TestTurn(t *testing.T) {
 
 func testTurn(t *testing.T, tc cliCase) {
 	bin := needCLI(t, tc.bin)
-	brain := &clitest.Brain{Script: clitest.Script{File: "hello.txt", Content: "hello from " + tc.typ}, Tools: tc.tools}
+	brain := &clitest.Brain{Script: clitest.Script{File: "hello.txt", Content: "hello from " + tc.typ, MCPTool: "echo"}, Tools: tc.tools}
 	srv := httptest.NewServer(tc.api(brain))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -91,6 +92,8 @@ func testTurn(t *testing.T, tc cliCase) {
 		t.Fatal(err)
 	}
 	a.Bind(Workspace{Dir: ws, Read: []string{snaps}}, clitest.StateDir(t))
+	// The user's own MCP server goes into the CLI's MCP config: the CLI calls it itself.
+	a.UseMCPServers([]mcptool.Server{{Name: "everything", Command: needCLI(t, "mcp-server-everything"), Args: []string{"stdio"}}}, nil)
 	req := provider.Request{System: "You are agent1.", Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write hello.txt."}},
 		Tools: prompt.Tools(nil)}
 	chunks, err := collect(t, a, req)
@@ -100,6 +103,17 @@ func testTurn(t *testing.T, tc cliCase) {
 	got, err := os.ReadFile(filepath.Join(ws, "hello.txt"))
 	if err != nil || strings.TrimSpace(string(got)) != "hello from "+tc.typ {
 		t.Fatalf("hello.txt = %q, %v; offered %v; chunks %+v", got, err, brain.Offered(), chunks)
+	}
+	var echoed bool
+	for _, c := range chunks {
+		// Codex's stream gives an MCP call's status, not its result.
+		if h, ok := c.(provider.HostedToolChunk); ok && strings.Contains(h.Call.Name, "echo") && !h.Failed &&
+			(strings.Contains(h.Result, clitest.MCPMessage) || tc.typ == "codex") {
+			echoed = true
+		}
+	}
+	if !echoed {
+		t.Errorf("the user's MCP server was not called: offered %v; chunks %+v", brain.Offered(), chunks)
 	}
 	call := lastCall(t, chunks)
 	if call.Name != "new_answer" {

@@ -73,6 +73,10 @@ func (s Server) kind() string {
 	return s.Type
 }
 
+// CallTimeout is the effective per-call timeout, for clients that call the server themselves
+// (the coding-agent CLIs).
+func (s Server) CallTimeout() time.Duration { return s.timeout() }
+
 // timeout returns the effective per-call timeout.
 func (s Server) timeout() time.Duration {
 	if s.Timeout <= 0 {

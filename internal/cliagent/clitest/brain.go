@@ -53,6 +53,9 @@ type Script struct {
 	Final string
 	// Hang, when set, makes the model never answer (Ctrl-C tests): the request blocks.
 	Hang bool
+	// MCPTool, when set, is a tool of the user's MCP server (named by its own name, e.g. echo)
+	// the model calls once, with a message, after writing its file.
+	MCPTool string
 }
 
 // Brain plays a Script over a conversation. It is stateless apart from counting requests:
@@ -139,6 +142,9 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 			return Reply{Text: "Reading another agent's work.", Calls: []Call{b.Tools.Read(strings.TrimRight(peer, ".,;:)"))}}
 		}
 	}
+	if t := find(tools, b.Script.MCPTool); b.Script.MCPTool != "" && t != "" && !calledTool(msgs, t) {
+		return Reply{Text: "Trying the user's MCP server.", Calls: []Call{{Name: t, Args: map[string]any{"message": MCPMessage}}}}
+	}
 	if called["new_answer"] == 0 {
 		file := b.Script.File
 		if m := workspaceDir.FindStringSubmatch(all); m != nil {
@@ -156,6 +162,21 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 		return Reply{Text: "Voting.", Calls: []Call{{Name: vote, Args: map[string]any{"agent_id": label, "reason": "it is complete"}}}}
 	}
 	return Reply{Text: "Done."}
+}
+
+// MCPMessage is what the model sends the user's MCP tool (Script.MCPTool).
+const MCPMessage = "ping from the model"
+
+// calledTool reports whether the conversation has a call of tool.
+func calledTool(msgs []Msg, tool string) bool {
+	for _, m := range msgs {
+		for _, c := range m.Calls {
+			if c.Name == tool {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // find is the offered tool whose name ends with suffix (mcp__massgen__vote, massgen-vote, vote, ...).

@@ -1,0 +1,158 @@
+package cliagent
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"massgen/internal/mcptool"
+)
+
+// UseMCPServers gives the CLI the user's own MCP servers (the backend's mcp_servers, ${VAR}s
+// expanded): the CLI starts and calls them itself, as MassGen's CLI backends do, from its own
+// MCP config. exclude is the backend-level exclude_tools, added to each server's own.
+func (a *Agent) UseMCPServers(servers []mcptool.Server, exclude []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.mcp = nil
+	for _, s := range servers {
+		s.ExcludeTools = append(append([]string{}, s.ExcludeTools...), exclude...)
+		a.mcp = append(a.mcp, s)
+	}
+}
+
+// serverTools is the server's own names of a tool list that may use the exposed form
+// mcp__<server>__<tool>; names of other servers' tools are left out.
+func serverTools(s mcptool.Server, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+			srv, tool, found := strings.Cut(rest, "__")
+			if !found || srv != s.Name {
+				continue
+			}
+			n = tool
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func isHTTP(s mcptool.Server) bool { return s.Type == mcptool.TypeStreamableHTTP }
+
+// orEmpty keeps JSON configs from saying null where the CLIs expect an object or a list.
+func orEmpty(s mcptool.Server) mcptool.Server {
+	if s.Args == nil {
+		s.Args = []string{}
+	}
+	if s.Env == nil {
+		s.Env = map[string]string{}
+	}
+	if s.Headers == nil {
+		s.Headers = map[string]string{}
+	}
+	return s
+}
+
+// claudeMCP is a server's entry in Claude Code's --mcp-config.
+func claudeMCP(s mcptool.Server) map[string]any {
+	s = orEmpty(s)
+	if isHTTP(s) {
+		return map[string]any{"type": "http", "url": s.URL, "headers": s.Headers}
+	}
+	return map[string]any{"type": "stdio", "command": s.Command, "args": s.Args, "env": s.Env}
+}
+
+// geminiMCP is a server's entry in Gemini CLI's settings.json mcpServers.
+func geminiMCP(s mcptool.Server) map[string]any {
+	s = orEmpty(s)
+	m := map[string]any{"trust": true, "timeout": s.CallTimeout().Milliseconds()}
+	if isHTTP(s) {
+		m["httpUrl"], m["headers"] = s.URL, s.Headers
+	} else {
+		m["command"], m["args"], m["env"] = s.Command, s.Args, s.Env
+		if s.Cwd != "" {
+			m["cwd"] = s.Cwd
+		}
+	}
+	if len(s.AllowedTools) > 0 {
+		m["includeTools"] = serverTools(s, s.AllowedTools)
+	}
+	if ex := serverTools(s, s.ExcludeTools); len(ex) > 0 {
+		m["excludeTools"] = ex
+	}
+	return m
+}
+
+// copilotMCP is a server's entry in Copilot CLI's --additional-mcp-config.
+func copilotMCP(s mcptool.Server) map[string]any {
+	s = orEmpty(s)
+	tools := []string{"*"}
+	if len(s.AllowedTools) > 0 {
+		tools = serverTools(s, s.AllowedTools)
+	}
+	m := map[string]any{"tools": tools, "timeout": s.CallTimeout().Milliseconds()}
+	if isHTTP(s) {
+		m["type"], m["url"], m["headers"] = "http", s.URL, s.Headers
+	} else {
+		m["type"], m["command"], m["args"], m["env"] = "local", s.Command, s.Args, s.Env
+		if s.Cwd != "" {
+			m["cwd"] = s.Cwd
+		}
+	}
+	return m
+}
+
+// codexMCP is a server's table in Codex's config.toml.
+func codexMCP(b *strings.Builder, s mcptool.Server) {
+	q := strconv.Quote
+	fmt.Fprintf(b, "\n[mcp_servers.%s]\n", q(s.Name))
+	if isHTTP(s) {
+		fmt.Fprintf(b, "url = %s\n", q(s.URL))
+		if len(s.Headers) > 0 {
+			fmt.Fprintf(b, "http_headers = %s\n", tomlTable(s.Headers))
+		}
+	} else {
+		fmt.Fprintf(b, "command = %s\n", q(s.Command))
+		fmt.Fprintf(b, "args = %s\n", tomlList(s.Args))
+		if len(s.Env) > 0 {
+			fmt.Fprintf(b, "env = %s\n", tomlTable(s.Env))
+		}
+		if s.Cwd != "" {
+			fmt.Fprintf(b, "cwd = %s\n", q(s.Cwd))
+		}
+	}
+	fmt.Fprintf(b, "tool_timeout_sec = %d\nstartup_timeout_sec = 30\ndefault_tools_approval_mode = %s\n", int(s.CallTimeout().Seconds()), q("approve"))
+	if len(s.AllowedTools) > 0 {
+		fmt.Fprintf(b, "enabled_tools = %s\n", tomlList(serverTools(s, s.AllowedTools)))
+	}
+	if ex := serverTools(s, s.ExcludeTools); len(ex) > 0 {
+		fmt.Fprintf(b, "disabled_tools = %s\n", tomlList(ex))
+	}
+}
+
+func tomlList(vs []string) string {
+	q := make([]string, len(vs))
+	for k, v := range vs {
+		q[k] = strconv.Quote(v)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func tomlTable(m map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, strconv.Quote(k)+" = "+strconv.Quote(m[k]))
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
