@@ -7,6 +7,7 @@ import (
 
 	"massgen/internal/cliagent"
 	"massgen/internal/config"
+	"massgen/internal/mcptool"
 	"massgen/internal/provider"
 	"massgen/internal/workspace"
 )
@@ -26,6 +27,7 @@ func newCLIAgent(b config.Backend, key, keyEnv string) (provider.Provider, error
 // cliBinder is a provider that runs a CLI in the agent's workspace (cliagent.Agent).
 type cliBinder interface {
 	Bind(ws cliagent.Workspace, home string)
+	UseMCPServers(servers []mcptool.Server, exclude []string)
 	Close() error
 }
 

@@ -39,7 +39,7 @@ var cliPathOnce sync.Once
 
 // cliTeam starts a fake API per member and returns the team's config; members whose CLI is
 // not installed make the test skip.
-func cliTeam(t *testing.T, members []cliMember, scripts map[string]clitest.Script) (*config.Config, map[string]*clitest.Brain) {
+func cliTeam(t *testing.T, members []cliMember, scripts map[string]clitest.Script, extra string) (*config.Config, map[string]*clitest.Brain) {
 	t.Helper()
 	var bins []string
 	var b strings.Builder
@@ -55,7 +55,7 @@ func cliTeam(t *testing.T, members []cliMember, scripts map[string]clitest.Scrip
 		brains[m.id] = brain
 		srv := httptest.NewServer(m.api(brain))
 		t.Cleanup(srv.Close)
-		fmt.Fprintf(&b, "  - id: %s\n    backend: {type: %s, model: %s, base_url: %q}\n", m.id, m.typ, m.model, srv.URL+m.baseSuffix)
+		fmt.Fprintf(&b, "  - id: %s\n    backend: {type: %s, model: %s, base_url: %q%s}\n", m.id, m.typ, m.model, srv.URL+m.baseSuffix, extra)
 	}
 	b.WriteString("timeout_settings: {agent_timeout_seconds: 120, orchestrator_timeout_seconds: 300}\n")
 	cliPathOnce.Do(func() { _ = os.Setenv("PATH", bins[0]+string(os.PathListSeparator)+os.Getenv("PATH")) })
@@ -76,9 +76,11 @@ func TestE2E_CLIAgents(t *testing.T) {
 	t.Parallel()
 	scripts := map[string]clitest.Script{}
 	for _, m := range cliMembers {
-		scripts[m.id] = clitest.Script{File: m.id + ".py", Content: "print('" + m.id + "')"}
+		scripts[m.id] = clitest.Script{File: m.id + ".py", Content: "print('" + m.id + "')", MCPTool: "echo"}
 	}
-	cfg, brains := cliTeam(t, cliMembers, scripts)
+	// Each CLI gets the user's MCP server in its own MCP config.
+	cfg, brains := cliTeam(t, cliMembers, scripts,
+		fmt.Sprintf(", mcp_servers: [{name: everything, type: stdio, command: %q, args: [stdio]}]", everythingServer(t)))
 	root := t.TempDir()
 	res, err := Run(t.Context(), cfg, Options{
 		Question: "Write a hello-world program.", Logging: true, LogRoot: root, WorkspaceRoot: clitest.StateDir(t),
@@ -98,6 +100,9 @@ func TestE2E_CLIAgents(t *testing.T) {
 	for id, b := range brains {
 		if !b.ReadPeer() {
 			t.Errorf("%s never read another agent's file", id)
+		}
+		if !b.MCPCalled() {
+			t.Errorf("%s's CLI did not offer the user's MCP server's echo tool", id)
 		}
 	}
 	var status struct {
@@ -183,7 +188,7 @@ func TestE2E_CLIAgentsInterrupted(t *testing.T) {
 	for _, m := range cliMembers {
 		scripts[m.id] = clitest.Script{File: "x.txt", Content: "x", Hang: true}
 	}
-	cfg, brains := cliTeam(t, cliMembers, scripts)
+	cfg, brains := cliTeam(t, cliMembers, scripts, "")
 	wsRoot := clitest.StateDir(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -162,7 +162,19 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 			tb.ws[a.ID] = ws
 			agents[i].Workspace = ws
 		}
-		if len(t.MCPServers) > 0 {
+		if cli := clis[a.ID]; cli != nil && len(t.MCPServers) > 0 {
+			// A CLI starts and calls the user's servers itself, from its own MCP config, as
+			// MassGen's CLI backends do; massgen does not serve them a second time.
+			servers := make([]mcptool.Server, len(t.MCPServers))
+			for k, s := range t.MCPServers {
+				exp, err := mcptool.Expand(mcpServer(s), o.Getenv)
+				if err != nil {
+					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+				}
+				servers[k] = exp
+			}
+			cli.UseMCPServers(servers, t.ExcludeTools)
+		} else if len(t.MCPServers) > 0 {
 			servers := make([]mcptool.Server, len(t.MCPServers))
 			for k, s := range t.MCPServers {
 				servers[k] = mcpServer(s)

@@ -64,10 +64,18 @@ type Brain struct {
 	Script Script
 	Tools  Tools
 
-	mu       sync.Mutex
-	requests int
-	seen     []string // tool names offered, by the last request
-	readPeer bool
+	mu        sync.Mutex
+	requests  int
+	seen      []string // tool names offered, by the last request
+	readPeer  bool
+	mcpCalled bool
+}
+
+// MCPCalled reports whether the model called Script.MCPTool: the CLI offered it.
+func (b *Brain) MCPCalled() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.mcpCalled
 }
 
 // ReadPeer reports whether the model asked to read a file another agent shared.
@@ -143,6 +151,9 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 		}
 	}
 	if t := find(tools, b.Script.MCPTool); b.Script.MCPTool != "" && t != "" && !calledTool(msgs, t) {
+		b.mu.Lock()
+		b.mcpCalled = true
+		b.mu.Unlock()
 		return Reply{Text: "Trying the user's MCP server.", Calls: []Call{{Name: t, Args: map[string]any{"message": MCPMessage}}}}
 	}
 	if called["new_answer"] == 0 {
