@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"massgen/internal/cliagent/clitest"
+	"massgen/internal/mcptool"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
 )
@@ -66,6 +67,7 @@ func TestCopilot(t *testing.T) {
 	t.Run("usage", func(t *testing.T) {
 		t.Parallel()
 		a, _ := copilotAgent(t, "")
+		a.UseMCPServers([]mcptool.Server{{Name: "everything", Command: needCLI(t, "mcp-server-everything"), Args: []string{"stdio"}}}, nil)
 		chunks, err := collect(t, a, provider.Request{Stage: provider.StagePresentation,
 			Messages: []provider.Message{{Role: provider.RoleUser, Content: "Present."}}})
 		if err != nil {
