@@ -119,7 +119,7 @@ func TestE2E_SandboxMissingRefusesToStart(t *testing.T) {
 		return
 	}
 	root := t.TempDir()
-	out, err := proctest.Helper([]string{"-test.run=^TestE2E_SandboxMissingRefusesToStart$", "-test.count=1"},
+	out, err := proctest.Helper(t, []string{"-test.run=^TestE2E_SandboxMissingRefusesToStart$", "-test.count=1"},
 		"APP_TEST_SANDBOX_HELPER=1", "APP_TEST_ROOT="+root, "PATH="+t.TempDir()).CombinedOutput()
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)

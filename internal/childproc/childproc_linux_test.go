@@ -195,7 +195,7 @@ func TestNothingOutlivesMassgen(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			mk := proctest.Marker()
-			cmd := proctest.Helper([]string{"-test.run=^$"}, helperEnv+"=detach", "CHILDPROC_TEST_MODE="+m.name, "CHILDPROC_TEST_MARKER="+mk)
+			cmd := proctest.Helper(t, []string{"-test.run=^$"}, helperEnv+"=detach", "CHILDPROC_TEST_MODE="+m.name, "CHILDPROC_TEST_MARKER="+mk)
 			proctest.StartHelper(t, cmd)
 			if !proctest.Eventually(2*time.Second, func() bool { return len(proctest.WithMarker(mk)) >= 5 }) {
 				t.Fatalf("the command did not start its processes: %q", proctest.WithMarker(mk))
@@ -249,7 +249,7 @@ echo end`
 // /proc entries, not from massgen's, not from any process's.
 func TestKeysOutOfReach(t *testing.T) {
 	spy := func(t *testing.T, mode string, harden bool) string {
-		cmd := proctest.Helper([]string{"-test.run=^$"}, helperEnv+"=spy", "CHILDPROC_TEST_MODE="+mode, "MASSGEN_TEST_SECRET_KEY="+fakeKey)
+		cmd := proctest.Helper(t, []string{"-test.run=^$"}, helperEnv+"=spy", "CHILDPROC_TEST_MODE="+mode, "MASSGEN_TEST_SECRET_KEY="+fakeKey)
 		if harden {
 			cmd.Env = append(cmd.Env, "CHILDPROC_TEST_HARDEN=1")
 		}

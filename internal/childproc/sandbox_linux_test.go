@@ -187,7 +187,7 @@ func TestSandbox_Unavailable(t *testing.T) {
 		{"no user namespaces", []string{"CHILDPROC_TEST_NONS=1"}, "user namespaces are unavailable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := proctest.Helper([]string{"-test.run=^$"}, append([]string{helperEnv + "=sandbox", "CHILDPROC_TEST_MODE=ready"}, c.env...)...).CombinedOutput()
+			out, err := proctest.Helper(t, []string{"-test.run=^$"}, append([]string{helperEnv + "=sandbox", "CHILDPROC_TEST_MODE=ready"}, c.env...)...).CombinedOutput()
 			if err != nil || !strings.Contains(string(out), c.want) {
 				t.Errorf("SandboxReady: %v\n%s", err, out)
 			}

@@ -144,25 +144,35 @@ type copilotParser struct {
 	usageFile string
 }
 
+// copilotLine is one line of the stream. Its data is read only for the types parsed below:
+// other events (model.call_final_result, session.*) give data fields other shapes.
 type copilotLine struct {
-	Type      string `json:"type"`
-	SessionID string `json:"sessionId"`
-	ExitCode  int    `json:"exitCode"`
-	Data      struct {
-		Content       string          `json:"content"`
-		ToolCallID    string          `json:"toolCallId"`
-		ToolName      string          `json:"toolName"`
-		Arguments     json.RawMessage `json:"arguments"`
-		MCPServerName string          `json:"mcpServerName"`
-		Success       bool            `json:"success"`
-		Message       string          `json:"message"`
-		Result        struct {
-			Content string `json:"content"`
-		} `json:"result"`
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	} `json:"data"`
+	Type      string          `json:"type"`
+	SessionID string          `json:"sessionId"`
+	ExitCode  int             `json:"exitCode"`
+	Data      json.RawMessage `json:"data"`
+}
+
+type copilotData struct {
+	Content       string          `json:"content"`
+	ToolCallID    string          `json:"toolCallId"`
+	ToolName      string          `json:"toolName"`
+	Arguments     json.RawMessage `json:"arguments"`
+	MCPServerName string          `json:"mcpServerName"`
+	Success       bool            `json:"success"`
+	Message       string          `json:"message"`
+	Result        struct {
+		Content string `json:"content"`
+	} `json:"result"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// copilotParsed are the line types whose data the parser reads.
+var copilotParsed = map[string]bool{
+	"assistant.message": true, "assistant.reasoning": true, "tool.execution_start": true,
+	"tool.execution_complete": true, "session.error": true,
 }
 
 func (p *copilotParser) parse(line []byte) ([]event, error) {
@@ -170,7 +180,12 @@ func (p *copilotParser) parse(line []byte) ([]event, error) {
 	if err := json.Unmarshal(line, &l); err != nil {
 		return nil, err
 	}
-	d := l.Data
+	var d copilotData
+	if copilotParsed[l.Type] {
+		if err := json.Unmarshal(l.Data, &d); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Type, err)
+		}
+	}
 	switch l.Type {
 	case "assistant.message":
 		if d.Content != "" {

@@ -91,3 +91,26 @@ func TestCopilot(t *testing.T) {
 		}
 	})
 }
+
+// Events the parser does not read may give data fields any shape: Copilot CLI 1.0.102 ends a
+// model call with a data.result that is a string, where a tool's result is an object.
+func TestCopilotParser_OtherEventsAnyShape(t *testing.T) {
+	p := &copilotParser{tools: map[string]provider.ToolCall{}}
+	for _, line := range []string{
+		`{"type":"model.call_final_result","data":{"model":"claude-sonnet-4-5","isByok":true,"result":"success"},"ephemeral":true}`,
+		`{"type":"session.info","data":{"result":[1,2],"content":{"x":1}}}`,
+		`{"type":"something.new","data":"a string"}`,
+	} {
+		if evs, err := p.parse([]byte(line)); err != nil || len(evs) != 0 {
+			t.Errorf("parse(%s) = %+v, %v; want nothing", line, evs, err)
+		}
+	}
+	// A line the parser reads still has to have the shape it reads.
+	if _, err := p.parse([]byte(`{"type":"tool.execution_complete","data":{"result":"success"}}`)); err == nil {
+		t.Error("a tool.execution_complete with a string result parsed")
+	}
+	evs, err := p.parse([]byte(`{"type":"assistant.message","data":{"content":"hi"}}`))
+	if err != nil || len(evs) != 1 || evs[0].chunk != (provider.TextDelta{Text: "hi\n"}) {
+		t.Errorf("assistant.message = %+v, %v", evs, err)
+	}
+}

@@ -247,7 +247,7 @@ func TestStdio_CloseKillsStubbornGroup(t *testing.T) {
 
 // When massgen dies, even by SIGKILL, its MCP servers and whatever they started die with it.
 func TestStdio_ServersDieWithMassgen(t *testing.T) {
-	cmd := proctest.Helper([]string{"-test.run=^$"}, modeEnv+"=manager", markerEnv+"="+marker(t))
+	cmd := proctest.Helper(t, []string{"-test.run=^$"}, modeEnv+"=manager", markerEnv+"="+marker(t))
 	proctest.StartHelper(t, cmd)
 	if procs := findProcs(t); len(procs) < 3 { // the helper, the server, its grandchild
 		t.Fatalf("processes = %v", procs)

@@ -71,7 +71,7 @@ func TestShells_NothingOutlivesThem(t *testing.T) {
 const helperEnv = "WORKSPACE_TEST_HELPER"
 
 func helper(t *testing.T, mode string, env ...string) *exec.Cmd {
-	return proctest.Helper([]string{"-test.run=^TestWorkspaceHelper$", "-test.count=1"}, append([]string{helperEnv + "=" + mode}, env...)...)
+	return proctest.Helper(t, []string{"-test.run=^TestWorkspaceHelper$", "-test.count=1"}, append([]string{helperEnv + "=" + mode}, env...)...)
 }
 
 func TestWorkspaceHelper(t *testing.T) {

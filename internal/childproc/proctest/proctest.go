@@ -19,11 +19,12 @@ func Marker() string {
 }
 
 // Helper is the test binary run again with args, with this process's environment plus env: a
-// helper process whose TestMain (or test) does what env says.
-func Helper(args []string, env ...string) *exec.Cmd {
+// helper process whose TestMain (or test) does what env says. Its temporary files go under
+// t's temporary directory: a helper is killed or exits before its own cleanups run.
+func Helper(t testing.TB, args []string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	// GORACE: under -race, a process otherwise sleeps 1 s before exiting.
-	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0"), env...)
+	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0", "TMPDIR="+t.TempDir()), env...)
 	return cmd
 }
 
