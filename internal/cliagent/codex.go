@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"massgen/internal/provider"
@@ -42,7 +41,7 @@ func codexInvocation(a *Agent, req provider.Request, prompt, resume string) (inv
 	}
 	cfg := codexConfig(a, instructions)
 	if !a.o.UseLogin {
-		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg.file()), 0o600); err != nil {
 			return invocation{}, fmt.Errorf("codex config: %w", err)
 		}
 	}
@@ -52,12 +51,9 @@ func codexInvocation(a *Agent, req provider.Request, prompt, resume string) (inv
 	}
 	args = append(args, "--json", "--skip-git-repo-check")
 	if a.o.UseLogin {
-		// The user's own config stays as it is; massgen's settings go on the command line.
-		for _, line := range strings.Split(cfg, "\n") {
-			if strings.Contains(line, " = ") && !strings.HasPrefix(line, "[") {
-				args = append(args, "-c", line)
-			}
-		}
+		// The user's own config stays as it is; massgen's settings, its MCP servers included,
+		// go on the command line, where they override the file's.
+		args = append(args, cfg.flags()...)
 	}
 	if a.o.Model != "" {
 		args = append(args, "--model", a.o.Model)
@@ -71,43 +67,6 @@ func codexInvocation(a *Agent, req provider.Request, prompt, resume string) (inv
 		env = append(env, codexKeyEnv+"="+a.o.APIKey)
 	}
 	return invocation{args: args, env: env}, nil
-}
-
-// codexConfig is the config.toml of a run: massgen's provider when a base_url is set, no
-// approvals (nobody is there to give them), writes confined to the workspace and the
-// writable context paths by Codex's sandbox, and massgen's MCP server.
-func codexConfig(a *Agent, instructions string) string {
-	var b strings.Builder
-	q := strconv.Quote
-	fmt.Fprintf(&b, "approval_policy = %s\n", q("never"))
-	fmt.Fprintf(&b, "sandbox_mode = %s\n", q("workspace-write"))
-	fmt.Fprintf(&b, "model_instructions_file = %s\n", q(instructions))
-	if a.o.ReasoningEffort != "" {
-		fmt.Fprintf(&b, "model_reasoning_effort = %s\n", q(a.o.ReasoningEffort))
-	}
-	if a.o.BaseURL != "" {
-		fmt.Fprintf(&b, "model_provider = %s\n", q("massgen"))
-	}
-	b.WriteString("check_for_update_on_startup = false\n")
-	if a.o.BaseURL != "" {
-		fmt.Fprintf(&b, "\n[model_providers.massgen]\nname = %s\nbase_url = %s\nenv_key = %s\nwire_api = %s\n",
-			q("massgen"), q(a.o.BaseURL), q(codexKeyEnv), q("responses"))
-	}
-	fmt.Fprintf(&b, "\n[mcp_servers.%s]\nurl = %s\ntool_timeout_sec = 86400\nstartup_timeout_sec = 30\ndefault_tools_approval_mode = %s\n",
-		ServerName, q(a.tools.url), q("approve"))
-	fmt.Fprintf(&b, "http_headers = { %s = %s }\n", q(secretHeader), q(a.tools.secret))
-	for _, s := range a.mcp {
-		codexMCP(&b, s)
-	}
-	b.WriteString("\n[sandbox_workspace_write]\nnetwork_access = false\n")
-	if len(a.ws.Write) > 0 {
-		roots := make([]string, len(a.ws.Write))
-		for k, w := range a.ws.Write {
-			roots[k] = q(w)
-		}
-		fmt.Fprintf(&b, "writable_roots = [%s]\n", strings.Join(roots, ", "))
-	}
-	return b.String()
 }
 
 type codexParser struct{}

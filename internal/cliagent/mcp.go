@@ -1,9 +1,7 @@
 package cliagent
 
 import (
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"massgen/internal/mcptool"
@@ -102,50 +100,6 @@ func copilotMCP(s mcptool.Server) map[string]any {
 		}
 	}
 	return m
-}
-
-// codexMCP is a server's table in Codex's config.toml.
-func codexMCP(b *strings.Builder, s mcptool.Server) {
-	q := strconv.Quote
-	fmt.Fprintf(b, "\n[mcp_servers.%s]\n", q(s.Name))
-	if isHTTP(s) {
-		fmt.Fprintf(b, "url = %s\n", q(s.URL))
-		if len(s.Headers) > 0 {
-			fmt.Fprintf(b, "http_headers = %s\n", tomlTable(s.Headers))
-		}
-	} else {
-		fmt.Fprintf(b, "command = %s\n", q(s.Command))
-		fmt.Fprintf(b, "args = %s\n", tomlList(s.Args))
-		if len(s.Env) > 0 {
-			fmt.Fprintf(b, "env = %s\n", tomlTable(s.Env))
-		}
-		if s.Cwd != "" {
-			fmt.Fprintf(b, "cwd = %s\n", q(s.Cwd))
-		}
-	}
-	fmt.Fprintf(b, "tool_timeout_sec = %d\nstartup_timeout_sec = 30\ndefault_tools_approval_mode = %s\n", int(s.CallTimeout().Seconds()), q("approve"))
-	if len(s.AllowedTools) > 0 {
-		fmt.Fprintf(b, "enabled_tools = %s\n", tomlList(serverTools(s, s.AllowedTools)))
-	}
-	if ex := serverTools(s, s.ExcludeTools); len(ex) > 0 {
-		fmt.Fprintf(b, "disabled_tools = %s\n", tomlList(ex))
-	}
-}
-
-func tomlList(vs []string) string {
-	q := make([]string, len(vs))
-	for k, v := range vs {
-		q[k] = strconv.Quote(v)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-func tomlTable(m map[string]string) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, strconv.Quote(k)+" = "+strconv.Quote(m[k]))
-	}
-	return "{ " + strings.Join(parts, ", ") + " }"
 }
 
 func sortedKeys(m map[string]string) []string {
