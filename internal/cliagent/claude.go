@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,8 +42,8 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 		"type": "http", "url": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret},
 	}}
 	allowed := claudeNativeTools
-	if len(a.o.AllowedTools) > 0 {
-		allowed = a.o.AllowedTools
+	if native := nativeTools(a.o.AllowedTools); len(native) > 0 {
+		allowed = native
 	}
 	allowed = append(append([]string{}, allowed...), "mcp__"+ServerName)
 	disallowed := append(append([]string{}, claudeNeverTools...), a.o.DisallowedTools...)
@@ -71,6 +72,11 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 		"--permission-mode", mode,
 		"--allowedTools", strings.Join(allowed, ","),
 		"--disallowedTools", strings.Join(disallowed, ","),
+	}
+	if native := nativeTools(a.o.AllowedTools); len(native) > 0 {
+		// --allowedTools only spares a prompt (acceptEdits grants edits anyway): --tools is
+		// what the model is offered of the built-in tools.
+		args = append(args, "--tools", strings.Join(toolNames(native), ","))
 	}
 	if a.o.Model != "" {
 		args = append(args, "--model", a.o.Model)
@@ -236,4 +242,16 @@ func claudeError(subtype, msg string) error {
 		return errors.New("Claude Code reported " + subtype)
 	}
 	return fmt.Errorf("Claude Code reported %s: %s", subtype, provider.Clip(msg, 1000))
+}
+
+// toolNames are the tool names of permission rules: Bash for "Bash(git *)".
+func toolNames(rules []string) []string {
+	var out []string
+	for _, r := range rules {
+		name, _, _ := strings.Cut(r, "(")
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }

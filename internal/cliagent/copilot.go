@@ -86,8 +86,14 @@ func copilotInvocation(a *Agent, req provider.Request, prompt, resume string) (i
 			args = append(args, "--deny-tool", s.Name+"("+t+")")
 		}
 	}
-	if len(a.o.AllowedTools) > 0 {
-		args = append(args, "--available-tools", strings.Join(append(append([]string{}, a.o.AllowedTools...), ServerName), ","))
+	if native := nativeTools(a.o.AllowedTools); len(native) > 0 {
+		// The list covers MCP servers' tools too: massgen's and the user's stay available,
+		// each limited by its own config.
+		available := append(native, ServerName)
+		for _, s := range a.mcp {
+			available = append(available, s.Name)
+		}
+		args = append(args, "--available-tools", strings.Join(available, ","))
 	}
 	if a.o.Model != "" {
 		args = append(args, "--model", a.o.Model)

@@ -42,8 +42,22 @@ func geminiInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 	if a.o.APIKey != "" {
 		settings["security"] = map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}
 	}
+	tools := map[string]any{}
+	if native := nativeTools(a.o.AllowedTools); len(native) > 0 {
+		// Gemini CLI registers only these of its built-in tools, and its policy denies every
+		// other tool, MCP servers' too: theirs are allowed back by server, each still
+		// limited by its own includeTools and excludeTools.
+		core := append(native, "mcp_"+ServerName+"_*")
+		for _, s := range a.mcp {
+			core = append(core, "mcp_"+s.Name+"_*")
+		}
+		tools["core"] = core
+	}
 	if len(a.o.DisallowedTools) > 0 {
-		settings["tools"] = map[string]any{"exclude": a.o.DisallowedTools}
+		tools["exclude"] = a.o.DisallowedTools
+	}
+	if len(tools) > 0 {
+		settings["tools"] = tools
 	}
 	if !a.o.UseLogin {
 		dir := filepath.Join(home, ".gemini")

@@ -9,15 +9,42 @@ import (
 
 // UseMCPServers gives the CLI the user's own MCP servers (the backend's mcp_servers, ${VAR}s
 // expanded): the CLI starts and calls them itself, as MassGen's CLI backends do, from its own
-// MCP config. exclude is the backend-level exclude_tools, added to each server's own.
+// MCP config. exclude is the backend-level exclude_tools, added to each server's own; the
+// backend-level allowed_tools' mcp__<server>__<tool> names limit a server that has no
+// allowed_tools of its own (a server-level list wins, as in MassGen).
 func (a *Agent) UseMCPServers(servers []mcptool.Server, exclude []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.mcp = nil
 	for _, s := range servers {
 		s.ExcludeTools = append(append([]string{}, s.ExcludeTools...), exclude...)
+		if len(s.AllowedTools) == 0 {
+			s.AllowedTools = serverTools(s, mcpNames(a.o.AllowedTools))
+		}
 		a.mcp = append(a.mcp, s)
 	}
+}
+
+// nativeTools are the names of a CLI's own tools in a tool list: all but mcp__ names.
+func nativeTools(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, "mcp__") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// mcpNames are the mcp__<server>__<tool> names of a tool list.
+func mcpNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "mcp__") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // serverTools is the server's own names of a tool list that may use the exposed form

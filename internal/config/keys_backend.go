@@ -82,7 +82,7 @@ var backendKeys = append([]Key{
 		ex: "[{name: s, command: x}]", Doc: "MCP servers (a list, or a mapping by name).",
 		raw: func(w *walker, t *target, f field) { t.backend.Tools.MCPServers = w.mcpServers(f, t) }},
 	{Section: secBackend, Name: "allowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
-		Doc: "Only these MCP tools (by the server's names).", set: tools(func(t *Tools, v value) { t.AllowedTools = v.list })},
+		Doc: "Only these MCP tools (by the server's names). Coding-agent CLIs: only these of the CLI's own tools, and of the user's MCP tools those named mcp__SERVER__TOOL (codex: MCP tools only).", set: tools(func(t *Tools, v value) { t.AllowedTools = v.list })},
 	{Section: secBackend, Name: "exclude_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", tool: true,
 		Doc: "MCP tools to leave out.", set: tools(func(t *Tools, v value) { t.ExcludeTools = v.list })},
 	{Section: secBackend, Name: "context_paths", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true, ex: "[{path: .}]",
@@ -102,8 +102,8 @@ var backendKeys = append([]Key{
 		raw: envPassthrough},
 	{Section: secBackend, Name: "enforce_read_before_delete", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.12", tool: true,
 		Doc: "A file must be read before it may be deleted.", set: tools(func(t *Tools, v value) { t.EnforceReadBeforeDelete = v.b })},
-	{Section: secBackend, Name: "disallowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", Types: cliTypes,
-		Doc: "Coding-agent CLIs: native tools the CLI may not use (claude_code's --disallowedTools, gemini_cli's excludeTools).",
+	{Section: secBackend, Name: "disallowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12", Types: []string{"claude_code", "gemini_cli", "copilot"},
+		Doc: "Coding-agent CLIs: native tools the CLI may not use (claude_code's --disallowedTools, gemini_cli's excludeTools, copilot's --deny-tool; Codex CLI has no deny-list).",
 		set: func(_ *walker, t *target, v value) { t.backend.CLI.DisallowedTools = v.list }},
 	{Section: secBackend, Name: "permission_mode", Type: TypeEnum, Enum: permissionModes, Status: Implemented, Since: "0.1.12", Types: []string{"claude_code"},
 		Doc: "Claude Code's permission mode; default and bypassPermissions run as acceptEdits with the allowed tools, since nobody is there to ask.",
@@ -309,6 +309,9 @@ func backendAfter(w *walker, t *target, f field, present map[string]field) {
 		w.errKey(g, "remove search_parameters, or enable_web_search to keep your own",
 			"enable_web_search sets search_parameters, which the backend already sets")
 	}
+	if t.bt.Name == "codex" {
+		codexToolLists(w, b, present)
+	}
 	if !t.known || !t.bt.Implemented {
 		return // a refused type is reported as such; its defaults do not matter
 	}
@@ -323,6 +326,21 @@ func backendAfter(w *walker, t *target, f field, present map[string]field) {
 	}
 	if b.BaseURL == "" {
 		b.BaseURL = t.bt.DefaultBaseURL
+	}
+}
+
+// codexToolLists refuses an allow-list of Codex's own tools: Codex CLI has none (its sandbox
+// bounds what its commands reach), nor a deny-list (disallowed_tools is not a codex key). Its
+// allowed_tools may still name the user's MCP tools, as mcp__SERVER__TOOL.
+func codexToolLists(w *walker, b *Backend, present map[string]field) {
+	if f, ok := present["allowed_tools"]; ok {
+		for _, n := range b.Tools.AllowedTools {
+			if !strings.HasPrefix(n, "mcp__") {
+				w.errKey(f, "list only MCP tools there, as mcp__SERVER__TOOL (or use the server's own allowed_tools); Codex's sandbox limits its commands to the workspace",
+					"codex: allowed_tools cannot limit Codex's own tools (`%s`): Codex CLI has no per-tool allow-list", clip(n))
+				break
+			}
+		}
 	}
 }
 

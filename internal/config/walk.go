@@ -124,8 +124,11 @@ func (w *walker) key(k *Key, g field, t *target) {
 		return
 	}
 	if len(k.Types) > 0 && t.known && !slices.Contains(k.Types, t.bt.Name) && !v.off() {
-		w.errKey(g, "remove it; MassGen would send it to this provider as a request parameter, which rejects it",
-			"`%s` is not supported on backend type `%s`: it is a setting of %s", k.Name, t.bt.Name, quoteList(k.Types))
+		sugg := "remove it; MassGen would send it to this provider as a request parameter, which rejects it"
+		if t.bt.Protocol == ProtocolCLI {
+			sugg = fmt.Sprintf("remove it; the %s CLI has no such setting", t.bt.Name)
+		}
+		w.errKey(g, sugg, "`%s` is not supported on backend type `%s`: it is a setting of %s", k.Name, t.bt.Name, quoteList(k.Types))
 		return
 	}
 	if !v.accepted() {
