@@ -289,10 +289,7 @@ func passThrough(w *walker, t *target, g field) {
 		w.warnAt(g.loc, fmt.Sprintf("`%s` is passed to the provider as a request parameter", clip(g.key)),
 			fmt.Sprintf("did you mean `%s`?", c), g.keyN)
 	}
-	if t.backend.Params == nil {
-		t.backend.Params = map[string]any{}
-	}
-	t.backend.Params[g.key] = w.decode(g, g.raw, 0)
+	w.setParam(t, g)
 }
 
 // backendAfter checks a network backend's keys against each other and fills in its defaults.

@@ -395,6 +395,18 @@ func (w *walker) param(k *Key, g field, t *target) {
 				"the provider will likely reject it; write the number without quotes", g.raw, g.keyN)
 		}
 	}
+	w.setParam(t, g)
+}
+
+// setParam puts a request parameter into Backend.Params. A coding-agent CLI makes its own
+// requests: the parameter is dropped with a warning (MassGen's own CLI examples carry
+// temperature and timeout, so refusing them would refuse those configs).
+func (w *walker) setParam(t *target, g field) {
+	if t.known && t.bt.Protocol == ProtocolCLI {
+		w.warnAt(g.loc, fmt.Sprintf("`%s` has no effect on backend type `%s`: the CLI makes its own model requests, and massgen passes it no request parameters", clip(g.key), t.bt.Name),
+			"remove it; set the model's options in the CLI's own settings", g.keyN)
+		return
+	}
 	if t.backend.Params == nil {
 		t.backend.Params = map[string]any{}
 	}
