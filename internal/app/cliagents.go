@@ -2,9 +2,11 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"massgen/internal/childproc"
 	"massgen/internal/cliagent"
 	"massgen/internal/config"
 	"massgen/internal/mcptool"
@@ -28,6 +30,8 @@ func newCLIAgent(b config.Backend, key, keyEnv string) (provider.Provider, error
 type cliBinder interface {
 	Bind(ws cliagent.Workspace, home string)
 	UseMCPServers(servers []mcptool.Server, exclude []string)
+	UseSandbox(fn cliagent.SandboxFunc)
+	OnLogin() bool
 	Close() error
 }
 
@@ -55,6 +59,33 @@ func bindCLI(b cliBinder, run *workspace.Run, ws *workspace.Agent, paths []works
 		return err
 	}
 	b.Bind(w, home)
+	return nil
+}
+
+// sandboxCLI runs a CLI agent in massgen's sandbox under command_line_execution_mode: srt:
+// its own tools then reach what the agent's grants give, whatever its permission flags let
+// through. The CLI shares the network, to reach its model and massgen's tool server.
+func sandboxCLI(b cliBinder, ws *workspace.Agent, t config.Tools) error {
+	opts := sandboxOptions(t)
+	if opts == nil {
+		return nil
+	}
+	if len(opts.AllowedDomains) > 0 {
+		return errors.New("command_line_srt_network_allowed_domains cannot apply to a coding-agent CLI: the CLI itself must reach its model's API (remove it; the CLI's sandbox shares the network)")
+	}
+	if b.OnLogin() {
+		return errors.New("command_line_execution_mode: srt needs an API key for a coding-agent CLI: on its own login the CLI needs the home folder the sandbox hides (set the backend's key, or leave the sandbox out)")
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	if err := workspace.SandboxReady(); err != nil {
+		return fmt.Errorf("command_line_execution_mode: srt: %w", err)
+	}
+	home, _ := os.UserHomeDir()
+	b.UseSandbox(func(state string, programs []string) (*childproc.Sandbox, error) {
+		return ws.CLISandbox(opts, home, state, programs)
+	})
 	return nil
 }
 

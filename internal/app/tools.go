@@ -144,6 +144,9 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				if err := bindCLI(b, tb.run, ws, paths); err != nil {
 					return tb, errorf(ExitExecution, "agent %s: %v", a.ID, err)
 				}
+				if err := sandboxCLI(b, ws, t); err != nil {
+					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
+				}
 			} else {
 				set = append(set, ws.Tools()...)
 			}

@@ -35,16 +35,17 @@ type Agent struct {
 	o  Options
 	fl flavour
 
-	mu     sync.Mutex
-	ws     Workspace
-	tools  *toolServer
-	cur    *run                 // the CLI process of the current run; nil between runs
-	seen   []provider.Message   // the conversation as this agent has consumed it
-	open   map[string]*toolCall // calls the CLI waits on, by id
-	order  []string             // ids of open, in the order they were made
-	sessID string               // the CLI's session, resumed by later runs
-	mcp    []mcptool.Server     // the user's MCP servers, in the CLI's own config
-	closed bool
+	mu      sync.Mutex
+	ws      Workspace
+	tools   *toolServer
+	cur     *run                 // the CLI process of the current run; nil between runs
+	seen    []provider.Message   // the conversation as this agent has consumed it
+	open    map[string]*toolCall // calls the CLI waits on, by id
+	order   []string             // ids of open, in the order they were made
+	sessID  string               // the CLI's session, resumed by later runs
+	mcp     []mcptool.Server     // the user's MCP servers, in the CLI's own config
+	sandbox SandboxFunc          // nil: the CLI runs unsandboxed
+	closed  bool
 }
 
 // New returns the agent of o; the CLI is not started before the first Stream.

@@ -40,9 +40,15 @@ func (c codexSettings) flags() []string {
 // approvals (nobody is there to give them), writes confined to the workspace and the
 // writable context paths by Codex's sandbox, massgen's MCP server and the user's.
 func codexConfig(a *Agent, instructions string) codexSettings {
+	mode := "workspace-write"
+	if a.sandbox != nil {
+		// massgen's sandbox bounds what the commands write; Codex's own, nested in it, could
+		// not start (it allows no further user namespaces).
+		mode = "danger-full-access"
+	}
 	c := codexSettings{
 		{"approval_policy", "never"},
-		{"sandbox_mode", "workspace-write"},
+		{"sandbox_mode", mode},
 		{"model_instructions_file", instructions},
 	}
 	if a.o.ReasoningEffort != "" {

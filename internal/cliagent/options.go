@@ -119,6 +119,9 @@ func (a *Agent) systemText(req provider.Request) string {
 		parts = append(parts, req.System)
 	}
 	parts = append(parts, workspaceNote(a.ws))
+	if a.sandbox != nil {
+		parts = append(parts, "You run in a sandbox: outside your workspace and the folders you may write, files are read-only or hidden.")
+	}
 	if a.o.AppendSystemPrompt != "" {
 		parts = append(parts, a.o.AppendSystemPrompt)
 	}

@@ -62,9 +62,16 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 	if err := checkVersion(path, a.fl, inv.env); err != nil {
 		return nil, err
 	}
-	cmd := childproc.Command(nil, childproc.Tree, bin, inv.args...)
+	mode := childproc.Tree
+	if a.sandbox != nil {
+		mode = childproc.Confined
+	}
+	cmd := childproc.Command(nil, mode, bin, inv.args...)
 	cmd.Dir = a.ws.Dir
 	cmd.Env = inv.env
+	if err := a.sandboxed(cmd, bin); err != nil {
+		return nil, err
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("pipes: %w", err)

@@ -15,7 +15,7 @@ import (
 // executionModeKey is agents[].backend.command_line_execution_mode.
 var executionModeKey = Key{Section: secBackend, Name: "command_line_execution_mode", Type: TypeEnum, Enum: []string{"local", "docker", "srt"},
 	Accept: []string{"local", "srt"}, Default: "local", Status: Implemented, Since: "0.1.12", tool: true,
-	Doc: "Where commands run: this machine (local), a Docker container, or the srt OS sandbox (v0.1.96; here on bubblewrap, on Linux).",
+	Doc: "Where commands run: this machine (local), a Docker container, or the srt OS sandbox (v0.1.96; here on bubblewrap, on Linux; a coding-agent CLI runs whole in it).",
 	Why: "Docker mode is not built", Instead: "use `srt` (commands in a bubblewrap sandbox) or `local`",
 	check: executionMode, set: tools(func(t *Tools, v value) { t.ExecutionMode = v.s })}
 

@@ -1,0 +1,50 @@
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"massgen/internal/childproc"
+)
+
+// cliAddressSpace bounds a sandboxed CLI's virtual memory: in effect, not at all.
+const cliAddressSpace = 1 << 46
+
+// CLISandbox is the sandbox a coding-agent CLI runs in under command_line_execution_mode: srt:
+// what the agent's commands would see (its workspace writable, the snapshots and context paths
+// as granted, the system read-only per o, massgen's own trees hidden), plus the CLI's state
+// folder writable (its HOME and config) and programs (the CLI's install and node) read-only.
+// The CLI's own file and shell tools, and everything they start, stay inside. It shares the
+// network: the CLI calls its model's API and massgen's tool server on loopback itself, so
+// command_line_srt_network_allowed_domains cannot apply (the caller refuses it).
+func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs []string) (*childproc.Sandbox, error) {
+	if o == nil {
+		return nil, errors.New("no sandbox options")
+	}
+	opts := *o
+	opts.AllowedDomains = nil
+	sb, err := a.sandbox(&opts, userHome)
+	if err != nil {
+		return nil, err
+	}
+	sb.Network = true
+	// Node reserves address space by the gigabyte for each WebAssembly instance (undici's
+	// HTTP parser is one): the commands' bound would stop the CLI from starting.
+	sb.Limits.AddressSpace = max(sb.Limits.AddressSpace, cliAddressSpace)
+	for _, p := range programs {
+		if p = expandHome(p, userHome); p != "" && exists(p) {
+			sb.Mounts = append(sb.Mounts, childproc.Mount{Kind: childproc.ReadOnly, Src: p, Dst: p})
+		}
+	}
+	state = filepath.Clean(state)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(state); err == nil {
+		state = real
+	}
+	// Last: the state folder lies in the run's folder, which the view above hides.
+	sb.Mounts = append(sb.Mounts, childproc.Mount{Kind: childproc.Writable, Src: state, Dst: state})
+	return sb, nil
+}
