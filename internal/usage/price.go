@@ -30,10 +30,15 @@ func (p Price) Cost(u provider.Usage) float64 {
 }
 
 // prices are list prices (standard tier, prompts under 200k tokens) as published by each
-// provider in late 2025. Keys are model names or prefixes; the longest matching prefix wins,
+// provider: late 2025, and the GPT-5.4/5.5, Claude 4.6 and Gemini 3.x families as listed in
+// mid 2026. Keys are model names or prefixes; the longest matching prefix wins,
 // so dated snapshots ("claude-sonnet-4-5-20250929") find their family.
 var prices = map[string]Price{
 	// OpenAI
+	"gpt-5.5":      {5, 0.50, 0, 30},
+	"gpt-5.4":      {2.50, 0.25, 0, 15},
+	"gpt-5.4-mini": {0.75, 0.075, 0, 4.50},
+	"gpt-5.4-nano": {0.20, 0.02, 0, 1.25},
 	"gpt-5":        {1.25, 0.125, 0, 10},
 	"gpt-5-mini":   {0.25, 0.025, 0, 2},
 	"gpt-5-nano":   {0.05, 0.005, 0, 0.40},
@@ -47,6 +52,8 @@ var prices = map[string]Price{
 	"o3-mini":      {1.10, 0.55, 0, 4.40},
 	"o4-mini":      {1.10, 0.275, 0, 4.40},
 	// Anthropic (cache writes cost 1.25x input)
+	"claude-opus-4-6":   {5, 0.50, 6.25, 25},
+	"claude-sonnet-4-6": {3, 0.30, 3.75, 15},
 	"claude-opus-4-5":   {5, 0.50, 6.25, 25},
 	"claude-opus-4-1":   {15, 1.50, 18.75, 75},
 	"claude-opus-4":     {15, 1.50, 18.75, 75},
@@ -59,6 +66,9 @@ var prices = map[string]Price{
 	"claude-3-opus":     {15, 1.50, 18.75, 75},
 	"claude-3-haiku":    {0.25, 0.03, 0.30, 1.25},
 	// Google
+	"gemini-3.1-pro":        {2, 0.20, 0, 12},
+	"gemini-3.1-flash-lite": {0.25, 0.025, 0, 1.50},
+	"gemini-3-flash":        {0.50, 0.05, 0, 3},
 	"gemini-3-pro":          {2, 0.20, 0, 12},
 	"gemini-2.5-pro":        {1.25, 0.31, 0, 10},
 	"gemini-2.5-flash":      {0.30, 0.075, 0, 2.50},

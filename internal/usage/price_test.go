@@ -26,6 +26,14 @@ func TestLookup(t *testing.T) {
 		{"scripted", "anything", Price{}, true},
 		{"chatcompletion", "my-finetune", Price{}, false},
 		{"openai", "gpt-50", Price{}, false}, // a prefix of the name, not a family
+		// The defaults of the CLI and API backends (MassGen v0.1.9x) are priced, each as its own
+		// family: gpt-5.4 is not gpt-5, gemini-3.1-pro not gemini-3-pro.
+		{"codex", "gpt-5.4", Price{2.50, 0.25, 0, 15}, true},
+		{"openai", "gpt-5.4-mini-2026-03-01", prices["gpt-5.4-mini"], true},
+		{"claude", "claude-opus-4-6", Price{5, 0.50, 6.25, 25}, true},
+		{"gemini", "gemini-3-flash-preview", Price{0.50, 0.05, 0, 3}, true},
+		{"gemini_cli", "gemini-3.1-pro-preview", Price{2, 0.20, 0, 12}, true},
+		{"openai", "gpt-5.3", Price{}, false}, // not gpt-5's price
 	}
 	for _, tc := range tests {
 		got, ok := Lookup(tc.backend, tc.model)
