@@ -62,7 +62,13 @@ func codexInvocation(a *Agent, req provider.Request, prompt, resume string) (inv
 		args = append(args, resume)
 	}
 	args = append(args, prompt)
-	env := append(a.baseEnv(home), "CODEX_HOME="+codexHome)
+	// Codex's workspace-write sandbox lets commands write /tmp and $TMPDIR: /tmp is shut
+	// (codexConfig), and $TMPDIR is a folder of this agent's own.
+	tmp := filepath.Join(a.o.Home, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return invocation{}, fmt.Errorf("codex temporary folder: %w", err)
+	}
+	env := append(a.baseEnv(home), "CODEX_HOME="+codexHome, "TMPDIR="+tmp)
 	if a.o.APIKey != "" {
 		env = append(env, codexKeyEnv+"="+a.o.APIKey)
 	}

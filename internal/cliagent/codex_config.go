@@ -69,7 +69,7 @@ func codexConfig(a *Agent, instructions string) codexSettings {
 	for _, s := range a.mcp {
 		c = append(c, tomlKV{"mcp_servers." + s.Name, codexMCP(s)})
 	}
-	sandbox := []tomlKV{{"network_access", false}}
+	sandbox := []tomlKV{{"network_access", false}, {"exclude_slash_tmp", true}}
 	if len(a.ws.Write) > 0 {
 		sandbox = append(sandbox, tomlKV{"writable_roots", a.ws.Write})
 	}

@@ -76,3 +76,39 @@ func TestCodexSettings_FileAndFlags(t *testing.T) {
 		t.Errorf("flags:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// Codex's own sandbox bounds its commands' writes to the workspace. The attack: its
+// workspace-write mode also lets them write /tmp, where a read-only context path may live.
+func TestCodex_CommandsCannotWriteTmp(t *testing.T) {
+	t.Parallel()
+	bin := needCLI(t, "codex")
+	ctx := t.TempDir() // under /tmp
+	notes := filepath.Join(ctx, "notes.txt")
+	if err := os.WriteFile(notes, []byte("the user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	brain := &clitest.Brain{Script: clitest.Script{File: notes, Content: "changed"}, Tools: clitest.CodexTools}
+	srv := httptest.NewServer(clitest.Responses(brain))
+	defer srv.Close()
+	ws := filepath.Join(clitest.StateDir(t), "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{Type: "codex", Model: "gpt-5.4", APIKey: "sk-test", BaseURL: srv.URL + "/v1", Binary: bin, PathEnv: os.Getenv("PATH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	a.Bind(Workspace{Dir: ws, Read: []string{ctx}}, clitest.StateDir(t))
+	chunks, err := collect(t, a, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write the notes."}},
+		Tools: prompt.Tools(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if call := lastCall(t, chunks); call.Name != "new_answer" {
+		t.Fatalf("last call = %+v", call)
+	}
+	if got, err := os.ReadFile(notes); err != nil || string(got) != "the user's" {
+		t.Errorf("a file under /tmp was changed: %q, %v", got, err)
+	}
+}
