@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"massgen/internal/mcptool/mcptest"
 )
 
 // massgen mcp as coding agents run it, the real binary on examples/demo.yaml (once as it is,
@@ -30,8 +31,8 @@ func TestMCP(t *testing.T) {
 	t.Run("go-sdk over stdio", func(t *testing.T) {
 		cmd := exec.Command(binary, "mcp", "--config", demo)
 		cmd.Dir = t.TempDir()
-		progress := &progressMessages{}
-		cs, err := newMCPClient(progress).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		progress := &mcptest.Progress{}
+		cs, err := mcptest.NewClient(progress).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,8 +42,8 @@ func TestMCP(t *testing.T) {
 
 	t.Run("go-sdk over streamable HTTP", func(t *testing.T) {
 		url := startHTTP(t, fast)
-		progress := &progressMessages{}
-		cs, err := newMCPClient(progress).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		progress := &mcptest.Progress{}
+		cs, err := mcptest.NewClient(progress).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,42 +125,9 @@ func absPath(t *testing.T, rel string) string {
 	return p
 }
 
-// progressMessages collects a client's progress notifications.
-type progressMessages struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (p *progressMessages) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.msgs = append(p.msgs, req.Params.Message)
-}
-
-// waitFor waits until some message contains want: clients hand notifications to their
-// handler on their own time.
-func (p *progressMessages) waitFor(t *testing.T, want string) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		p.mu.Lock()
-		for _, m := range p.msgs {
-			if strings.Contains(m, want) {
-				p.mu.Unlock()
-				return
-			}
-		}
-		p.mu.Unlock()
-	}
-	t.Fatalf("no progress message with %q in %q", want, p.msgs)
-}
-
-func newMCPClient(progress *progressMessages) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: progress.handle})
-}
-
 // askDemo calls ask_team with a progress token and checks the demo team's answer, winner,
 // votes and progress.
-func askDemo(t *testing.T, cs *mcp.ClientSession, progress *progressMessages) {
+func askDemo(t *testing.T, cs *mcp.ClientSession, progress *mcptest.Progress) {
 	t.Helper()
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_team", Meta: mcp.Meta{"progressToken": 1},
 		Arguments: map[string]any{"question": "What is the capital of France?"}})
@@ -181,9 +149,9 @@ func askDemo(t *testing.T, cs *mcp.ClientSession, progress *progressMessages) {
 	if _, err := os.Stat(filepath.Join(out.LogDir, "turn_1", "status.json")); err != nil {
 		t.Errorf("log_dir %q: %v", out.LogDir, err)
 	}
-	progress.waitFor(t, "researcher answered")
-	progress.waitFor(t, "voted for researcher")
-	progress.waitFor(t, "session completed")
+	progress.WaitFor(t, "researcher answered")
+	progress.WaitFor(t, "voted for researcher")
+	progress.WaitFor(t, "session completed")
 }
 
 // startHTTP runs massgen mcp --http on a free loopback port until the test ends, then stops it

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -10,11 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"massgen/internal/event"
+	"massgen/internal/mcptool/mcptest"
 )
 
 // fastDemo writes examples/demo.yaml without its pauses (they only pace it for people
@@ -33,36 +32,8 @@ func fastDemo(t *testing.T, dir string) string {
 	return p
 }
 
-// progressMessages collects a client's progress notifications.
-type progressMessages struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (p *progressMessages) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.msgs = append(p.msgs, req.Params.Message)
-}
-
-// waitFor waits until some message contains want.
-func (p *progressMessages) waitFor(t *testing.T, want string) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		p.mu.Lock()
-		for _, m := range p.msgs {
-			if strings.Contains(m, want) {
-				p.mu.Unlock()
-				return
-			}
-		}
-		p.mu.Unlock()
-	}
-	t.Fatalf("no progress message with %q in %q", want, p.msgs)
-}
-
 // askDemo calls ask_team on cs and checks the demo team's answer and progress.
-func askDemo(t *testing.T, cs *mcp.ClientSession, progress *progressMessages) {
+func askDemo(t *testing.T, cs *mcp.ClientSession, progress *mcptest.Progress) {
 	t.Helper()
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_team", Meta: mcp.Meta{"progressToken": 1},
 		Arguments: map[string]any{"question": "What is the capital of France?"}})
@@ -80,12 +51,8 @@ func askDemo(t *testing.T, cs *mcp.ClientSession, progress *progressMessages) {
 	if !strings.Contains(out.Answer, "Paris") || out.Winner != "researcher" || out.Status != event.StatusCompleted || len(out.Votes) != 3 {
 		t.Fatalf("result %s", b)
 	}
-	progress.waitFor(t, "researcher answered")
-	progress.waitFor(t, "session completed")
-}
-
-func newMCPClient(progress *progressMessages) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: progress.handle})
+	progress.WaitFor(t, "researcher answered")
+	progress.WaitFor(t, "session completed")
 }
 
 // massgen mcp over stdio, run in process: a client lists the teams and asks one; closing
@@ -102,8 +69,8 @@ func TestMCP_StdioInProcess(t *testing.T) {
 		code <- Execute(t.Context(), []string{"mcp", "--config", cfg, "--config", "second=" + cfg}, inR, outW, &syncWriter{w: &stderr})
 		outW.Close()
 	}()
-	progress := &progressMessages{}
-	cs, err := newMCPClient(progress).Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	progress := &mcptest.Progress{}
+	cs, err := mcptest.NewClient(progress).Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
