@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,12 +28,17 @@ func newServe(stdout, stderr io.Writer) *cobra.Command {
 	var setupDir string // the only folder the dashboard's setup wizard writes configs to
 	var tf temporalFlags
 	cmd := &cobra.Command{
-		Use:   "serve --config FILE [--config FILE]... [--addr 127.0.0.1:8080] [--token T]",
+		Use:   "serve [--config FILE]... [--setup-dir DIR] [--addr 127.0.0.1:8080] [--token T]",
 		Short: "Serve the web dashboard and an OpenAI-compatible API, one model per team",
 		Long: `serve runs a web server for the teams given with --config: a dashboard that lists the
 sessions in the log directory, starts runs and shows them live or replayed, and an
 OpenAI-compatible API (POST /v1/chat/completions, GET /v1/models) whose models are the teams.
-A team is named after its file ("examples/demo.yaml" is "demo"), or NAME=FILE names it.
+A team is named after its file ("examples/demo.yaml" is "demo"), or NAME=FILE names it;
+@examples/NAME serves a built-in example. The configs saved in --setup-dir (by the setup
+wizard, as NAME.yaml) are served too. Without --config it serves the team massgen would run,
+as "default" (.massgen/config.yaml, ~/.config/massgen/config.yaml, or one built from the keys
+set); with --setup-dir and no such team it starts with the saved ones, or none, and the
+wizard builds the first.
 
 It listens on 127.0.0.1 unless --addr says otherwise; any other address needs --token (or
 ` + tokenEnv + `), which every request must then send as "Authorization: Bearer <token>" (a
@@ -49,39 +55,20 @@ and stops.
 			if maxSessions < 0 {
 				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
 			}
-			if len(configs) == 0 {
-				return exitf(ExitConfig, "serve needs at least one --config FILE: each config is a team, e.g. massgen serve --config examples/demo.yaml")
-			}
 			if err := app.LoadDotEnv(); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			if token == "" {
 				token = os.Getenv(tokenEnv)
 			}
-			teams := map[string]*config.Config{}
-			for _, c := range configs {
-				name, path := "", c
-				if n, p, ok := strings.Cut(c, "="); ok && n != "" && !strings.ContainsAny(n, `/\`) {
-					name, path = n, p
-				}
-				cfg, rep := config.Load(path)
-				if !rep.OK() {
-					fmt.Fprint(stderr, rep.Text())
-					return &exitError{code: ExitConfig, err: errors.New("invalid configuration")}
-				}
-				for _, w := range rep.Warnings {
-					fmt.Fprintf(stderr, "warning: %s\n", w.String())
-				}
-				if name == "" {
-					name = web.TeamName(cfg)
-				}
-				if _, dup := teams[name]; dup {
-					return exitf(ExitConfig, "two configs are served as team %q: name them with --config NAME=FILE", name)
-				}
+			teams, err := serveTeams(configs, setupDir, stderr)
+			if err != nil {
+				return err
+			}
+			for _, cfg := range teams {
 				if err := checkTemporal(tf, cfg); err != nil {
 					return err
 				}
-				teams[name] = cfg
 			}
 			remote, closeRemote, err := tf.remote(cmd.Context())
 			if err != nil {
@@ -114,7 +101,11 @@ and stops.
 			slices.Sort(names)
 			url := "http://" + ln.Addr().String() + "/"
 			fmt.Fprintf(stdout, "massgen serve: dashboard at %s\n", url)
-			fmt.Fprintf(stdout, "  OpenAI-compatible API at %sv1, models: %s\n", url, strings.Join(names, ", "))
+			models := strings.Join(names, ", ")
+			if len(names) == 0 {
+				models = "none yet (build a team at " + url + "#/setup)"
+			}
+			fmt.Fprintf(stdout, "  OpenAI-compatible API at %sv1, models: %s\n", url, models)
 			if token != "" {
 				fmt.Fprintf(stdout, "  a token is required: open %s?token=<token> once, or send Authorization: Bearer <token>\n", url)
 			}
@@ -126,7 +117,7 @@ and stops.
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&configs, "config", nil, "a team's config file, or NAME=FILE; repeat for more teams")
+	f.StringArrayVar(&configs, "config", nil, "a team's config `FILE`, NAME=FILE or @examples/NAME; repeat for more teams")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on; other than loopback needs --token")
 	f.StringVar(&token, "token", "", "require this bearer token on every request (default $"+tokenEnv+")")
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
@@ -148,4 +139,42 @@ func listenReason(err error) error {
 		return oe.Err
 	}
 	return err
+}
+
+// serveTeams are the teams serve serves: each --config (or the default team), and the configs
+// saved in setupDir. With setupDir, having no default team is no error: the wizard makes one.
+func serveTeams(configs []string, setupDir string, stderr io.Writer) (map[string]*config.Config, error) {
+	teams := map[string]*config.Config{}
+	list, err := loadTeams(configs, stderr)
+	switch {
+	case err == nil:
+		for _, t := range list {
+			teams[t.Name] = t.Config
+		}
+	case len(configs) == 0 && setupDir != "":
+		fmt.Fprintf(stderr, "massgen serve: no default team (%v); serving the teams saved in %s\n", err, setupDir)
+	case len(configs) == 0:
+		return nil, exitf(ExitConfig, "%v\n(or pass --setup-dir DIR to build a team in the dashboard's setup wizard)", err)
+	default:
+		return nil, err
+	}
+	if setupDir == "" {
+		return teams, nil
+	}
+	saved, err := filepath.Glob(filepath.Join(setupDir, "*.yaml"))
+	if err != nil {
+		return nil, exitf(ExitConfig, "--setup-dir %s: %v", setupDir, err)
+	}
+	for _, path := range saved {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		if _, taken := teams[name]; taken {
+			continue // a --config of that name wins
+		}
+		cfg, _, err := loadConfig(runOptions{configPath: path}, stderr)
+		if err != nil {
+			return nil, err
+		}
+		teams[name] = cfg
+	}
+	return teams, nil
 }

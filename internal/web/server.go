@@ -102,7 +102,8 @@ func TeamName(cfg *config.Config) string {
 // NewServer checks opts and returns a server. It starts nothing: call Serve, or mount Handler
 // and call Close when done.
 func NewServer(opts Options) (*Server, error) {
-	if len(opts.Teams) == 0 {
+	if len(opts.Teams) == 0 && opts.SetupDir == "" {
+		// With a setup folder the wizard can add the first team; without, nothing could run.
 		return nil, errors.New("web: no team configured: pass at least one config")
 	}
 	if opts.MaxSessions < 0 {

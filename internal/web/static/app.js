@@ -88,6 +88,11 @@ async function showNew(params) {
   main.replaceChildren(el('section', {}, el('h1', { text: 'New run' }), form));
   try {
     const { teams } = await (await api('/api/teams')).json();
+    if (teams.length === 0) {
+      submit.disabled = true;
+      error.replaceChildren('No team yet: ', el('a', { href: '#/setup', text: 'build one' }), ' first.');
+      error.hidden = false;
+    }
     team.replaceChildren(...teams.map((t) => el('option', { value: t.name,
       selected: t.name === params.get('team'),
       text: `${t.name} (${t.agents.length} agent${t.agents.length === 1 ? '' : 's'}: ${t.agents.map((a) => a.model || a.backend).join(', ')})` })));
