@@ -120,6 +120,8 @@ type run struct {
 	history        []provider.Message
 	logSession     string
 	turn           int
+	// workspace is the previous turn's winner's workspace a follow-up starts from ("": none).
+	workspace string
 }
 
 // start runs r in a goroutine the server owns, and returns once the session has started (its
@@ -160,17 +162,24 @@ func (s *Server) start(parent context.Context, r run) (*session, error) {
 		defer s.wg.Done()
 		defer cancel()
 		defer stop()
+		// A follow-up starts from the previous winner's workspace, as massgen --continue does.
+		var conv *app.Conversation
+		if r.workspace != "" {
+			conv = app.ResumeConversation(r.workspace)
+			defer conv.Close()
+		}
 		res, err := s.run(ctx, cfg, app.Options{
-			Question: r.question,
-			History:  r.history,
-			Session:  r.logSession,
-			Turn:     r.turn,
-			Steering: ss.steer,
-			Logging:  true,
-			LogRoot:  s.logRoot,
-			Sinks:    []event.Sink{ss},
-			Version:  s.version,
-			Secrets:  []string{s.token}, // an agent that learns it must not show it to the page
+			Conversation: conv,
+			Question:     r.question,
+			History:      r.history,
+			Session:      r.logSession,
+			Turn:         r.turn,
+			Steering:     ss.steer,
+			Logging:      true,
+			LogRoot:      s.logRoot,
+			Sinks:        []event.Sink{ss},
+			Version:      s.version,
+			Secrets:      []string{s.token}, // an agent that learns it must not show it to the page
 			// The dashboard answers the permission engine's asks (permissions.go).
 			Approvals: ss.asks,
 			// What metadata.json records; the list reads the team back from it.

@@ -160,7 +160,7 @@ func (s *Server) handleFollowUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ss, err := s.start(context.Background(), run{team: team, question: body.Question, history: cont.History,
-		logSession: logID, turn: cont.NextTurn})
+		logSession: logID, turn: cont.NextTurn, workspace: cont.Workspace})
 	if err != nil {
 		startError(w, err)
 		return

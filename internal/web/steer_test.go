@@ -1,11 +1,16 @@
 package web
 
 import (
+	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"massgen/internal/app"
+	"massgen/internal/config"
 	"massgen/internal/event"
 )
 
@@ -117,5 +122,48 @@ func TestSteer_FollowUpContinuesTheSession(t *testing.T) {
 	}
 	if lastEnd(t, evs).ExitCode != 0 {
 		t.Error("turn 2 failed")
+	}
+}
+
+// filesTeam reads notes.txt and writes it back with one more line: the file grows by a line
+// per turn only when each turn starts from the previous winner's workspace.
+const filesTeam = `
+agents:
+  - id: a
+    backend:
+      type: scripted
+      cwd: ws
+      tool_calls:
+        - {name: read_file, args: {path: notes.txt}}
+        - {name: write_file, args: {path: notes.txt, content: "{{result}}|turn"}}
+      answers: ["noted"]
+orchestrator: {final_presentation: verbatim}
+`
+
+// A follow-up from the page starts from the previous winner's workspace, as massgen
+// --continue does; before, each turn started from empty workspaces.
+func TestSteer_FollowUpStartsFromTheWinnersWorkspace(t *testing.T) {
+	wsRoot := t.TempDir()
+	e := newEnv(t, func(o *Options) {
+		o.Teams["files"] = loadTeam(t, "files", filesTeam)
+		o.Run = func(ctx context.Context, cfg *config.Config, ao app.Options) (app.Result, error) {
+			ao.WorkspaceRoot = wsRoot
+			return app.Run(ctx, cfg, ao)
+		}
+	})
+	first := decode[completionResp](t, e.post("/v1/chat/completions", chatBody("files", false, "user", "Take notes.")))
+	e.waitIdle()
+	r := e.post("/api/sessions/"+first.MassGen.LogDir+"/followup", map[string]string{"question": "More notes."})
+	if r.status != http.StatusAccepted {
+		t.Fatalf("follow-up: %d %s", r.status, r.body)
+	}
+	next := decode[struct{ ID string }](t, r)
+	e.waitIdle()
+	got, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(next.ID), "final", "a", "workspace", "notes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(got), "|turn"); n != 2 {
+		t.Errorf("turn 2's notes.txt = %q: %d turns, want 2 (turn 2 did not start from turn 1's workspace)", got, n)
 	}
 }
