@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -355,6 +356,17 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 			return res, exitErr(err)
 		}
 		opts.Sinks = prep.sinks(stdout)
+		if display != "silent" {
+			if asker := newTermAsker(stdin, stderr); asker != nil {
+				// A person at the terminal answers the asks; --automation never waits on one.
+				actx, stop := context.WithCancel(ctx)
+				var wg sync.WaitGroup
+				wg.Go(func() { asker.run(actx) })
+				defer wg.Wait()
+				defer stop()
+				opts.Approvals, opts.Sinks = asker.broker, append(opts.Sinks, asker)
+			}
+		}
 		res, err := app.Run(ctx, turnCfg, opts)
 		if err == nil {
 			err = prep.finish(res, stdout)

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/x/term"
+
+	"massgen/internal/event"
+	"massgen/internal/permission"
+)
+
+// termAsker answers the permission engine's asks at a terminal without the live view (plain
+// output, --no-display, the interactive prompt): each ask is printed with what it wants, and
+// the next line typed decides it (y or yes allows; anything else denies). It reads the
+// terminal only while an ask waits, so the prompt's own lines are never taken, and gives up
+// reading once the ask is decided another way (its timeout) or the turn ends.
+type termAsker struct {
+	broker *permission.Broker
+	out    io.Writer
+	read   lineReader
+
+	mu      sync.Mutex
+	queue   []event.PermissionAsked
+	decided map[string]bool
+	wake    chan struct{} // a send: the queue or decided changed
+}
+
+// lineReader reads one line from the terminal, giving up (ok false) once stop says so.
+type lineReader func(ctx context.Context, stop func() bool) (line string, ok bool)
+
+// newTermAsker returns the asker of a turn whose stdin and out are a person's terminal, or nil
+// when they are not (the asks then follow automation_default).
+func newTermAsker(stdin io.Reader, out io.Writer) *termAsker {
+	f, ok := stdin.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return nil
+	}
+	read := terminalLines(f)
+	if read == nil {
+		return nil
+	}
+	return &termAsker{broker: permission.NewBroker(), out: out, read: read, decided: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// Handle takes the asks and decisions of the turn; it never blocks the bus.
+func (a *termAsker) Handle(e event.Event) {
+	a.mu.Lock()
+	switch p := e.Payload.(type) {
+	case event.PermissionAsked:
+		a.queue = append(a.queue, p)
+	case event.PermissionDecided:
+		a.decided[p.ID] = true
+	default:
+		a.mu.Unlock()
+		return
+	}
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run asks the person each ask in turn until ctx is done.
+func (a *termAsker) run(ctx context.Context) {
+	for {
+		ask, ok := a.next(ctx)
+		if !ok {
+			return
+		}
+		rule := ask.Rule
+		if rule == "" {
+			rule = ask.Risk + " risk"
+		}
+		fmt.Fprintf(a.out, "\npermission: %s wants %s %q (%s). Allow? [y/N] (%.0f s, then automation_default) ", ask.Agent, ask.Action, ask.Target, rule, ask.TimeoutSeconds)
+		line, ok := a.read(ctx, func() bool { return ctx.Err() != nil || a.isDecided(ask.ID) })
+		if !ok {
+			fmt.Fprintln(a.out, "(decided without you)")
+			continue
+		}
+		decision := permission.Deny
+		if l := strings.ToLower(strings.TrimSpace(line)); l == "y" || l == "yes" {
+			decision = permission.Allow
+		}
+		if err := a.broker.Answer(ask.ID, decision); err != nil {
+			fmt.Fprintln(a.out, "(it was decided meanwhile)")
+			continue
+		}
+		fmt.Fprintf(a.out, "permission: %s\n", decision)
+	}
+}
+
+// next waits for an ask not yet decided.
+func (a *termAsker) next(ctx context.Context) (event.PermissionAsked, bool) {
+	for {
+		a.mu.Lock()
+		for len(a.queue) > 0 {
+			ask := a.queue[0]
+			a.queue = a.queue[1:]
+			if !a.decided[ask.ID] {
+				a.mu.Unlock()
+				return ask, true
+			}
+		}
+		a.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return event.PermissionAsked{}, false
+		case <-a.wake:
+		}
+	}
+}
+
+func (a *termAsker) isDecided(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.decided[id]
+}
