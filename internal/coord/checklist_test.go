@@ -2,6 +2,7 @@ package coord
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,5 +172,48 @@ func TestParseChecklistArgs_ScoresAsString(t *testing.T) {
 	}
 	if _, err := ParseChecklistArgs(`{"scores": `); err == nil {
 		t.Fatal("bad JSON accepted")
+	}
+}
+
+// A log's checklists are restored only into a state they fit: a gated machine, agents and
+// labels of the session, a verdict the protocol gives.
+func TestRestore_Checklists(t *testing.T) {
+	ans := []Answer{{Agent: 0, Label: "agent1.1", Content: "x", Version: 1}}
+	scores := []AnswerScores{{Label: "agent1", TrueCount: 4, Total: 40, Primary: 10}}
+	for _, tc := range []struct {
+		name  string
+		gated bool
+		cks   map[int]Checklist
+		want  string
+	}{
+		{"ok", true, map[int]Checklist{1: {Version: 1, Verdict: VerdictVote, Scores: scores}}, ""},
+		{"not gated", false, map[int]Checklist{1: {Version: 1, Verdict: VerdictVote, Scores: scores}}, "not checklist_gated"},
+		{"no such agent", true, map[int]Checklist{5: {Version: 1, Verdict: VerdictVote, Scores: scores}}, "agent 6 of 2"},
+		{"future version", true, map[int]Checklist{1: {Version: 2, Verdict: VerdictVote, Scores: scores}}, "past the 1 accepted"},
+		{"bad label", true, map[int]Checklist{1: {Version: 1, Verdict: VerdictVote, Scores: []AnswerScores{{Label: "agent9"}}}}, `scores "agent9"`},
+		{"vote on nothing", true, map[int]Checklist{1: {Version: 1, Verdict: VerdictVote}}, `verdict "vote" on 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Settings{Agents: 2})
+			if tc.gated {
+				m = gatedMachine(2, ChecklistSettings{})
+			}
+			err := m.Restore(Restored{Answers: ans, Checklists: tc.cks})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c, ok := m.LastChecklist(1); !ok || c.BestLabel != "agent1" || !slices.Equal(c.Best, []int{0}) {
+					t.Errorf("restored checklist %+v, %v", c, ok)
+				}
+				if why := m.checklistBlocksVote(1, 0, 1); why != "" {
+					t.Errorf("the restored checklist does not allow its vote: %s", why)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

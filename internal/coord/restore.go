@@ -1,6 +1,9 @@
 package coord
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Restored is the protocol state a session reached before its process stopped, as its log
 // recorded it: what Restore puts back.
@@ -15,6 +18,9 @@ type Restored struct {
 	Dead     []int
 	Failures []int
 	Deferred []int
+	// Checklists are the agents' latest accepted checklists (checklist_gated), by agent: their
+	// Version, Verdict, Gate and Scores (Best is ranked again from the scores).
+	Checklists map[int]Checklist
 }
 
 // Restore puts r into a Machine that has not accepted anything yet, checking that it is a
@@ -71,6 +77,41 @@ func (m *Machine) Restore(r Restored) error {
 		if i >= 0 && i < n {
 			m.agents[i].deferred = true
 		}
+	}
+	return m.restoreChecklists(r.Checklists)
+}
+
+// restoreChecklists puts back the agents' latest checklists, so that a vote their verdict
+// allowed before the stop is still allowed.
+func (m *Machine) restoreChecklists(cks map[int]Checklist) error {
+	if len(cks) == 0 {
+		return nil
+	}
+	if !m.Gated() {
+		return fmt.Errorf("coord: the log holds checklists, and votes are not checklist_gated")
+	}
+	n := len(m.agents)
+	for i, c := range cks {
+		if i < 0 || i >= n {
+			return fmt.Errorf("coord: checklist of agent %d of %d", i+1, n)
+		}
+		if c.Version < 0 || c.Version > m.version {
+			return fmt.Errorf("coord: %s's checklist scored version %d, past the %d accepted", Label(i), c.Version, m.version)
+		}
+		c.Scores = slices.Clone(c.Scores)
+		for k, sc := range c.Scores {
+			j := ParseLabel(sc.Label, n)
+			if j < 0 {
+				return fmt.Errorf("coord: %s's checklist scores %q, which is not an agent", Label(i), sc.Label)
+			}
+			c.Scores[k].Agent = j
+		}
+		if c.Verdict != VerdictVote && c.Verdict != VerdictNewAnswer || c.Verdict == VerdictVote && len(c.Scores) == 0 {
+			return fmt.Errorf("coord: %s's checklist has verdict %q on %d scored answers", Label(i), c.Verdict, len(c.Scores))
+		}
+		c.Best, c.BestLabel = nil, ""
+		m.rank(&c)
+		m.agents[i].checklist = &c
 	}
 	return nil
 }

@@ -154,6 +154,20 @@ func checklistEvent(agent, callID string, ck coord.Checklist) event.ChecklistSub
 	return ev
 }
 
+// checklistOf is the inverse of checklistEvent: the checklist a log recorded, for resume.
+func checklistOf(ev event.ChecklistSubmitted) coord.Checklist {
+	c := coord.Checklist{Version: ev.Version, Verdict: ev.Verdict, Forced: ev.Forced,
+		Gate: coord.Gate{Required: ev.Required, Cutoff: ev.Cutoff, Effective: ev.EffectiveThreshold}}
+	for _, sc := range ev.Scores {
+		as := coord.AnswerScores{Label: sc.Label, TrueCount: sc.TrueCount, Total: sc.Total, Primary: sc.Primary}
+		for _, it := range sc.Items {
+			as.Items = append(as.Items, coord.ItemScore{ID: it.ID, Score: it.Score, Passed: it.Passed, Reasoning: it.Reasoning})
+		}
+		c.Scores = append(c.Scores, as)
+	}
+	return c
+}
+
 // gapReport returns the gap report of a checklist: the inline text, or the file at report_path
 // read with the agent's own read_file tool, so that the workspace's confinement applies.
 func (s *session) gapReport(ctx context.Context, a Agent, c *conversation, args coord.ChecklistArgs) (string, error) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -128,5 +129,50 @@ func TestChecklistGated_VoteWithoutChecklistIsRejected(t *testing.T) {
 	}
 	if cks := ofType[event.ChecklistSubmitted](evs); len(cks) != 1 || cks[0].Verdict != "vote" {
 		t.Fatalf("checklists %+v", cks)
+	}
+}
+
+// A resumed checklist_gated session keeps each agent's latest checklist: cut after any event
+// and resumed, it ends with the whole run's winner, and no vote its checklist allowed before
+// the cut is refused for want of one.
+func TestChecklistGated_ResumeKeepsTheChecklists(t *testing.T) {
+	orch := gated(config.Orchestrator{})
+	whole, evs := run(t, t.Context(), Options{Agents: gatedTeam("12"), Orchestrator: orch})
+	if whole.ExitCode != 0 || whole.Winner != "a2" {
+		t.Fatalf("whole run: exit %d, winner %s", whole.ExitCode, whole.Winner)
+	}
+	restoredOnce := false
+	for cut := 1; cut < len(evs); cut++ {
+		held := map[string]bool{} // agents holding a checklist on the current answers at the cut
+		version := 0
+		for _, e := range evs[:cut] {
+			switch p := e.Payload.(type) {
+			case event.AnswerSubmitted:
+				version, held = p.Version, map[string]bool{}
+			case event.ChecklistSubmitted:
+				held[p.Agent] = p.Version == version && p.Verdict == "vote"
+			}
+		}
+		rec := &recorder{}
+		bus := event.NewBus(nil)
+		bus.ResumeAt(int64(cut))
+		bus.Subscribe(rec)
+		res := Run(t.Context(), Options{Agents: gatedTeam("12"), Orchestrator: orch, Bus: bus, Question: "q",
+			Restore: &Restore{Events: evs[:cut], Previous: "killed"}})
+		at := fmt.Sprintf("cut after event %d (%s)", cut, evs[cut-1].Payload.Type())
+		if res.ExitCode != 0 || res.Winner != whole.Winner {
+			t.Fatalf("%s: exit %d, winner %s (%v), want %s", at, res.ExitCode, res.Winner, res.Err, whole.Winner)
+		}
+		for _, r := range ofType[event.ToolRejected](rec.all()) {
+			if held[r.Agent] && strings.Contains(r.Error, "needs a checklist first") {
+				t.Fatalf("%s: %s's vote was refused for want of the checklist it had: %s", at, r.Agent, r.Error)
+			}
+		}
+		for _, v := range held {
+			restoredOnce = restoredOnce || v
+		}
+	}
+	if !restoredOnce {
+		t.Fatal("no cut fell where an agent held a checklist: the test checks nothing")
 	}
 }

@@ -185,6 +185,13 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 			}
 			succeeded(i, coord.Voted)
 			logs[i].label = p.TargetLabel
+		case event.ChecklistSubmitted:
+			if i, ok := index[p.Agent]; ok {
+				if r.coord.Checklists == nil {
+					r.coord.Checklists = map[int]coord.Checklist{}
+				}
+				r.coord.Checklists[i] = checklistOf(p)
+			}
 		case event.VoteIgnored:
 			if i, ok := index[p.Agent]; ok {
 				succeeded(i, coord.StaleVote)
