@@ -48,7 +48,8 @@ func (a *Agent) sandboxed(cmd *childproc.Cmd, bin string) error {
 }
 
 // programRoots are the folders a CLI run needs to read to start: the install of the CLI (the
-// npm package its command links to, with its node_modules) and node's.
+// npm package its command links to, with its node_modules) and node's, each with the folder
+// of the file itself, which the sandbox shows where the install's folder is too broad.
 func programRoots(bin, pathEnv string) []string {
 	var out []string
 	for _, name := range []string{bin, "node"} {
@@ -57,7 +58,7 @@ func programRoots(bin, pathEnv string) []string {
 			continue
 		}
 		for _, q := range []string{p, realPath(p)} {
-			out = append(out, installRoot(q))
+			out = append(out, installRoot(q), filepath.Dir(q))
 		}
 	}
 	return out

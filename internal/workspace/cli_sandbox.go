@@ -32,10 +32,15 @@ func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs [
 	// Node reserves address space by the gigabyte for each WebAssembly instance (undici's
 	// HTTP parser is one): the commands' bound would stop the CLI from starting.
 	sb.Limits.AddressSpace = max(sb.Limits.AddressSpace, cliAddressSpace)
+	home := cleanHome(userHome)
 	for _, p := range programs {
-		if p = expandHome(p, userHome); p != "" && exists(p) {
-			sb.Mounts = append(sb.Mounts, childproc.Mount{Kind: childproc.ReadOnly, Src: p, Dst: p})
+		p = expandHome(p, userHome)
+		// A program folder that holds the home folder (a ~/bin/claude's prefix is ~) would
+		// show all of it, ~/.ssh included: the narrower folders in the list show the program.
+		if p == "" || p == string(filepath.Separator) || home != "" && within(p, home) || !exists(p) {
+			continue
 		}
+		sb.Mounts = append(sb.Mounts, childproc.Mount{Kind: childproc.ReadOnly, Src: p, Dst: p})
 	}
 	state = filepath.Clean(state)
 	if err := os.MkdirAll(state, 0o700); err != nil {
