@@ -12,6 +12,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/permission"
+	"massgen/internal/provider"
 )
 
 // termAsker answers the permission engine's asks at a terminal without the live view (plain
@@ -29,6 +30,9 @@ type termAsker struct {
 	decided map[string]bool
 	wake    chan struct{} // a send: the queue or decided changed
 }
+
+// maxAskTarget bounds how much of an ask's target (a command, a path) is printed.
+const maxAskTarget = 500
 
 // lineReader reads one line from the terminal, giving up (ok false) once stop says so.
 type lineReader func(ctx context.Context, stop func() bool) (line string, ok bool)
@@ -77,7 +81,9 @@ func (a *termAsker) run(ctx context.Context) {
 		if rule == "" {
 			rule = ask.Risk + " risk"
 		}
-		fmt.Fprintf(a.out, "\npermission: %s wants %s %q (%s). Allow? [y/N] (%.0f s, then automation_default) ", ask.Agent, ask.Action, ask.Target, rule, ask.TimeoutSeconds)
+		// %q: the target is the model's, and must not write escape sequences to the terminal.
+		fmt.Fprintf(a.out, "\npermission: %s wants %s %q (%s). Allow? [y/N] (%.0f s, then automation_default) ",
+			ask.Agent, ask.Action, provider.Clip(ask.Target, maxAskTarget), rule, ask.TimeoutSeconds)
 		line, ok := a.read(ctx, func() bool { return ctx.Err() != nil || a.isDecided(ask.ID) })
 		if !ok {
 			fmt.Fprintln(a.out, "(decided without you)")
