@@ -3,7 +3,6 @@ package cliagent
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -72,27 +71,11 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 	if err := a.sandboxed(cmd, bin); err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	pp, err := cmd.StartPiped(false)
 	if err != nil {
-		return nil, fmt.Errorf("pipes: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		_, _ = outR.Close(), outW.Close()
-		return nil, fmt.Errorf("pipes: %w", err)
-	}
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		_, _, _, _ = outR.Close(), outW.Close(), errR.Close(), errW.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, outW, errW
-	err = cmd.Start()
-	_, _, _ = devnull.Close(), outW.Close(), errW.Close()
-	if err != nil {
-		_, _ = outR.Close(), errR.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
+	outR, errR := pp.Stdout, pp.Stderr
 	r := &run{cmd: cmd, events: make(chan event, eventsBuffer), stopCh: make(chan struct{})}
 	if inv.session != "" {
 		r.events <- event{session: inv.session} // the buffer is empty: this cannot block

@@ -3,7 +3,6 @@ package customtool
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -58,33 +57,11 @@ type proc struct {
 func startProc(argv []string, dir string, env []string, onLine func(string)) (*proc, error) {
 	cmd := childproc.Command(nil, childproc.Confined, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
-	var files []*os.File // every pipe end, closed on failure
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	closeAll := func() {
-		for _, f := range files {
-			_ = f.Close()
-		}
-	}
-	inR, inW, err1 := pipe()
-	outR, outW, err2 := pipe()
-	errR, errW, err3 := pipe()
-	if err := errors.Join(err1, err2, err3); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("pipes: %w", err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll()
+	pp, err := cmd.StartPiped(true)
+	if err != nil {
 		return nil, err
 	}
-	_, _, _ = inR.Close(), outW.Close(), errW.Close() // the child has its copies
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, lines: make(chan line), ends: make(chan int64, 16),
+	p := &proc{cmd: cmd, stdin: pp.Stdin, stdout: pp.Stdout, stderr: pp.Stderr, lines: make(chan line), ends: make(chan int64, 16),
 		exited: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		p.status = cmd.Wait()

@@ -42,35 +42,12 @@ func startProcess(s Server, env []string, tailLines int, onLine func(string)) (*
 	cmd := childproc.Command(nil, childproc.Tree, s.Command, s.Args...)
 	cmd.Env = env
 	cmd.Dir = s.Cwd
-	var files []*os.File // every pipe end, closed on failure
-	closeAll := func() {
-		for _, f := range files {
-			_ = f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err1 := pipe()
-	outR, outW, err2 := pipe()
-	errR, errW, err3 := pipe()
-	if err := errors.Join(err1, err2, err3); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("pipes: %w", err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll()
+	pp, err := cmd.StartPiped(true)
+	if err != nil {
 		return nil, err
 	}
-	// The child has its copies; keep only our ends.
-	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	p := &process{
-		cmd: cmd, pid: cmd.Pid(), stdin: inW, stdout: outR, stderr: errR,
+		cmd: cmd, pid: cmd.Pid(), stdin: pp.Stdin, stdout: pp.Stdout, stderr: pp.Stderr,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}), tailMax: tailLines,
 	}
 	go func() {
