@@ -79,7 +79,8 @@ the process that started it.
 A worker needs no config file: each session brings its team. It reads API keys from its own
 environment (and ./.env, ~/.massgen/.env), as a local run does; keys never travel through
 Temporal. Agents on Temporal have no tools that touch a machine (cwd, context_paths, commands,
-MCP servers, custom tools): sessions that need them run locally. Ctrl-C stops the worker;
+MCP servers, custom tools, media tools) and are no coding-agent CLIs: sessions that need them
+run locally. Ctrl-C stops the worker;
 its running turns move to another worker.
 
   temporal server start-dev --headless &

@@ -13,11 +13,23 @@ agents:
   - id: a
     backend: {type: scripted, answers: ["Paris."], cwd: ws}
 `)
+	cli := writeConfig(t, `
+agents:
+  - id: a
+    backend: {type: claude_code, base_url: "http://127.0.0.1:9"}
+`)
+	media := writeConfig(t, `
+agents:
+  - id: a
+    backend: {type: scripted, answers: ["Paris."], enable_image_generation: true}
+`)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"CLI agents refused by name", []string{"--config", cli, "--temporal", "127.0.0.1:1", "q"}, "backend type claude_code (a coding-agent CLI works in a workspace): not supported on Temporal yet"},
+		{"media tools refused by name", []string{"--config", media, "--temporal", "127.0.0.1:1", "q"}, "media tools (they read and write the workspace): not supported on Temporal yet"},
 		{"bad address", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "q"}, "cannot reach the Temporal server at 127.0.0.1:1"},
 		{"no port", []string{"--config", cfg, "--temporal", "localhost", "q"}, "HOST:PORT"},
 		{"queue without server", []string{"--config", cfg, "--temporal-task-queue", "q2", "q"}, "need --temporal HOST:PORT"},

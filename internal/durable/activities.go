@@ -49,11 +49,17 @@ func Supported(cfg *config.Config) error {
 	}
 	for _, a := range cfg.Agents {
 		t := a.Backend.Tools
+		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
+			add("backend type " + a.Backend.Type + " (a coding-agent CLI works in a workspace)")
+		}
 		switch {
 		case t.Cwd != "":
 			add("cwd")
 		case len(t.ContextPaths) > 0:
 			add("context_paths")
+		}
+		if t.Media.Over(o.Media).Enabled() {
+			add("media tools (they read and write the workspace)")
 		}
 		if t.CommandLine {
 			add("enable_mcp_command_line")
