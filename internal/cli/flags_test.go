@@ -73,7 +73,7 @@ var massgenFlags = []struct {
 	{flag: "--headless", args: []string{"--headless"}, code: 1, want: `--headless goes with --init`},
 	{flag: "--generate-config", args: []string{"NOCONFIG", "--generate-config", "g.yaml", "--config-backend", "openai"}, want: `wrote g\.yaml`},
 	{flag: "--config-agents", args: []string{"NOCONFIG", "--generate-config", "g.yaml", "--config-backend", "openai", "--config-agents", "3"}, want: `wrote g\.yaml: 3 agents`},
-	{flag: "--config-backend", args: []string{"NOCONFIG", "--generate-config", "g.yaml", "--config-backend", "openai"}, want: `openai_1 \(openai gpt-4o\)`},
+	{flag: "--config-backend", args: []string{"NOCONFIG", "--generate-config", "g.yaml", "--config-backend", "openai"}, want: `openai_1 \(openai gpt-5.4\)`},
 	{flag: "--config-model", args: []string{"NOCONFIG", "--generate-config", "g.yaml", "--config-backend", "openai", "--config-model", "gpt-5-mini"}, want: `\(openai gpt-5-mini\)`},
 	{flag: "--config-agent-id", args: []string{"NOCONFIG", "--generate-config", "g.yaml", "--config-backend", "openai", "--config-agent-id", "solo"}, want: `solo \(openai`},
 	{flag: "--config-docker", refused: true},
@@ -83,7 +83,7 @@ var massgenFlags = []struct {
 	{flag: "--setup-skills", refused: true},
 	{flag: "--setup-docker", refused: true},
 	// Listing and validation.
-	{flag: "--list-backends", args: []string{"NOCONFIG", "--list-backends"}, want: `(?m)^openai +supported +gpt-4o +OPENAI_API_KEY`},
+	{flag: "--list-backends", args: []string{"NOCONFIG", "--list-backends"}, want: `(?m)^openai +supported +gpt-5.4 +OPENAI_API_KEY`},
 	{flag: "--list-examples", args: []string{"NOCONFIG", "--list-examples"}, want: `@examples/three_agents_default`},
 	{flag: "--example", args: []string{"NOCONFIG", "--example", "demo"}, want: `(?m)^agents:$`},
 	{flag: "--show-schema", args: []string{"NOCONFIG", "--show-schema"}, want: `(?m)^orchestrator:$`},

@@ -73,7 +73,7 @@ func TestGenerateConfig(t *testing.T) {
 				}
 			}},
 		{name: "default model, agent id, context path", args: []string{"--generate-config", "b.yaml", "--config-backend", "gemini", "--config-agent-id", "solo", "--config-context-path", "src"},
-			want: "solo (gemini gemini-2.5-flash)", check: func(t *testing.T, cfg *config.Config) {
+			want: "solo (gemini gemini-3-flash-preview)", check: func(t *testing.T, cfg *config.Config) {
 				if diff := cmp.Diff([]config.ContextPath{{Path: "src"}}, cfg.Orchestrator.ContextPaths); diff != "" {
 					t.Errorf("context paths (-want +got):\n%s", diff)
 				}

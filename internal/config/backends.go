@@ -44,10 +44,10 @@ type BackendType struct {
 // BackendTypes is every backend type a config may name, by name. Names are case-sensitive.
 var BackendTypes = map[string]BackendType{
 	"openai": {Name: "openai", Protocol: ProtocolResponses, DefaultBaseURL: "https://api.openai.com/v1",
-		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-4o", Implemented: true,
+		APIKeyEnv: []string{"OPENAI_API_KEY"}, DefaultModel: "gpt-5.4", Implemented: true,
 		WebSearch: true, CodeExecution: true, CodeInterpreter: true},
 	"claude": {Name: "claude", Protocol: ProtocolMessages, DefaultBaseURL: "https://api.anthropic.com",
-		APIKeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-sonnet-4-5-20250929", Implemented: true,
+		APIKeyEnv: []string{"ANTHROPIC_API_KEY"}, DefaultModel: "claude-opus-4-6", Implemented: true,
 		WebSearch: true, CodeExecution: true},
 	// The coding-agent CLIs use the key when one is set, else the CLI's own login.
 	"claude_code": {Name: "claude_code", Protocol: ProtocolCLI, APIKeyEnv: []string{"CLAUDE_CODE_API_KEY", "ANTHROPIC_API_KEY"},
@@ -63,7 +63,7 @@ var BackendTypes = map[string]BackendType{
 	"antigravity_cli": {Name: "antigravity_cli", Protocol: ProtocolOther, APIKeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		DefaultModel: "gemini-3.5-flash", Refused: true, Instead: useAPI("gemini", "the Gemini API")},
 	"gemini": {Name: "gemini", Protocol: ProtocolGemini, DefaultBaseURL: "https://generativelanguage.googleapis.com",
-		APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, DefaultModel: "gemini-2.5-flash", Implemented: true,
+		APIKeyEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, DefaultModel: "gemini-3-flash-preview", Implemented: true,
 		WebSearch: true, CodeExecution: true},
 	"grok": {Name: "grok", Protocol: ProtocolChat, DefaultBaseURL: "https://api.x.ai/v1",
 		APIKeyEnv: []string{"XAI_API_KEY"}, DefaultModel: "grok-4", Implemented: true, WebSearch: true},

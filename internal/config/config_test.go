@@ -214,7 +214,7 @@ func TestParse_BackendKeyTypoWarns(t *testing.T) {
 		"W 5:7 agents[0].backend.modle | `modle` is passed to the provider as a request parameter | did you mean `model`?",
 		"W 6:7 agents[0].backend.api_kye | passed to the provider | did you mean `api_key`?",
 	})
-	if cfg.Agents[0].Backend.Model != "gpt-4o" {
+	if cfg.Agents[0].Backend.Model != "gpt-5.4" {
 		t.Errorf("default model not applied: %q", cfg.Agents[0].Backend.Model)
 	}
 }
@@ -339,7 +339,7 @@ func TestQuickAgent(t *testing.T) {
 		t.Fatal(rep.Text())
 	}
 	want := []Agent{{ID: "agent1", SystemMessage: "Be \"brief\".\n\tOK: yes # not a comment",
-		Backend: Backend{Type: "openai", Model: "gpt-4o", BaseURL: "https://api.openai.com/v1"}}}
+		Backend: Backend{Type: "openai", Model: "gpt-5.4", BaseURL: "https://api.openai.com/v1"}}}
 	if diff := cmp.Diff(want, cfg.Agents); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
