@@ -78,7 +78,7 @@ var BackendTypes = map[string]BackendType{
 	"fireworks": chatType("fireworks", "https://api.fireworks.ai/inference/v1",
 		"accounts/fireworks/models/llama-v3p3-70b-instruct", "FIREWORKS_API_KEY"),
 	"groq":       chatType("groq", "https://api.groq.com/openai/v1", "llama-3.3-70b-versatile", "GROQ_API_KEY"),
-	"openrouter": chatType("openrouter", "https://openrouter.ai/api/v1", CustomModel, "OPENROUTER_API_KEY"),
+	"openrouter": withWebSearch(chatType("openrouter", "https://openrouter.ai/api/v1", CustomModel, "OPENROUTER_API_KEY")),
 	"moonshot": chatType("moonshot", "https://api.moonshot.cn/v1", "moonshot-v1-128k",
 		"MOONSHOT_API_KEY", "KIMI_API_KEY"),
 	"nvidia_nim": chatType("nvidia_nim", "https://integrate.api.nvidia.com/v1", "moonshotai/kimi-k2.5", "NGC_API_KEY"),
@@ -107,6 +107,13 @@ var BackendTypes = map[string]BackendType{
 func chatType(name, baseURL, model string, keyEnv ...string) BackendType {
 	return BackendType{Name: name, Protocol: ProtocolChat, DefaultBaseURL: baseURL, APIKeyEnv: keyEnv,
 		DefaultModel: model, Implemented: true}
+}
+
+// withWebSearch marks a chat type whose service has a web search of its own (OpenRouter's web
+// plugin, MassGen v0.1.30).
+func withWebSearch(t BackendType) BackendType {
+	t.WebSearch = true
+	return t
 }
 
 const noFramework = "there is no equivalent yet; an API type such as openai or claude with cwd and enable_mcp_command_line runs code in a workspace"

@@ -48,11 +48,16 @@ func toWire(o provider.Options, req provider.Request) (openai.ChatCompletionNewP
 		return openai.ChatCompletionNewParams{}, err
 	}
 	if o.WebSearch {
-		// xAI's live search, as MassGen asks for it: the model decides when to search.
-		if _, set := extra["search_parameters"]; set {
-			return openai.ChatCompletionNewParams{}, fmt.Errorf("enable_web_search sets search_parameters: remove one of them")
+		// Each service's own search, as MassGen asks for it: OpenRouter's web plugin, xAI's
+		// live search (the model decides when to search).
+		field, value := "search_parameters", any(map[string]any{"mode": "auto", "return_citations": true})
+		if o.Type == "openrouter" {
+			field, value = "plugins", []any{map[string]any{"id": "web"}}
 		}
-		extra["search_parameters"] = map[string]any{"mode": "auto", "return_citations": true}
+		if _, set := extra[field]; set {
+			return openai.ChatCompletionNewParams{}, fmt.Errorf("enable_web_search sets %s: remove one of them", field)
+		}
+		extra[field] = value
 	}
 	if len(extra) > 0 {
 		params.SetExtraFields(extra)

@@ -67,3 +67,45 @@ func TestToWire_WebSearch(t *testing.T) {
 		}
 	}
 }
+
+// enable_web_search on openrouter asks for OpenRouter's web plugin (MassGen v0.1.30); the
+// url_citation annotations it streams come back as one hosted web search.
+func TestStream_OpenRouterWebPlugin(t *testing.T) {
+	sse := `data: {"id":"1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Paris [1]."}}]}
+
+data: {"id":"1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"","annotations":[{"type":"url_citation","url_citation":{"url":"https://en.wikipedia.org/wiki/Paris","title":"Paris"}},{"type":"url_citation","url_citation":{"url":"https://en.wikipedia.org/wiki/Paris"}},{"type":"file","file":{}}]},"finish_reason":"stop"}]}
+
+data: [DONE]
+
+`
+	url, reqs := serveSSE(t, sse)
+	p := mustNew(t, provider.Options{Type: "openrouter", Model: "openai/gpt-5.4", APIKey: "k", BaseURL: url, WebSearch: true})
+	var got []provider.Chunk
+	for c, err := range p.Stream(t.Context(), providertest.Request()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, c)
+	}
+	var body map[string]any
+	if err := json.Unmarshal((<-reqs).body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]any{map[string]any{"id": "web"}}, body["plugins"]); diff != "" || body["search_parameters"] != nil {
+		t.Errorf("plugins (-want +got):\n%s\nsearch_parameters: %v", diff, body["search_parameters"])
+	}
+	want := []provider.Chunk{
+		provider.TextDelta{Text: "Paris [1]."},
+		provider.HostedToolChunk{Call: provider.ToolCall{Name: provider.HostedWebSearch, Arguments: `{"mode":"auto"}`},
+			Result: provider.SearchSummary([]provider.Source{{URL: "https://en.wikipedia.org/wiki/Paris"}})},
+		provider.Done{StopReason: "stop"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks (-want +got):\n%s", diff)
+	}
+	if _, err := toWire(provider.Options{Type: "openrouter", Model: "m", WebSearch: true,
+		Params: map[string]any{"plugins": []any{map[string]any{"id": "pdf"}}}}, providertest.Request()); err == nil ||
+		!strings.Contains(err.Error(), "enable_web_search sets plugins: remove one of them") {
+		t.Errorf("own plugins and enable_web_search: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package chat
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -29,7 +30,7 @@ type translator struct {
 	finish    string
 	usage     *provider.Usage // from the standard usage field, the last one seen
 	groqUsage *provider.Usage // from x_groq.usage, used when no standard usage came
-	citations []string        // xAI live search: the sources the answer used
+	citations []string        // xAI live search, OpenRouter's web plugin: the sources the answer used
 
 	// budget bounds what the response brings in, the calls assembled here included (nil:
 	// unbounded, for tests of the translation alone).
@@ -70,6 +71,7 @@ func (t *translator) add(c openai.ChatCompletionChunk) ([]provider.Chunk, error)
 			continue // n > 1 is never requested; only the first choice is the answer
 		}
 		d := ch.Delta
+		t.annotations(extraField(d.JSON.ExtraFields, "annotations"))
 		if err := t.spend(d); err != nil {
 			return out, err
 		}
@@ -196,6 +198,30 @@ func reasoningText(d openai.ChatCompletionChunkChoiceDelta) string {
 
 // extraField is the raw JSON of a field the SDK does not know, "" when it is absent or null.
 // (The SDK marks every extra field invalid, so Field.Valid cannot tell.)
+// annotations takes the url_citation annotations OpenRouter's web plugin streams in a delta.
+func (t *translator) annotations(raw string) {
+	if raw == "" {
+		return
+	}
+	var anns []struct {
+		Type        string `json:"type"`
+		URLCitation struct {
+			URL string `json:"url"`
+		} `json:"url_citation"`
+	}
+	if json.Unmarshal([]byte(raw), &anns) != nil {
+		return
+	}
+	for _, a := range anns {
+		if u := a.URLCitation.URL; a.Type == "url_citation" && u != "" && !slices.Contains(t.citations, u) && len(t.citations) < maxCitations {
+			t.citations = append(t.citations, u)
+		}
+	}
+}
+
+// maxCitations bounds the sources kept from a stream.
+const maxCitations = 100
+
 func extraField(fields map[string]respjson.Field, name string) string {
 	raw := fields[name].Raw()
 	if raw == "null" {
