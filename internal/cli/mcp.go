@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"massgen/internal/app"
+	"massgen/internal/config"
 	"massgen/internal/mcpserve"
 	"massgen/internal/web"
 )
@@ -67,6 +68,9 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			teams, err := loadTeams(configs, stderr)
 			if err != nil {
 				return err
+			}
+			for _, t := range teams {
+				warnMissingKeys(t.Name, t.Config, stderr)
 			}
 			srv, err := mcpserve.New(mcpserve.Options{Teams: teams, LogRoot: logRoot, Version: Version, MaxSessions: maxSessions, Token: token})
 			if err != nil {
@@ -142,4 +146,14 @@ func loadTeams(configs []string, stderr io.Writer) ([]mcpserve.Team, error) {
 		teams = append(teams, mcpserve.Team{Name: name, Config: cfg})
 	}
 	return teams, nil
+}
+
+// warnMissingKeys says, as a server starts, which teams' agents have no API key: their
+// sessions would fail at once, one client request at a time.
+func warnMissingKeys(name string, cfg *config.Config, stderr io.Writer) {
+	for _, a := range cfg.Agents {
+		if _, _, err := app.APIKey(a.Backend, os.Getenv); err != nil {
+			fmt.Fprintf(stderr, "warning: team %s, agent %s: %v; its sessions fail until it is set (restart to read it)\n", name, a.ID, err)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -65,9 +66,13 @@ and stops.
 			if err != nil {
 				return err
 			}
-			for _, cfg := range teams {
+			for _, name := range slices.Sorted(maps.Keys(teams)) {
+				cfg := teams[name]
 				if err := checkTemporal(tf, cfg); err != nil {
 					return err
+				}
+				if remote := tf.addr != ""; !remote { // workers read their own keys
+					warnMissingKeys(name, cfg, stderr)
 				}
 			}
 			remote, closeRemote, err := tf.remote(cmd.Context())

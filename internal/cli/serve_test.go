@@ -36,7 +36,17 @@ func TestServe_RefusesBadSetups(t *testing.T) {
 	}
 }
 
-func TestServe_AnswersAndStopsWithItsContext(t *testing.T) {
+// serving is a massgen serve started by startServe.
+type serving struct {
+	addr   string
+	models string // the body of GET /v1/models
+	stop   func() (code int, stdout, stderr string)
+}
+
+// startServe runs massgen serve with args on a free port, in a fresh working folder, and waits
+// until it answers GET /v1/models; stop ends it and returns how it ended.
+func startServe(t *testing.T, args ...string) serving {
+	t.Helper()
 	t.Chdir(t.TempDir())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,33 +55,56 @@ func TestServe_AnswersAndStopsWithItsContext(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int)
-	var out string
+	type ended struct {
+		code        int
+		out, errOut string
+	}
+	done := make(chan ended, 1)
 	go func() {
-		code, o, _ := execute(t, ctx, "serve", "--config", repoFile(t, "examples/demo.yaml"), "--addr", addr)
-		out = o
-		done <- code
+		code, out, errOut := execute(t, ctx, append(append([]string{"serve"}, args...), "--addr", addr)...)
+		done <- ended{code, out, errOut}
 	}()
-	var resp *http.Response
+	stop := func() (int, string, string) {
+		cancel()
+		e := <-done
+		return e.code, e.out, e.errOut
+	}
 	for range 100 {
-		if resp, err = http.Get("http://" + addr + "/v1/models"); err == nil {
-			break
+		resp, err := http.Get("http://" + addr + "/v1/models")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("GET /v1/models: %s", resp.Status)
+			}
+			return serving{addr: addr, models: string(body), stop: stop}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /v1/models: %s", resp.Status)
-	}
-	cancel()
-	if code := <-done; code != 0 && code != ExitInterrupted {
+	code, out, errOut := stop()
+	t.Fatalf("serve did not start: exit %d\n%s%s", code, out, errOut)
+	return serving{}
+}
+
+func TestServe_AnswersAndStopsWithItsContext(t *testing.T) {
+	s := startServe(t, "--config", repoFile(t, "examples/demo.yaml"))
+	code, out, _ := s.stop()
+	if code != 0 && code != ExitInterrupted {
 		t.Errorf("serve ended with %d", code)
 	}
-	if !strings.Contains(out, "http://"+addr) {
+	if !strings.Contains(out, "http://"+s.addr) {
 		t.Errorf("serve did not print its URL:\n%s", out)
+	}
+}
+
+// A team whose agents have no key is served, with a warning at start naming what to set:
+// otherwise every request would fail, one at a time.
+func TestServe_WarnsOfMissingKeys(t *testing.T) {
+	team := writeConfig(t, "agents:\n  - id: gpt\n    backend: {type: openai, model: gpt-5.4}\n")
+	s := startServe(t, "--config", team)
+	_, _, errOut := s.stop()
+	if !strings.Contains(errOut, "agent gpt: no API key for backend openai: set OPENAI_API_KEY") {
+		t.Errorf("no warning of the missing key:\n%s", errOut)
 	}
 }
 
@@ -87,7 +120,6 @@ func TestServe_SetupDirTeams(t *testing.T) {
 		{"saved team", true, `"id":"mine"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Chdir(t.TempDir())
 			dir := t.TempDir()
 			if tc.saved {
 				demo, err := os.ReadFile(repoFile(t, "examples/demo.yaml"))
@@ -98,38 +130,13 @@ func TestServe_SetupDirTeams(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
+			s := startServe(t, "--setup-dir", dir)
+			_, out, errOut := s.stop()
+			if !strings.Contains(s.models, tc.want) {
+				t.Errorf("GET /v1/models = %s, want %s", s.models, tc.want)
 			}
-			addr := ln.Addr().String()
-			ln.Close()
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan string)
-			go func() {
-				_, out, stderr := execute(t, ctx, "serve", "--setup-dir", dir, "--addr", addr)
-				done <- out + stderr
-			}()
-			var resp *http.Response
-			for range 100 {
-				if resp, err = http.Get("http://" + addr + "/v1/models"); err == nil {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			if err != nil {
-				cancel()
-				t.Fatalf("serve did not start: %v\n%s", err, <-done)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			cancel()
-			out := <-done
-			if !strings.Contains(string(body), tc.want) {
-				t.Errorf("GET /v1/models = %s, want %s", body, tc.want)
-			}
-			if !strings.Contains(out, "no default team") {
-				t.Errorf("serve did not say why no default team is served:\n%s", out)
+			if !strings.Contains(out+errOut, "no default team") {
+				t.Errorf("serve did not say why no default team is served:\n%s%s", out, errOut)
 			}
 		})
 	}
