@@ -88,7 +88,7 @@ and stops.
 				}
 			}
 			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version, MaxSessions: maxSessions,
-				SetupDir: setupDir, Run: run})
+				SetupDir: setupDir, Run: run, Log: stdout})
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}

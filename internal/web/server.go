@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -59,6 +60,8 @@ type Options struct {
 	// Getenv tells the wizard which providers have keys (only whether, never the value); nil
 	// means os.Getenv.
 	Getenv func(string) string
+	// Log, when set, gets a line as each session starts and ends (massgen serve's stdout).
+	Log io.Writer
 }
 
 // Server serves the chat API and the dashboard. Its methods are safe for concurrent use.
@@ -69,6 +72,7 @@ type Server struct {
 	byPath   map[string]string         // config path (as given and absolute) -> team name; guarded by teamMu
 	setupDir string
 	getenv   func(string) string
+	log      *lineLog
 	logRoot  string
 	token    string
 	version  string
@@ -117,6 +121,7 @@ func NewServer(opts Options) (*Server, error) {
 		teams:    teams,
 		setupDir: opts.SetupDir,
 		getenv:   opts.Getenv,
+		log:      &lineLog{w: opts.Log},
 		byPath:   map[string]string{},
 		logRoot:  opts.LogRoot,
 		token:    opts.Token,

@@ -192,6 +192,7 @@ func (s *Server) start(parent context.Context, r run) (*session, error) {
 		ss.mu.Lock()
 		ss.ended, ss.res, ss.err = true, res, err
 		id, begun := ss.id, ss.begun
+		s.log.ended(id, team, res, err)
 		close(ss.changed)
 		ss.changed = make(chan struct{})
 		ss.mu.Unlock()
@@ -220,8 +221,9 @@ func (s *Server) start(parent context.Context, r run) (*session, error) {
 
 func (s *Server) register(ss *session) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.running[ss.id] = ss
+	s.mu.Unlock()
+	s.log.started(ss.id, ss.team)
 }
 
 func (s *Server) unregister(id string) {

@@ -1,0 +1,47 @@
+package web
+
+import (
+	"bytes"
+	"regexp"
+	"sync"
+	"testing"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's session goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The person running serve sees each session start and end, with where its log is, how it
+// ended and what it cost, never the client's question.
+func TestServer_LogsEachSession(t *testing.T) {
+	var log syncBuffer
+	e := newEnv(t, func(o *Options) { o.Log = &log })
+	e.post("/v1/chat/completions", chatBody("demo", false, "user", "A private question?"))
+	e.waitIdle()
+	got := log.String()
+	for _, want := range []string{
+		`(?m)^session log_\d{8}_\d{6}_\d+/turn_1 \(team demo\): started$`,
+		`(?m)^session log_\d{8}_\d{6}_\d+/turn_1 \(team demo\): completed \(exit 0\) in \d+\.\ds, winner \w+, cost \$\d+\.\d{4}$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(got) {
+			t.Errorf("the log lacks %s:\n%s", want, got)
+		}
+	}
+	if regexp.MustCompile("private question").MatchString(got) {
+		t.Errorf("the log shows the client's question:\n%s", got)
+	}
+}
