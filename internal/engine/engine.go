@@ -146,6 +146,9 @@ type session struct {
 	// overBudget is set by the call that spends max_cost_usd; coordination ends as soon as
 	// that call's response has been acted on (guarded by mu).
 	overBudget bool
+	// deadWhy is why each agent left the session, in the order they left, for the error of a
+	// session every agent left (guarded by mu).
+	deadWhy []string
 
 	// convs[i] is agent i's conversation: its goroutine's during coordination, the
 	// presentation's after (layout.go).
@@ -488,7 +491,13 @@ func (s *session) errorFor(reason string) error {
 	case event.EndInterrupted:
 		return errors.New("interrupted")
 	case event.EndAllDead:
-		return errors.New("every agent failed")
+		s.mu.Lock()
+		why := strings.Join(s.deadWhy, "; ")
+		s.mu.Unlock()
+		if why == "" {
+			return errors.New("every agent failed")
+		}
+		return fmt.Errorf("every agent failed: %s", why)
 	case event.EndBudget:
 		s.mu.Lock()
 		spent := s.cost
@@ -535,11 +544,22 @@ func (s *session) fail(i int, err error, timeout bool) {
 	case consecutive == 1:
 		reason = fmt.Sprintf("1 failed turn: %v", err)
 	}
-	s.publish(event.AgentDead{Agent: id, Reason: reason})
+	s.agentDeadLocked(id, reason)
 	// An agent waiting for everyone to answer, or for a slower agent to catch up, may wait
 	// for this one no more.
 	s.broadcastLocked()
 	s.checkEndLocked()
+}
+
+// agentDeadLocked reports that agent id left the session, and why; s.mu must be held.
+func (s *session) agentDeadLocked(id, reason string) {
+	s.publish(event.AgentDead{Agent: id, Reason: reason})
+	s.noteDeadLocked(id, reason)
+}
+
+// noteDeadLocked keeps why id left, clipped, for the session's error; s.mu must be held.
+func (s *session) noteDeadLocked(id, reason string) {
+	s.deadWhy = append(s.deadWhy, id+": "+clipText(reason))
 }
 
 // checkEndLocked ends coordination when every live agent holds a current vote or none is left.

@@ -180,6 +180,15 @@ func TestRun_AllDeadExits2(t *testing.T) {
 	if len(ofType[event.FinalAnswer](evs)) != 0 {
 		t.Error("final answer without any answer")
 	}
+	// The error says why each agent left, so that a client of serve or mcp learns what to fix.
+	for _, d := range ofType[event.AgentDead](evs) {
+		if want := d.Agent + ": " + d.Reason; res.Err == nil || !strings.Contains(res.Err.Error(), want) {
+			t.Errorf("error %v lacks %q", res.Err, want)
+		}
+	}
+	if n := len(ofType[event.AgentDead](evs)); n != 2 {
+		t.Errorf("%d agents left, want 2", n)
+	}
 }
 
 func TestRun_SessionTimeoutPresentsBestAnswer(t *testing.T) {

@@ -85,6 +85,7 @@ type restored struct {
 	personas []string
 	ended    *event.CoordinationEnded
 	final    *event.FinalAnswer
+	deadWhy  []string // why agents left, as session.deadWhy
 }
 
 // fold reads the log of a session of s's agents.
@@ -209,6 +210,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 		case event.AgentDead:
 			if i, ok := index[p.Agent]; ok {
 				dead[i] = true
+				r.deadWhy = append(r.deadWhy, p.Agent+": "+clipText(p.Reason))
 			}
 		case event.UsageReported:
 			r.cost += p.CostUSD

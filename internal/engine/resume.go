@@ -55,6 +55,7 @@ func resume(ctx context.Context, o Options) Result {
 	}
 	s.personas = r.personas
 	s.restored = r.convs
+	s.deadWhy = r.deadWhy
 	if r.ended != nil {
 		// No agent goroutine takes its conversation up: the presentation may continue it.
 		for i := range s.agents {

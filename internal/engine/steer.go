@@ -74,7 +74,7 @@ func (st *Steering) StopAgent(id string) error {
 		return fmt.Errorf("agent %s is already out of the session", id)
 	}
 	s.m.Kill(i)
-	s.publish(event.AgentDead{Agent: id, Reason: "stopped from the dashboard"})
+	s.agentDeadLocked(id, "stopped from the dashboard")
 	st.mu.Lock()
 	if cancel := st.cancels[i]; cancel != nil {
 		cancel()
