@@ -410,7 +410,7 @@ func TestChat_MaxSessionsAnswers429UntilOneEnds(t *testing.T) {
 		e.post("/api/runs", map[string]string{"team": "demo", "question": "q"}),
 	} {
 		wantError(t, r, http.StatusTooManyRequests, "rate_limit_exceeded")
-		if r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), "--max-sessions") {
+		if r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), "1 session is running, the most this server runs at once (massgen serve --max-sessions)") {
 			t.Errorf("429 without Retry-After or the flag to change: %v %s", r.header, r.body)
 		}
 	}

@@ -110,7 +110,11 @@ var errShuttingDown = errors.New("the server is shutting down")
 type busyError struct{ max int }
 
 func (e busyError) Error() string {
-	return fmt.Sprintf("%d sessions are running, the most this server runs at once (massgen serve --max-sessions); retry when one has ended", e.max)
+	running := fmt.Sprintf("%d sessions are running", e.max)
+	if e.max == 1 {
+		running = "1 session is running"
+	}
+	return running + ", the most this server runs at once (massgen serve --max-sessions); retry when one has ended"
 }
 
 // run is what a session runs: question on team, after history; logSession and turn, when
