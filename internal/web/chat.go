@@ -213,7 +213,11 @@ func failure(res app.Result) (status int, code, msg string) {
 	case app.ExitTimeout:
 		return http.StatusGatewayTimeout, "session_timeout", "the session timed out: " + reason
 	case app.ExitInterrupted:
-		return http.StatusServiceUnavailable, "session_interrupted", "the session was interrupted: " + reason
+		msg := "the session was interrupted"
+		if reason != "interrupted" && reason != "no answer" {
+			msg += ": " + reason
+		}
+		return http.StatusServiceUnavailable, "session_interrupted", msg
 	}
 	return http.StatusInternalServerError, "session_failed", "the session failed: " + reason
 }

@@ -2,9 +2,14 @@ package web
 
 import (
 	"bytes"
+	"errors"
+	"net/http"
 	"regexp"
 	"sync"
 	"testing"
+
+	"massgen/internal/app"
+	"massgen/internal/engine"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's session goroutines.
@@ -43,5 +48,26 @@ func TestServer_LogsEachSession(t *testing.T) {
 	}
 	if regexp.MustCompile("private question").MatchString(got) {
 		t.Errorf("the log shows the client's question:\n%s", got)
+	}
+}
+
+// A failed session's message says why once: "interrupted" is not repeated after "the session
+// was interrupted", and each agent's reason reaches the client.
+func TestFailure_Messages(t *testing.T) {
+	for _, tc := range []struct {
+		res    app.Result
+		status int
+		msg    string
+	}{
+		{app.Result{Result: engine.Result{ExitCode: app.ExitInterrupted, Err: errors.New("interrupted")}}, http.StatusServiceUnavailable,
+			"the session was interrupted"},
+		{app.Result{Result: engine.Result{ExitCode: app.ExitExecution, Err: errors.New("every agent failed: a: retrying cannot help: the API key was rejected")}},
+			http.StatusInternalServerError, "the session failed: every agent failed: a: retrying cannot help: the API key was rejected"},
+		{app.Result{Result: engine.Result{ExitCode: app.ExitTimeout}}, http.StatusGatewayTimeout, "the session timed out: no answer"},
+	} {
+		status, _, msg := failure(tc.res)
+		if status != tc.status || msg != tc.msg {
+			t.Errorf("failure(%+v) = %d %q, want %d %q", tc.res, status, msg, tc.status, tc.msg)
+		}
 	}
 }
