@@ -148,8 +148,8 @@ func generation(mode string, model bool) func(*walker, *target, value) {
 }
 
 // multimodalConfig reads multimodal_config: {image|audio|video: {backend, model}}, read_media's
-// providers. MassGen's
-// video frame-extraction settings have no effect (video goes to Gemini whole) and warn.
+// providers. MassGen's video frame-extraction settings have no effect and warn: frames are
+// always evenly spaced, as many as understand_video's num_frames says.
 func multimodalConfig(w *walker, t *target, f field) {
 	kinds, _ := w.mapping(f, 1)
 	m := mediaOf(t)
@@ -176,7 +176,7 @@ func multimodalConfig(w *walker, t *target, f field) {
 				c.Model, _ = w.str(e)
 			default:
 				w.warnAt(e.loc, fmt.Sprintf("`%s` has no effect here", clip(e.key)),
-					"only backend and model are read; videos are sent whole to Gemini, without frame extraction", e.keyN)
+					"only backend and model are read; OpenAI and Claude get understand_video's num_frames frames (default 8), evenly spaced", e.keyN)
 			}
 		}
 		if m.Understand == nil {

@@ -57,7 +57,7 @@ func TestParse_MediaKeysRefused(t *testing.T) {
 		{"      image_generation_backend: google\n", "E 5:33 agents[0].backend.image_generation_backend | image generation through `google` is not built: generate_media makes images with OpenAI | use openai, or leave it out"},
 		{"      audio_generation_backend: elevenlabs\n", "E 5:33 agents[0].backend.audio_generation_backend | `elevenlabs` is not a audio generation backend this build has (openai) | use openai, or leave it out"},
 		{"      video_generation_backend: google\n", "W 5:7 agents[0].backend.video_generation_backend | `video_generation_backend` is ignored: video generation is not built (generate_media refuses mode video)"},
-		{"      multimodal_config: {video: {num_frames: 8}}\n", "W 5:35 agents[0].backend.multimodal_config.video.num_frames | `num_frames` has no effect here | only backend and model are read; videos are sent whole to Gemini, without frame extraction"},
+		{"      multimodal_config: {video: {num_frames: 8}}\n", "W 5:35 agents[0].backend.multimodal_config.video.num_frames | `num_frames` has no effect here | only backend and model are read; OpenAI and Claude get understand_video's num_frames frames (default 8), evenly spaced"},
 		{"      multimodal_config: {pdf: {backend: openai}}\n", "W 5:27 agents[0].backend.multimodal_config.pdf | `pdf` is not a kind of media here and is ignored | use image, audio or video"},
 	} {
 		_, rep := Parse("c.yaml", []byte(net(tc.lines)))

@@ -2,7 +2,8 @@
 // tools send an agent's images, audio, video and PDFs to a provider's multimodal endpoint
 // (OpenAI Responses and transcriptions, Gemini generateContent, Claude Messages) and return
 // what it says; generate_media makes images and speech with OpenAI and writes them into the
-// agent's workspace. Files are read and written only through the agent's workspace
+// agent's workspace. Videos go whole to Gemini and as frames (taken with ffmpeg) to OpenAI and
+// Claude. Files are read and written only through the agent's workspace
 // confinement, sizes are capped both ways, and keys stay here: results and errors name the
 // variable a key came from, never the key.
 package media
@@ -50,6 +51,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// Now names generated files; nil means time.Now.
 	Now func() time.Time
+	// FFmpeg and FFprobe are the programs that take frames out of a video for providers
+	// without video input; "" looks up ffmpeg and ffprobe in PATH.
+	FFmpeg, FFprobe string
 }
 
 // toolset is the state the tools of one agent share.

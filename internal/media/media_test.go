@@ -91,7 +91,7 @@ func TestReadMedia_ProviderWire(t *testing.T) {
 		{name: "audio to Gemini inline", own: "scripted", file: "talk.wav", providers: []string{"openai", "gemini"},
 			wantPath: "/v1beta/models/gemini-3-flash-preview:generateContent", wantBackend: "gemini", wantText: "Gemini sees it.",
 			wantModel: "gemini-3-flash-preview", wantBody: []string{`"mimeType":"audio/wav"`}, wantAuth: func(c call) string { return c.GoogKey }},
-		{name: "video to Gemini whole", own: "openai", file: "clip.mp4", providers: []string{"openai", "gemini"},
+		{name: "video to Gemini whole", own: "scripted", file: "clip.mp4", providers: []string{"openai", "gemini", "claude"},
 			wantPath: "/v1beta/models/gemini-3-flash-preview:generateContent", wantBackend: "gemini", wantText: "Gemini sees it.",
 			wantModel: "gemini-3-flash-preview", wantBody: []string{`"mimeType":"video/mp4"`}, wantAuth: func(c call) string { return c.GoogKey }},
 	} {
@@ -347,8 +347,8 @@ func TestMedia_BadInput(t *testing.T) {
 		{name: "text named .png", tool: read, args: func(setup) any { return map[string]any{"file_path": "fake.png"} }, want: "holds text"},
 		{name: "no key for any provider", providers: []string{}, tool: read, args: func(setup) any { return map[string]any{"file_path": "shot.png"} },
 			want: "no provider for image: set GEMINI_API_KEY (or GOOGLE_API_KEY) or OPENAI_API_KEY or ANTHROPIC_API_KEY"},
-		{name: "video without Gemini", providers: []string{"openai", "claude"}, tool: read, args: func(setup) any { return map[string]any{"file_path": "clip.mp4"} },
-			want: "no provider for video: set GEMINI_API_KEY"},
+		{name: "video without a key", providers: []string{}, tool: read, args: func(setup) any { return map[string]any{"file_path": "clip.mp4"} },
+			want: "no provider for video: set GEMINI_API_KEY (or GOOGLE_API_KEY) or OPENAI_API_KEY or ANTHROPIC_API_KEY"},
 		{name: "provider error, its message redacted", tool: read, prepare: func(_ *testing.T, s setup) {
 			s.f.fail("/responses", 400, `{"error":{"message":"bad image for key `+openaiKey+`","type":"invalid_request_error"}}`)
 		}, args: func(setup) any { return map[string]any{"file_path": "shot.png"} }, want: "openai API error: 400 Bad Request: bad image for key [redacted]", calls: 1},

@@ -8,11 +8,12 @@ import (
 	"massgen/internal/config"
 )
 
-// What each provider can take, by kind (audio on OpenAI is its transcription endpoint).
+// What each provider can take, by kind (audio on OpenAI is its transcription endpoint; video
+// on OpenAI and Claude is still frames of it).
 var can = map[string][]string{
-	"openai": {kindImage, kindAudio, kindFile},
+	"openai": {kindImage, kindAudio, kindVideo, kindFile},
 	"gemini": {kindImage, kindAudio, kindVideo, kindFile},
-	"claude": {kindImage, kindFile},
+	"claude": {kindImage, kindVideo, kindFile},
 }
 
 // priority is the order providers are tried in when neither the call, the config nor the
@@ -21,16 +22,16 @@ var can = map[string][]string{
 var priority = map[string][]string{
 	kindImage: {"gemini", "openai", "claude"},
 	kindAudio: {"gemini", "openai"},
-	kindVideo: {"gemini"},
+	kindVideo: {"gemini", "openai", "claude"},
 	kindFile:  {"openai", "claude", "gemini"},
 }
 
 // defaultModels per provider and kind (MassGen's backend_selector defaults).
 var defaultModels = map[string]map[string]string{
-	"openai": {kindImage: "gpt-4.1", kindAudio: "gpt-4o-transcribe", kindFile: "gpt-4.1"},
+	"openai": {kindImage: "gpt-4.1", kindAudio: "gpt-4o-transcribe", kindVideo: "gpt-4.1", kindFile: "gpt-4.1"},
 	"gemini": {kindImage: "gemini-3-flash-preview", kindAudio: "gemini-3-flash-preview", kindVideo: "gemini-3-flash-preview",
 		kindFile: "gemini-3-flash-preview"},
-	"claude": {kindImage: "claude-sonnet-4-5", kindFile: "claude-sonnet-4-5"},
+	"claude": {kindImage: "claude-sonnet-4-5", kindVideo: "claude-sonnet-4-5", kindFile: "claude-sonnet-4-5"},
 }
 
 // keyVars names the variables that give each provider a key, for messages.

@@ -224,54 +224,6 @@ func (ts *toolset) understandAudio(ctx context.Context, paths []string, prompt, 
 	return map[string]any{"transcriptions": transcriptions, "audio_files": files, "model": m, "backend": b.Name}, nil
 }
 
-func (ts *toolset) understandVideoTool() tool.Tool {
-	return tool.Tool{Spec: spec("understand_video",
-		"Analyze a video (mp4, mov, avi, mkv, webm; at most 20 MiB) from your workspace or a context path. It is sent whole to Gemini, "+
-			"which needs GEMINI_API_KEY or GOOGLE_API_KEY; frames are not extracted for other providers.",
-		schema(map[string]any{
-			"video_path":   str("The video."),
-			"prompt":       str("The question about the video (default: describe it)."),
-			"num_frames":   map[string]any{"type": "integer", "description": "Frames to extract for providers without video input; unused here (Gemini takes the whole video)."},
-			"model":        str("The model (default: your own when it is Gemini, else gemini-3-flash-preview)."),
-			"backend_type": str("Preferred provider: gemini."),
-		}, "video_path")), Run: func(ctx context.Context, args string) tool.Result {
-		var in struct {
-			VideoPath   string `json:"video_path"`
-			Prompt      string `json:"prompt"`
-			NumFrames   int    `json:"num_frames"`
-			Model       string `json:"model"`
-			BackendType string `json:"backend_type"`
-		}
-		const op = "understand_video"
-		if err := decode(op, args, &in, `{"video_path": "demo.mp4"}`); err != nil {
-			return failure(op, err)
-		}
-		out, err := ts.understandVideo(ctx, in.VideoPath, in.Prompt, in.Model, in.BackendType)
-		if err != nil {
-			return failure(op, err)
-		}
-		return result(op, out)
-	}}
-}
-
-func (ts *toolset) understandVideo(ctx context.Context, path, prompt, model, backend string) (map[string]any, error) {
-	if err := checkText("prompt", prompt, maxPrompt); err != nil {
-		return nil, err
-	}
-	if prompt == "" {
-		prompt = promptVideo
-	}
-	p, abs, err := ts.load(path, kindVideo)
-	if err != nil {
-		return nil, err
-	}
-	text, b, m, err := ts.understand(ctx, kindVideo, backend, model, prompt, []part{p})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"video_path": abs, "prompt": prompt, "model": m, "backend": b.Name, "response": text}, nil
-}
-
 func (ts *toolset) understandFileTool() tool.Tool {
 	return tool.Tool{Spec: spec("understand_file",
 		"Analyze a document with a model and return its answer: a PDF (at most 20 MiB, sent as a document) or a text file (code, "+
@@ -367,7 +319,8 @@ func (ts *toolset) readMediaTool() tool.Tool {
 	return tool.Tool{Spec: spec("read_media",
 		"Understand an image, audio or video file with a multimodal model and get its answer as text: give file_path and a prompt "+
 			"(ask critically when judging work: what is missing, broken or wrong?). Images: png, jpg, jpeg, webp, gif, bmp; audio: mp3, "+
-			"wav, m4a, ogg, flac, aac, opus; video: mp4, mov, avi, mkv, webm. Or give inputs to analyze up to 8 items in parallel, each "+
+			"wav, m4a, ogg, flac, aac, opus; video: mp4, mov, avi, mkv, webm (whole to Gemini; to OpenAI or Claude as 8 still frames, "+
+			"without the sound). Or give inputs to analyze up to 8 items in parallel, each "+
 			`{"files": {"name": "path", ...}, "prompt": "..."}; several images of one input are sent together. Files come from your `+
 			"workspace or context paths.",
 		schema(map[string]any{
@@ -476,6 +429,6 @@ func (ts *toolset) readOne(ctx context.Context, files map[string]string, prompt 
 		out, err := ts.understandAudio(ctx, paths, prompt, "", "")
 		return "understand_audio", out, err
 	}
-	out, err := ts.understandVideo(ctx, first, prompt, "", "")
+	out, err := ts.understandVideo(ctx, first, prompt, "", "", nil)
 	return "understand_video", out, err
 }
