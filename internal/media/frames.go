@@ -33,9 +33,11 @@ const (
 	maxFramesBytes = 15 << 20
 	maxProbeOutput = 64 << 10
 	maxPacketList  = 8 << 20 // ffprobe's packet list, read when a video states no duration
-	frameTimeout   = 2 * time.Minute
-	maxToolMessage = 600 // the end of ffmpeg's error output, in an error
+	maxToolMessage = 600     // the end of ffmpeg's error output, in an error
 )
+
+// frameTimeout bounds taking the frames of one video (a variable: tests shorten it).
+var frameTimeout = 2 * time.Minute
 
 // frameScale fits a frame in 2000x768 (landscape) or 768x2000 (portrait) without enlarging
 // it: MassGen's limits for OpenAI's vision input, which Claude's also allow.
@@ -110,7 +112,7 @@ func (ts *toolset) extractFrames(ctx context.Context, p part, n int) ([]frame, v
 	if err := os.WriteFile(filepath.Join(dir, input), p.data, 0o600); err != nil {
 		return nil, videoInfo{}, fmt.Errorf("a private copy of the video: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, frameTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, frameTimeout, fmt.Errorf("it took more than %v: ask for fewer num_frames", frameTimeout))
 	defer cancel()
 	r := ffRunner{dir: dir, input: input, name: p.name}
 	// The format is fixed and only local files may be opened: a crafted file cannot make ffmpeg
@@ -209,21 +211,30 @@ func frameTimes(info videoInfo, n int) []float64 {
 	if info.frames > 0 {
 		n = min(n, info.frames)
 	}
-	slots := 0
+	slots, rate := 0, info.fps
 	if info.fps > 0 {
-		slots = max(1, int(math.Round(info.duration*info.fps)))
+		slots = frameSlots(info)
 		n = min(n, slots)
+		if float64(slots) < math.Round(info.duration*info.fps) {
+			rate = float64(slots) / info.duration // bounded: as if at a lower rate
+		}
 	}
 	at := make([]float64, n)
 	for i := range n {
 		mid := (float64(i) + 0.5) / float64(n)
 		if slots > 0 {
-			at[i] = math.Floor(mid*float64(slots)) / info.fps
+			at[i] = math.Floor(mid*float64(slots)) / rate
 		} else {
 			at[i] = mid * info.duration
 		}
 	}
 	return at
+}
+
+// frameSlots is how many frames the duration holds at the frame rate (bounded: both come
+// from the file).
+func frameSlots(info videoInfo) int {
+	return max(1, int(math.Min(math.Round(info.duration*info.fps), 1e9)))
 }
 
 // ffRunner runs ffmpeg and ffprobe on one private copy of a video.
@@ -283,7 +294,7 @@ func (r ffRunner) probe(ctx context.Context, ffprobe string, in []string) (video
 	if f, err := strconv.Atoi(s.NbFrames); err == nil && f > 0 {
 		info.frames = f
 	} else if info.fps > 0 {
-		info.frames = max(1, int(math.Round(info.duration*info.fps)))
+		info.frames = frameSlots(info)
 	}
 	return info, nil
 }
@@ -300,11 +311,10 @@ func (r ffRunner) packetSpan(ctx context.Context, ffprobe string, in []string) (
 	for line := range strings.Lines(string(out)) {
 		pts, dur, _ := strings.Cut(strings.TrimSpace(line), ",")
 		t, err := strconv.ParseFloat(pts, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
 			continue // N/A
 		}
-		d, _ := strconv.ParseFloat(strings.TrimSuffix(dur, ","), 64)
-		first, last = math.Min(first, t), math.Max(last, t+math.Max(d, 0))
+		first, last = math.Min(first, t), math.Max(last, t+positive(strings.TrimSuffix(dur, ",")))
 	}
 	if last <= first {
 		return 0, nil

@@ -33,7 +33,7 @@ func needFFmpeg(t *testing.T) {
 }
 
 // makeVideo writes a video made by ffmpeg (args between the lavfi source and the output) to
-// name in the agent's workspace. Its brightness grows with time, so frames show their order.
+// name in the agent's workspace.
 func makeVideo(t *testing.T, s setup, name, src string, args ...string) []byte {
 	t.Helper()
 	p := filepath.Join(s.ts.o.Workspace.Dir(), name)
@@ -46,6 +46,24 @@ func makeVideo(t *testing.T, s setup, name, src string, args ...string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// clip4 is a 4 s video of 40 frames whose brightness grows with time, so that frames show
+// their order; made once per test, copied into each workspace.
+func clip4(t *testing.T) func(*testing.T, setup) []byte {
+	t.Helper()
+	var data []byte
+	return func(t *testing.T, s setup) []byte {
+		t.Helper()
+		if data == nil {
+			data = makeVideo(t, s, "clip4.mp4", ramp("64x48", 10, 4), mpeg4...)
+			return data
+		}
+		if err := os.WriteFile(filepath.Join(s.ts.o.Workspace.Dir(), "clip4.mp4"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
 }
 
 // ramp is a lavfi source whose luma is 50 per second.
@@ -132,9 +150,7 @@ func meanLuma(img image.Image) float64 {
 // and a note of what they are; Gemini still receives the whole video.
 func TestUnderstandVideo_Frames(t *testing.T) {
 	needFFmpeg(t)
-	four := func(t *testing.T, s setup) []byte {
-		return makeVideo(t, s, "clip4.mp4", ramp("64x48", 10, 4), mpeg4...)
-	}
+	four := clip4(t)
 	for _, tc := range []struct {
 		name       string
 		providers  []string
@@ -146,6 +162,7 @@ func TestUnderstandVideo_Frames(t *testing.T) {
 		wantFrames int
 		wantTimes  []float64
 		wantMaxDim int
+		slow       bool // skipped with -short: the test takes over 5 s with them
 	}{
 		{name: "openai, default 8", providers: []string{"openai"}, video: four, file: "clip4.mp4", wantFrames: 8,
 			wantTimes: []float64{0.2, 0.7, 1.2, 1.7, 2.2, 2.7, 3.2, 3.7}},
@@ -153,12 +170,13 @@ func TestUnderstandVideo_Frames(t *testing.T) {
 			wantFrames: 3, wantTimes: []float64{0.6, 2, 3.3}},
 		{name: "openai, 1 frame", providers: []string{"openai"}, video: four, file: "clip4.mp4", args: map[string]any{"num_frames": 1},
 			wantFrames: 1, wantTimes: []float64{2}},
-		{name: "claude, 32 frames", providers: []string{"claude"}, video: four, file: "clip4.mp4", args: map[string]any{"num_frames": 32}, wantFrames: 32},
+		{name: "claude, 32 frames", providers: []string{"claude"}, video: four, file: "clip4.mp4", args: map[string]any{"num_frames": 32}, wantFrames: 32,
+			slow: true},
 		{name: "openai chosen over claude; backend_type picks claude", providers: []string{"openai", "claude"}, video: four, file: "clip4.mp4",
 			args: map[string]any{"backend_type": "claude", "num_frames": 2}, wantFrames: 2},
 		{name: "fewer frames than asked: all of them", providers: []string{"openai"}, file: "short.mp4", args: map[string]any{"num_frames": 12},
 			video:      func(t *testing.T, s setup) []byte { return makeVideo(t, s, "short.mp4", ramp("64x48", 5, 1), mpeg4...) },
-			wantFrames: 5, wantTimes: []float64{0, 0.2, 0.4, 0.6, 0.8}},
+			wantFrames: 5, wantTimes: []float64{0, 0.2, 0.4, 0.6, 0.8}, slow: true},
 		{name: "a live recording without a duration", providers: []string{"claude"}, file: "live.mkv", args: map[string]any{"num_frames": 4},
 			video: func(t *testing.T, s setup) []byte {
 				t.Helper()
@@ -176,13 +194,16 @@ func TestUnderstandVideo_Frames(t *testing.T) {
 		{name: "large frames are scaled to 2000x768", providers: []string{"openai"}, file: "wide.webm", args: map[string]any{"num_frames": 2},
 			video: func(t *testing.T, s setup) []byte {
 				return makeVideo(t, s, "wide.webm", ramp("2400x600", 2, 1), "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8")
-			}, wantFrames: 2, wantMaxDim: 2000},
+			}, wantFrames: 2, wantMaxDim: 2000, slow: true},
 		{name: "read_media sends 8 frames", providers: []string{"openai"}, video: four, file: "clip4.mp4", read: true, wantFrames: 8},
 		{name: "gemini takes the video whole", providers: []string{"gemini", "openai", "claude"}, own: "openai", video: four, file: "clip4.mp4",
 			args: map[string]any{"backend_type": "gemini", "num_frames": 4}},
 		{name: "gemini first without an own provider", providers: []string{"openai", "gemini"}, video: four, file: "clip4.mp4", read: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.slow && testing.Short() {
+				t.Skip("slow: runs without -short")
+			}
 			own := tc.own
 			if own == "" {
 				own = "scripted"
@@ -329,49 +350,66 @@ func TestUnderstandVideo_FrameErrors(t *testing.T) {
 	}
 }
 
-// TestUnderstandVideo_CancelledMidExtraction: a call cancelled while ffmpeg runs ends at once
-// with an error, and leaves no process behind.
+// TestUnderstandVideo_CancelledMidExtraction: a call cancelled while ffmpeg runs, or running
+// out of time, ends at once with an error, and leaves no process and no file behind.
 func TestUnderstandVideo_CancelledMidExtraction(t *testing.T) {
 	needFFmpeg(t)
-	s := newSetup(t, "openai", "", allOn, "openai")
-	makeVideo(t, s, "clip4.mp4", ramp("64x48", 10, 4), mpeg4...)
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ffmpeg, _ := exec.LookPath("ffmpeg")
-	marker := proctest.Marker()
-	// An ffmpeg that first hangs, in a child of its own, as a slow decode would.
-	slow := filepath.Join(t.TempDir(), "ffmpeg")
-	script := fmt.Sprintf("#!/bin/sh\n%s %s\nexec %s \"$@\"\n", sleep, marker, ffmpeg)
-	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	video := clip4(t)
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		want    string
+	}{
+		{name: "cancelled", want: "taking frames of clip4.mp4 was cut off: context canceled"},
+		{name: "out of time", timeout: 500 * time.Millisecond, want: "taking frames of clip4.mp4 was cut off: it took more than 500ms: ask for fewer num_frames"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSetup(t, "openai", "", allOn, "openai")
+			video(t, s)
+			marker := proctest.Marker()
+			// An ffmpeg that first hangs, in a child of its own, as a slow decode would.
+			slow := filepath.Join(t.TempDir(), "ffmpeg")
+			script := fmt.Sprintf("#!/bin/sh\n%s %s\nexec %s \"$@\"\n", sleep, marker, ffmpeg)
+			if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s.ts.o.FFmpeg = slow
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tc.timeout > 0 {
+				defer func(d time.Duration) { frameTimeout = d }(frameTimeout)
+				frameTimeout = tc.timeout
+			} else {
+				watched := make(chan struct{})
+				go func() {
+					defer close(watched)
+					proctest.Eventually(10*time.Second, func() bool { return ctx.Err() != nil || len(proctest.WithMarker(marker)) > 0 })
+					cancel()
+				}()
+				defer func() { <-watched }()
+			}
+			start := time.Now()
+			res := s.ts.understandVideoTool().Run(ctx, `{"video_path": "clip4.mp4"}`)
+			if !res.IsError || !strings.Contains(res.Content, tc.want) {
+				t.Errorf("got %s\nwant an error containing %q", res.Content, tc.want)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("the call took %v", d)
+			}
+			proctest.RequireNone(t, marker, 5*time.Second)
+			if s.f.count() != 0 {
+				t.Error("a provider was called")
+			}
+			requireEmpty(t, tmp)
+		})
 	}
-	s.ts.o.FFmpeg = slow
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		proctest.Eventually(10*time.Second, func() bool { return ctx.Err() != nil || len(proctest.WithMarker(marker)) > 0 })
-		cancel()
-	}()
-	defer func() { <-watched }()
-	start := time.Now()
-	res := s.ts.understandVideoTool().Run(ctx, `{"video_path": "clip4.mp4"}`)
-	if !res.IsError || !strings.Contains(res.Content, "taking frames of clip4.mp4 was cut off: context canceled") {
-		t.Errorf("%s", res.Content)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("the call took %v after the cancel", d)
-	}
-	proctest.RequireNone(t, marker, 5*time.Second)
-	if s.f.count() != 0 {
-		t.Error("a provider was called")
-	}
-	requireEmpty(t, tmp)
 }
 
 // requireEmpty fails unless dir is empty: the video's private copy is gone.
@@ -379,5 +417,36 @@ func requireEmpty(t *testing.T, dir string) {
 	t.Helper()
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("left in the temporary folder: %v", left)
+	}
+}
+
+// TestFrameTimes: frames are evenly spaced, distinct, within the video, and no more than it
+// has, whatever ffprobe said of it.
+func TestFrameTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		info videoInfo
+		n    int
+		want []float64
+	}{
+		{name: "frame rate known", info: videoInfo{duration: 4, fps: 10, frames: 40}, n: 4, want: []float64{0.5, 1.5, 2.5, 3.5}},
+		{name: "frame rate known: frames' own times", info: videoInfo{duration: 4, fps: 10, frames: 40}, n: 3, want: []float64{0.6, 2, 3.3}},
+		{name: "frame rate unknown: span middles", info: videoInfo{duration: 4}, n: 4, want: []float64{0.5, 1.5, 2.5, 3.5}},
+		{name: "fewer frames than asked", info: videoInfo{duration: 0.3, fps: 10, frames: 3}, n: 8, want: []float64{0, 0.1, 0.2}},
+		{name: "a count without a rate", info: videoInfo{duration: 2, frames: 2}, n: 8, want: []float64{0.5, 1.5}},
+		{name: "one frame, shorter than a frame", info: videoInfo{duration: 0.01, fps: 25}, n: 3, want: []float64{0}},
+		{name: "absurd rate", info: videoInfo{duration: 1e12, fps: 1e12}, n: 2, want: []float64{2.5e11, 7.5e11}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := frameTimes(tc.info, tc.n)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if math.Abs(got[i]-tc.want[i]) > 1e-6*math.Max(1, tc.want[i]) {
+					t.Fatalf("%v, want %v", got, tc.want)
+				}
+			}
+		})
 	}
 }
