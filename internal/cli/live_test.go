@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,25 +17,8 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/testio"
 )
-
-// lockedBuffer is an output the view writes while the test may read it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // fakeTurn is a finished session played into the live view's sinks: one unpriced agent that
 // answers, wins and presents.
@@ -64,7 +46,7 @@ func fakeTurn(ctx context.Context, sinks []event.Sink) (app.Result, error) {
 func TestRunLive_ShowsConfigWarnings(t *testing.T) {
 	r, w := io.Pipe() // no key ever: only the end of the session ends the view
 	defer w.Close()
-	var out lockedBuffer
+	var out testio.Buffer
 	turn := liveTurn{oneShot: true, notices: []string{"warning: team.yaml:9:1: orchestratr: unknown top-level key (did you mean orchestrator?)"}}
 	if _, err := runLive(t.Context(), fakeTurn, r, &out, turn); err != nil {
 		t.Fatal(err)
@@ -79,7 +61,7 @@ func TestRunLive_ShowsConfigWarnings(t *testing.T) {
 // An interactive turn prints the outcome once its view is gone: a model without a price says
 // so instead of $0.0000.
 func TestRunLive_InteractiveOutcomeSaysPriceUnknown(t *testing.T) {
-	var out lockedBuffer
+	var out testio.Buffer
 	turn := liveTurn{unpriced: []string{"my-finetune"}}
 	if _, err := runLive(t.Context(), fakeTurn, strings.NewReader("q"), &out, turn); err != nil {
 		t.Fatal(err)

@@ -1,15 +1,15 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"massgen/internal/testio"
 )
 
 func TestViewer_PlaysAsTextWithoutATerminal(t *testing.T) {
@@ -73,30 +73,12 @@ func TestViewer_Errors(t *testing.T) {
 	}
 }
 
-// syncBuffer is a Buffer written by the server's goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestViewer_Web(t *testing.T) {
 	dir := twoTurnSession(t)
 	id := dir[strings.LastIndex(dir, "log_"):]
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var out, errs syncBuffer
+	var out, errs testio.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Execute(ctx, []string{"viewer", "--web", "--port", "0", "--no-browser", "--turn", "1", "--replay-speed", "4"}, strings.NewReader(""), &out, &errs)

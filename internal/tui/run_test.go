@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"massgen/internal/event"
+	"massgen/internal/testio"
 )
 
 // noLeaks checks that every goroutine started by the test has stopped. teatest leaves one
@@ -23,24 +24,6 @@ import (
 func noLeaks(t *testing.T) {
 	t.Helper()
 	goleak.VerifyNone(t, goleak.IgnoreAnyFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"))
-}
-
-// syncBuffer is an output the program writes while the test may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRun_Session streams a whole session through a real program and returns once it ended.
@@ -53,7 +36,7 @@ func TestRun_Session(t *testing.T) {
 			events <- e
 		}
 	}()
-	var out syncBuffer
+	var out testio.Buffer
 	err := Run(t.Context(), events, Options{
 		Input: strings.NewReader(""), Output: &out, Width: 100, Height: 40,
 		ExitOnEnd: true, ExitDelay: 10 * time.Millisecond,
@@ -80,7 +63,7 @@ func TestRun_CancelWiring(t *testing.T) {
 		events <- e
 	}
 	cancelled := make(chan struct{})
-	var out syncBuffer
+	var out testio.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(t.Context(), events, Options{
@@ -128,7 +111,7 @@ func TestRun_ContextEnds(t *testing.T) {
 	}
 	var calls int
 	time.AfterFunc(100*time.Millisecond, cancel)
-	err := Run(ctx, events, Options{Input: strings.NewReader(""), Output: &syncBuffer{}, Width: 80, Height: 24, OnCancel: func() { calls++ }})
+	err := Run(ctx, events, Options{Input: strings.NewReader(""), Output: &testio.Buffer{}, Width: 80, Height: 24, OnCancel: func() { calls++ }})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -142,7 +125,7 @@ func TestReplay(t *testing.T) {
 	defer noLeaks(t)
 	evs := session().events // 0.57 s recorded
 	for _, speed := range []float64{0, 10} {
-		var out syncBuffer
+		var out testio.Buffer
 		start := time.Now()
 		err := Replay(t.Context(), evs, speed, Options{Input: strings.NewReader(""), Output: &out, Width: 100, Height: 40, ExitOnEnd: true, ExitDelay: time.Millisecond})
 		if err != nil {
@@ -218,7 +201,7 @@ func TestRun_LeaveOneShot(t *testing.T) {
 			events <- e
 		}
 	}()
-	var out syncBuffer
+	var out testio.Buffer
 	done := make(chan error, 1)
 	go func() {
 		// The input never sends a key: only the end of the session can end the program.
@@ -253,7 +236,7 @@ func TestReplay_QuitsAtOnce(t *testing.T) {
 	for i := range evs {
 		evs[i].Time = t0.Add(evs[i].Time.Sub(t0) * 100) // a minute long
 	}
-	var out syncBuffer
+	var out testio.Buffer
 	start := time.Now()
 	r, w := io.Pipe()
 	time.AfterFunc(300*time.Millisecond, func() { _, _ = w.Write([]byte("q")) })

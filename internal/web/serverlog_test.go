@@ -1,39 +1,20 @@
 package web
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 
 	"massgen/internal/app"
 	"massgen/internal/engine"
+	"massgen/internal/testio"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server's session goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The person running serve sees each session start and end, with where its log is, how it
 // ended and what it cost, never the client's question.
 func TestServer_LogsEachSession(t *testing.T) {
-	var log syncBuffer
+	var log testio.Buffer
 	e := newEnv(t, func(o *Options) { o.Log = &log })
 	e.post("/v1/chat/completions", chatBody("demo", false, "user", "A private question?"))
 	e.waitIdle()
