@@ -101,8 +101,10 @@ func TestE2E_Browser(t *testing.T) {
 	node, env := nodeEnv(t, []string{"playwright-core"}, true)
 	const token = "e2e-browser-token"
 	base, _ := serveDemo(t, token)
+	// A server with no team yet, whose wizard would save the first (massgen serve --setup-dir).
+	_, empty := serveListener(t, Options{LogRoot: t.TempDir(), SetupDir: t.TempDir(), Token: token})
 	shot := filepath.Join(t.TempDir(), "dashboard.png")
-	runNode(t, node, env, "internal/web/e2e/browser.mjs", base+"/?token="+token, shot)
+	runNode(t, node, env, "internal/web/e2e/browser.mjs", base+"/?token="+token, shot, "http://"+empty+"/?token="+token)
 	png, err := os.ReadFile(shot)
 	if err != nil {
 		t.Fatal(err)

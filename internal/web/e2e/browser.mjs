@@ -1,15 +1,16 @@
 // End-to-end check of the dashboard in Debian's chromium, driven by playwright-core.
-//   NODE_PATH=.ci/npm/node_modules node internal/web/e2e/browser.mjs 'http://127.0.0.1:PORT/?token=T' shot.png
+//   NODE_PATH=.ci/npm/node_modules node internal/web/e2e/browser.mjs 'http://127.0.0.1:PORT/?token=T' shot.png [EMPTY_URL]
 // It opens the dashboard, starts the demo through the form, waits for the final answer,
 // saves a screenshot, then checks that the session is listed and that its replay shows the
-// same answer. Any page error or failed request fails the run.
+// same answer. With EMPTY_URL, a server with no team yet: its run form must point to the setup
+// wizard instead of offering to run. Any page error or failed request fails the run.
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 
 const require = createRequire(import.meta.url); // resolves through NODE_PATH
 const { chromium } = require('playwright-core');
 
-const [url, shot] = process.argv.slice(2);
+const [url, shot, emptyURL] = process.argv.slice(2);
 assert.ok(url && shot, 'usage: browser.mjs URL SCREENSHOT.png');
 const question = 'What is the capital of France?';
 
@@ -72,6 +73,18 @@ try {
   await page.waitForSelector('.controls a.active:has-text("16×")');
   await page.waitForSelector('#session-status.status-completed');
   assert.equal((await page.textContent('#final-answer')).trim(), finalText);
+
+  if (emptyURL) {
+    // No team yet: the run form says so, links the wizard and cannot be submitted.
+    await page.goto(emptyURL);
+    await page.waitForSelector('#sessions');
+    await page.click('nav a[data-nav="new"]');
+    await page.waitForSelector('#run-form .error:not([hidden])');
+    assert.match(await page.textContent('#run-form .error'), /No team yet: build one first\./);
+    assert.ok(await page.isDisabled('#run-form button[type="submit"]'), 'the run button works without a team');
+    await page.click('#run-form .error a[href="#/setup"]');
+    await page.waitForURL(/#\/setup/);
+  }
 
   assert.deepEqual(problems, []);
   console.log(JSON.stringify({ id, final: finalText.slice(0, 80), screenshot: shot }));
