@@ -18,7 +18,13 @@ type MediaChoice struct {
 	// Backend is openai, gemini or claude (google and anthropic are accepted as aliases).
 	Backend string
 	Model   string
+	// NumFrames (video only) is how many frames OpenAI and Claude get when understand_video's
+	// call names none; 0 means its default (8).
+	NumFrames int
 }
+
+// MaxVideoFrames bounds num_frames, in the config as in understand_video's calls.
+const MaxVideoFrames = 32
 
 // Media is the configuration of an agent's media tools.
 type Media struct {
@@ -65,6 +71,9 @@ func mergeChoices(parent, own map[string]MediaChoice) map[string]MediaChoice {
 		}
 		if v.Model != "" {
 			p.Model = v.Model
+		}
+		if v.NumFrames > 0 {
+			p.NumFrames = v.NumFrames
 		}
 		out[k] = p
 	}
@@ -148,8 +157,8 @@ func generation(mode string, model bool) func(*walker, *target, value) {
 }
 
 // multimodalConfig reads multimodal_config: {image|audio|video: {backend, model}}, read_media's
-// providers. MassGen's video frame-extraction settings have no effect and warn: frames are
-// always evenly spaced, as many as understand_video's num_frames says.
+// providers, and video's num_frames. MassGen's other frame-extraction settings (max_frames,
+// fps, scene detection) have no effect and warn: frames are always evenly spaced.
 func multimodalConfig(w *walker, t *target, f field) {
 	kinds, _ := w.mapping(f, 1)
 	m := mediaOf(t)
@@ -174,9 +183,20 @@ func multimodalConfig(w *walker, t *target, f field) {
 				}
 			case "model":
 				c.Model, _ = w.str(e)
+			case "num_frames":
+				if k.key != "video" {
+					w.warnAt(e.loc, fmt.Sprintf("`num_frames` has no effect on %s", k.key), "it is a video setting", e.keyN)
+					continue
+				}
+				n, ok := w.integer(e)
+				if ok && (n < 1 || n > MaxVideoFrames) {
+					w.errf(e, fmt.Sprintf("use 1 to %d (default 8)", MaxVideoFrames), "num_frames %d is out of range", n)
+					continue
+				}
+				c.NumFrames = n
 			default:
 				w.warnAt(e.loc, fmt.Sprintf("`%s` has no effect here", clip(e.key)),
-					"only backend and model are read; OpenAI and Claude get understand_video's num_frames frames (default 8), evenly spaced", e.keyN)
+					"only backend, model and (for video) num_frames are read; OpenAI and Claude get evenly spaced frames", e.keyN)
 			}
 		}
 		if m.Understand == nil {
@@ -193,7 +213,7 @@ func mediaKeysIn(sec string) []Key {
 			Doc: "Offer custom_tool__read_media (understand images, audio and video) and custom_tool__generate_media (make images and speech).",
 			set: media(func(m *Media, _ *walker, v value) { b := v.b; m.Multimodal = &b })},
 		{Section: sec, Name: "multimodal_config", Type: TypeMapping, Status: Implemented, Since: "0.1.28", tool: tool,
-			ex: "{image: {backend: gemini}}", Doc: "Provider and model per kind of media: {image|audio|video: {backend: openai|gemini|claude, model: ...}}.",
+			ex: "{image: {backend: gemini}}", Doc: "Provider and model per kind of media: {image|audio|video: {backend: openai|gemini|claude, model: ...}}; video also takes num_frames (1-32, default 8), the frames OpenAI and Claude get.",
 			raw: multimodalConfig},
 		{Section: sec, Name: "image_generation_backend", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "openai",
 			Doc: "generate_media's provider for images: openai.", set: generation("image", false)},

@@ -17,7 +17,7 @@ agents:
       type: openai
       multimodal_config:
         image: {backend: anthropic, model: claude-haiku-4-5}
-        video: {backend: google}
+        video: {backend: google, num_frames: 12}
       image_generation_model: gpt-5
   - id: b
     backend:
@@ -36,7 +36,7 @@ orchestrator:
 	if !a.ReadMedia() || !cmp.Equal(a.GenerateModes(), []string{"image", "audio"}) {
 		t.Errorf("agent a: read %v, generate %v", a.ReadMedia(), a.GenerateModes())
 	}
-	want := map[string]MediaChoice{"image": {Backend: "claude", Model: "claude-haiku-4-5"}, "video": {Backend: "gemini"}}
+	want := map[string]MediaChoice{"image": {Backend: "claude", Model: "claude-haiku-4-5"}, "video": {Backend: "gemini", NumFrames: 12}}
 	if diff := cmp.Diff(want, a.Understand); diff != "" {
 		t.Errorf("understand (-want +got):\n%s", diff)
 	}
@@ -57,7 +57,9 @@ func TestParse_MediaKeysRefused(t *testing.T) {
 		{"      image_generation_backend: google\n", "E 5:33 agents[0].backend.image_generation_backend | image generation through `google` is not built: generate_media makes images with OpenAI | use openai, or leave it out"},
 		{"      audio_generation_backend: elevenlabs\n", "E 5:33 agents[0].backend.audio_generation_backend | `elevenlabs` is not a audio generation backend this build has (openai) | use openai, or leave it out"},
 		{"      video_generation_backend: google\n", "W 5:7 agents[0].backend.video_generation_backend | `video_generation_backend` is ignored: video generation is not built (generate_media refuses mode video)"},
-		{"      multimodal_config: {video: {num_frames: 8}}\n", "W 5:35 agents[0].backend.multimodal_config.video.num_frames | `num_frames` has no effect here | only backend and model are read; OpenAI and Claude get understand_video's num_frames frames (default 8), evenly spaced"},
+		{"      multimodal_config: {video: {num_frames: 40}}\n", "E 5:47 agents[0].backend.multimodal_config.video.num_frames | num_frames 40 is out of range | use 1 to 32 (default 8)"},
+		{"      multimodal_config: {image: {num_frames: 8}}\n", "W 5:35 agents[0].backend.multimodal_config.image.num_frames | `num_frames` has no effect on image | it is a video setting"},
+		{"      multimodal_config: {video: {fps: 2}}\n", "W 5:35 agents[0].backend.multimodal_config.video.fps | `fps` has no effect here | only backend, model and (for video) num_frames are read"},
 		{"      multimodal_config: {pdf: {backend: openai}}\n", "W 5:27 agents[0].backend.multimodal_config.pdf | `pdf` is not a kind of media here and is ignored | use image, audio or video"},
 	} {
 		_, rep := Parse("c.yaml", []byte(net(tc.lines)))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"massgen/internal/childproc"
+	"massgen/internal/config"
 )
 
 // Frame extraction, for the providers that take images but not video (OpenAI, Claude), as
@@ -24,8 +25,8 @@ import (
 // scaled to fit the vision APIs and encoded as JPEG. Here ffprobe reads the duration and
 // ffmpeg seeks to each frame, so that a long video costs little more than a short one.
 const (
-	defaultNumFrames = 8  // MassGen's
-	maxNumFrames     = 32 // MassGen allows 60; 32 keeps a request well under the providers' caps
+	defaultNumFrames = 8                     // MassGen's
+	maxNumFrames     = config.MaxVideoFrames // MassGen allows 60; 32 keeps a request well under the providers' caps
 	maxFrameBytes    = 3 << 20
 	framesPerRun     = 8 // frames one ffmpeg takes: one decoder each
 	// maxFramesBytes caps the frames of one request: base64 makes it about 20 MB, under

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"massgen/internal/childproc/proctest"
+	"massgen/internal/config"
 )
 
 // needFFmpeg skips a test without ffmpeg, except in CI, which installs it.
@@ -163,7 +164,12 @@ func TestUnderstandVideo_Frames(t *testing.T) {
 		wantTimes  []float64
 		wantMaxDim int
 		slow       bool // skipped with -short: the test takes over 5 s with them
+		confFrames int  // multimodal_config.video.num_frames
 	}{
+		{name: "multimodal_config's num_frames when the call names none", providers: []string{"openai"}, video: four, file: "clip4.mp4",
+			confFrames: 3, wantFrames: 3},
+		{name: "the call's num_frames over multimodal_config's", providers: []string{"claude"}, video: four, file: "clip4.mp4",
+			confFrames: 3, args: map[string]any{"num_frames": 2}, wantFrames: 2},
 		{name: "openai, default 8", providers: []string{"openai"}, video: four, file: "clip4.mp4", wantFrames: 8,
 			wantTimes: []float64{0.2, 0.7, 1.2, 1.7, 2.2, 2.7, 3.2, 3.7}},
 		{name: "claude, 3 frames", providers: []string{"claude"}, video: four, file: "clip4.mp4", args: map[string]any{"num_frames": 3},
@@ -208,7 +214,11 @@ func TestUnderstandVideo_Frames(t *testing.T) {
 			if own == "" {
 				own = "scripted"
 			}
-			s := newSetup(t, own, "", allOn, tc.providers...)
+			m := allOn
+			if tc.confFrames > 0 {
+				m.Understand = map[string]config.MediaChoice{"video": {NumFrames: tc.confFrames}}
+			}
+			s := newSetup(t, own, "", m, tc.providers...)
 			data := tc.video(t, s)
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)

@@ -51,6 +51,9 @@ func (ts *toolset) understandVideo(ctx context.Context, path, prompt, model, bac
 	if err := errors.Join(checkText("prompt", prompt, maxPrompt), checkText("model", model, maxModelName)); err != nil {
 		return nil, err
 	}
+	if conf := ts.o.Media.Understand[kindVideo].NumFrames; nFrames == nil && conf > 0 {
+		nFrames = &conf // multimodal_config.video.num_frames, when the call names none
+	}
 	n, err := numFrames(nFrames)
 	if err != nil {
 		return nil, err
