@@ -74,7 +74,11 @@ func (p *Plain) Handle(e event.Event) {
 			if a.BaseURL != "" { // where the requests, and the key, go
 				at = " at " + a.BaseURL
 			}
-			p.line("  %s = %s (%s %s%s)", a.Label, a.ID, a.Backend, a.Model, at)
+			name := a.Label + " = " + a.ID
+			if a.ID == a.Label {
+				name = a.Label // an agent named as its label
+			}
+			p.line("  %s (%s %s%s)", name, a.Backend, a.Model, at)
 		}
 		if w := BudgetWarning(v); w != "" {
 			p.line("warning: %s", w)
