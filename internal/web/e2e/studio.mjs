@@ -126,6 +126,7 @@ try {
   await page.locator('#pane-answers').screenshot({ path: shot('answers.png') });
   // Votes: reasons and staleness.
   await page.keyboard.press('v');
+  await page.waitForSelector('#votes-table tbody tr'); // the key's pane draws on its next frame
   assert.equal(await page.locator('#votes-table tbody tr').count(), votes.length);
   assert.equal(await page.locator('#votes-table tbody tr.stale').count(), stale);
   assert.ok((await page.textContent('#votes-table')).includes("Mine is the most complete after the improvement."));
