@@ -32,9 +32,12 @@ func TestPermissionAsk_AtTheTerminal(t *testing.T) {
 	}
 }
 
-func testPermissionAsk(t *testing.T, flags, prompt, asked string, keys []string, decision string) {
-	work := t.TempDir()
-	cfg := filepath.Join(work, "ask.yaml")
+// askTeam writes, in a fresh folder, a team whose agent runs one command a permissions: ask
+// rule holds, then writes its output to result.txt; it returns the folder and the config.
+func askTeam(t *testing.T) (work, cfg string) {
+	t.Helper()
+	work = t.TempDir()
+	cfg = filepath.Join(work, "ask.yaml")
 	if err := os.WriteFile(cfg, []byte(`
 agents:
   - id: builder
@@ -53,6 +56,11 @@ orchestrator: {final_presentation: verbatim}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return work, cfg
+}
+
+func testPermissionAsk(t *testing.T, flags, prompt, asked string, keys []string, decision string) {
+	work, cfg := askTeam(t)
 	screen, send := tmuxSession(t, work, "cd "+work+" && "+binary+" "+flags+" --config "+cfg+" 'Run the command.'; echo EXIT=\\$?; sleep 30")
 	if shown := waitFor(t, screen, prompt, 15*time.Second); !strings.Contains(shown, asked) {
 		t.Errorf("the ask reads:\n%s", shown)
@@ -82,22 +90,7 @@ orchestrator: {final_presentation: verbatim}
 // line after the turn: the terminal is blocking again once the ask's read gave it back.
 func TestPermissionAsk_InteractivePromptGoesOn(t *testing.T) {
 	t.Parallel()
-	work := t.TempDir()
-	cfg := filepath.Join(work, "ask.yaml")
-	if err := os.WriteFile(cfg, []byte(`
-agents:
-  - id: builder
-    backend:
-      type: scripted
-      cwd: ws
-      enable_mcp_command_line: true
-      permissions: {rules: {ask: ["command(echo *)"]}}
-      tool_calls: [{name: execute_command, args: {command: "echo hi"}}]
-      answers: ["done."]
-orchestrator: {final_presentation: verbatim}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, cfg := askTeam(t)
 	// fdinfo: whether the terminal massgen leaves to the shell is blocking again.
 	screen, send := tmuxSession(t, work, "cd "+work+" && "+binary+" --no-display --config "+cfg+"; echo EXIT=\\$?; grep flags /proc/self/fdinfo/0; sleep 30")
 	waitFor(t, screen, "User:", 15*time.Second)

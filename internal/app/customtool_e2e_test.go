@@ -102,16 +102,7 @@ orchestrator: {final_presentation: verbatim}
 	if res.ExitCode != 0 || res.Winner != "builder" {
 		t.Fatalf("result %+v\n%s", res.Result, out.String())
 	}
-	evs, err := event.ReadFile(filepath.Join(res.Dir, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]event.ToolResult{}
-	for _, e := range evs {
-		if r, ok := e.Payload.(event.ToolResult); ok {
-			got[r.Tool] = r
-		}
-	}
+	got := toolResults(t, res.Dir)
 	if r := got["custom_tool__fail"]; !r.IsError || !strings.Contains(r.Content, "RuntimeError: not today") {
 		t.Errorf("fail: %+v", r)
 	}
@@ -181,4 +172,20 @@ func waitNoneTagged(t *testing.T, tag string) {
 	if pids := processesTagged(tag); len(pids) > 0 {
 		t.Errorf("custom tool processes left running: %v", pids)
 	}
+}
+
+// toolResults are the last result of each tool in the turn's events.jsonl, by tool name.
+func toolResults(t *testing.T, dir string) map[string]event.ToolResult {
+	t.Helper()
+	evs, err := event.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]event.ToolResult{}
+	for _, e := range evs {
+		if r, ok := e.Payload.(event.ToolResult); ok {
+			got[r.Tool] = r
+		}
+	}
+	return got
 }

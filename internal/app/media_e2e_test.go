@@ -99,16 +99,7 @@ func TestE2E_MediaCustomToolAndSandbox(t *testing.T) {
 		t.Fatalf("result %+v\n%s", res.Result, out.String())
 	}
 
-	evs, err := event.ReadFile(filepath.Join(res.Dir, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]event.ToolResult{}
-	for _, e := range evs {
-		if r, ok := e.Payload.(event.ToolResult); ok {
-			got[r.Tool] = r
-		}
-	}
+	got := toolResults(t, res.Dir)
 	if r := got["execute_command"]; r.IsError || !strings.Contains(r.Content, "97 chart.png") {
 		t.Errorf("the sandboxed command: %+v", r)
 	}

@@ -37,8 +37,8 @@ type run struct {
 	once   sync.Once
 
 	mu      sync.Mutex
-	tail    []string // last stderr lines
-	failed  error    // the CLI's own account of a failed run (an error event)
+	tail    *childproc.Tail // last stderr lines
+	failed  error           // the CLI's own account of a failed run (an error event)
 	status  *childproc.Status
 	stopped bool
 }
@@ -76,7 +76,7 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	outR, errR := pp.Stdout, pp.Stderr
-	r := &run{cmd: cmd, events: make(chan event, eventsBuffer), stopCh: make(chan struct{})}
+	r := &run{cmd: cmd, events: make(chan event, eventsBuffer), stopCh: make(chan struct{}), tail: childproc.NewTail(stderrLines)}
 	if inv.session != "" {
 		r.events <- event{session: inv.session} // the buffer is empty: this cannot block
 	}
@@ -85,7 +85,7 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 	go func() {
 		defer stderrDone.Done()
 		defer errR.Close()
-		childproc.ReadLines(errR, maxStderr, r.noteStderr)
+		childproc.ReadLines(errR, maxStderr, r.tail.Add)
 	}()
 	p := a.fl.newParser(a)
 	go func() {
@@ -128,24 +128,8 @@ func (r *run) send(ev event) {
 	}
 }
 
-func (r *run) noteStderr(line string) {
-	if strings.TrimSpace(line) == "" {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.tail = append(r.tail, line)
-	if len(r.tail) > stderrLines {
-		r.tail = r.tail[len(r.tail)-stderrLines:]
-	}
-}
-
 // stderrTail is the CLI's last stderr lines, for error messages.
-func (r *run) stderrTail() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return provider.Clip(strings.Join(r.tail, "\n"), maxStderr)
-}
+func (r *run) stderrTail() string { return provider.Clip(r.tail.String(), maxStderr) }
 
 // stop kills the process tree and waits for it. Idempotent.
 func (r *run) stop() {

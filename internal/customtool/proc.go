@@ -49,8 +49,7 @@ type proc struct {
 	killOnce sync.Once
 	readers  sync.WaitGroup
 
-	mu   sync.Mutex
-	tail []string // the last stderr lines
+	tail *childproc.Tail // the last stderr lines
 }
 
 // startProc starts argv in dir with environment env. Each stderr line goes to onLine too.
@@ -61,7 +60,7 @@ func startProc(argv []string, dir string, env []string, onLine func(string)) (*p
 	if err != nil {
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: pp.Stdin, stdout: pp.Stdout, stderr: pp.Stderr, lines: make(chan line), ends: make(chan int64, 16),
+	p := &proc{cmd: cmd, stdin: pp.Stdin, stdout: pp.Stdout, stderr: pp.Stderr, lines: make(chan line), ends: make(chan int64, 16), tail: childproc.NewTail(stderrLines),
 		exited: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		p.status = cmd.Wait()
@@ -126,22 +125,12 @@ func (p *proc) readStderr(onLine func(string)) {
 				}
 			}
 		} else if strings.TrimSpace(s) != "" {
-			p.note(s)
+			p.tail.Add(s)
 			if onLine != nil {
 				onLine(s + "\n")
 			}
 		}
 	})
-}
-
-// note adds a line to the stderr tail.
-func (p *proc) note(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.tail = append(p.tail, s)
-	if len(p.tail) > stderrLines {
-		p.tail = p.tail[len(p.tail)-stderrLines:]
-	}
 }
 
 // stderrTail is the last stderr lines, after waiting briefly for what an ended process left
@@ -152,9 +141,7 @@ func (p *proc) stderrTail() string {
 		p.waitReaders(200 * time.Millisecond)
 	default:
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return strings.Join(p.tail, "\n")
+	return p.tail.String()
 }
 
 func (p *proc) waitReaders(d time.Duration) {

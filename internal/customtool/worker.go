@@ -88,7 +88,7 @@ func (w *worker) request(ctx context.Context, timeout time.Duration, req map[str
 			}
 			if json.Unmarshal(trimmed, &r) != nil {
 				// Not the protocol: something the program printed. Kept for error messages.
-				p.note("stdout: " + clip(string(trimmed), maxStderrLine))
+				p.tail.Add("stdout: " + clip(string(trimmed), maxStderrLine))
 				continue
 			}
 			switch {

@@ -204,10 +204,7 @@ func Run(ctx context.Context, o Options) Result {
 		s.mu.Unlock()
 		s.coordinate(ctx)
 	}
-	s.presenting.Store(true)
-	res := s.present(ctx)
-	s.awaitStragglers()
-	return s.finish(start, res)
+	return s.presentAndFinish(ctx, start)
 }
 
 // newSession sets up a session's state before anything is published.
@@ -385,6 +382,15 @@ func (s *session) started() event.SessionStarted {
 }
 
 func (s *session) publish(p event.Payload) { s.o.Bus.Publish(p) }
+
+// presentAndFinish makes the final presentation once coordination has ended, waits for the
+// tool runs given up on, and returns how the session ended.
+func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result {
+	s.presenting.Store(true)
+	res := s.present(ctx)
+	s.awaitStragglers()
+	return s.finish(start, res)
+}
 
 // coordinate runs the agents until coordination ends: consensus, all agents dead, the cost
 // budget spent, the session timeout, or ctx cancelled.

@@ -88,10 +88,7 @@ func resume(ctx context.Context, o Options) Result {
 		s.mu.Unlock()
 		s.coordinate(ctx)
 	}
-	s.presenting.Store(true)
-	res := s.present(ctx)
-	s.awaitStragglers()
-	return s.finish(start, res)
+	return s.presentAndFinish(ctx, start)
 }
 
 func lastSeq(r *Restore) int64 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -31,9 +30,7 @@ type process struct {
 	status childproc.Status // valid after exited is closed
 
 	stderrDone chan struct{}
-	mu         sync.Mutex
-	tail       []string // last stderr lines
-	tailMax    int
+	tail       *childproc.Tail // last stderr lines
 }
 
 // startProcess starts s (expanded) with environment env. Each stderr line goes to onLine (may
@@ -48,7 +45,7 @@ func startProcess(s Server, env []string, tailLines int, onLine func(string)) (*
 	}
 	p := &process{
 		cmd: cmd, pid: cmd.Pid(), stdin: pp.Stdin, stdout: pp.Stdout, stderr: pp.Stderr,
-		exited: make(chan struct{}), stderrDone: make(chan struct{}), tailMax: tailLines,
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), tail: childproc.NewTail(tailLines),
 	}
 	go func() {
 		p.status = cmd.Wait()
@@ -69,12 +66,7 @@ func (p *process) readStderr(onLine func(string)) {
 		if strings.TrimSpace(s) == "" {
 			return
 		}
-		p.mu.Lock()
-		p.tail = append(p.tail, s)
-		if len(p.tail) > p.tailMax {
-			p.tail = p.tail[len(p.tail)-p.tailMax:]
-		}
-		p.mu.Unlock()
+		p.tail.Add(s)
 		if onLine != nil {
 			onLine(s)
 		}
@@ -92,9 +84,7 @@ func (p *process) stderrTail() string {
 		}
 	default:
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return strings.Join(p.tail, "\n")
+	return p.tail.String()
 }
 
 // describe says how the process ended (if it did) and what it last wrote to stderr.

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -43,15 +41,12 @@ var ErrFinished = errors.New("the session finished")
 // a massgen turn, a log damaged anywhere but its last line, and a turn that finished (wrapping
 // ErrFinished); a turn that a Ctrl-C interrupted can be resumed.
 func ReadInterrupted(dir string) (*Interrupted, error) {
-	path := filepath.Join(dir, "events.jsonl")
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("runlog: no events.jsonl in %s: is this a massgen log folder?", dir)
-	}
+	f, err := openEvents(dir)
 	if err != nil {
-		return nil, fmt.Errorf("runlog: %w", err)
+		return nil, err
 	}
 	defer f.Close()
+	path := f.Name()
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("runlog: %w", err)

@@ -42,18 +42,27 @@ func ReadTurn(dir string) (*Turn, error) { return readTurn(dir, 0) }
 // it: a bigger log comes back incomplete, cut where the limit fell.
 func ReadTurnLimited(dir string) (*Turn, error) { return readTurn(dir, MaxEventsRead) }
 
-// readTurn reads dir/events.jsonl, at most limit bytes of it when limit > 0 (and then only a
-// regular file, whose size tells whether the limit cut it).
-func readTurn(dir string, limit int64) (*Turn, error) {
-	path := filepath.Join(dir, "events.jsonl")
-	f, err := os.Open(path)
+// openEvents opens dir/events.jsonl, saying what dir is not when it has none.
+func openEvents(dir string) (*os.File, error) {
+	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("runlog: no events.jsonl in %s: is this a massgen log directory?", dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("runlog: %w", err)
 	}
+	return f, nil
+}
+
+// readTurn reads dir/events.jsonl, at most limit bytes of it when limit > 0 (and then only a
+// regular file, whose size tells whether the limit cut it).
+func readTurn(dir string, limit int64) (*Turn, error) {
+	f, err := openEvents(dir)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
+	path := f.Name()
 	var r io.Reader = f
 	var size int64
 	if limit > 0 {

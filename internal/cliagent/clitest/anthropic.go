@@ -58,7 +58,7 @@ func Anthropic(b *Brain) http.Handler {
 			return
 		}
 		names := map[string]string{}
-		msgs := []Msg{{Role: "system", Text: contentText(req.System)}}
+		msgs := []Msg{{Role: "system", Text: textOf(req.System, "")}}
 		for _, m := range req.Messages {
 			var blocks []struct {
 				Type      string          `json:"type"`
@@ -84,7 +84,7 @@ func Anthropic(b *Brain) http.Handler {
 					names[bl.ID] = bl.Name
 					out.Calls = append(out.Calls, Call{ID: bl.ID, Name: bl.Name, Args: bl.Input})
 				case "tool_result":
-					msgs = append(msgs, Msg{Role: "tool", CallID: bl.ToolUseID, CallFor: names[bl.ToolUseID], Text: contentText(bl.Content)})
+					msgs = append(msgs, Msg{Role: "tool", CallID: bl.ToolUseID, CallFor: names[bl.ToolUseID], Text: textOf(bl.Content, "")})
 				}
 			}
 			if out.Text != "" || len(out.Calls) > 0 {
@@ -131,7 +131,9 @@ func Anthropic(b *Brain) http.Handler {
 	})
 }
 
-func contentText(raw json.RawMessage) string {
+// textOf is the text of a message content: a string, or text parts joined, each followed by
+// sep (the Responses API's input parts are lines; Anthropic's blocks run on).
+func textOf(raw json.RawMessage, sep string) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -140,7 +142,7 @@ func contentText(raw json.RawMessage) string {
 	_ = json.Unmarshal(raw, &parts)
 	var b strings.Builder
 	for _, p := range parts {
-		b.WriteString(p.Text)
+		b.WriteString(p.Text + sep)
 	}
 	return b.String()
 }

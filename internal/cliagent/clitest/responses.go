@@ -79,7 +79,7 @@ func Responses(b *Brain) http.Handler {
 		for _, it := range req.Input {
 			switch it.Type {
 			case "message", "":
-				msgs = append(msgs, Msg{Role: it.Role, Text: responsesText(it.Content)})
+				msgs = append(msgs, Msg{Role: it.Role, Text: textOf(it.Content, "\n")})
 			case "function_call":
 				if it.Namespace != "" {
 					it.Name = it.Namespace + "__" + it.Name
@@ -90,7 +90,7 @@ func Responses(b *Brain) http.Handler {
 				names[it.CallID] = it.Name
 				msgs = append(msgs, Msg{Role: "assistant", Calls: []Call{{ID: it.CallID, Name: it.Name, Args: map[string]any{"input": it.Input}}}})
 			case "function_call_output", "custom_tool_call_output":
-				msgs = append(msgs, Msg{Role: "tool", CallID: it.CallID, CallFor: names[it.CallID], Text: outputText(it.Output)})
+				msgs = append(msgs, Msg{Role: "tool", CallID: it.CallID, CallFor: names[it.CallID], Text: textOf(it.Output, "\n")})
 			}
 		}
 		reply := b.Next(tools, msgs)
@@ -124,26 +124,4 @@ func Responses(b *Brain) http.Handler {
 			"usage": map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 10},
 				"output_tokens": 20, "output_tokens_details": map[string]any{"reasoning_tokens": 5}, "total_tokens": 120}}})
 	})
-}
-
-func responsesText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct{ Text string }
-	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text + "\n")
-	}
-	return b.String()
-}
-
-func outputText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return responsesText(raw)
 }

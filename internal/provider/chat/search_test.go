@@ -16,17 +16,7 @@ import (
 func TestStream_GrokLiveSearch(t *testing.T) {
 	url, reqs := serveSSE(t, providertest.Transcript(t, "grok", "live_search.sse"))
 	p := mustNew(t, provider.Options{Type: "grok", Model: "grok-4", APIKey: "k", BaseURL: url, WebSearch: true})
-	var got []provider.Chunk
-	for c, err := range p.Stream(t.Context(), providertest.Request()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, c)
-	}
-	var body map[string]any
-	if err := json.Unmarshal((<-reqs).body, &body); err != nil {
-		t.Fatal(err)
-	}
+	got, body := streamOnce(t, p, reqs)
 	if diff := cmp.Diff(map[string]any{"mode": "auto", "return_citations": true}, body["search_parameters"]); diff != "" {
 		t.Errorf("search_parameters (-want +got):\n%s", diff)
 	}
@@ -80,17 +70,7 @@ data: [DONE]
 `
 	url, reqs := serveSSE(t, sse)
 	p := mustNew(t, provider.Options{Type: "openrouter", Model: "openai/gpt-5.4", APIKey: "k", BaseURL: url, WebSearch: true})
-	var got []provider.Chunk
-	for c, err := range p.Stream(t.Context(), providertest.Request()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, c)
-	}
-	var body map[string]any
-	if err := json.Unmarshal((<-reqs).body, &body); err != nil {
-		t.Fatal(err)
-	}
+	got, body := streamOnce(t, p, reqs)
 	if diff := cmp.Diff([]any{map[string]any{"id": "web"}}, body["plugins"]); diff != "" || body["search_parameters"] != nil {
 		t.Errorf("plugins (-want +got):\n%s\nsearch_parameters: %v", diff, body["search_parameters"])
 	}
@@ -108,4 +88,22 @@ data: [DONE]
 		!strings.Contains(err.Error(), "enable_web_search sets plugins: remove one of them") {
 		t.Errorf("own plugins and enable_web_search: %v", err)
 	}
+}
+
+// streamOnce streams the typical request through p to its end, and returns the chunks and the
+// body of the request the server got.
+func streamOnce(t *testing.T, p provider.Provider, reqs <-chan captured) ([]provider.Chunk, map[string]any) {
+	t.Helper()
+	var got []provider.Chunk
+	for c, err := range p.Stream(t.Context(), providertest.Request()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, c)
+	}
+	var body map[string]any
+	if err := json.Unmarshal((<-reqs).body, &body); err != nil {
+		t.Fatal(err)
+	}
+	return got, body
 }
