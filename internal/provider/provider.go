@@ -81,6 +81,20 @@ const (
 	StagePersona Stage = "persona"
 )
 
+// ToolChoice is whether a model may call the tools a request offers.
+type ToolChoice string
+
+const (
+	// ToolChoiceAuto lets the model decide, the APIs' default: nothing is sent.
+	ToolChoiceAuto ToolChoice = ""
+	// ToolChoiceNone forbids tool calls while the tools stay in the request, so a prompt
+	// cache keyed on them still matches: Responses and Chat Completions tool_choice "none",
+	// Anthropic {"type":"none"}, Gemini functionCallingConfig mode NONE. A backend that
+	// cannot send it (a coding-agent CLI) ignores it, so the caller must still bound the
+	// calls it gets. It overrides a tool_choice set in the pass-through params.
+	ToolChoiceNone ToolChoice = "none"
+)
+
 // Request is everything one model call needs. Order matters for prompt caching (P10): System
 // and Tools are the stable prefix, Messages grow at the end.
 type Request struct {
@@ -88,7 +102,10 @@ type Request struct {
 	System   string     `json:"system,omitempty"`
 	Messages []Message  `json:"messages"`
 	Tools    []ToolSpec `json:"tools,omitempty"`
-	Stage    Stage      `json:"stage,omitempty"`
+	// ToolChoice says whether the model may call the tools offered; ToolChoiceAuto (the
+	// zero value) sends nothing and leaves it to the API's default.
+	ToolChoice ToolChoice `json:"tool_choice,omitempty"`
+	Stage      Stage      `json:"stage,omitempty"`
 	// Params are backend keys passed through to the request body unchanged.
 	Params map[string]any `json:"-"`
 	// MaxResponseBytes bounds the text, reasoning and tool-call arguments a backend takes in

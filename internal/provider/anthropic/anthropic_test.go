@@ -51,9 +51,10 @@ func TestConformance(t *testing.T) {
 		Body: func(s providertest.Scenario) string {
 			return providertest.Transcript(t, string(s)+".sse")
 		},
-		ContentType: "text/event-stream",
-		ErrorBody:   errorBody,
-		KeyEnv:      KeyEnv,
+		ContentType:    "text/event-stream",
+		ErrorBody:      errorBody,
+		KeyEnv:         KeyEnv,
+		ToolChoiceNone: map[string]any{"tool_choice": map[string]any{"type": "none"}},
 		New: func(baseURL, apiKey string) provider.Provider {
 			return newTest(t, baseURL, apiKey)
 		},

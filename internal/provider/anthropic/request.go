@@ -48,6 +48,10 @@ func (p *Provider) toWire(req provider.Request) (*call, error) {
 		Tools:     toWireTools(req.Tools, p.o.WebSearch, p.o.CodeExecution),
 		Messages:  toWireMessages(req.Messages, p.memo.lookup),
 	}
+	if req.ToolChoice == provider.ToolChoiceNone && len(w.Tools) > 0 {
+		w.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
+		delete(params, "tool_choice")
+	}
 	_, auto := params["cache_control"]
 	stable := !auto && markStable(w.Messages, req.Messages)
 	markLastBlock(w.Messages)

@@ -49,10 +49,11 @@ func vllmErrorBody(status int) string {
 
 func TestConformance_Groq(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return providertest.Transcript(t, "groq", string(s)+".sse") },
-		ContentType: "text/event-stream",
-		ErrorBody:   openAIErrorBody,
-		KeyEnv:      "GROQ_API_KEY",
+		Body:           func(s providertest.Scenario) string { return providertest.Transcript(t, "groq", string(s)+".sse") },
+		ContentType:    "text/event-stream",
+		ErrorBody:      openAIErrorBody,
+		KeyEnv:         "GROQ_API_KEY",
+		ToolChoiceNone: map[string]any{"tool_choice": "none"},
 		New: func(baseURL, apiKey string) provider.Provider {
 			return mustNew(t, provider.Options{Type: "groq", Model: "llama-3.3-70b-versatile", APIKey: apiKey,
 				KeyEnv: "GROQ_API_KEY", BaseURL: baseURL + "/openai/v1", MaxRetries: 2})
@@ -65,9 +66,10 @@ func TestConformance_OpenRouter(t *testing.T) {
 		Body: func(s providertest.Scenario) string {
 			return providertest.Transcript(t, "openrouter", string(s)+".sse")
 		},
-		ContentType: "text/event-stream",
-		ErrorBody:   openAIErrorBody,
-		KeyEnv:      "OPENROUTER_API_KEY",
+		ContentType:    "text/event-stream",
+		ErrorBody:      openAIErrorBody,
+		KeyEnv:         "OPENROUTER_API_KEY",
+		ToolChoiceNone: map[string]any{"tool_choice": "none"},
 		New: func(baseURL, apiKey string) provider.Provider {
 			return mustNew(t, provider.Options{Type: "openrouter", Model: "openai/gpt-4o", APIKey: apiKey,
 				KeyEnv: "OPENROUTER_API_KEY", BaseURL: baseURL + "/api/v1/", MaxRetries: 2})
@@ -80,10 +82,11 @@ func TestConformance_OpenRouter(t *testing.T) {
 // and the error then points at the api_key in the config.
 func TestConformance_LocalWithoutKey(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return providertest.Transcript(t, "vllm", string(s)+".sse") },
-		ContentType: "text/event-stream; charset=utf-8",
-		ErrorBody:   vllmErrorBody,
-		KeyEnv:      "",
+		Body:           func(s providertest.Scenario) string { return providertest.Transcript(t, "vllm", string(s)+".sse") },
+		ContentType:    "text/event-stream; charset=utf-8",
+		ErrorBody:      vllmErrorBody,
+		KeyEnv:         "",
+		ToolChoiceNone: map[string]any{"tool_choice": "none"},
 		New: func(baseURL, _ string) provider.Provider {
 			return mustNew(t, provider.Options{Type: "vllm", Model: "Qwen/Qwen3-8B", BaseURL: baseURL + "/v1",
 				MaxRetries: 2})

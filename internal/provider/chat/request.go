@@ -47,6 +47,10 @@ func toWire(o provider.Options, req provider.Request) (openai.ChatCompletionNewP
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
+	if req.ToolChoice == provider.ToolChoiceNone && len(params.Tools) > 0 {
+		params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String(string(openai.ChatCompletionToolChoiceOptionAutoNone))}
+		delete(extra, "tool_choice")
+	}
 	if o.WebSearch {
 		// Each service's own search, as MassGen asks for it: OpenRouter's web plugin, xAI's
 		// live search (the model decides when to search).

@@ -77,10 +77,11 @@ func TestConformance(t *testing.T) {
 		providertest.Malformed: providertest.Transcript(t, "malformed.sse"),
 	}
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return bodies[s] },
-		ContentType: "text/event-stream",
-		ErrorBody:   errorBody,
-		KeyEnv:      "GEMINI_API_KEY",
+		Body:           func(s providertest.Scenario) string { return bodies[s] },
+		ContentType:    "text/event-stream",
+		ErrorBody:      errorBody,
+		KeyEnv:         "GEMINI_API_KEY",
+		ToolChoiceNone: map[string]any{"toolConfig": map[string]any{"functionCallingConfig": map[string]any{"mode": "NONE"}}},
 		New: func(baseURL, apiKey string) provider.Provider {
 			return newTest(t, provider.Options{BaseURL: baseURL, APIKey: apiKey, Model: "test-model"})
 		},

@@ -52,6 +52,11 @@ func (p *Provider) toWire(req provider.Request) ([]*genai.Content, *genai.Genera
 			return nil, nil, err
 		}
 		dropFunctionCallingConfig(body)
+	} else if req.ToolChoice == provider.ToolChoiceNone && len(req.Tools) > 0 {
+		cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeNone}}
+		// The request's choice wins over a functionCallingConfig in the params, which the
+		// body would otherwise carry over it.
+		dropFunctionCallingConfig(body)
 	}
 	if system != "" {
 		cfg.SystemInstruction = &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: system}}}

@@ -36,10 +36,11 @@ func errorBody(status int) string {
 
 func TestProvider_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Wire{
-		Body:        func(s providertest.Scenario) string { return providertest.Transcript(t, string(s)+".sse") },
-		ContentType: "text/event-stream; charset=utf-8",
-		ErrorBody:   errorBody,
-		KeyEnv:      "OPENAI_API_KEY",
+		Body:           func(s providertest.Scenario) string { return providertest.Transcript(t, string(s)+".sse") },
+		ContentType:    "text/event-stream; charset=utf-8",
+		ErrorBody:      errorBody,
+		KeyEnv:         "OPENAI_API_KEY",
+		ToolChoiceNone: map[string]any{"tool_choice": "none"},
 		New: func(baseURL, apiKey string) provider.Provider {
 			p, err := New(provider.Options{Type: "openai", Model: "test-model", APIKey: apiKey,
 				KeyEnv: "OPENAI_API_KEY", BaseURL: baseURL + "/v1", MaxRetries: 2})

@@ -51,6 +51,10 @@ func (p *Provider) toWire(req provider.Request) (responses.ResponseNewParams, []
 	// session, which keeps the prompt-cache prefix intact.
 	params.Tools = append(toWireTools(req.Tools), hostedTools(p.o, userTools)...)
 	params.Include = include(p.o, userInclude)
+	if req.ToolChoice == provider.ToolChoiceNone && len(params.Tools) > 0 {
+		params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptionsNone)}
+		delete(merged, "tool_choice")
+	}
 	// Every call carries the whole conversation (no previous_response_id), so there is
 	// nothing to gain from OpenAI keeping the response for 30 days; "store: true" in the
 	// params turns it back on.

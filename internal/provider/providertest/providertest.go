@@ -56,6 +56,10 @@ type Wire struct {
 	ErrorBody func(status int) string
 	// KeyEnv is the variable a rejected key must be named by.
 	KeyEnv string
+	// ToolChoiceNone holds the top-level body fields that forbid tool calls in the wire's
+	// format ({"tool_choice": "none"}, ...): a request with provider.ToolChoiceNone must
+	// carry them, the tools still listed, and a request without it must carry none of them.
+	ToolChoiceNone map[string]any
 	// New builds the backend under test, pointed at baseURL with apiKey. Retries must honour
 	// Retry-After and be fast enough for a test (the suite's Retry-After is 1 s).
 	New func(baseURL, apiKey string) provider.Provider
@@ -178,6 +182,7 @@ func Run(t *testing.T, w Wire) {
 			t.Fatalf("call %+v (%v)", c, err)
 		}
 	})
+	t.Run("tool choice none", func(t *testing.T) { toolChoiceNone(t, w) })
 	t.Run("reasoning", func(t *testing.T) {
 		url, _ := serve(t, Reasoning, nil)
 		r := stream(t, url)
@@ -275,6 +280,48 @@ func Run(t *testing.T, w Wire) {
 			break
 		}
 	})
+}
+
+// toolChoiceNone checks that a request's ToolChoiceNone reaches the wire as w says, with the
+// tool list unchanged (the prompt cache keys on it), and that nothing is sent without it.
+func toolChoiceNone(t *testing.T, w Wire) {
+	if len(w.ToolChoiceNone) == 0 {
+		t.Fatal("Wire.ToolChoiceNone is not set: every backend must send provider.ToolChoiceNone")
+	}
+	bodies := make(chan map[string]any, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("request body: %v", err)
+		}
+		bodies <- body
+		rw.Header().Set("Content-Type", w.ContentType)
+		_, _ = rw.Write([]byte(w.Body(Text)))
+	}))
+	t.Cleanup(srv.Close)
+	for _, choice := range []provider.ToolChoice{provider.ToolChoiceAuto, provider.ToolChoiceNone} {
+		req := Request()
+		req.ToolChoice = choice
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		r := Collect(ctx, w.New(srv.URL, testKey), req)
+		cancel()
+		if r.Err != nil {
+			t.Fatalf("tool choice %q: %v", choice, r.Err)
+		}
+		body := <-bodies
+		if _, ok := body["tools"]; !ok {
+			t.Errorf("tool choice %q: the request lost its tools: %v", choice, body)
+		}
+		for k, want := range w.ToolChoiceNone {
+			got, sent := body[k]
+			switch {
+			case choice == provider.ToolChoiceNone && !reflect.DeepEqual(got, want):
+				t.Errorf("tool choice none: body %s = %v, want %v", k, got, want)
+			case choice == provider.ToolChoiceAuto && sent:
+				t.Errorf("tool choice auto: body has %s = %v, want it left to the API's default", k, got)
+			}
+		}
+	}
 }
 
 // Transcript reads testdata/<path...> (a recorded stream); a missing file fails the test.

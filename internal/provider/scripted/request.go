@@ -78,7 +78,9 @@ func readRequest(req provider.Request) *view {
 			v.labels = sortLabels(voteEnum(t.Parameters))
 		}
 	}
-	v.presentation = req.Stage == provider.StagePresentation || (!v.answerOffered && !v.voteOffered)
+	// Under ToolChoiceNone the only thing left to write is text: the presentation's.
+	v.presentation = req.Stage == provider.StagePresentation || req.ToolChoice == provider.ToolChoiceNone ||
+		(!v.answerOffered && !v.voteOffered)
 	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role == provider.RoleTool; i-- {
 		if m := req.Messages[i]; m.IsError {
 			v.tailErrors = append(v.tailErrors, m.ToolCallID)

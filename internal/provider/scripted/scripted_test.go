@@ -66,6 +66,17 @@ func TestProvider_Decision(t *testing.T) {
 			},
 		},
 		{
+			name:   "tool calls forbidden: text, with every tool still offered",
+			script: config.Script{Answers: []string{a0}},
+			steps: []step{
+				{func() provider.Request {
+					r := coordReq(other)
+					r.ToolChoice = provider.ToolChoiceNone
+					return r
+				}(), "text"},
+			},
+		},
+		{
 			name:   "no vote tool offered: presentation",
 			script: config.Script{Answers: []string{a0}},
 			steps: []step{
