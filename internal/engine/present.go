@@ -164,17 +164,23 @@ type presentCall struct {
 
 // presentation runs agent i's final presentation from pc: its own tools (with write access to
 // context paths) in a loop until it answers with text. A presentation that continues a
-// coordination conversation still offers the workflow tools, to keep the cached prefix: a vote
-// is refused, and a new_answer's content is taken as the final answer. A response cut off (by
-// the token limit or max_response_chars) ends it with the text so far and what cut it off
-// (event.TruncatedTokenLimit or event.TruncatedResponseChars); its tool calls are not run.
+// coordination conversation still offers the workflow tools, to keep the cached prefix; when
+// they are all it offers, the request forbids tool calls (provider.ToolChoiceNone). A
+// new_answer's content is taken as the final answer; any other call to a tool the agent does
+// not have (vote, or a model or CLI that ignores the tool choice) is refused once, and a
+// second one ends the presentation with the text written so far, else an error. A response
+// cut off (by the token limit or max_response_chars) ends it with the text so far and what
+// cut it off (event.TruncatedTokenLimit or event.TruncatedResponseChars); its tool calls are
+// not run.
 func (s *session) presentation(ctx context.Context, i int, pc presentCall) (text, truncated string, err error) {
 	w := s.agents[i]
 	msgs, sent := pc.msgs, pc.sent
+	choice := presentChoice(w, pc.tools)
 	var all strings.Builder
+	refusedOnce := false
 	for round := 0; ; round++ {
 		req := provider.Request{Model: w.Model, System: pc.system, Stage: provider.StagePresentation, Params: w.Params,
-			Messages: msgs, Tools: pc.tools, CacheKey: s.cacheKey(w.Model)}
+			Messages: msgs, Tools: pc.tools, ToolChoice: choice, CacheKey: s.cacheKey(w.Model)}
 		mc := event.ModelCalled{Agent: w.ID, Stage: provider.StagePresentation, Attempt: round + 1, Fresh: sent == 0, Messages: msgs[sent:]}
 		if mc.Fresh {
 			mc.System = pc.system
@@ -192,32 +198,37 @@ func (s *session) presentation(ctx context.Context, i int, pc presentCall) (text
 				truncated = event.TruncatedResponseChars
 			}
 		}
-		var calls, workflow []provider.ToolCall
+		var calls, refused []provider.ToolCall
 		for _, tc := range out.calls {
-			if tc.Name == coord.ToolNewAnswer || tc.Name == coord.ToolVote {
-				workflow = append(workflow, tc)
-			} else {
+			if _, ok := w.Tools.Find(tc.Name); ok {
 				calls = append(calls, tc)
+			} else {
+				refused = append(refused, tc)
 			}
 		}
 		if truncated == "" {
-			if answer := presentedAnswer(workflow); answer != "" {
+			if answer := presentedAnswer(refused); answer != "" {
 				return answer, "", nil
 			}
 		}
 		if len(out.calls) == 0 && out.dropped == nil || truncated != "" {
-			if strings.TrimSpace(out.text) == "" {
-				return all.String(), truncated, nil
+			return presentedText(out.text, all.String()), truncated, nil
+		}
+		if len(refused) > 0 {
+			if refusedOnce {
+				return s.stopPresentation(w, refused[0], presentedText(out.text, all.String()))
 			}
-			return out.text, truncated, nil
+			refusedOnce = true
 		}
 		if round >= maxToolRounds {
 			return "", "", fmt.Errorf("more than %d rounds of tool calls in the final presentation", maxToolRounds)
 		}
 		msgs = append(msgs, out.message())
 		c := conversation{msgs: msgs}
-		for _, tc := range workflow {
-			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: prompt.PresentNoWorkflow, IsError: true})
+		for _, tc := range refused {
+			refusal := presentRefusal(tc.Name)
+			s.publish(event.ToolRejected{Agent: w.ID, CallID: tc.ID, Tool: tc.Name, Error: refusal})
+			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: refusal, IsError: true})
 		}
 		if d := out.dropped; d != nil {
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: d.ID,
@@ -226,6 +237,52 @@ func (s *session) presentation(ctx context.Context, i int, pc presentCall) (text
 		s.runTools(ctx, i, &c, calls)
 		msgs = c.msgs
 	}
+}
+
+// presentChoice forbids tool calls in a presentation whose tools are all coordination tools
+// (a continued conversation's new_answer, vote, submit_checklist): the presenter has nothing
+// to call, and the list stays for the cache. Tools of the agent's own (files, MCP) keep the
+// API's default, so that it can still use them.
+func presentChoice(w Agent, tools []provider.ToolSpec) provider.ToolChoice {
+	for _, t := range tools {
+		if _, own := w.Tools.Find(t.Name); own {
+			return provider.ToolChoiceAuto
+		}
+	}
+	if len(tools) == 0 {
+		return provider.ToolChoiceAuto
+	}
+	return provider.ToolChoiceNone
+}
+
+// presentRefusal is the result of a call the presentation refuses.
+func presentRefusal(name string) string {
+	if name == coord.ToolVote || name == coord.ToolNewAnswer {
+		return prompt.PresentNoWorkflow
+	}
+	return fmt.Sprintf("Error: coordination is over and %s cannot be called now: write the final answer as plain text.", name)
+}
+
+// stopPresentation ends a presentation whose presenter called tc after one refusal: its text
+// is the final answer when it wrote any, else the stored answer is used (the error says why).
+// Another refusal would cost another call, with the same odds.
+func (s *session) stopPresentation(w Agent, tc provider.ToolCall, text string) (string, string, error) {
+	why := fmt.Sprintf("the presenter kept calling %s after being told not to", tc.Name)
+	if strings.TrimSpace(text) == "" {
+		s.publish(event.ToolRejected{Agent: w.ID, CallID: tc.ID, Tool: tc.Name, Error: why + "; the presentation ends here"})
+		return "", "", errors.New(why)
+	}
+	s.publish(event.ToolRejected{Agent: w.ID, CallID: tc.ID, Tool: tc.Name, Error: why + "; the presentation ends with the text it wrote"})
+	return text, "", nil
+}
+
+// presentedText is the text a presentation response gives: its own, else all the text the
+// presentation wrote (a last response with calls only).
+func presentedText(last, all string) string {
+	if strings.TrimSpace(last) == "" {
+		return all
+	}
+	return last
 }
 
 // presentedAnswer is the content of a new_answer call made during the final presentation, ""
