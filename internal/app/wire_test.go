@@ -51,6 +51,9 @@ func decide(answer string, offered []string, enum []any, answered bool, body map
 	return move{tool: "vote", args: fmt.Sprintf(`{"agent_id":%q,"reason":"%s is right"}`, label, label)}
 }
 
+// player is how a fake model decides, from what a request shows (decide, by default).
+type player func(answer string, offered []string, enum []any, answered bool, body map[string]any) move
+
 // offeredTools reads the tool names a request offers and the vote enum; fn finds each tool's
 // name and schema in that wire format's tool object.
 func offeredTools(tools any, fn func(tool map[string]any) (name, schema any)) (offered []string, enum []any) {
@@ -123,6 +126,10 @@ func splitArgs(s string) []string {
 
 // openaiResponses serves the Responses API.
 func openaiResponses(answer string) func(http.ResponseWriter, map[string]any) bool {
+	return openaiResponsesAs(answer, decide)
+}
+
+func openaiResponsesAs(answer string, decide player) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
 		offered, enum := offeredTools(body["tools"], func(t map[string]any) (any, any) { return t["name"], t["parameters"] })
 		answered := false
@@ -159,6 +166,10 @@ func openaiResponses(answer string) func(http.ResponseWriter, map[string]any) bo
 // chatCompletions serves an OpenAI-compatible /chat/completions (Groq's flavour: usage in a
 // usage-only last chunk, finish reason with the last argument fragment).
 func chatCompletions(answer string) func(http.ResponseWriter, map[string]any) bool {
+	return chatCompletionsAs(answer, decide)
+}
+
+func chatCompletionsAs(answer string, decide player) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
 		offered, enum := offeredTools(body["tools"], func(t map[string]any) (any, any) {
 			f := obj(t["function"])
@@ -199,6 +210,10 @@ func chatCompletions(answer string) func(http.ResponseWriter, map[string]any) bo
 
 // anthropicMessages serves the Messages API with its ping events.
 func anthropicMessages(answer string) func(http.ResponseWriter, map[string]any) bool {
+	return anthropicMessagesAs(answer, decide)
+}
+
+func anthropicMessagesAs(answer string, decide player) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
 		offered, enum := offeredTools(body["tools"], func(t map[string]any) (any, any) { return t["name"], t["input_schema"] })
 		answered := false
@@ -236,6 +251,10 @@ func anthropicMessages(answer string) func(http.ResponseWriter, map[string]any) 
 
 // geminiStream serves streamGenerateContent?alt=sse, usage repeated on every chunk.
 func geminiStream(answer string) func(http.ResponseWriter, map[string]any) bool {
+	return geminiStreamAs(answer, decide)
+}
+
+func geminiStreamAs(answer string, decide player) func(http.ResponseWriter, map[string]any) bool {
 	return func(w http.ResponseWriter, body map[string]any) bool {
 		var offered []string
 		var enum []any
