@@ -58,9 +58,10 @@ func (r *recording) wrap(respond func(http.ResponseWriter, map[string]any) bool)
 
 // TestE2E_VotingPresenterIsBounded runs a one-agent team on each API's fake whose model keeps
 // calling vote in the final presentation (presentation_context: continue, the default). The
-// presentation requests must forbid tool calls in that API's format; an API that enforces it
-// gives the presented answer in one call, and a model that ignores it costs one call more,
-// then the stored answer, not 25 rounds.
+// first presentation request keeps the API's default tool choice (the cached conversation
+// stays valid); after the refused vote the next one forbids tool calls in that API's format.
+// An API that enforces it gives the presented answer on that second call, and a model that
+// ignores it is stopped there with the stored answer: two calls, not 25 rounds.
 func TestE2E_VotingPresenterIsBounded(t *testing.T) {
 	const answer = "Paris is the capital of France."
 	wires := []struct {
@@ -90,9 +91,9 @@ func TestE2E_VotingPresenterIsBounded(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, calls := "FINAL: "+answer, 1
+				want, calls := "FINAL: "+answer, 2
 				if !honour {
-					want, calls = answer, 2
+					want = answer
 				}
 				if res.ExitCode != 0 || res.FinalAnswer != want {
 					t.Fatalf("result %+v, want %q\n%s", res.Result, want, out.String())
@@ -101,8 +102,9 @@ func TestE2E_VotingPresenterIsBounded(t *testing.T) {
 					t.Fatalf("%d presentation requests (%d input tokens), want %d\n%s", len(rec.bodies), len(rec.bodies)*usageIn, calls, out.String())
 				}
 				for k, b := range rec.bodies {
-					if !forbidsCalls(b) {
-						t.Errorf("presentation request %d does not forbid tool calls: tool_choice %v, toolConfig %v", k+1, b["tool_choice"], b["toolConfig"])
+					if forbidsCalls(b) != (k > 0) {
+						t.Errorf("presentation request %d: forbids tool calls %v, want %v (tool_choice %v, toolConfig %v)",
+							k+1, forbidsCalls(b), k > 0, b["tool_choice"], b["toolConfig"])
 					}
 					if len(list(b["tools"])) == 0 {
 						t.Errorf("presentation request %d lost its tools, and with them the cached prefix", k+1)

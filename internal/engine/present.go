@@ -164,18 +164,22 @@ type presentCall struct {
 
 // presentation runs agent i's final presentation from pc: its own tools (with write access to
 // context paths) in a loop until it answers with text. A presentation that continues a
-// coordination conversation still offers the workflow tools, to keep the cached prefix; when
-// they are all it offers, the request forbids tool calls (provider.ToolChoiceNone). A
+// coordination conversation still offers the workflow tools, to keep the cached prefix. A
 // new_answer's content is taken as the final answer; any other call to a tool the agent does
-// not have (vote, or a model or CLI that ignores the tool choice) is refused once, and a
-// second one ends the presentation with the text written so far, else an error. A response
+// not have (vote) is refused once, after which the request forbids tool calls when only
+// coordination tools are offered (provider.ToolChoiceNone), and a second one (a model or CLI
+// that ignores the tool choice) ends the presentation with the text written so far, else an
+// error. A response
 // cut off (by the token limit or max_response_chars) ends it with the text so far and what
 // cut it off (event.TruncatedTokenLimit or event.TruncatedResponseChars); its tool calls are
 // not run.
 func (s *session) presentation(ctx context.Context, i int, pc presentCall) (text, truncated string, err error) {
 	w := s.agents[i]
 	msgs, sent := pc.msgs, pc.sent
-	choice := presentChoice(w, pc.tools)
+	// The first call keeps the API's default tool choice: changing it loses Anthropic's cached
+	// messages (the whole coordination conversation), which costs every run; only a presenter
+	// that has already called a refused tool is sent none.
+	choice := provider.ToolChoiceAuto
 	var all strings.Builder
 	refusedOnce := false
 	for round := 0; ; round++ {
@@ -219,6 +223,7 @@ func (s *session) presentation(ctx context.Context, i int, pc presentCall) (text
 				return s.stopPresentation(w, refused[0], presentedText(out.text, all.String()))
 			}
 			refusedOnce = true
+			choice = presentChoice(w, pc.tools)
 		}
 		if round >= maxToolRounds {
 			return "", "", fmt.Errorf("more than %d rounds of tool calls in the final presentation", maxToolRounds)

@@ -47,7 +47,7 @@ func TestPresentation_StubbornPresenterIsBounded(t *testing.T) {
 		withTool   bool
 		present    func(n int) step
 		wantCalls  int
-		wantChoice provider.ToolChoice // of every presentation request
+		wantChoice provider.ToolChoice // of the presentation requests after a refused call (the first is always auto)
 		wantFinal  string
 		wantFall   bool   // the stored answer was used
 		wantError  string // in the AgentError of the presentation
@@ -121,9 +121,13 @@ func TestPresentation_StubbornPresenterIsBounded(t *testing.T) {
 			if len(reqs) != tc.wantCalls {
 				t.Fatalf("%d presentation calls, want %d", len(reqs), tc.wantCalls)
 			}
+			want := provider.ToolChoiceAuto
 			for k, r := range reqs {
-				if r.ToolChoice != tc.wantChoice {
-					t.Errorf("presentation call %d: tool choice %q, want %q", k+1, r.ToolChoice, tc.wantChoice)
+				if r.ToolChoice != want {
+					t.Errorf("presentation call %d: tool choice %q, want %q", k+1, r.ToolChoice, want)
+				}
+				if refusedStep(tc.present(k + 1)) {
+					want = tc.wantChoice
 				}
 			}
 			if f := ofType[event.FinalAnswer](evs); len(f) != 1 || f[0].Fallback != tc.wantFall {
@@ -151,25 +155,39 @@ func TestPresentation_StubbornPresenterIsBounded(t *testing.T) {
 	}
 }
 
+// refusedStep reports whether a presentation step calls a tool the presenter does not have.
+func refusedStep(s step) bool {
+	return slices.ContainsFunc(s.calls, func(c provider.ToolCall) bool { return c.Name != "mcp__kb__lookup" })
+}
+
 // TestPresentation_NoneKeepsTheCachedTools checks that a continued presentation offers the
-// tools of the presenter's last coordination call unchanged (the cache keys on them), with
-// tool calls forbidden.
+// tools of the presenter's last coordination call unchanged (the cache keys on them), first
+// with the default tool choice (changing it loses Anthropic's cached messages), then, after a
+// refused vote, with tool calls forbidden.
 func TestPresentation_NoneKeepsTheCachedTools(t *testing.T) {
-	presenter := stubbornPresenter("Paris.", func(int) step { return step{text: "FINAL: Paris."} })
+	presenter := stubbornPresenter("Paris.", func(n int) step {
+		if n == 1 {
+			return vote("agent1", "best")
+		}
+		return step{text: "FINAL: Paris."}
+	})
 	res, _ := run(t, t.Context(), Options{Agents: agents(presenter, answerThenVote("Lyon.", "agent1"))})
 	if res.ExitCode != 0 || res.FinalAnswer != "FINAL: Paris." {
 		t.Fatalf("result %+v", res)
 	}
 	reqs := presenter.requests()
-	last, final := reqs[len(reqs)-2], reqs[len(reqs)-1]
-	if final.Stage != provider.StagePresentation || last.Stage == provider.StagePresentation {
-		t.Fatalf("stages %q then %q", last.Stage, final.Stage)
+	last, first, second := reqs[len(reqs)-3], reqs[len(reqs)-2], reqs[len(reqs)-1]
+	if last.Stage == provider.StagePresentation || first.Stage != provider.StagePresentation || second.Stage != provider.StagePresentation {
+		t.Fatalf("stages %q, %q, %q", last.Stage, first.Stage, second.Stage)
 	}
 	name := func(s provider.ToolSpec) string { return s.Name }
-	if !slices.EqualFunc(last.Tools, final.Tools, func(a, b provider.ToolSpec) bool { return name(a) == name(b) }) || len(final.Tools) == 0 {
-		t.Errorf("presentation tools %v, coordination tools %v", final.Tools, last.Tools)
+	same := func(a, b []provider.ToolSpec) bool {
+		return slices.EqualFunc(a, b, func(x, y provider.ToolSpec) bool { return name(x) == name(y) })
 	}
-	if last.ToolChoice != provider.ToolChoiceAuto || final.ToolChoice != provider.ToolChoiceNone {
-		t.Errorf("tool choice %q then %q, want auto then none", last.ToolChoice, final.ToolChoice)
+	if len(last.Tools) == 0 || !same(last.Tools, first.Tools) || !same(last.Tools, second.Tools) {
+		t.Errorf("presentation tools %v then %v, coordination tools %v", first.Tools, second.Tools, last.Tools)
+	}
+	if last.ToolChoice != provider.ToolChoiceAuto || first.ToolChoice != provider.ToolChoiceAuto || second.ToolChoice != provider.ToolChoiceNone {
+		t.Errorf("tool choice %q, %q, %q, want auto, auto, none", last.ToolChoice, first.ToolChoice, second.ToolChoice)
 	}
 }
