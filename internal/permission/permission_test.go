@@ -73,6 +73,8 @@ func TestDecide(t *testing.T) {
 		{"medium command asks", Config{}, "execute_command", `{"command":"python x.py"}`, Ask, "", RiskMedium},
 		{"read-only command is low", Config{}, "execute_command", `{"command":"git status"}`, Allow, "", RiskLow},
 		{"egress is high", Config{}, "execute_command", `{"command":"curl https://x"}`, Ask, "", RiskHigh},
+		{"a chain is asked about", Config{AutomationDefault: DenyAll}, "execute_command", `{"command":"echo ok; python3 -c 'print(1)'"}`, Ask, "", RiskMedium},
+		{"a launcher is asked about", Config{AutomationDefault: DenyAll}, "execute_command", `{"command":"env python3 -c 'print(1)'"}`, Ask, "", RiskMedium},
 		{"deny rule", Config{Deny: []string{"command(rm *)"}}, "execute_command", `{"command":"rm -f x"}`, Deny, "command(rm *)", RiskMedium},
 		{"deny wins over allow", Config{Allow: []string{"command(*)"}, Deny: []string{"command(curl *)"}}, "execute_command", `{"command":"curl evil"}`, Deny, "command(curl *)", RiskHigh},
 		{"allow silences the risk ask", Config{Allow: []string{"command(curl *)"}}, "execute_command", `{"command":"curl ok"}`, Allow, "command(curl *)", RiskHigh},
