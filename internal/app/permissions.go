@@ -42,6 +42,9 @@ func guard(cfg *config.Config, agents []engine.Agent, tb *toolbox, o Options, bu
 			return ledger.Close, errorf(ExitConfig, "agent %s: permissions: %v", a.ID, err)
 		}
 		gate.Add(a.ID, p)
+		if ws := tb.ws[a.ID]; ws != nil {
+			ws.SetPathRules(p) // the rules hold for every path the file tools reach, not only the one named
+		}
 		id := a.ID
 		agents[i].Permit = func(ctx context.Context, tool, args string) string { return gate.Check(ctx, id, tool, args) }
 	}

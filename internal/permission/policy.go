@@ -55,6 +55,9 @@ type Policy struct {
 type rule struct {
 	Rule
 	pathPattern string
+	// realPattern is pathPattern with the links in its literal directories resolved
+	// (resolveLinks), matched too: the workspace checks resolved paths.
+	realPattern string
 }
 
 // NewPolicy builds the policy of an agent whose workspace is dir ("" without one).
@@ -85,7 +88,8 @@ func NewPolicy(c Config, dir string) (*Policy, error) {
 			if err != nil {
 				return nil, err
 			}
-			*b.dst = append(*b.dst, rule{Rule: r, pathPattern: resolvePattern(r.Pattern, dir)})
+			pp := resolvePattern(r.Pattern, dir)
+			*b.dst = append(*b.dst, rule{Rule: r, pathPattern: pp, realPattern: resolveLinks(pp)})
 		}
 	}
 	return p, nil
@@ -110,7 +114,7 @@ func (r rule) matches(t Target) bool {
 		return false
 	}
 	if t.path {
-		return Match(r.pathPattern, t.Target)
+		return Match(r.pathPattern, t.Target) || (r.realPattern != r.pathPattern && Match(r.realPattern, t.Target))
 	}
 	return Match(r.Pattern, t.Target)
 }
