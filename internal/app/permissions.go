@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"massgen/internal/config"
 	"massgen/internal/engine"
 	"massgen/internal/event"
+	"massgen/internal/mcptool"
 	"massgen/internal/permission"
 	"massgen/internal/redact"
 )
@@ -37,13 +39,37 @@ func guard(cfg *config.Config, agents []engine.Agent, tb *toolbox, o Options, bu
 			wsDir = ws.Dir()
 		}
 		p, err := permission.NewPolicy(permission.Config{AutomationDefault: pc.AutomationDefault, Role: pc.Role, Allow: pc.Allow, Ask: pc.Ask,
-			Deny: pc.Deny, MaxConsecutiveAuto: pc.MaxConsecutiveAuto, NoAudit: pc.NoAudit}, wsDir)
+			Deny: pc.Deny, MaxConsecutiveAuto: pc.MaxConsecutiveAuto, NoAudit: pc.NoAudit, ReadOnlyTools: readOnlyTools(a.Backend.Tools.MCPServers)}, wsDir)
 		if err != nil {
 			return ledger.Close, errorf(ExitConfig, "agent %s: permissions: %v", a.ID, err)
 		}
 		gate.Add(a.ID, p)
+		if ws := tb.ws[a.ID]; ws != nil {
+			ws.SetPathRules(p) // the rules hold for every path the file tools reach, not only the one named
+		}
 		id := a.ID
 		agents[i].Permit = func(ctx context.Context, tool, args string) string { return gate.Check(ctx, id, tool, args) }
 	}
 	return ledger.Close, nil
+}
+
+// readOnlyTools are the exposed names (patterns) of the MCP tools the config marks read-only.
+func readOnlyTools(servers []config.MCPServer) []string {
+	var out []string
+	for _, s := range servers {
+		one, _ := mcptool.ToolName(s.Name, "t")
+		prefix := strings.TrimSuffix(one, "t") // mcp__<server>__ as the tools are offered
+		if s.ReadOnly {
+			out = append(out, prefix+"*")
+			continue
+		}
+		for _, t := range s.ReadOnlyTools {
+			name, _ := mcptool.ToolName(s.Name, t)
+			if strings.ContainsAny(t, "*?[") {
+				name = prefix + t // a pattern is matched as written
+			}
+			out = append(out, name)
+		}
+	}
+	return out
 }

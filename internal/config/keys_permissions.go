@@ -46,7 +46,7 @@ var permissionKeys = []Key{
 		Doc: "What an ask becomes when nobody can answer it (--automation, plain output) or nobody answers in time: risk-based denies high-risk calls and allows the rest, deny-all, allow-all.",
 		set: perm(func(p *Permissions, v value) { p.AutomationDefault = v.s })},
 	{Section: secPerm, Name: "role", Type: TypeEnum, Enum: permission.RoleNames, Status: Implemented, Since: "0.1.97",
-		Doc: "A preset: read-only (alias researcher) reads files, asks before read_url, and neither writes nor runs commands; read-write (alias implementer) adds no rules. Its denials win over allow rules.",
+		Doc: "A preset: read-only (alias researcher) reads files, asks before read_url, neither writes nor runs commands, and runs only the MCP tools mcp_servers marks read_only or read_only_tools; read-write (alias implementer) adds no rules. Its denials win over allow rules.",
 		set: perm(func(p *Permissions, v value) { p.Role = v.s })},
 	{Section: secPerm, Name: "rules", Type: TypeMapping, Status: Implemented, Since: "0.1.97", ex: "{deny: [command(git push*)]}",
 		Doc: "allow, ask and deny lists of action(target) rules (see permissions.rules).", raw: permRuleSets},

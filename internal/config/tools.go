@@ -21,6 +21,10 @@ type MCPServer struct {
 	// Timeout bounds one tool call (0: the engine's per-call timeout).
 	Timeout                    time.Duration
 	AllowedTools, ExcludeTools []string
+	// ReadOnly (read_only) and ReadOnlyTools (read_only_tools, the server's own tool names)
+	// mark the server's tools that only read: the only ones permissions.role: read-only runs.
+	ReadOnly      bool
+	ReadOnlyTools []string
 }
 
 // ContextPath is an entry of context_paths: a file or folder agents may read, which the final
@@ -106,6 +110,12 @@ var mcpKeys = []Key{
 		Doc: "Only these tools of the server.", set: mcp(func(s *MCPServer, v value) { s.AllowedTools = v.list })},
 	{Section: secMCP, Name: "exclude_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
 		Doc: "Tools of the server to leave out.", set: mcp(func(s *MCPServer, v value) { s.ExcludeTools = v.list })},
+	{Section: secMCP, Name: "read_only", Type: TypeBool, Default: "false", Status: Implemented, Since: "port",
+		Doc: "Every tool of the server only reads: permissions.role: read-only runs them (otherwise it refuses MCP tools it cannot tell are reads). The server's own readOnlyHint does not count.",
+		set: mcp(func(s *MCPServer, v value) { s.ReadOnly = v.b })},
+	{Section: secMCP, Name: "read_only_tools", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[get_issue, search_*]",
+		Doc: "These tools of the server (its own names; * matches any run of characters) only read: permissions.role: read-only runs them.",
+		set: mcp(func(s *MCPServer, v value) { s.ReadOnlyTools = v.list })},
 }
 
 var contextPathKeys = []Key{

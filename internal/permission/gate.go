@@ -144,7 +144,7 @@ func (d decision) refusal(p *Policy, timeout time.Duration) string {
 	const after = "; the call did not run. Do not try to get around this with another tool or another spelling of the call: " +
 		"do the task another way, or say in your answer what you would need."
 	switch {
-	case d.v.Rule == "hardline":
+	case d.v.Rule == "hardline", d.v.Rule == RoleRule:
 		return "denied by permissions: " + d.v.Reason + after
 	case d.by == event.ByRule:
 		return "denied by permissions rule " + d.v.Rule + after

@@ -39,7 +39,16 @@ type Config struct {
 	Allow, Ask, Deny   []string
 	MaxConsecutiveAuto int  // 0: no cap
 	NoAudit            bool // keep this agent's decisions out of the ledger
+	// ReadOnlyTools are the MCP tools the config marks read-only, by exposed name
+	// (mcp__server__tool, or mcp__server__* for a whole server): the only MCP tools the
+	// read-only role runs besides file reads and fetches. A server's own readOnlyHint is not
+	// enough: the server is not trusted to describe itself.
+	ReadOnlyTools []string
 }
+
+// RoleRule is the Verdict.Rule of a call the read-only role refuses as a whole (an MCP tool
+// not marked read-only), rather than by one of its rules.
+const RoleRule = "role read-only"
 
 // Policy decides the calls of one agent.
 type Policy struct {
@@ -48,6 +57,8 @@ type Policy struct {
 	maxAuto          int
 	dir              string
 	audit            bool
+	readOnly         bool     // the read-only role (or researcher)
+	readOnlyTools    []string // Config.ReadOnlyTools
 }
 
 // rule is a Rule with its pattern also resolved for file targets: a relative path pattern
@@ -55,6 +66,9 @@ type Policy struct {
 type rule struct {
 	Rule
 	pathPattern string
+	// realPattern is pathPattern with the links in its literal directories resolved
+	// (resolveLinks), matched too: the workspace checks resolved paths.
+	realPattern string
 }
 
 // NewPolicy builds the policy of an agent whose workspace is dir ("" without one).
@@ -73,6 +87,9 @@ func NewPolicy(c Config, dir string) (*Policy, error) {
 			return nil, fmt.Errorf("unknown role %q: use %s", c.Role, strings.Join(RoleNames, ", "))
 		}
 		allow, ask, deny = r.allow, r.ask, r.deny
+		name := strings.ToLower(strings.TrimSpace(c.Role))
+		p.readOnly = name == "read-only" || name == "researcher"
+		p.readOnlyTools = c.ReadOnlyTools
 	}
 	// Every scope's rules go into one bucket per decision, so deny wins across scopes: a role's
 	// write denial cannot be loosened by an allow rule (MassGen's PermissionRuleSet.merge).
@@ -85,7 +102,8 @@ func NewPolicy(c Config, dir string) (*Policy, error) {
 			if err != nil {
 				return nil, err
 			}
-			*b.dst = append(*b.dst, rule{Rule: r, pathPattern: resolvePattern(r.Pattern, dir)})
+			pp := resolvePattern(r.Pattern, dir)
+			*b.dst = append(*b.dst, rule{Rule: r, pathPattern: pp, realPattern: resolveLinks(pp)})
 		}
 	}
 	return p, nil
@@ -110,7 +128,7 @@ func (r rule) matches(t Target) bool {
 		return false
 	}
 	if t.path {
-		return Match(r.pathPattern, t.Target)
+		return Match(r.pathPattern, t.Target) || (r.realPattern != r.pathPattern && Match(r.realPattern, t.Target))
 	}
 	return Match(r.Pattern, t.Target)
 }
@@ -148,6 +166,9 @@ func (p *Policy) Decide(tool, args string) (v Verdict, checked bool) {
 			return Verdict{Decision: Deny, Rule: "hardline", Risk: RiskHigh, Target: first, Reason: "hardline block: " + why}, true
 		}
 	}
+	if why := p.roleRefusal(tool, targets); why != "" {
+		return Verdict{Decision: Deny, Rule: RoleRule, Risk: risk, Target: first, Reason: why}, true
+	}
 	for _, bucket := range []struct {
 		rules    []rule
 		decision string
@@ -173,6 +194,28 @@ func (p *Policy) Decide(tool, args string) (v Verdict, checked bool) {
 		return Verdict{Decision: Allow, Risk: risk, Target: first, Reason: "low-risk operation"}, true
 	}
 	return Verdict{Decision: Ask, Risk: risk, Target: first, Reason: risk + "-risk operation: " + tool}, true
+}
+
+// roleRefusal is why the read-only role refuses an MCP tool: one the classifier cannot place
+// among reads, writes, commands and fetches may do anything, so it runs only when the config
+// marks it read-only. "" when the role lets the call through to the rules.
+func (p *Policy) roleRefusal(tool string, targets []Target) string {
+	if !p.readOnly || !strings.HasPrefix(tool, "mcp__") {
+		return ""
+	}
+	for _, t := range targets {
+		if t.Action != ActionMCP {
+			continue
+		}
+		for _, pat := range p.readOnlyTools {
+			if Match(pat, tool) {
+				return ""
+			}
+		}
+		return "the read-only role runs only the MCP tools the config marks read-only, and " + tool +
+			" is not marked (mark its server read_only: true, or list the tool in the server's read_only_tools, if it only reads)"
+	}
+	return ""
 }
 
 // allowAll returns the first allow rule of the call when every target has one.

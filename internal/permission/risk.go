@@ -51,8 +51,6 @@ var (
 	}
 	// Network egress from a command: an exfiltration channel.
 	egressCommand = regexp.MustCompile(`\b(?:curl|wget|nc|ncat|netcat|ssh|scp|sftp|rsync|telnet)\b`)
-	// Read-only commands.
-	lowCommand = regexp.MustCompile(`^\s*(?:git\s+(?:status|diff|log|show|branch|remote|config\s+--get)|ls|ll|cat|head|tail|pwd|echo|which|whoami|date|env|wc|grep|find|tree|stat|file)\b`)
 )
 
 // riskHints are MassGen's risk_classifier.py name hints; they differ a little from rules.py's.
@@ -64,7 +62,7 @@ var (
 )
 
 // Risk tiers a call by its blast radius, as MassGen's RiskClassifier: commands by what they
-// run, network tools high, deletes medium, reads and workspace writes low, anything else
+// run (commandRisk), network tools high, deletes medium, reads and workspace writes low, anything else
 // medium. command is the call's command line, if it has one.
 func Risk(tool, command string) string {
 	t := strings.ToLower(tool)
@@ -76,21 +74,7 @@ func Risk(tool, command string) string {
 		return RiskLow
 	}
 	if workspaceTools[tool] != nil || hasAny(t, riskCommandHints) {
-		switch {
-		case command == "":
-			return RiskMedium
-		case egressCommand.MatchString(command):
-			return RiskHigh
-		}
-		for _, re := range highCommand {
-			if re.MatchString(command) {
-				return RiskHigh
-			}
-		}
-		if lowCommand.MatchString(command) {
-			return RiskLow
-		}
-		return RiskMedium
+		return commandRisk(command)
 	}
 	switch {
 	case hasAny(t, riskNetworkHints):

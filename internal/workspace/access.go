@@ -52,6 +52,7 @@ const (
 // target is a checked path: abs is resolved, rel is abs relative to g.root.
 type target struct {
 	raw   string
+	named string // raw as the permission gate judged it (Agent.named)
 	abs   string
 	g     *grant
 	rel   string
@@ -108,7 +109,11 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 	if hidden {
 		return target{}, c.refusal(raw, abs, a.run.snapDir)
 	}
-	t := target{raw: raw, abs: abs, g: g}
+	named := a.named(raw)
+	if err := ruled(a.pathRules(), acc != read, abs, named, raw); err != nil {
+		return target{}, err
+	}
+	t := target{raw: raw, named: named, abs: abs, g: g}
 	base := g.path
 	if g.file {
 		base, t.flags = filepath.Dir(g.path), oNoFollow

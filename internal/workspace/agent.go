@@ -29,6 +29,7 @@ type Agent struct {
 	final            bool
 	readBeforeDelete bool
 	touched          map[string]bool // resolved paths read or created by the agent's tools
+	rules            PathRules       // the permission rules on paths; nil: none (rules.go)
 
 	shells shellSet // background shells, stopped by Run.Close (shells.go)
 
@@ -184,7 +185,7 @@ func (a *Agent) Snapshot() error {
 	stage := filepath.Join(r.stageDir, fmt.Sprintf("%s-%d", a.label, r.seq))
 	old := stage + ".old"
 	r.mu.Unlock()
-	if err := a.copyOutTo(stage); err != nil {
+	if err := a.shareTo(stage); err != nil {
 		_ = os.RemoveAll(stage)
 		return fmt.Errorf("workspace: snapshot %s: %w", a.label, err)
 	}
@@ -243,7 +244,23 @@ func (a *Agent) CopyOut(dst string) error {
 	return nil
 }
 
-func (a *Agent) copyOutTo(dst string) error { return copyInto(a.ws.root, dst) }
+func (a *Agent) copyOutTo(dst string) error { return copyInto(a.ws.root, dst, nil) }
+
+// shareTo copies the workspace into dst for the shared snapshot, leaving out what the
+// permission rules keep the agent itself from reading: what it may not read, it does not
+// share with the other agents.
+func (a *Agent) shareTo(dst string) error {
+	rules := a.pathRules()
+	if rules == nil {
+		return a.copyOutTo(dst)
+	}
+	return copyInto(a.ws.root, dst, func(w string, _ bool) error {
+		if !readable(rules, filepath.Join(a.dir, filepath.FromSlash(w)), a.dir) {
+			return errConcealed
+		}
+		return nil
+	})
+}
 
 // Seed copies the tree at dir into the workspace, overwriting files of the same name: a new
 // turn starts from the previous turn's work (see Run.CopyPrevious). Links and special files are

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 )
 
-// copyInto copies the whole of src into the folder dst, created if missing.
-func copyInto(src *os.Root, dst string) error {
+// copyInto copies the whole of src into the folder dst, created if missing; visit is copyTree's.
+func copyInto(src *os.Root, dst string, visit func(within string, dir bool) error) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
@@ -20,7 +20,7 @@ func copyInto(src *os.Root, dst string) error {
 		return err
 	}
 	defer out.Close()
-	_, err = copyTree(context.Background(), src, ".", out, ".", nil)
+	_, err = copyTree(context.Background(), src, ".", out, ".", visit)
 	return err
 }
 

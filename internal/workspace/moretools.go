@@ -194,6 +194,7 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 		return msg
 	}
 	_, final := a.grants()
+	rules := a.pathRules()
 	var unread []string
 	hidden, err := a.walk(ctx, src, func(w string, d fs.DirEntry) error {
 		if len(*moved) > maxCopy {
@@ -209,6 +210,9 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 		}
 		to := filepath.Join(dst.abs, filepath.FromSlash(w))
 		if err := a.allow(dst.g, to, write, final, to); err != nil {
+			return err
+		}
+		if err := errors.Join(ruled(rules, true, from, src.named, from), ruled(rules, true, to, dst.named, to)); err != nil {
 			return err
 		}
 		if d.Type().IsRegular() && !a.wasTouched(from) && !exemptFromReadBeforeDelete(from) {

@@ -23,15 +23,17 @@ var noDescend = map[string]bool{
 
 // walk visits t and what lies below it that the agent may see, through t's root; within is
 // slash-separated and relative to t ("" for t itself). An entry a direct access would refuse
-// as concealed (view.conceal) is left out, a concealed folder not entered; walk returns how
-// many entries it left out.
+// as concealed (view.conceal) or the permission rules keep from reading (PathRules) is left
+// out, such a folder not entered; walk returns how many entries it left out.
 func (a *Agent) walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) error) (int, error) {
 	grants, _ := a.grants()
 	v := a.viewOf(grants)
+	rules := a.pathRules()
 	hidden := 0
 	err := walkRoot(ctx, t.g.root, t.rel, func(_, w string, d fs.DirEntry) error {
 		if w != "" {
-			if _, ok := v.conceal(t.g, filepath.Join(t.abs, filepath.FromSlash(w))); ok {
+			abs := filepath.Join(t.abs, filepath.FromSlash(w))
+			if _, ok := v.conceal(t.g, abs); ok || !readable(rules, abs, t.named) {
 				hidden++
 				if d.IsDir() {
 					return fs.SkipDir
@@ -49,7 +51,7 @@ func hiddenNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("\n[%s not shown: massgen's private folders, or files that may hold secrets]", entryCount(n))
+	return fmt.Sprintf("\n[%s not shown: massgen's private folders, files that may hold secrets, or paths your permission rules keep from you]", entryCount(n))
 }
 
 // holdsHidden refuses to verb (delete, move) the tree at raw as a whole when it holds n
@@ -59,7 +61,7 @@ func holdsHidden(raw string, n int, verb, Verb string) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s holds %s hidden from agents (massgen's private folders, or files that may hold secrets); it cannot be %s as a whole. %s the other entries one by one",
+	return fmt.Sprintf("%s holds %s hidden from agents (massgen's private folders, files that may hold secrets, or paths your permission rules keep from you); it cannot be %s as a whole. %s the other entries one by one",
 		show(raw), entryCount(n), verb, Verb)
 }
 
@@ -310,13 +312,18 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 		return fail(dst, err)
 	}
 	var created []string
+	rules := a.pathRules()
 	visit := func(w string, dir bool) error {
-		if _, ok := v.conceal(src.g, filepath.Join(src.abs, filepath.FromSlash(w))); ok && w != "" {
+		from := filepath.Join(src.abs, filepath.FromSlash(w))
+		if _, ok := v.conceal(src.g, from); ok && w != "" || !readable(rules, from, src.named) {
 			return errConcealed
 		}
 		abs := filepath.Join(dst.abs, filepath.FromSlash(w))
 		_, final := a.grants()
 		if err := a.allow(dst.g, abs, write, final, abs); err != nil {
+			return err
+		}
+		if err := ruled(rules, true, abs, dst.named, abs); err != nil {
 			return err
 		}
 		if len(created) == maxCopy {
@@ -384,6 +391,7 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 	var unread []string
 	entries := 0
 	_, final := a.grants()
+	rules := a.pathRules()
 	hidden, err := a.walk(ctx, t, func(w string, d fs.DirEntry) error {
 		if w == "" {
 			return nil
@@ -391,6 +399,9 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		entries++
 		abs := filepath.Join(t.abs, filepath.FromSlash(w))
 		if err := a.allow(t.g, abs, remove, final, abs); err != nil {
+			return err
+		}
+		if err := ruled(rules, true, abs, t.named, abs); err != nil {
 			return err
 		}
 		if d.Type().IsRegular() && !a.wasTouched(abs) && !exemptFromReadBeforeDelete(abs) {

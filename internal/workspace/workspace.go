@@ -120,7 +120,7 @@ func (r *Run) CopyPrevious(src string) (string, error) {
 	}
 	defer in.Close()
 	dst := filepath.Join(r.dir, previousName)
-	if err := copyInto(in, dst); err != nil {
+	if err := copyInto(in, dst, nil); err != nil {
 		return "", fmt.Errorf("workspace: previous turn: %w", err)
 	}
 	return dst, nil
