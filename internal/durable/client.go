@@ -167,6 +167,9 @@ func Run(ctx context.Context, c client.Client, t Target, cfg *config.Config, o e
 // Encode is cfg as it travels to the workers (ForWorkers), written as a config file; an error
 // says what cannot travel.
 func Encode(cfg *config.Config) (string, error) {
+	if err := Supported(cfg); err != nil {
+		return "", err
+	}
 	wcfg, err := ForWorkers(cfg)
 	if err != nil {
 		return "", err

@@ -56,9 +56,10 @@ func newRecordingModel(t *testing.T, answer string) *recordingModel {
 		}
 		canVote := false
 		for _, tl := range body.Tools {
-			canVote = canVote || (tl.Function.Name == "vote" && strings.Contains(string(tl.Function.Parameters), "agent1"))
+			canVote = canVote || (tl.Function.Name == "vote" && strings.Contains(string(tl.Function.Parameters), `"enum":["agent1"]`))
 		}
-		answered := strings.Contains(string(raw), `"name":"new_answer"`) || strings.Contains(string(raw), "Your own current answer is the one labelled")
+		msgs, _ := json.Marshal(body.Messages)
+		answered := strings.Contains(string(msgs), `"name":"new_answer"`) || strings.Contains(string(msgs), "Your own current answer is the one labelled")
 		tool, args := "", ""
 		switch {
 		case len(body.Tools) == 0:
