@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -58,7 +60,7 @@ func checkTemporal(t temporalFlags, cfg *config.Config) error {
 	if err := durable.Supported(cfg); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
-	if _, err := durable.ForWorkers(cfg); err != nil {
+	if _, err := durable.Encode(cfg); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
 	return nil
@@ -66,8 +68,9 @@ func checkTemporal(t temporalFlags, cfg *config.Config) error {
 
 func newWorker(stdout, stderr io.Writer) *cobra.Command {
 	var t temporalFlags
+	var allow []string
 	cmd := &cobra.Command{
-		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE]",
+		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--allow-base-url URL]...",
 		Short: "Run sessions started with --temporal: agent turns and final presentations",
 		Long: `worker polls a Temporal task queue and runs the sessions that massgen --temporal,
 massgen serve --temporal and massgen eval --temporal start there: the coordination of each
@@ -83,6 +86,15 @@ MCP servers, custom tools, media tools) and are no coding-agent CLIs: sessions t
 run locally. Ctrl-C stops the worker;
 its running turns move to another worker.
 
+Anyone who can start workflows on the task queue chooses the team, so a worker reads each
+session's config again and checks where its requests would go before any is sent: an agent's
+key goes only to the endpoints of the backend types that read that key variable
+(OPENAI_API_KEY to https://api.openai.com/v1, GROQ_API_KEY to https://api.groq.com/openai/v1,
+...), a local server without a key only to its default address (ollama: localhost:11434), and
+anything else only to base URLs allowed with --allow-base-url (or ` + durable.AllowBaseURLEnv + `,
+comma- or space-separated). An allowed URL matches its scheme, host, port and path, and any
+path below it. A session that names another endpoint fails, naming the agent and the URL.
+
   temporal server start-dev --headless &
   massgen worker --temporal 127.0.0.1:7233 &
   massgen --temporal 127.0.0.1:7233 --config examples/demo.yaml "question"`,
@@ -94,6 +106,10 @@ its running turns move to another worker.
 			if err := app.LoadDotEnv(); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
+			list, err := durable.NewAllowlist(append(durable.SplitList(os.Getenv(durable.AllowBaseURLEnv)), allow...))
+			if err != nil {
+				return exitf(ExitConfig, "%v", err)
+			}
 			ctx := cmd.Context()
 			c, err := durable.Dial(ctx, t.target())
 			if err != nil {
@@ -101,12 +117,16 @@ its running turns move to another worker.
 			}
 			defer c.Close()
 			fmt.Fprintf(stderr, "massgen worker: taking sessions from %s (namespace %s, task queue %s); Ctrl-C stops\n", t.addr, t.namespace, t.queue)
-			if err := durable.Worker(ctx, c, t.target(), &durable.Activities{}); err != nil {
+			if urls := list.URLs(); len(urls) > 0 {
+				fmt.Fprintf(stderr, "massgen worker: agents may also call %s\n", strings.Join(urls, ", "))
+			}
+			if err := durable.Worker(ctx, c, t.target(), &durable.Activities{Allow: list}); err != nil {
 				return exitf(ExitExecution, "%v", err)
 			}
 			return nil
 		},
 	}
 	addTemporalFlags(cmd.Flags(), &t)
+	cmd.Flags().StringArrayVar(&allow, "allow-base-url", nil, "also send agents' requests and keys to base `URL` and below (repeatable)")
 	return cmd
 }

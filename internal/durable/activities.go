@@ -103,6 +103,9 @@ func ForWorkers(cfg *config.Config) (*config.Config, error) {
 type Activities struct {
 	// Getenv reads API keys on this worker; nil means os.Getenv.
 	Getenv func(string) string
+	// Allow is where this worker sends requests besides the backends' own endpoints (nil:
+	// only those).
+	Allow *Allowlist
 
 	mu    sync.Mutex
 	cache map[string][]provider.Provider // providers per workflow, kept for the next turn here
@@ -121,7 +124,7 @@ func heartbeatEvery(timeout time.Duration) time.Duration {
 func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
-	o, err := a.options(in.WorkflowID, in.Session)
+	o, err := a.options(in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return TurnResult{}, err
 	}
@@ -139,7 +142,7 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
-	o, err := a.options(in.WorkflowID, in.Session)
+	o, err := a.options(in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return PresentResult{}, err
 	}
@@ -158,12 +161,27 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 
 // options builds the session's agents on this worker, reusing the providers it built for an
 // earlier turn of the same session (a scripted agent remembers what it did).
-func (a *Activities) options(wid string, in Session) (engine.Options, error) {
-	o := engineOptions(in)
-	o.Price = usage.Cost
-	ps, err := a.providers(wid, in.Config)
+//
+// Whoever can start workflows on the task queue writes in, so the config is read again here
+// as the CLI reads a file, checked as the starter checks it, and every agent's endpoint is
+// checked against this worker's allowlist before any provider exists.
+func (a *Activities) options(wid string, in Session, agent int) (engine.Options, error) {
+	cfg, err := a.receive(in)
 	if err != nil {
-		return o, temporal.NewNonRetryableApplicationError(err.Error(), "config", nil)
+		return engine.Options{}, err
+	}
+	if agent < 0 || agent >= len(cfg.Agents) {
+		return engine.Options{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("agent %d: the session has %d agents", agent, len(cfg.Agents)), "config", nil)
+	}
+	o := engineOptions(in, cfg)
+	o.Price = usage.Cost
+	ps, err := a.providers(wid+"\x00"+in.Config, cfg)
+	if err != nil {
+		kind := "config"
+		if _, refused := err.(*refusedError); refused {
+			kind = refusedType
+		}
+		return o, temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
 	}
 	for i := range o.Agents {
 		o.Agents[i].Provider = ps[i]
@@ -171,10 +189,37 @@ func (a *Activities) options(wid string, in Session) (engine.Options, error) {
 	return o, nil
 }
 
-func (a *Activities) providers(wid string, cfg *config.Config) ([]provider.Provider, error) {
+// receive reads and checks the config of a session this worker was handed.
+func (a *Activities) receive(in Session) (*config.Config, error) {
+	cfg, err := decodeConfig(in.Config)
+	if err == nil {
+		err = Supported(cfg)
+	}
+	if err == nil {
+		_, err = ForWorkers(cfg)
+	}
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("the session's config on this worker: "+err.Error(), refusedType, nil)
+	}
+	return cfg, nil
+}
+
+// refusedType marks an activity error that refuses the whole session: the session workflow
+// ends with it instead of counting it as an agent's failed turn.
+const refusedType = "refused"
+
+// refusedError is an agent this worker does not run: a config it does not send keys for.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return e.err.Error() }
+
+// providers builds the agents' providers of the session with the given key (its workflow and
+// config), or reuses those built for an earlier turn. An agent whose key would go where this
+// worker does not send it is refused, as a Refused error, before any request.
+func (a *Activities) providers(session string, cfg *config.Config) ([]provider.Provider, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if ps, ok := a.cache[wid]; ok {
+	if ps, ok := a.cache[session]; ok {
 		return ps, nil
 	}
 	getenv := a.Getenv
@@ -186,6 +231,9 @@ func (a *Activities) providers(wid string, cfg *config.Config) ([]provider.Provi
 		key, from, err := app.APIKey(ag.Backend, getenv)
 		if err != nil {
 			return nil, fmt.Errorf("agent %s on this worker: %w", ag.ID, err)
+		}
+		if err := a.Allow.Check(ag, from); err != nil {
+			return nil, &refusedError{err}
 		}
 		p, err := app.NewProvider(ag.Backend, key, from)
 		if err != nil {
@@ -200,8 +248,8 @@ func (a *Activities) providers(wid string, cfg *config.Config) ([]provider.Provi
 		delete(a.cache, a.order[0])
 		a.order = a.order[1:]
 	}
-	a.cache[wid] = ps
-	a.order = append(a.order, wid)
+	a.cache[session] = ps
+	a.order = append(a.order, session)
 	return ps, nil
 }
 

@@ -129,11 +129,11 @@ func Run(ctx context.Context, c client.Client, t Target, cfg *config.Config, o e
 		o.Bus.Publish(event.SessionEnded{Status: event.StatusFailed, ExitCode: 2, Error: err.Error()})
 		return engine.Result{Status: event.StatusFailed, ExitCode: 2, Err: err}
 	}
-	wcfg, err := ForWorkers(cfg)
+	doc, err := Encode(cfg)
 	if err != nil {
 		return fail(err)
 	}
-	in := Session{Config: wcfg, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
+	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
 		Heartbeat: t.Heartbeat}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.queue(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, WorkflowName, in)
@@ -162,6 +162,19 @@ func Run(ctx context.Context, c client.Client, t Target, cfg *config.Config, o e
 		res.Err = errors.New(out.Err)
 	}
 	return res
+}
+
+// Encode is cfg as it travels to the workers (ForWorkers), written as a config file; an error
+// says what cannot travel.
+func Encode(cfg *config.Config) (string, error) {
+	if err := Supported(cfg); err != nil {
+		return "", err
+	}
+	wcfg, err := ForWorkers(cfg)
+	if err != nil {
+		return "", err
+	}
+	return encodeConfig(wcfg)
 }
 
 // sessionWorkflowID names a session's workflow after its log folder (unique under its log

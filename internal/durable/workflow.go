@@ -49,9 +49,10 @@ const DefaultHeartbeat = 30 * time.Second
 const maxAttempts = 10
 
 // Session is a workflow's input: everything a worker needs to run the session's turns, except
-// the API keys, which each worker reads from its own environment.
+// the API keys, which each worker reads from its own environment. Config is the team as a
+// config file in MassGen's schema (encodeConfig), which every worker reads again.
 type Session struct {
-	Config    *config.Config     `json:"config"`
+	Config    string             `json:"config"`
 	Question  string             `json:"question"`
 	History   []provider.Message `json:"history,omitempty"`
 	Turn      int                `json:"turn"`
@@ -140,7 +141,11 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("events query: %w", err)
 	}
-	if err := Supported(in.Config); err != nil {
+	cfg, err := decodeConfig(in.Config)
+	if err == nil {
+		err = Supported(cfg)
+	}
+	if err != nil {
 		return Outcome{}, temporal.NewNonRetryableApplicationError(err.Error(), "unsupported", nil)
 	}
 	// The replica's events come with the worker's clock; their order is the workflow's.
@@ -152,7 +157,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		}
 	}
 
-	o := engineOptions(in)
+	o := engineOptions(in, cfg)
 	o.Bus, o.Now = bus, now
 	x := engine.NewCoordinator(o)
 	x.Start()
@@ -182,6 +187,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	sel := workflow.NewSelector(ctx)
 	timeout := workflow.NewTimer(turnCtx, t.Orchestrator)
 	reason := ""
+	var refused error // a worker refused the session: it ends without a result
 	sel.AddFuture(timeout, func(f workflow.Future) {
 		if f.Get(ctx, nil) == nil {
 			reason = event.EndTimeout
@@ -202,6 +208,10 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 				if x.Ended() || temporal.IsCanceledError(err) {
 					return
 				}
+				if isRefusal(err) {
+					refused = err
+					return
+				}
 				r.Outcome = engine.TurnOutcome{Conversation: conv, Err: "the turn could not run on any worker: " + activityError(err), Fatal: isNonRetryable(err)}
 			}
 			forward(r.Events)
@@ -212,7 +222,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 			}
 		})
 	}
-	for !x.Ended() {
+	for !x.Ended() && refused == nil {
 		for i := range n {
 			if !busy[i] && !paused[i] && x.Ready(i) {
 				startTurn(i)
@@ -227,6 +237,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		}
 	}
 	cancelTurns()
+	if refused != nil {
+		return Outcome{}, temporal.NewNonRetryableApplicationError(activityError(refused), refusedType, nil)
+	}
 
 	// The presentation is never cut off by the session timeout, nor by a cancelled workflow
 	// (an interrupted session presents the stored answer without a model call).
@@ -302,8 +315,7 @@ func approxSize(e event.Event) int {
 
 // engineOptions are the coordinator's options for a session: the agents as the config names
 // them, without providers (those live on the workers).
-func engineOptions(in Session) engine.Options {
-	cfg := in.Config
+func engineOptions(in Session, cfg *config.Config) engine.Options {
 	agents := make([]engine.Agent, len(cfg.Agents))
 	for i, a := range cfg.Agents {
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage,
@@ -324,6 +336,12 @@ func activityError(err error) string {
 		return fmt.Sprintf("timed out (%s) %d times", te.TimeoutType(), maxAttempts)
 	}
 	return err.Error()
+}
+
+// isRefusal reports whether a worker refused the session (refusedType).
+func isRefusal(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.Type() == refusedType
 }
 
 func isNonRetryable(err error) bool {

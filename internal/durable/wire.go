@@ -1,0 +1,240 @@
+package durable
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+
+	"massgen/internal/config"
+)
+
+// The config travels to the workers as a config file in MassGen's schema (JSON, which the
+// YAML loader reads), never as a parsed struct: anyone who can start workflows on the task
+// queue writes that input, so a worker reads it through config.Parse, with every check a
+// config file from the command line gets.
+
+// wireName is the file name configs received from Temporal carry in their errors.
+const wireName = "session.json"
+
+// encodeConfig writes cfg (as ForWorkers made it) as a config file. It checks that the file
+// reads back as cfg, so a setting the encoder does not know is refused here, by name, instead
+// of being lost on the way.
+func encodeConfig(cfg *config.Config) (string, error) {
+	b, err := json.Marshal(configDoc(cfg))
+	if err != nil {
+		return "", fmt.Errorf("encode the config for the workers: %w", err)
+	}
+	back, err := decodeConfig(string(b))
+	if err != nil {
+		return "", fmt.Errorf("the config as sent to the workers does not load: %w", err)
+	}
+	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+		return "", fmt.Errorf("%s cannot be sent to Temporal workers yet; run without --temporal", d)
+	}
+	return string(b), nil
+}
+
+// decodeConfig reads a config received from Temporal, as the CLI reads a file.
+func decodeConfig(doc string) (*config.Config, error) {
+	if doc == "" {
+		return nil, errors.New("the session carries no config")
+	}
+	cfg, rep := config.Parse(wireName, []byte(doc))
+	if !rep.OK() {
+		return nil, rep.Err()
+	}
+	return cfg, nil
+}
+
+// comparable is cfg without what does not travel: where it was read from, its warnings, and
+// the permission rules, which guard tools that agents on Temporal do not have.
+func comparable(cfg *config.Config) *config.Config {
+	out := *cfg
+	out.Path, out.Warnings, out.Permissions = "", nil, nil
+	out.Agents = make([]config.Agent, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		a.Backend.Permissions = nil
+		out.Agents[i] = a
+	}
+	return &out
+}
+
+// firstDifference names the first field where a and b differ ("" when they are equal).
+func firstDifference(a, b *config.Config) string {
+	if len(a.Agents) == len(b.Agents) {
+		for i := range a.Agents {
+			if f := diffField(reflect.ValueOf(a.Agents[i]), reflect.ValueOf(b.Agents[i])); f != "" {
+				return fmt.Sprintf("agent %s: %s", a.Agents[i].ID, f)
+			}
+		}
+	}
+	if f := diffField(reflect.ValueOf(*a), reflect.ValueOf(*b)); f != "" {
+		return "the setting " + f
+	}
+	return ""
+}
+
+// diffField names the first exported field of two structs that differs.
+func diffField(a, b reflect.Value) string {
+	for i := range a.NumField() {
+		f := a.Type().Field(i)
+		x, y := a.Field(i), b.Field(i)
+		if reflect.DeepEqual(x.Interface(), y.Interface()) {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct {
+			if sub := diffField(x, y); sub != "" {
+				return f.Name + "." + sub
+			}
+		}
+		return f.Name
+	}
+	return ""
+}
+
+type obj = map[string]any
+
+// configDoc is cfg in MassGen's schema: every setting the workers use, defaults included.
+func configDoc(cfg *config.Config) obj {
+	agents := make([]any, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		ag := obj{"id": a.ID, "backend": backendDoc(a.Backend)}
+		putStr(ag, "system_message", a.SystemMessage)
+		putStr(ag, "voting_sensitivity", a.VotingSensitivity)
+		agents[i] = ag
+	}
+	t := cfg.Timeouts
+	timeouts := obj{}
+	for k, d := range map[string]time.Duration{"orchestrator_timeout_seconds": t.Orchestrator, "agent_timeout_seconds": t.Agent,
+		"presentation_timeout_seconds": t.Presentation, "initial_round_timeout_seconds": t.InitialRound,
+		"subsequent_round_timeout_seconds": t.SubsequentRound, "round_timeout_grace_seconds": t.RoundGrace} {
+		if d > 0 {
+			timeouts[k] = json.Number(strconv.FormatFloat(d.Seconds(), 'g', -1, 64))
+		}
+	}
+	doc := obj{"agents": agents, "orchestrator": orchestratorDoc(cfg.Orchestrator), "timeout_settings": timeouts}
+	ui := obj{"logging_enabled": cfg.UI.LoggingEnabled}
+	putStr(ui, "display_type", cfg.UI.DisplayType)
+	doc["ui"] = ui
+	putStr(doc, "session_id", cfg.SessionID)
+	return doc
+}
+
+func backendDoc(b config.Backend) obj {
+	out := obj{}
+	for k, v := range b.Params {
+		out[k] = v
+	}
+	out["type"] = b.Type
+	putStr(out, "model", b.Model)
+	putStr(out, "base_url", b.BaseURL)
+	if b.Hosted.WebSearch {
+		out["enable_web_search"] = true
+	}
+	if b.Hosted.CodeExecution {
+		out["enable_code_execution"] = true
+	}
+	if s := b.Script; s != nil {
+		for k, v := range scriptDoc(*s) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func scriptDoc(s config.Script) obj {
+	out := obj{}
+	if len(s.Answers) > 0 {
+		out["answers"] = s.Answers
+	}
+	putInt(out, "improve_after", s.ImproveAfter)
+	for k, v := range map[string]string{"vote": s.Vote, "reason": s.Reason, "checklist_correct": s.ChecklistCorrect,
+		"final": s.Final, "thinking": s.Thinking, "planning": s.Planning} {
+		putStr(out, k, v)
+	}
+	if s.Latency > 0 {
+		out["latency"] = s.Latency.String()
+	}
+	if s.ChunkDelay > 0 {
+		out["chunk_delay"] = s.ChunkDelay.String()
+	}
+	if len(s.Faults) > 0 {
+		fs := make([]any, len(s.Faults))
+		for i, f := range s.Faults {
+			fs[i] = obj{"kind": string(f.Kind), "call": f.Call}
+		}
+		out["faults"] = fs
+	}
+	if len(s.ToolCalls) > 0 {
+		cs := make([]any, len(s.ToolCalls))
+		for i, c := range s.ToolCalls {
+			cs[i] = obj{"name": c.Name, "args": c.Args}
+		}
+		out["tool_calls"] = cs
+	}
+	return out
+}
+
+func orchestratorDoc(o config.Orchestrator) obj {
+	out := obj{
+		"skip_coordination_rounds": o.SkipCoordinationRounds, "defer_voting_until_all_answered": o.DeferVotingUntilAllAnswered,
+		"disable_injection": o.DisableInjection, "skip_voting": o.SkipVoting, "end_when_decided": o.EndWhenDecided,
+		"fairness_enabled": o.Fairness.Enabled, "checklist_require_gap_report": o.Checklist.RequireGapReport,
+		"checklist_first_answer": o.Checklist.FirstAnswer,
+	}
+	for k, v := range map[string]string{"voting_sensitivity": o.VotingSensitivity, "answer_novelty_requirement": o.AnswerNovelty,
+		"final_answer_strategy": o.FinalAnswerStrategy, "presenter_agent": o.PresenterAgent, "gap_report_mode": o.Checklist.GapReportMode,
+		"turn_context": o.TurnContext, "presentation_context": o.PresentationContext, "peer_view": o.PeerView} {
+		putStr(out, k, v)
+	}
+	for k, v := range map[string]int{"max_new_answers_per_agent": o.MaxNewAnswersPerAgent, "max_new_answers_global": o.MaxNewAnswersGlobal,
+		"failure_budget": o.FailureBudget, "max_response_chars": o.MaxResponseChars, "max_tool_calls_per_response": o.MaxToolCallsPerResponse,
+		"max_answer_chars": o.MaxAnswerChars, "fairness_lead_cap_answers": o.Fairness.LeadCapAnswers,
+		"max_midstream_injections_per_round": o.Fairness.MaxMidstreamInjectionsPerRound, "max_checklist_calls_per_round": o.Checklist.MaxCallsPerRound,
+		"peer_view_size": o.PeerViewSize} {
+		putInt(out, k, v)
+	}
+	if o.MaxCostUSD > 0 {
+		out["max_cost_usd"] = o.MaxCostUSD
+	}
+	if o.VotingThreshold != nil {
+		out["voting_threshold"] = *o.VotingThreshold
+	}
+	coord := obj{}
+	if o.PlanningMode {
+		coord["enable_planning_mode"] = true
+	}
+	putStr(coord, "planning_mode_instruction", o.PlanningInstruction)
+	if pg := o.PersonaGenerator; pg.Enabled || pg.DiversityMode != "" {
+		p := obj{"enabled": pg.Enabled}
+		putStr(p, "diversity_mode", pg.DiversityMode)
+		coord["persona_generator"] = p
+	}
+	putStr(coord, "checklist_criteria_preset", o.Checklist.CriteriaPreset)
+	if len(o.Checklist.CriteriaInline) > 0 {
+		cs := make([]any, len(o.Checklist.CriteriaInline))
+		for i, c := range o.Checklist.CriteriaInline {
+			cs[i] = obj{"text": c.Text, "category": c.Category}
+		}
+		coord["checklist_criteria_inline"] = cs
+	}
+	if len(coord) > 0 {
+		out["coordination"] = coord
+	}
+	return out
+}
+
+func putStr(m obj, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}
+
+func putInt(m obj, k string, v int) {
+	if v != 0 {
+		m[k] = v
+	}
+}

@@ -1,0 +1,107 @@
+package durable
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"massgen/internal/config"
+)
+
+// Every shipped config that can run on Temporal reaches the workers unchanged: it is sent as a
+// config file and read back through the loader.
+func TestEncodeConfig_RoundTripsTheExamples(t *testing.T) {
+	var files []string
+	for _, pat := range []string{"../../examples/*.yaml", "../../examples/eval/*.yaml", "../../internal/config/testdata/*.yaml"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	sent := 0
+	for _, f := range files {
+		cfg, rep := config.Load(f)
+		if !rep.OK() {
+			continue
+		}
+		if Supported(cfg) != nil {
+			continue
+		}
+		wcfg, err := ForWorkers(cfg)
+		if err != nil {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			doc, err := encodeConfig(wcfg)
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			back, err := decodeConfig(doc)
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			if d := firstDifference(comparable(wcfg), comparable(back)); d != "" {
+				t.Errorf("%s differs after the trip", d)
+			}
+		})
+		sent++
+	}
+	if sent < 5 {
+		t.Errorf("only %d example configs run on Temporal: the test checks too little", sent)
+	}
+}
+
+// A config made in memory (flags over a file) with every coordination setting still arrives
+// whole.
+func TestEncodeConfig_CarriesEverySetting(t *testing.T) {
+	cfg := loadTeam(t, strings.Replace(team, "orchestrator:", `  - id: remote
+    backend: {type: groq, model: m, temperature: 0.25, extra_body: {top_k: 5, stop: ["x", "y"]}}
+orchestrator:`, 1))
+	three := 3
+	o := &cfg.Orchestrator
+	o.VotingSensitivity, o.AnswerNovelty, o.MaxNewAnswersPerAgent, o.MaxNewAnswersGlobal = "strict", "balanced", 2, 5
+	o.FailureBudget, o.MaxCostUSD, o.SkipVoting, o.DisableInjection = 4, 1.25, true, true
+	o.DeferVotingUntilAllAnswered, o.EndWhenDecided, o.VotingThreshold = true, true, &three
+	o.FinalAnswerStrategy, o.PresenterAgent = config.StrategySynthesize, "medium"
+	o.MaxResponseChars, o.MaxToolCallsPerResponse, o.MaxAnswerChars = 9000, 7, 8000
+	o.Fairness = config.Fairness{Enabled: true, LeadCapAnswers: 3, MaxMidstreamInjectionsPerRound: 4}
+	o.PlanningInstruction = "plan: \"carefully\"\n<tags> & {braces}"
+	o.Checklist.CriteriaInline = []config.ChecklistCriterion{{Text: "Correct.", Category: "primary"}}
+	o.PeerView, o.PeerViewSize = config.PeerViewBounded, 3
+	cfg.Timeouts.Orchestrator, cfg.Timeouts.InitialRound = 1234500*1e6, 2500*1e6
+	cfg.Agents[0].SystemMessage = "yes"
+	cfg.Agents[2].Backend.Script.Faults = []config.Fault{{Kind: config.FaultFail, Call: 2}}
+	doc, err := encodeConfig(cfg)
+	if err != nil {
+		t.Fatalf("encode: %v\n%s", err, doc)
+	}
+	if !strings.Contains(doc, `"skip_voting":true`) {
+		t.Errorf("the document does not say skip_voting: %s", doc)
+	}
+}
+
+// What the encoder cannot express is refused by name, never dropped.
+func TestEncodeConfig_RefusesWhatItCannotCarry(t *testing.T) {
+	cfg := loadTeam(t, team)
+	cfg.Agents[0].Backend.Tools.AllowedTools = []string{"x"}
+	_, err := encodeConfig(cfg)
+	if err == nil || !strings.Contains(err.Error(), "agent short: Backend.Tools") {
+		t.Errorf("err = %v, want it to name agent short's Backend.Tools", err)
+	}
+}
+
+func TestDecodeConfig_ReadsLikeTheCLI(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"empty", "", "no config"},
+		{"unknown type", `{"agents":[{"id":"a","backend":{"type":"evil"}}]}`, "evil"},
+		{"not json", `{"agents": [`, wireName},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeConfig(tc.doc)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
