@@ -18,6 +18,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/permission"
+	"massgen/internal/private"
 	"massgen/internal/provider"
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
@@ -223,7 +224,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			if rs != nil {
 				flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND // on after what the process before wrote
 			}
-			logFile, err := os.OpenFile(filepath.Join(res.Dir, name), flags, 0o644)
+			logFile, err := private.OpenFile(filepath.Join(res.Dir, name), flags)
 			if err != nil {
 				_ = closeAll()
 				return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v", res.Dir, err)
@@ -298,14 +299,14 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 // folder. A new session folder is never one another run made: two runs started in the same
 // microsecond get different names.
 func turnDir(root, session string, turn int, now time.Time) (string, string, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := private.MkdirAll(root); err != nil {
 		return "", "", err
 	}
 	if session == "" {
 		base := "log_" + strings.Replace(now.Format("20060102_150405.000000"), ".", "_", 1)
 		session = base
 		for n := 2; ; n++ {
-			err := os.Mkdir(filepath.Join(root, session), 0o755)
+			err := private.Mkdir(filepath.Join(root, session))
 			if err == nil {
 				break
 			}
@@ -316,7 +317,7 @@ func turnDir(root, session string, turn int, now time.Time) (string, string, err
 		}
 	}
 	dir := filepath.Join(root, session, fmt.Sprintf("turn_%d", turn))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := private.Mkdir(dir); err != nil {
 		return "", "", err
 	}
 	return session, dir, nil

@@ -16,6 +16,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/mcptool"
+	"massgen/internal/private"
 	"massgen/internal/tool"
 	"massgen/internal/workspace"
 )
@@ -104,7 +105,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				if root == "" {
 					root = filepath.Join(".massgen", "workspaces")
 				}
-				if err := os.MkdirAll(root, 0o755); err != nil {
+				if err := private.MkdirAll(root); err != nil {
 					return tb, errorf(ExitExecution, "cannot create the workspace folder %s: %v", root, err)
 				}
 				open := workspace.NewRun

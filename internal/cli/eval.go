@@ -18,6 +18,7 @@ import (
 	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/eval"
+	"massgen/internal/private"
 )
 
 // evalFlags are the flags of massgen eval.
@@ -172,7 +173,7 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 		return err
 	}
 	defer closeRemote()
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	if err := private.MkdirAll(filepath.Dir(out)); err != nil {
 		return exitf(ExitExecution, "cannot create the folder of %s: %v", out, err)
 	}
 	o := eval.Options{Dataset: dataset, Items: items, Config: cfg, Team: teamID(cfg), Out: out,

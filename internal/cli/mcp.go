@@ -23,7 +23,8 @@ can ask a whole team instead of one model. Its tools:
       cost and log folder as structured content. Progress notifications report each answer
       and vote; cancelling the call interrupts the session (its log keeps what it produced).
       files and context_paths are shared read-only with the agents (relative paths are taken
-      from this folder; each must exist), cwd_context shares this folder.
+      from this folder; each must exist and lie, links resolved, in a folder named with
+      --allow-path, default this folder), cwd_context shares this folder.
   list_teams      the teams, with their agents' backends and models
   read_session {log_dir | session_id}
       the summary of a past session; with neither, the newest
@@ -44,7 +45,7 @@ streamable HTTP at http://ADDR/mcp. HTTP listens on loopback unless --token (or
   massgen mcp --config examples/demo.yaml --http 127.0.0.1:8765`
 
 func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var configs []string
+	var configs, allow []string
 	var addr, token, logRoot string
 	var maxSessions int
 	cmd := &cobra.Command{
@@ -72,7 +73,7 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			for _, t := range teams {
 				warnMissingKeys(t.Name, t.Config, stderr)
 			}
-			srv, err := mcpserve.New(mcpserve.Options{Teams: teams, LogRoot: logRoot, Version: Version, MaxSessions: maxSessions, Token: token})
+			srv, err := mcpserve.New(mcpserve.Options{Teams: teams, LogRoot: logRoot, Version: Version, MaxSessions: maxSessions, Token: token, AllowPaths: allow})
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
@@ -111,6 +112,7 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio; other than loopback needs --token")
 	f.StringVar(&token, "token", "", "with --http, require this bearer token on every request (default $"+tokenEnv+")")
 	f.IntVar(&maxSessions, "max-sessions", 2, "most sessions running at once, each spending tokens; 0 for no cap")
+	f.StringArrayVar(&allow, "allow-path", nil, "a `DIR` whose contents clients may share with ask_team (files, context_paths, cwd_context); repeat for more (default the current folder)")
 	f.StringVar(&logRoot, "log-root", "", "`DIR` the sessions are written to and read_session reads (default .massgen/massgen_logs)")
 	return cmd
 }

@@ -17,6 +17,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
+	"massgen/internal/private"
 )
 
 // setupOptions are --init, --quickstart and --generate-config with their flags: they write a
@@ -94,10 +95,11 @@ func (s *setupOptions) run(cmd *cobra.Command, stdin io.Reader, stdout, stderr i
 			return exitf(ExitConfig, "%s kept as it was; nothing written", path)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	// A config may hold keys (api_key): it is the user's alone, as ~/.massgen's files are.
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return exitf(ExitConfig, "cannot create the folder of %s: %v", path, osReason(err))
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := private.WriteFile(path, data); err != nil {
 		return exitf(ExitConfig, "cannot write %s: %v", path, osReason(err))
 	}
 	ids := make([]string, len(team))

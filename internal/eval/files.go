@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"massgen/internal/private"
 )
 
 // An eval run is a folder: the results file, the reports and the items' logs side by side.
@@ -108,7 +110,7 @@ func WriteReports(s Summary) error {
 		name string
 		data []byte
 	}{{SummaryFile, js.Bytes()}, {ReportFile, md.Bytes()}, {ChartFile, svg.Bytes()}} {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+		if err := private.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("write the report: %w", err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/private"
 )
 
 // Item statuses in the results file.
@@ -162,7 +163,7 @@ type resultsFile struct {
 // openResults opens path for appending, creating it; a last line without its newline (cut off
 // by a kill) gets one, so the next record starts on its own line.
 func openResults(path string) (*resultsFile, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := private.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("open the results file: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"massgen/internal/private"
 )
 
 // MaxLine is the longest line Writer writes to events.jsonl: an event that would be longer has
@@ -32,7 +34,7 @@ type Writer struct {
 
 // Create opens path for a new event log.
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := private.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
 	if err != nil {
 		return nil, fmt.Errorf("create event log: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"massgen/internal/private"
 )
 
 // History limits: the entries kept, the longest entry saved, and how much of the file is read
@@ -117,10 +119,10 @@ func (h *History) Add(line string) error {
 		return nil
 	}
 	// Questions can be private: the file is the user's alone.
-	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := private.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if errors.Is(err, fs.ErrNotExist) { // its folder (the log root) is made by the first run
-		if err = os.MkdirAll(filepath.Dir(h.path), 0o755); err == nil {
-			f, err = os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err = private.MkdirAll(filepath.Dir(h.path)); err == nil {
+			f, err = private.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 		}
 	}
 	if err != nil {

@@ -154,9 +154,12 @@ func (s *Server) shareFiles(cfg *config.Config, in AskInput) (*config.Config, er
 	if len(paths) > maxPaths {
 		return nil, fmt.Errorf("%d files and context paths: share at most %d (a folder shares everything in it)", len(paths), maxPaths)
 	}
-	add, err := resolvePaths(paths, s.dir)
+	add, err := s.resolvePaths(paths)
 	if err != nil {
 		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(s.dir); mode != "" && (err != nil || !s.allows(real)) {
+		return nil, s.outsideError([]string{"cwd_context's folder " + s.dir})
 	}
 	out := *cfg
 	merged := slices.Clone(cfg.Orchestrator.ContextPaths)
@@ -180,11 +183,12 @@ func (s *Server) shareFiles(cfg *config.Config, in AskInput) (*config.Config, er
 }
 
 // resolvePaths turns the paths a client gave into read-only context paths: ~ is the home
-// folder, a relative path is taken from dir. Every one must exist; the error names each one
-// that does not.
-func resolvePaths(paths []string, dir string) ([]config.ContextPath, error) {
+// folder, a relative path is taken from the server's folder. Every one must exist and lie,
+// symlinks resolved, in an allowed folder; the error names each one that does not. The
+// context paths are the resolved ones, so a link changed after the check changes nothing.
+func (s *Server) resolvePaths(paths []string) ([]config.ContextPath, error) {
 	var out []config.ContextPath
-	var bad []string
+	var bad, outside []string
 	for _, given := range paths {
 		p := strings.TrimSpace(given)
 		if p == "" {
@@ -200,19 +204,31 @@ func resolvePaths(paths []string, dir string) ([]config.ContextPath, error) {
 			p = home + p[1:]
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+			p = filepath.Join(s.dir, p)
 		}
 		p = filepath.Clean(p)
-		if _, err := os.Stat(p); err != nil {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
 			bad = append(bad, fmt.Sprintf("%s (%s does not exist)", given, p))
 			continue
 		}
+		if !s.allows(real) {
+			if real != p {
+				given += " (a link to " + real + ")"
+			}
+			outside = append(outside, given)
+			continue
+		}
+		p = real
 		if !slices.ContainsFunc(out, func(c config.ContextPath) bool { return c.Path == p }) {
 			out = append(out, config.ContextPath{Path: p})
 		}
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Errorf("files that do not exist: %s. Paths are taken from the server's folder %s unless absolute", strings.Join(bad, "; "), dir)
+		return nil, fmt.Errorf("files that do not exist: %s. Paths are taken from the server's folder %s unless absolute", strings.Join(bad, "; "), s.dir)
+	}
+	if len(outside) > 0 {
+		return nil, s.outsideError(outside)
 	}
 	return out, nil
 }

@@ -50,6 +50,10 @@ type Options struct {
 	// Dir is the folder relative paths in ask_team's files are taken from and cwd_context
 	// shares (default the current directory).
 	Dir string
+	// AllowPaths are the folders whose contents clients may share with ask_team's files,
+	// context_paths and cwd_context (default Dir alone); each must be an existing folder.
+	// Anything else a client names is refused: a client is not the server's owner.
+	AllowPaths []string
 	// Version is reported to clients and written to each session's metadata.json.
 	Version string
 	// MaxSessions caps the sessions running at once (each spends tokens); a call for one more
@@ -73,6 +77,7 @@ type Server struct {
 	byName   map[string]*config.Config
 	logRoot  string
 	dir      string
+	allowed  []string // AllowPaths, absolute, symlinks resolved
 	version  string
 	token    string
 	maxQ     int
@@ -130,6 +135,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.dir, err = filepath.Abs(s.dir); err != nil {
 		return nil, fmt.Errorf("mcpserve: %w", err)
+	}
+	if s.allowed, err = allowedRoots(opts.AllowPaths, s.dir); err != nil {
+		return nil, err
 	}
 	if s.maxQ == 0 {
 		s.maxQ = DefaultMaxQuestionBytes

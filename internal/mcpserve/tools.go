@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,7 +22,7 @@ func (s *Server) askSchema() map[string]any {
 				"the question or task for the team, self-contained: the agents see only it and the files shared (at most %d bytes)", s.maxQ)},
 			"team": map[string]any{"type": "string", "description": "the team to ask (list_teams names them); default the first, " + s.teams[0].Name},
 			"files": paths("files or folders every agent may read (read-only), absolute or relative to the server's folder; " +
-				"each must exist (MassGen's @path)"),
+				"each must exist inside a folder the server allows: " + strings.Join(s.allowed, ", ") + " (MassGen's @path)"),
 			"context_paths": paths("the same as files (MassGen's context_paths)"),
 			"cwd_context": map[string]any{"type": "string", "enum": []any{"ro", "rw"}, "description": "share the server's folder " +
 				s.dir + ": ro read-only, rw also writable by the agent presenting the final answer (MassGen's --cwd-context)"},

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"massgen/internal/private"
 )
 
 // LedgerFile is the audit ledger's path in a turn's log folder. MassGen writes
@@ -55,10 +57,10 @@ type Ledger struct {
 // OpenLedger creates the ledger in dir (a turn's log folder).
 func OpenLedger(dir string) (*Ledger, error) {
 	p := filepath.Join(dir, LedgerFile)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := private.MkdirAll(filepath.Dir(p)); err != nil {
 		return nil, fmt.Errorf("permissions ledger: %w", err)
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := private.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("permissions ledger: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/private"
 )
 
 // Status file pacing: at most one write per minStatusGap, at least one per maxStatusGap.
@@ -69,7 +70,7 @@ type Recorder struct {
 // NewRecorder starts recording into dir, creating dir itself (not its parents) when missing,
 // and starts the writer goroutine. The caller must call Close.
 func NewRecorder(dir string, meta Meta) (*Recorder, error) {
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := private.Mkdir(dir); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("runlog: %w", err)
 	}
 	w, err := event.Create(filepath.Join(dir, "events.jsonl"))
@@ -260,7 +261,7 @@ func (r *Recorder) writeStatus(data []byte) { r.writeAtomic("status.json", data)
 func (r *Recorder) writeAtomic(name string, data []byte) {
 	path := filepath.Join(r.dir, name)
 	tmp := path + ".tmp"
-	err := os.WriteFile(tmp, data, 0o644)
+	err := private.WriteFile(tmp, data)
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -280,11 +281,11 @@ func (r *Recorder) writeSummary() {
 // writeFile writes rel (slash-separated, under dir), creating its parent folders.
 func (r *Recorder) writeFile(rel string, data []byte) {
 	path := filepath.Join(r.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		r.fail(path, err)
 		return
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := private.WriteFile(path, data); err != nil {
 		r.fail(path, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"massgen/examples"
 	"massgen/internal/app"
 	"massgen/internal/config"
+	"massgen/internal/private"
 )
 
 // The setup wizard and the config picker. The wizard builds a team in the page, has it checked
@@ -150,7 +151,7 @@ func (s *Server) handleSave(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "invalid_request_error", "name_taken", "name", "a team is already called "+body.Name+": pick another name")
 		return
 	}
-	if err := os.MkdirAll(s.setupDir, 0o755); err != nil {
+	if err := private.MkdirAll(s.setupDir); err != nil {
 		writeError(w, http.StatusInternalServerError, "server_error", "setup_dir", "", fmt.Sprintf("cannot create the setup folder: %v", err))
 		return
 	}
@@ -169,7 +170,7 @@ func (s *Server) handleSave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer root.Close()
-	f, err := root.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := root.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode) // a config may hold keys
 	if errors.Is(err, fs.ErrExist) {
 		writeError(w, http.StatusConflict, "invalid_request_error", "file_exists", "name", file+" already exists in the setup folder: pick another name")
 		return

@@ -273,7 +273,7 @@ func (a *Agent) Seed(dir string) error {
 	defer src.Close()
 	a.snapMu.Lock()
 	defer a.snapMu.Unlock()
-	if _, err := copyTree(context.Background(), src, ".", a.ws.root, ".", nil); err != nil {
+	if _, err := copyTree(context.Background(), src, ".", a.ws.root, ".", true, nil); err != nil {
 		return fmt.Errorf("workspace: seed %s: %w", a.id, err)
 	}
 	return nil

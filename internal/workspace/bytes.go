@@ -45,7 +45,7 @@ func (a *Agent) WriteNew(raw string, data []byte) (abs string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if err := t.g.root.MkdirAll(filepath.Dir(t.rel), 0o755); err != nil {
+	if err := mkdirAll(t.g.root, filepath.Dir(t.rel), t.g.own()); err != nil {
 		return t.abs, errors.New(fail(t, err).Content)
 	}
 	if err := writeThrough(t, data, os.O_CREATE|os.O_EXCL); err != nil {

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"massgen/internal/private"
 )
 
-// copyInto copies the whole of src into the folder dst, created if missing; visit is copyTree's.
+// copyInto copies the whole of src into the private folder dst (a snapshot, a log's copy),
+// created if missing; visit is copyTree's.
 func copyInto(src *os.Root, dst string, visit func(within string, dir bool) error) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
+	if err := private.MkdirAll(dst); err != nil {
 		return err
 	}
 	out, err := os.OpenRoot(dst)
@@ -20,7 +23,7 @@ func copyInto(src *os.Root, dst string, visit func(within string, dir bool) erro
 		return err
 	}
 	defer out.Close()
-	_, err = copyTree(context.Background(), src, ".", out, ".", visit)
+	_, err = copyTree(context.Background(), src, ".", out, ".", true, visit)
 	return err
 }
 
@@ -31,13 +34,14 @@ type copyStats struct {
 }
 
 // copyTree copies srcRel under src (a file or a directory) to dstRel under dst, overwriting
-// files. Every access goes through the two roots, so nothing outside them is read or written.
+// files; own says dst is one of massgen's own trees, whose copies are private (modes.go).
+// Every access goes through the two roots, so nothing outside them is read or written.
 // visit, when set, is called before each entry is created with its slash-separated path
 // relative to the copied tree ("" for the top) and may refuse it, or leave it (and what is
 // below it) out by returning errConcealed. Relative symbolic links that stay inside the tree
 // are recreated; other links and special files are skipped. A destination file that is
 // special or has other hard links stops the copy (openWrite).
-func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, dstRel string,
+func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, dstRel string, own bool,
 	visit func(within string, dir bool) error,
 ) (copyStats, error) {
 	var st copyStats
@@ -59,7 +63,7 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 		switch t := d.Type(); {
 		case d.IsDir():
 			st.dirs++
-			return dst.MkdirAll(target, 0o755)
+			return mkdirAll(dst, target, own)
 		case t.IsRegular():
 			in, err := openRegular(src, p, oNoFollow)
 			if errors.Is(err, errNotRegular) || errors.Is(err, errIsDir) {
@@ -68,7 +72,7 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 			} else if err != nil {
 				return err
 			}
-			n, err := copyFile(in, dst, target)
+			n, err := copyFile(in, dst, target, own)
 			_ = in.Close()
 			var rf *refusedFile
 			if errors.As(err, &rf) && within != "" {
@@ -99,7 +103,7 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 
 // copyFile copies the open file in to target under dst, replacing a link there rather than
 // writing through it.
-func copyFile(in *os.File, dst *os.Root, target string) (int64, error) {
+func copyFile(in *os.File, dst *os.Root, target string, own bool) (int64, error) {
 	info, err := in.Stat()
 	if err != nil {
 		return 0, err
@@ -107,7 +111,7 @@ func copyFile(in *os.File, dst *os.Root, target string) (int64, error) {
 	if old, err := dst.Lstat(target); err == nil && old.Mode()&fs.ModeSymlink != 0 {
 		_ = dst.Remove(target) // replace a link, never write through it
 	}
-	out, err := openWrite(dst, target, os.O_CREATE|oNoFollow, info.Mode().Perm()|0o600)
+	out, err := openWrite(dst, target, os.O_CREATE|oNoFollow, copyMode(info.Mode(), own))
 	if err != nil {
 		return 0, err
 	}

@@ -193,7 +193,7 @@ func (a *Agent) writeFile(_ context.Context, args string) tool.Result {
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	if err := t.g.root.MkdirAll(filepath.Dir(t.rel), 0o755); err != nil {
+	if err := mkdirAll(t.g.root, filepath.Dir(t.rel), t.g.own()); err != nil {
 		return fail(t, err)
 	}
 	if err := writeThrough(t, []byte(*in.Content), os.O_CREATE); err != nil {
@@ -206,7 +206,7 @@ func (a *Agent) writeFile(_ context.Context, args string) tool.Result {
 // writeThrough replaces the content of t through its root; special files and files with
 // other hard links are refused (openWrite).
 func writeThrough(t target, data []byte, flags int) error {
-	f, err := openWrite(t.g.root, t.rel, t.flags|flags, 0o644)
+	f, err := openWrite(t.g.root, t.rel, t.flags|flags, newFileMode(t.g.own()))
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (a *Agent) createDirectory(_ context.Context, args string) tool.Result {
 		}
 		return tool.Errorf(fmt.Sprintf("%s already exists and is a file, not a directory; choose another path (or delete the file first with delete_file)", show(in.Path)))
 	}
-	if err := t.g.root.MkdirAll(t.rel, 0o755); err != nil {
+	if err := mkdirAll(t.g.root, t.rel, t.g.own()); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
 			return tool.Errorf(fmt.Sprintf("cannot create %s: one of its parents is a file, not a directory", show(in.Path)))
 		}
@@ -147,7 +147,7 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		}
 		moved = []string{""}
 	}
-	if err := dst.g.root.MkdirAll(filepath.Dir(dst.rel), 0o755); err != nil {
+	if err := mkdirAll(dst.g.root, filepath.Dir(dst.rel), dst.g.own()); err != nil {
 		return fail(dst, err)
 	}
 	how := ""
@@ -274,7 +274,7 @@ func (a *Agent) copyThenDelete(ctx context.Context, src, dst target, info fs.Fil
 	}
 	_, statErr := dst.g.root.Lstat(dst.rel)
 	fresh := statErr != nil
-	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, nil)
+	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, dst.g.own(), nil)
 	if err == nil && st.skipped > 0 {
 		err = fmt.Errorf("%d symbolic links or special files in it cannot be moved to another directory tree", st.skipped)
 	}

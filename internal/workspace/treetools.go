@@ -308,7 +308,7 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	if _, err := dst.g.root.Lstat(dst.rel); err == nil && !in.Overwrite {
 		return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", show(in.Destination)))
 	}
-	if err := dst.g.root.MkdirAll(filepath.Dir(dst.rel), 0o755); err != nil {
+	if err := mkdirAll(dst.g.root, filepath.Dir(dst.rel), dst.g.own()); err != nil {
 		return fail(dst, err)
 	}
 	var created []string
@@ -332,7 +332,7 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 		created = append(created, abs)
 		return nil
 	}
-	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, visit)
+	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, dst.g.own(), visit)
 	for _, p := range created {
 		a.touch(p)
 	}

@@ -38,6 +38,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"massgen/internal/private"
 )
 
 // Run is the directory tree of one run. Its methods are safe for concurrent use.
@@ -70,7 +72,7 @@ func openRun(root, runID string, reopen bool) (*Run, error) {
 	if err := checkName("run id", runID); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := private.MkdirAll(root); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
@@ -81,7 +83,7 @@ func openRun(root, runID string, reopen bool) (*Run, error) {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	dir := filepath.Join(realRoot, runID)
-	if err := os.Mkdir(dir, 0o755); err != nil && !(reopen && errors.Is(err, os.ErrExist) && isRealDir(dir)) {
+	if err := private.Mkdir(dir); err != nil && !(reopen && errors.Is(err, os.ErrExist) && isRealDir(dir)) {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("workspace: run directory %s already exists (each run needs a fresh id)", dir)
 		}
@@ -96,7 +98,7 @@ func openRun(root, runID string, reopen bool) (*Run, error) {
 		hidden:   []string{realRoot},
 	}
 	for _, d := range []string{r.snapDir, r.stageDir} {
-		if err := os.Mkdir(d, 0o755); err != nil && !(reopen && errors.Is(err, os.ErrExist) && isRealDir(d)) {
+		if err := private.Mkdir(d); err != nil && !(reopen && errors.Is(err, os.ErrExist) && isRealDir(d)) {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 	}
@@ -179,7 +181,7 @@ func (r *Run) Agent(id, label string) (*Agent, error) {
 		return nil, fmt.Errorf("workspace: label %q used twice", label)
 	}
 	dir := filepath.Join(r.dir, id, "workspace")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := private.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
