@@ -247,6 +247,7 @@ func (s *session) account(i int, u provider.Usage, presentation bool) {
 	s.publish(ev)
 	s.cost += cost
 	s.usage = s.usage.Add(u)
+	s.unpricedUsed = s.unpricedUsed || a.Unpriced && !u.Unknown
 	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
 		s.overBudget = true
 	}

@@ -29,17 +29,29 @@ func AmountOf(cost float64, u provider.Usage, known bool) Amount {
 // String is "$0.0123", "≈$0.0123" when estimated, "≥ $0.0123, some prices unknown" when only
 // part of it is known, and "unknown" when nothing of it is.
 func (a Amount) String() string {
-	n := Dollars(a.USD)
-	if a.Estimated {
-		n = "≈" + n
+	if !a.Known && a.USD > 0 {
+		return "≥ " + a.figure() + ", some prices unknown"
 	}
+	return a.Short()
+}
+
+// Short is String for a table cell or a status line, where a note next to it says what is
+// unknown: "≥$0.0123" for a cost only partly known.
+func (a Amount) Short() string {
 	switch {
 	case !a.Known && a.USD == 0:
 		return "unknown"
 	case !a.Known:
-		return "≥ " + n + ", some prices unknown"
+		return "≥" + a.figure()
 	}
-	return n
+	return a.figure()
+}
+
+func (a Amount) figure() string {
+	if a.Estimated {
+		return "≈" + Dollars(a.USD)
+	}
+	return Dollars(a.USD)
 }
 
 // Dollars formats a figure as MassGen does: 4 decimals under a cent, 3 under a dollar, else 2.
