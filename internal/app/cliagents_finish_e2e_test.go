@@ -79,6 +79,10 @@ func TestE2E_CLIAgentThatWillNotStopIsStoppedAndBilled(t *testing.T) {
 	if n := brains["cc"].Requests(); n > 15 {
 		t.Errorf("cc's CLI made %d model requests: it went on voting", n)
 	}
+	if t.Failed() || !ccUsage.Estimated {
+		_, tail, _ := strings.Cut(string(events), `"coordination_ended"`)
+		t.Logf("cc's model saw %d requests; events after coordination ended:\n%s", brains["cc"].Requests(), tail)
+	}
 	if !ccUsage.Estimated || ccUsage.Input <= 0 {
 		t.Errorf("cc's usage after coordination = %+v, want an estimate with input > 0", ccUsage)
 	}
