@@ -23,7 +23,7 @@ import (
 	"massgen/internal/provider"
 	"massgen/internal/runlog"
 	"massgen/internal/termtext"
-	"massgen/internal/view"
+	"massgen/internal/usage"
 )
 
 // logsEnv is what massgen logs needs from the machine, replaced in tests.
@@ -188,6 +188,7 @@ type turnReport struct {
 	WinnerAns  string        `json:"winner_answer,omitempty"`
 	Tokens     tokenReport   `json:"tokens"`
 	CostUSD    float64       `json:"cost_usd"`
+	CostKnown  bool          `json:"cost_known"`
 	Incomplete string        `json:"incomplete,omitempty"`
 	// Latency is the wall time and the critical path in one line; CriticalPathSeconds its
 	// calls added up.
@@ -196,16 +197,17 @@ type turnReport struct {
 }
 
 type agentReport struct {
-	ID      string      `json:"id"`
-	Label   string      `json:"label"`
-	Backend string      `json:"backend"`
-	Model   string      `json:"model,omitempty"`
-	Status  string      `json:"status"`
-	Answers int         `json:"answers"`
-	Votes   int         `json:"votes_cast"`
-	Errors  int         `json:"errors"`
-	Tokens  tokenReport `json:"tokens"`
-	CostUSD float64     `json:"cost_usd"`
+	ID        string      `json:"id"`
+	Label     string      `json:"label"`
+	Backend   string      `json:"backend"`
+	Model     string      `json:"model,omitempty"`
+	Status    string      `json:"status"`
+	Answers   int         `json:"answers"`
+	Votes     int         `json:"votes_cast"`
+	Errors    int         `json:"errors"`
+	Tokens    tokenReport `json:"tokens"`
+	CostUSD   float64     `json:"cost_usd"`
+	CostKnown bool        `json:"cost_known"`
 }
 
 type voteReport struct {
@@ -234,11 +236,12 @@ func (t *tokenReport) add(o tokenReport) {
 
 // sessionReport is massgen logs summary.
 type sessionReport struct {
-	Dir      string       `json:"dir"`
-	Turns    []turnReport `json:"turns"`
-	Duration float64      `json:"duration_seconds"`
-	Tokens   tokenReport  `json:"tokens"`
-	CostUSD  float64      `json:"cost_usd"`
+	Dir       string       `json:"dir"`
+	Turns     []turnReport `json:"turns"`
+	Duration  float64      `json:"duration_seconds"`
+	Tokens    tokenReport  `json:"tokens"`
+	CostUSD   float64      `json:"cost_usd"`
+	CostKnown bool         `json:"cost_known"`
 }
 
 // reportTurn folds one turn's events.jsonl (at most runlog.MaxEventsRead of it).
@@ -278,13 +281,13 @@ func reportTurn(dir string, n int, now time.Time) turnReport {
 	}
 	for _, a := range s.Agents {
 		r.Agents = append(r.Agents, agentReport{ID: a.ID, Label: a.Label, Backend: a.Backend, Model: a.Model, Status: string(a.Status),
-			Answers: len(a.Answers), Votes: a.VotesCast, Errors: a.Errors, Tokens: tokens(a.Usage), CostUSD: a.CostUSD})
+			Answers: len(a.Answers), Votes: a.VotesCast, Errors: a.Errors, Tokens: tokens(a.Usage), CostUSD: a.CostUSD, CostKnown: a.CostKnown()})
 	}
 	for _, c := range s.Tally() {
 		r.Votes = append(r.Votes, voteReport{Answer: c.AnswerLabel, Author: c.Agent, Votes: c.Votes, Voters: c.Voters})
 	}
 	r.Answers, r.Winner, r.WinnerAns = s.Totals.Answers, s.Winner, s.WinnerAnswer
-	r.Tokens, r.CostUSD = tokens(s.Totals.Usage), s.Totals.CostUSD
+	r.Tokens, r.CostUSD, r.CostKnown = tokens(s.Totals.Usage), s.Totals.CostUSD, s.CostKnown()
 	return r
 }
 
@@ -306,13 +309,14 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	rep := sessionReport{Dir: absPath(dir)}
+	rep := sessionReport{Dir: absPath(dir), CostKnown: true}
 	for i, d := range dirs {
 		t := reportTurn(d, ns[i], now)
 		rep.Turns = append(rep.Turns, t)
 		rep.Duration += t.Duration
 		rep.Tokens.add(t.Tokens)
 		rep.CostUSD += t.CostUSD
+		rep.CostKnown = rep.CostKnown && t.CostKnown
 	}
 	if asJSON {
 		return writeJSON(w, rep)
@@ -321,7 +325,7 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 	tw := termtext.NewWriter(w)
 	fmt.Fprintf(tw, "%s · %s\n", rep.Dir, plural(len(rep.Turns), "turn"))
 	for _, t := range rep.Turns {
-		fmt.Fprintf(tw, "\nTurn %d · %s · %s · %s\n", t.Turn, statusText(t), seconds(t.Duration), view.Dollars(t.CostUSD))
+		fmt.Fprintf(tw, "\nTurn %d · %s · %s · %s\n", t.Turn, statusText(t), seconds(t.Duration), t.cost())
 		fmt.Fprintf(tw, "  Question: %s\n", oneLine(t.Question, 200))
 		var agents []string
 		for _, a := range t.Agents {
@@ -349,9 +353,13 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 		}
 	}
 	if len(rep.Turns) > 1 {
-		fmt.Fprintf(tw, "\nTotal: %s · %s · %s\n", seconds(rep.Duration), tokenText(rep.Tokens), view.Dollars(rep.CostUSD))
+		fmt.Fprintf(tw, "\nTotal: %s · %s · %s\n", seconds(rep.Duration), tokenText(rep.Tokens), usage.Amount{USD: rep.CostUSD, Known: rep.CostKnown, Estimated: rep.Tokens.Estimated})
 	}
 	return nil
+}
+
+func (t turnReport) cost() usage.Amount {
+	return usage.Amount{USD: t.CostUSD, Known: t.CostKnown, Estimated: t.Tokens.Estimated}
 }
 
 func statusText(t turnReport) string {
@@ -536,7 +544,7 @@ func logsList(w io.Writer, root string, limit int, asJSON bool, now time.Time) e
 	t := tabwriter.NewWriter(tw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(t, "#\tID\tWHEN\tTURNS\tSTATUS\tDURATION\tCOST\tQUESTION")
 	for i, r := range rows {
-		fmt.Fprintf(t, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", i+1, r.ID, when(r.Start), r.Turns, r.Status, seconds(r.Duration), view.Dollars(r.CostUSD), oneLine(r.FirstQuestion, 50))
+		fmt.Fprintf(t, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", i+1, r.ID, when(r.Start), r.Turns, r.Status, seconds(r.Duration), r.cost(), oneLine(r.FirstQuestion, 50))
 	}
 	_ = t.Flush()
 	if left > 0 {

@@ -20,6 +20,7 @@ import (
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
 	"massgen/internal/termtext"
+	"massgen/internal/usage"
 )
 
 // Sessions are the log_<timestamp> folders under the log root, found by scanning it: there is
@@ -424,6 +425,12 @@ type sessionRow struct {
 	Resumable bool    `json:"resumable"`
 	Duration  float64 `json:"duration_seconds"`
 	CostUSD   float64 `json:"cost_usd"`
+	CostKnown bool    `json:"cost_known"`
+	estimated bool
+}
+
+func (r sessionRow) cost() usage.Amount {
+	return usage.Amount{USD: r.CostUSD, Known: r.CostKnown, Estimated: r.estimated}
 }
 
 // sessionRows reads up to limit sessions (0: all) newest first, those keep accepts, and says
@@ -461,8 +468,9 @@ func sessionRows(root string, limit int, keep func(runlog.Session) bool, now tim
 				r.FirstQuestion = t.Question
 			}
 			r.Duration += t.Duration
-			r.CostUSD += t.CostUSD
 		}
+		c := s.Cost()
+		r.CostUSD, r.CostKnown, r.estimated = c.USD, c.Known, c.Estimated
 		rows = append(rows, r)
 	}
 	return rows, left, nil

@@ -43,6 +43,7 @@ type Agent struct {
 	open    map[string]*toolCall // calls the CLI waits on, by id
 	order   []string             // ids of open, in the order they were made
 	sessID  string               // the CLI's session, resumed by later runs
+	last    *provider.Request    // the last request, to estimate calls a stopped run never reported
 	mcp     []mcptool.Server     // the user's MCP servers, in the CLI's own config
 	sandbox SandboxFunc          // nil: the CLI runs unsandboxed
 	closed  bool
@@ -123,6 +124,7 @@ func (a *Agent) begin(req provider.Request) (*run, error) {
 		a.tools = ts
 	}
 	a.tools.setTools(req.Tools)
+	a.last = &req
 	fresh := !continues(a.seen, req.Messages)
 	news := req.Messages[min(len(a.seen), len(req.Messages)):]
 	// The final presentation is a conversation of its own for the engine, but the winner's
@@ -266,7 +268,15 @@ func (a *Agent) pump(ctx context.Context, r *run, yield func(provider.Chunk, err
 	for {
 		select {
 		case <-ctx.Done():
+			// What the stopped run is known to have used goes to the engine, which estimates
+			// the rest of a cut-off call.
 			a.stopRun(r)
+			if u := r.unreported(); u != (provider.Usage{}) {
+				u.Estimated = true
+				if !yield(provider.UsageChunk{Usage: u}, nil) {
+					return
+				}
+			}
 			yield(nil, ctx.Err())
 			return
 		case c := <-a.tools.calls:

@@ -17,7 +17,9 @@ import (
 var claudeFlavour = flavour{
 	binary: "claude", npm: "@anthropic-ai/claude-code", minVersion: "2.1.0",
 	invocation: claudeInvocation,
-	newParser:  func(*Agent) parser { return &claudeParser{tools: map[string]provider.ToolCall{}} },
+	newParser: func(*Agent) parser {
+		return &claudeParser{tools: map[string]provider.ToolCall{}, calls: map[string]provider.Usage{}}
+	},
 }
 
 // claudeNativeTools are the native tools a claude_code agent may use without asking, unless
@@ -109,6 +111,26 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 
 type claudeParser struct {
 	tools map[string]provider.ToolCall // the CLI's own tool calls awaiting their results
+	// calls is the usage of each model call of the run so far, by message id: Claude Code
+	// repeats a message's usage on every line of it, and reports the run's total only at
+	// its end.
+	calls map[string]provider.Usage
+}
+
+type claudeUsage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+}
+
+func (u claudeUsage) neutral() provider.Usage {
+	return provider.Usage{
+		InputTokens:       u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		CachedInputTokens: u.CacheReadInputTokens,
+		CacheWriteTokens:  u.CacheCreationInputTokens,
+		OutputTokens:      u.OutputTokens,
+	}
 }
 
 type claudeLine struct {
@@ -116,18 +138,15 @@ type claudeLine struct {
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
 	Message   struct {
+		ID      string          `json:"id"`
 		Content json.RawMessage `json:"content"`
+		Usage   *claudeUsage    `json:"usage"`
 	} `json:"message"`
-	IsError      bool     `json:"is_error"`
-	Result       string   `json:"result"`
-	Errors       []string `json:"errors"`
-	TotalCostUSD float64  `json:"total_cost_usd"`
-	Usage        struct {
-		InputTokens              int64 `json:"input_tokens"`
-		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-		OutputTokens             int64 `json:"output_tokens"`
-	} `json:"usage"`
+	IsError      bool        `json:"is_error"`
+	Result       string      `json:"result"`
+	Errors       []string    `json:"errors"`
+	TotalCostUSD float64     `json:"total_cost_usd"`
+	Usage        claudeUsage `json:"usage"`
 }
 
 type claudeBlock struct {
@@ -164,14 +183,18 @@ func (p *claudeParser) parse(line []byte) ([]event, error) {
 				out = append(out, ev)
 			}
 		}
-	case "result":
-		u := provider.Usage{
-			InputTokens:       l.Usage.InputTokens + l.Usage.CacheReadInputTokens + l.Usage.CacheCreationInputTokens,
-			CachedInputTokens: l.Usage.CacheReadInputTokens,
-			CacheWriteTokens:  l.Usage.CacheCreationInputTokens,
-			OutputTokens:      l.Usage.OutputTokens,
-			CostUSD:           l.TotalCostUSD,
+		if l.Type == "assistant" && l.Message.ID != "" && l.Message.Usage != nil {
+			p.calls[l.Message.ID] = l.Message.Usage.neutral()
+			var sum provider.Usage
+			for _, u := range p.calls {
+				sum = sum.Add(u)
+			}
+			out = append(out, event{streamed: &sum})
 		}
+	case "result":
+		clear(p.calls)
+		u := l.Usage.neutral()
+		u.CostUSD = l.TotalCostUSD
 		if u != (provider.Usage{}) {
 			out = append(out, event{chunk: provider.UsageChunk{Usage: u}})
 		}

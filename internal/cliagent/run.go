@@ -21,12 +21,15 @@ const (
 	eventsBuffer = 64
 )
 
-// event is what a line of the CLI's output says: a chunk to stream, the session id, or a
-// failure of the run.
+// event is what a line of the CLI's output says: a chunk to stream, the session id, a
+// failure of the run, or what the run has used so far.
 type event struct {
 	chunk   provider.Chunk
 	session string
 	err     error
+	// streamed is the usage of the run's model calls so far, as the CLI's stream tells it
+	// message by message (Claude Code); the run's total, when it comes, replaces it.
+	streamed *provider.Usage
 }
 
 // run is one CLI process: its output parsed into events until it ends.
@@ -41,6 +44,9 @@ type run struct {
 	failed  error           // the CLI's own account of a failed run (an error event)
 	status  *childproc.Status
 	stopped bool
+	// seen is the usage the stream told of that no total covers yet, and lost the totals
+	// nobody read because the run was stopped: what a stopped run is known to have used.
+	seen, lost provider.Usage
 }
 
 // start launches the CLI for one run in the agent's workspace.
@@ -106,10 +112,7 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 				return
 			}
 			for _, ev := range evs {
-				if ev.err != nil {
-					r.mu.Lock()
-					r.failed = ev.err
-					r.mu.Unlock()
+				if r.note(ev) {
 					continue
 				}
 				r.send(ev)
@@ -120,12 +123,50 @@ func (a *Agent) start(req provider.Request, prompt, resume string) (*run, error)
 	return r, nil
 }
 
+// note keeps what ev says about the run itself (a failure, the usage so far) and reports
+// whether that is all it says.
+func (r *run) note(ev event) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case ev.err != nil:
+		r.failed = ev.err
+		return true
+	case ev.streamed != nil:
+		r.seen = *ev.streamed
+		return true
+	}
+	if _, ok := ev.chunk.(provider.UsageChunk); ok {
+		r.seen = provider.Usage{} // the run's total covers what its stream told
+	}
+	return false
+}
+
 // send hands ev to the Stream reading the run, unless the run was stopped.
 func (r *run) send(ev event) {
 	select {
 	case r.events <- ev:
 	case <-r.stopCh:
+		r.drop(ev)
 	}
+}
+
+// drop keeps the usage of an event nobody will read.
+func (r *run) drop(ev event) {
+	if uc, ok := ev.chunk.(provider.UsageChunk); ok {
+		r.mu.Lock()
+		r.lost = r.lost.Add(uc.Usage)
+		r.mu.Unlock()
+	}
+}
+
+// unreported is what the run is known to have used beyond the usage its reader passed on:
+// its stream's per-message usage and totals that arrived as it was stopped. Meaningful once
+// the run was stopped.
+func (r *run) unreported() provider.Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen.Add(r.lost)
 }
 
 // stderrTail is the CLI's last stderr lines, for error messages.
@@ -141,7 +182,8 @@ func (r *run) stop() {
 		r.cmd.Kill()
 	})
 	r.wait()
-	for range r.events { // the reader ends once the pipe closes
+	for ev := range r.events { // the reader ends once the pipe closes
+		r.drop(ev)
 	}
 }
 

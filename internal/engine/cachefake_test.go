@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // promptCache simulates a provider's automatic prefix cache for one model: a request's cached
@@ -42,10 +43,8 @@ func (c *promptCache) lookup(req provider.Request) (input, cached int64) {
 		}
 		c.seen = slices.Insert(c.seen, k, s)
 	}
-	return tokensOf(len(s)), int64(best / bytesPerToken)
+	return usage.Tokens(len(s)), int64(best / 4) // whole tokens the prefix covers
 }
-
-func tokensOf(n int) int64 { return int64((n + bytesPerToken - 1) / bytesPerToken) }
 
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
@@ -117,7 +116,7 @@ func (a *tokenAgent) Stream(ctx context.Context, req provider.Request) iter.Seq2
 				return
 			}
 		}
-		u := provider.Usage{InputTokens: input, CachedInputTokens: cached, OutputTokens: tokensOf(out)}
+		u := provider.Usage{InputTokens: input, CachedInputTokens: cached, OutputTokens: usage.Tokens(out)}
 		if !yield(provider.UsageChunk{Usage: u}, nil) {
 			return
 		}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +11,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // errCallTimeout marks a model call cut off by timeout_settings.agent_timeout_seconds.
@@ -76,7 +76,9 @@ func (s *session) call(ctx context.Context, i int, req provider.Request, present
 	// Text and tool-call arguments go into the conversation and share one budget; reasoning
 	// is only shown, and has a budget of its own.
 	output, reasoning := s.o.Orchestrator.MaxResponseChars, s.o.Orchestrator.MaxResponseChars
-	received := 0 // bytes of text, reasoning and arguments, for estimating a cut call's usage
+	received := 0            // bytes of text, reasoning and arguments, for estimating a cut call's usage
+	live := ctx.Err() == nil // a call made on a dead context sends nothing to bill
+	ended := false           // the provider said the response was complete
 read:
 	for chunk, err := range a.Provider.Stream(cctx, req) {
 		if err != nil {
@@ -157,15 +159,19 @@ read:
 			s.publish(event.AgentSession{Agent: a.ID, SessionID: id})
 		case provider.Done:
 			res.stop, res.stopRaw = c.Stop(), c.StopReason
+			ended = true
 		}
 	}
 	res.text = text.String()
 	timedOut := streamErr != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
-	if res.overflow || res.dropped != nil || timedOut {
+	// Cut off: agent_timeout_seconds, or the session's end (consensus reached while the call
+	// ran, orchestrator_timeout_seconds, max_cost_usd spent, an interrupt) cancelled it.
+	cut := live && cctx.Err() != nil && (streamErr != nil || !ended)
+	if res.overflow || res.dropped != nil || cut {
 		// The call ended before the provider could report usage (the engine stopped reading,
-		// or agent_timeout_seconds cut it): the provider bills it all the same, and it must
-		// count towards the cost and max_cost_usd.
-		res.usage = estimate(res.usage, req, received)
+		// or a timeout or the session's end cut it): the provider bills it all the same, and
+		// it must count towards the cost and max_cost_usd.
+		res.usage = usage.Estimate(res.usage, req, received)
 	}
 	s.account(i, res.usage, presentation)
 	if timedOut && byRound {
@@ -199,33 +205,6 @@ func chunkBytes(c provider.Chunk) int {
 		return len(c.Call.ID) + len(c.Call.Name) + len(c.Call.Arguments)
 	}
 	return 0
-}
-
-// bytesPerToken is the rule of thumb for estimating tokens from text.
-const bytesPerToken = 4
-
-// estimate fills in the usage of a call cut off before the provider reported it: input from
-// the size of the request, output from what was received, about four bytes a token. Counts
-// the provider did report are kept; an estimated usage says so.
-func estimate(u provider.Usage, req provider.Request, received int) provider.Usage {
-	tokens := func(n int) int64 { return int64((n + bytesPerToken - 1) / bytesPerToken) }
-	if u.InputTokens == 0 {
-		n := len(req.System)
-		for _, m := range req.Messages {
-			n += len(m.Content)
-			for _, tc := range m.ToolCalls {
-				n += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
-			}
-		}
-		if b, err := json.Marshal(req.Tools); err == nil && len(req.Tools) > 0 {
-			n += len(b)
-		}
-		u.InputTokens, u.Estimated = tokens(n), true
-	}
-	if u.OutputTokens == 0 && received > 0 {
-		u.OutputTokens, u.Estimated = tokens(received), true
-	}
-	return u
 }
 
 // take returns the part of s that fits in *budget characters, takes it from the budget, and
@@ -268,6 +247,7 @@ func (s *session) account(i int, u provider.Usage, presentation bool) {
 	s.publish(ev)
 	s.cost += cost
 	s.usage = s.usage.Add(u)
+	s.unpricedUsed = s.unpricedUsed || a.Unpriced && !u.Unknown
 	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
 		s.overBudget = true
 	}

@@ -22,6 +22,7 @@ import (
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
 	"massgen/internal/tool"
+	"massgen/internal/usage"
 )
 
 // Agent is one participant as the engine runs it.
@@ -114,10 +115,16 @@ type Result struct {
 	TruncatedBy string
 	Err         error
 	Duration    time.Duration
-	// Usage and CostUSD add up every model call of the session.
-	Usage   provider.Usage
-	CostUSD float64
+	// Usage and CostUSD add up every model call of the session. CostUnknown is set when
+	// part of the cost is unknown: a model without a price used tokens, or a run was stopped
+	// before it told its usage.
+	Usage       provider.Usage
+	CostUSD     float64
+	CostUnknown bool
 }
+
+// Cost is the session's cost as views show it.
+func (r Result) Cost() usage.Amount { return usage.AmountOf(r.CostUSD, r.Usage, !r.CostUnknown) }
 
 type session struct {
 	o      Options
@@ -146,6 +153,8 @@ type session struct {
 	// overBudget is set by the call that spends max_cost_usd; coordination ends as soon as
 	// that call's response has been acted on (guarded by mu).
 	overBudget bool
+	// unpricedUsed: an agent whose model has no price used tokens, so cost is not all of it.
+	unpricedUsed bool
 	// deadWhy is why each agent left the session, in the order they left, for the error of a
 	// session every agent left (guarded by mu).
 	deadWhy []string
@@ -422,11 +431,13 @@ func (s *session) coordinate(ctx context.Context) {
 	}
 }
 
-// finishWait bounds how long a provider may take to end work that outlasted coordination.
-const finishWait = 30 * time.Second
+// finishWait bounds how long a provider may take to end work that outlasted coordination;
+// a CLI agent stops a run that does not end sooner itself.
+const finishWait = 10 * time.Second
 
 // finishProviders lets the providers that implement provider.Finisher end their runs, so
-// that the usage of work still going on when coordination ended is counted.
+// that the usage of work still going on when coordination ended is counted. A run that had to
+// be stopped is reported, with what is known of its usage.
 func (s *session) finishProviders(ctx context.Context) {
 	fctx, cancel := context.WithTimeout(ctx, finishWait)
 	defer cancel()
@@ -437,11 +448,26 @@ func (s *session) finishProviders(ctx context.Context) {
 			continue
 		}
 		wg.Go(func() {
-			u, _ := f.Finish(fctx) // a failed wrap-up loses only its usage
+			u, err := f.Finish(fctx)
 			s.account(i, u, false)
+			if err != nil {
+				s.publish(event.AgentError{Agent: a.ID, Budget: s.m.FailureBudget(),
+					Message: fmt.Sprintf("%s's wrap-up after coordination: %v; its usage is %s", a.ID, err, usageWord(u))})
+			}
 		})
 	}
 	wg.Wait()
+}
+
+// usageWord says how much of a usage is known.
+func usageWord(u provider.Usage) string {
+	switch {
+	case u.Unknown:
+		return "unknown"
+	case u.Estimated:
+		return "estimated"
+	}
+	return "as the provider reported it"
 }
 
 // endLocked ends coordination once; s.mu must be held.
@@ -464,7 +490,7 @@ func (s *session) broadcastLocked() {
 func (s *session) finish(start time.Time, r Result) Result {
 	r.Duration = s.o.Now().Sub(start)
 	s.mu.Lock()
-	r.Usage, r.CostUSD = s.usage, s.cost
+	r.Usage, r.CostUSD, r.CostUnknown = s.usage, s.cost, s.unpricedUsed
 	s.mu.Unlock()
 	msg := ""
 	if r.Err != nil {

@@ -10,6 +10,7 @@ import (
 	"massgen/internal/event"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // mcpPrefix marks the tools planning mode may hold back: MCP servers act on the outside world,
@@ -109,7 +110,7 @@ read:
 		}
 	}
 	if cut {
-		u = estimate(u, req, received)
+		u = usage.Estimate(u, req, received)
 	}
 	s.account(i, u, false)
 	if err == nil && strings.TrimSpace(text.String()) == "" {

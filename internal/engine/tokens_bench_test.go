@@ -52,7 +52,7 @@ func tokenSession(tb testing.TB, n, answerTokens int, orch config.Orchestrator) 
 	agents := make([]Agent, n)
 	for i := range agents {
 		body := fmt.Sprintf("Answer %d. ", i+1)
-		body += strings.Repeat("x", max(answerTokens*bytesPerToken-len(body), 0))
+		body += strings.Repeat("x", max(answerTokens*4-len(body), 0))
 		agents[i] = Agent{ID: fmt.Sprintf("a%d", i+1), Backend: "fake", Model: "m", Provider: &tokenAgent{cache: cache, answer: body}}
 	}
 	orch.MaxNewAnswersPerAgent, orch.DeferVotingUntilAllAnswered = 1, true

@@ -152,3 +152,48 @@ func TestRun_TimedOutCallsAreBilledByEstimate(t *testing.T) {
 		t.Error("the timeout was not reported as the turn's error")
 	}
 }
+
+// A call still running when the session ends it (orchestrator_timeout_seconds, max_cost_usd
+// spent) reports no usage, but was sent and is billed: it counts, estimated, in the agent's
+// round (issue: new-user review, minor 2).
+func TestRun_CallsCutBySessionEndAreBilledByEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		o      Options
+		reason string
+	}{
+		{"orchestrator timeout", Options{Timeouts: config.Timeouts{Orchestrator: 300 * time.Millisecond}}, event.EndTimeout},
+		{"cost budget", Options{Orchestrator: config.Orchestrator{MaxCostUSD: 0.5}}, event.EndBudget},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow := &stallThenAfter{after: answerThenVote("Paris, France.", "agent1")}
+			o := tc.o
+			// a1 answers once a2's call is under way.
+			fast := answerThenVote("Paris.", "agent1")
+			next := fast.next
+			fast.next = func(n int, req provider.Request) step {
+				st := next(n, req)
+				st.delay = 100 * time.Millisecond
+				return st
+			}
+			o.Agents = agents(fast, slow)
+			o.Price = func(string, string, provider.Usage) float64 { return 1 }
+			res, evs := run(t, t.Context(), o)
+			if res.EndReason != tc.reason {
+				t.Fatalf("ended by %q, want %q: %+v", res.EndReason, tc.reason, res)
+			}
+			var cut *event.UsageReported
+			for _, u := range ofType[event.UsageReported](evs) {
+				if u.Agent == "a2" {
+					cut = &u
+				}
+			}
+			if cut == nil || !cut.Usage.Estimated || cut.Usage.InputTokens <= 0 || cut.Usage.OutputTokens != 5 || cut.Round != 1 || cut.CostUSD != 1 {
+				t.Fatalf("usage of the cut-off call: %+v, want estimated input > 0, 5 output tokens (20 bytes), round 1, $1", cut)
+			}
+			if !res.Usage.Estimated {
+				t.Errorf("session usage %+v is not marked estimated", res.Usage)
+			}
+		})
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"massgen/internal/view"
+	"massgen/internal/usage"
 )
 
 // WriteText prints the summary for people: the accuracy table, each agent alone, spend and
@@ -110,12 +110,7 @@ func pct(r Ratio) string {
 }
 
 // cost is a cost, marked when some model's price is unknown and counted as 0.
-func cost(c float64, known bool) string {
-	if !known {
-		return view.Dollars(c) + " (+ unknown)"
-	}
-	return view.Dollars(c)
-}
+func cost(c float64, known bool) string { return usage.Amount{USD: c, Known: known}.String() }
 
 func secs(s float64) string {
 	if s < 10 {

@@ -65,7 +65,7 @@ func TestWriteText(t *testing.T) {
 	if err := WriteText(&b, unknown); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b.Bytes(), []byte("cost: $0.034 (+ unknown)\n")) {
+	if !bytes.Contains(b.Bytes(), []byte("cost: ≥ $0.034, some prices unknown\n")) {
 		t.Errorf("a cost with unknown prices is not marked:\n%s", b.String())
 	}
 }

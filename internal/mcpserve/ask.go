@@ -16,6 +16,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/event"
 	"massgen/internal/runlog"
+	"massgen/internal/usage"
 )
 
 // AskInput is ask_team's arguments.
@@ -277,10 +278,7 @@ func toolResult(out AskResult, res app.Result) *mcp.CallToolResult {
 	if note := event.TruncationNote(res.TruncatedBy); note != "" {
 		sum.WriteString("; the answer is cut off " + note)
 	}
-	cost := fmt.Sprintf("$%.4f", out.CostUSD)
-	if !out.CostKnown {
-		cost += " (not all: some models have no price)"
-	}
+	cost := usage.Amount{USD: out.CostUSD, Known: out.CostKnown, Estimated: out.Tokens.Estimated}
 	fmt.Fprintf(&sum, "; cost %s; %d input and %d output tokens", cost, out.Tokens.Input, out.Tokens.Output)
 	if out.LogDir != "" {
 		fmt.Fprintf(&sum, "; log %s", out.LogDir)

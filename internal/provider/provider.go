@@ -259,6 +259,9 @@ type Usage struct {
 	// Estimated marks counts the engine estimated, in part or whole, because the call was cut
 	// off before the provider reported them.
 	Estimated bool `json:"estimated,omitempty"`
+	// Unknown marks usage that was spent but neither reported nor estimable (a coding-agent
+	// CLI stopped before it said what it used): its cost is unknown.
+	Unknown bool `json:"unknown,omitempty"`
 	// CostUSD is the provider's own figure for what the tokens cost, when it reports one (a
 	// coding-agent CLI's total_cost_usd); it then stands in for the price table.
 	CostUSD float64 `json:"cost_usd,omitempty"`
@@ -274,6 +277,7 @@ func (u Usage) Add(o Usage) Usage {
 		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
 		WebSearches:       u.WebSearches + o.WebSearches,
 		Estimated:         u.Estimated || o.Estimated,
+		Unknown:           u.Unknown || o.Unknown,
 		CostUSD:           u.CostUSD + o.CostUSD,
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // What a session ran without: a price for some models, and MCP servers that failed or died.
@@ -20,9 +21,19 @@ type ToolServer struct {
 // Problem reports whether the server failed or died: the session went on without it.
 func (t ToolServer) Problem() bool { return t.Status == "failed" || t.Status == "died" }
 
-// CostKnown reports whether CostUSD is the agent's real cost: its model has a price, or it
-// has used nothing yet.
-func (a *Agent) CostKnown() bool { return !a.Unpriced || a.Usage == (provider.Usage{}) }
+// CostKnown reports whether CostUSD is the agent's real cost: its model has a price (or it
+// has used nothing yet), and no run of it was stopped before its usage could be told.
+func (a *Agent) CostKnown() bool {
+	return !a.Usage.Unknown && (!a.Unpriced || a.Usage == (provider.Usage{}))
+}
+
+// Cost is the agent's cost as views show it.
+func (a *Agent) Cost() usage.Amount { return usage.AmountOf(a.CostUSD, a.Usage, a.CostKnown()) }
+
+// Cost is the session's cost as views show it.
+func (s *State) Cost() usage.Amount {
+	return usage.AmountOf(s.Totals.CostUSD, s.Totals.Usage, s.CostKnown())
+}
 
 // CostKnown reports whether Totals.CostUSD is the session's real cost, every agent's being
 // known.
@@ -35,12 +46,12 @@ func (s *State) CostKnown() bool {
 	return true
 }
 
-// UnpricedModels lists, once each and in agent order, the models whose cost is unknown
-// (CostKnown is false for them).
+// UnpricedModels lists, once each and in agent order, the models without a price that used
+// tokens: their cost is unknown.
 func (s *State) UnpricedModels() []string {
 	var out []string
 	for _, a := range s.Agents {
-		if !a.CostKnown() && !slices.Contains(out, a.Model) {
+		if a.Unpriced && a.Usage != (provider.Usage{}) && !slices.Contains(out, a.Model) {
 			out = append(out, a.Model)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // Session folders are log_<timestamp>[_<n>] and their turns turn_<n>, as app names them;
@@ -80,7 +81,13 @@ type TurnSummary struct {
 	Team       []TeamAgent // the agents as metadata.json recorded the config
 	Usage      provider.Usage
 	CostUSD    float64
+	// CostKnown is false when part of the cost is unknown (a model without a price, a CLI run
+	// stopped before it told its usage); logs written before it was recorded count as known.
+	CostKnown bool
 }
+
+// Cost is the turn's cost as views show it.
+func (t TurnSummary) Cost() usage.Amount { return usage.AmountOf(t.CostUSD, t.Usage, t.CostKnown) }
 
 // TeamAgent is one agent of the recorded config (secrets already removed by the writer).
 type TeamAgent struct {
@@ -102,6 +109,16 @@ func (s Session) Last() TurnSummary {
 		return TurnSummary{}
 	}
 	return s.Turns[len(s.Turns)-1]
+}
+
+// Cost is the cost of all the session's turns, as views show it.
+func (s Session) Cost() usage.Amount {
+	a := usage.Amount{Known: true}
+	for _, t := range s.Turns {
+		c := t.Cost()
+		a.USD, a.Known, a.Estimated = a.USD+c.USD, a.Known && c.Known, a.Estimated || c.Estimated
+	}
+	return a
 }
 
 // Status is the status of the session's newest turn.
@@ -211,8 +228,9 @@ type metadataRead struct {
 		} `json:"agents"`
 	} `json:"config"`
 	Totals struct {
-		Usage   tokensJSON `json:"usage"`
-		CostUSD float64    `json:"cost_usd"`
+		Usage     tokensJSON `json:"usage"`
+		CostUSD   float64    `json:"cost_usd"`
+		CostKnown *bool      `json:"cost_known"`
 	} `json:"totals"`
 }
 
@@ -229,7 +247,11 @@ type statusRead struct {
 		Winner   *string `json:"winner"`
 		ExitCode *int    `json:"exit_code"`
 	} `json:"results"`
-	Usage usageJSON `json:"usage"`
+	Usage struct {
+		tokensJSON
+		CostUSD   float64 `json:"cost_usd"`
+		CostKnown *bool   `json:"cost_known"`
+	} `json:"usage"`
 }
 
 // readTurnSummary describes the turn folder dir from metadata.json (written when the turn
@@ -251,7 +273,7 @@ func readTurnSummary(dir string, n int, now time.Time) TurnSummary {
 			t.Team = append(t.Team, TeamAgent{ID: a.ID, Type: a.Backend.Type, Model: a.Backend.Model,
 				BaseURL: a.Backend.BaseURL, SystemMessage: a.SystemMessage})
 		}
-		t.Usage, t.CostUSD = m.Totals.Usage.usage(), m.Totals.CostUSD
+		t.Usage, t.CostUSD, t.CostKnown = m.Totals.Usage.usage(), m.Totals.CostUSD, m.Totals.CostKnown == nil || *m.Totals.CostKnown
 		if t.Status != StatusIncomplete {
 			return t
 		}
@@ -281,7 +303,7 @@ func statusSummary(dir string, n int, now time.Time) TurnSummary {
 		if st.Results.Winner != nil {
 			t.Winner = *st.Results.Winner
 		}
-		t.Usage, t.CostUSD = st.Usage.usage(), st.Usage.CostUSD
+		t.Usage, t.CostUSD, t.CostKnown = st.Usage.usage(), st.Usage.CostUSD, st.Usage.CostKnown == nil || *st.Usage.CostKnown
 		if t.Status == StatusRunning && now.Sub(fromUnix(st.Meta.LastUpdated)) >= LiveWithin {
 			t.Status = StatusIncomplete
 		}

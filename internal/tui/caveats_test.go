@@ -48,7 +48,7 @@ func TestFinal_UsageFitsAt80(t *testing.T) {
 			t.Errorf("usage line of %d cells: %q", ansi.StringWidth(l), l)
 		}
 	}
-	for _, want := range []string{"   cost\n", " $0.0041\n", " $0.0213\n", "900      0     90         0 price unknown\n", " ≥$0.0254\n"} {
+	for _, want := range []string{"   cost\n", " $0.0041\n", " $0.021\n", "900      0     90         0 unknown\n", " ≥$0.025\n"} {
 		if !strings.Contains(usage, want) {
 			t.Errorf("usage table lacks %q:\n%s", want, usage)
 		}
@@ -56,7 +56,7 @@ func TestFinal_UsageFitsAt80(t *testing.T) {
 	if note := "no price is known for scripted-carol-researcher-long: their tokens are counted, their cost is not"; !strings.Contains(strings.ReplaceAll(usage, "\n  ", " "), note) {
 		t.Errorf("usage lacks the note %q:\n%s", note, usage)
 	}
-	if footer := screenText(m); !strings.Contains(footer, "· ≥$0.0254\n") {
+	if footer := screenText(m); !strings.Contains(footer, "· ≥$0.025\n") {
 		t.Errorf("the footer does not say the cost is a lower bound:\n%s", footer)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/runlog"
+	"massgen/internal/usage"
 	"massgen/internal/view"
 )
 
@@ -115,7 +116,7 @@ func (m *Model) why() string {
 	case event.EndAllDead:
 		sb.WriteString(" Every agent failed too often and was left out; what was gathered so far was used.")
 	case event.EndBudget:
-		fmt.Fprintf(&sb, " The cost budget (%s) was spent, so coordination stopped with the votes so far.", cost(s.Settings.MaxCostUSD))
+		fmt.Fprintf(&sb, " The cost budget (%s) was spent, so coordination stopped with the votes so far.", usage.Dollars(s.Settings.MaxCostUSD))
 	case event.EndSkipped:
 		sb.WriteString(" Coordination was skipped.")
 	}
@@ -209,7 +210,7 @@ func (m *Model) writeUsage(b *strings.Builder, w int) {
 	for _, a := range s.Agents {
 		u := a.Usage
 		rows = append(rows, []string{a.Label, a.ID, a.Model, fmt.Sprint(a.Calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
-			approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, costOf(a.CostUSD, a.CostKnown()))})
+			approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), a.Cost().Short()})
 	}
 	u := s.Totals.Usage
 	calls := 0
@@ -217,13 +218,13 @@ func (m *Model) writeUsage(b *strings.Builder, w int) {
 		calls += a.Calls
 	}
 	rows = append(rows, []string{"total", "", "", fmt.Sprint(calls), approx(u, tokens(u.InputTokens)), tokens(u.CachedInputTokens),
-		approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), approx(u, costOf(s.Totals.CostUSD, s.CostKnown()))})
+		approx(u, tokens(u.OutputTokens)), tokens(u.ReasoningTokens), s.Cost().Short()})
 	if rs := s.Totals.Rounds; len(rs) > 1 {
 		// The same total by round: what each round of the protocol cost.
 		for _, r := range rs {
 			ru := r.Usage
 			rows = append(rows, []string{roundName(r), "", "", "", approx(ru, tokens(ru.InputTokens)), tokens(ru.CachedInputTokens),
-				approx(ru, tokens(ru.OutputTokens)), tokens(ru.ReasoningTokens), approx(ru, costOf(r.CostUSD, s.CostKnown()))})
+				approx(ru, tokens(ru.OutputTokens)), tokens(ru.ReasoningTokens), usage.AmountOf(r.CostUSD, ru, s.CostKnown()).Short()})
 		}
 	}
 	const colID, colModel, colCached, colReasoning = 1, 2, 5, 7

@@ -25,8 +25,8 @@ func TestFinal_WholeSession(t *testing.T) {
 		"agent1 (alice): agent2 gives a week-by-week plan",
 		"agent2 (bob): More complete than agent1.",
 		"agent3 (carol): dead, no vote",
-		"agent2 bob   claude-sonnet-4     1  1.5k      0    900       400 $0.0213",
-		"total                            3  2.7k    200   1.2k       400 $0.0254",
+		"agent2 bob   claude-sonnet-4     1  1.5k      0    900       400  $0.021",
+		"total                            3  2.7k    200   1.2k       400  $0.025",
 		"completed, exit code 0, 0.6s",
 		"log: .massgen/massgen_logs/log_20250314_150926/turn_1",
 	} {

@@ -155,7 +155,7 @@ func (m *Model) footer(w int) []string {
 	// Every vote cast counts in the second number, stale ones included, so that it only grows.
 	stats := fmt.Sprintf("%s · answers %d/%d · votes %d/%d · tokens %s in / %s out · %s",
 		elapsed(m.now().Sub(s.StartTime)), current, s.Totals.Answers, counted, s.Totals.Votes+s.Totals.IgnoredVotes,
-		tokens(s.Totals.Usage.InputTokens), tokens(s.Totals.Usage.OutputTokens), costOf(s.Totals.CostUSD, s.CostKnown()))
+		tokens(s.Totals.Usage.InputTokens), tokens(s.Totals.Usage.OutputTokens), footerCost(s))
 	if s.StartTime.IsZero() {
 		stats = "waiting for the session to start"
 	}

@@ -37,7 +37,7 @@ func TestApply_MidSession(t *testing.T) {
 	}
 	v := screenText(m)
 	for _, s := range []string{"voting · answers v2", "✓ voted for agent2", "● answered agent2.1", "thinking",
-		"programs every day", "answers 2/2 · votes 1/1", "tokens 2.7k in / 1.2k out", "$0.0254"} {
+		"programs every day", "answers 2/2 · votes 1/1", "tokens 2.7k in / 1.2k out", "$0.025"} {
 		if !strings.Contains(v, s) {
 			t.Errorf("view lacks %q:\n%s", s, v)
 		}

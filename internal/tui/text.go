@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"massgen/internal/runlog"
 	"massgen/internal/termtext"
 )
 
@@ -197,12 +198,14 @@ func tokens(n int64) string {
 	}
 }
 
-// cost formats US dollars with enough digits for cheap calls.
-func cost(usd float64) string {
-	if usd >= 10 {
-		return fmt.Sprintf("$%.2f", usd)
+// footerCost is the session's cost so far. A team with a model that has no price shows
+// "unknown" from the start: $0.0000 before its first usage would pass for free.
+func footerCost(s *runlog.State) string {
+	c := s.Cost()
+	for _, a := range s.Agents {
+		c.Known = c.Known && !a.Unpriced
 	}
-	return fmt.Sprintf("$%.4f", usd)
+	return c.Short()
 }
 
 // byteSize formats a size for people: 950 B, 1.2 kB, 3.4 MB.
@@ -215,18 +218,6 @@ func byteSize(n int) string {
 	default:
 		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 	}
-}
-
-// costOf formats a cost that may leave out models without a price (known false): "price
-// unknown" when nothing else was spent, else "≥$0.0213", at least that much.
-func costOf(usd float64, known bool) string {
-	switch {
-	case known:
-		return cost(usd)
-	case usd == 0:
-		return "price unknown"
-	}
-	return "≥" + cost(usd)
 }
 
 // elapsed formats a duration for the footer: 12.3s, 4m05s, 1h02m.

@@ -6,6 +6,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // breakdown splits a session's usage by agent and by round for the final summary.
@@ -16,8 +17,14 @@ type breakdown struct {
 }
 
 type spent struct {
-	u    provider.Usage
-	cost float64
+	u        provider.Usage
+	cost     float64
+	unpriced bool // a model without a price used tokens in it
+}
+
+func (s *spent) add(v event.UsageReported, unpriced bool) {
+	s.u, s.cost = s.u.Add(v.Usage), s.cost+v.CostUSD
+	s.unpriced = s.unpriced || unpriced && v.Usage != (provider.Usage{})
 }
 
 type roundSpent struct {
@@ -26,7 +33,8 @@ type roundSpent struct {
 	spent
 }
 
-func (b *breakdown) add(v event.UsageReported) {
+// add counts v; unpriced says its agent's model has no price.
+func (b *breakdown) add(v event.UsageReported, unpriced bool) {
 	if b.agent == nil {
 		b.agent = map[string]*spent{}
 	}
@@ -36,7 +44,7 @@ func (b *breakdown) add(v event.UsageReported) {
 		b.agent[v.Agent] = a
 		b.agents = append(b.agents, v.Agent)
 	}
-	a.u, a.cost = a.u.Add(v.Usage), a.cost+v.CostUSD
+	a.add(v, unpriced)
 	name, rank := fmt.Sprintf("round %d", v.Round), v.Round
 	switch {
 	case v.Presentation:
@@ -51,8 +59,7 @@ func (b *breakdown) add(v event.UsageReported) {
 	if k == len(b.rounds) || b.rounds[k].rank != rank {
 		b.rounds = append(b.rounds[:k], append([]roundSpent{{name: name, rank: rank}}, b.rounds[k:]...)...)
 	}
-	r := &b.rounds[k]
-	r.u, r.cost = r.u.Add(v.Usage), r.cost+v.CostUSD
+	b.rounds[k].add(v, unpriced)
 }
 
 // lines are the summary's breakdown, when there is more than one agent or round to tell
@@ -64,7 +71,7 @@ func (b *breakdown) lines() []string {
 		if s.u.CachedInputTokens > 0 {
 			t += fmt.Sprintf(" (%d cached)", s.u.CachedInputTokens)
 		}
-		return t + fmt.Sprintf(", %d out, %s", s.u.OutputTokens, Dollars(s.cost))
+		return t + fmt.Sprintf(", %d out, %s", s.u.OutputTokens, usage.AmountOf(s.cost, s.u, !s.unpriced))
 	}
 	if len(b.agents) > 1 {
 		parts := make([]string, len(b.agents))

@@ -15,6 +15,7 @@ import (
 	"massgen/internal/provider"
 	"massgen/internal/runlog"
 	"massgen/internal/termtext"
+	"massgen/internal/usage"
 )
 
 // Plain prints a session as readable lines: each agent's streamed text prefixed with its label,
@@ -101,7 +102,7 @@ func (p *Plain) Handle(e event.Event) {
 	case event.UsageReported:
 		p.usage = p.usage.Add(v.Usage)
 		p.cost += v.CostUSD
-		p.spent.add(v)
+		p.spent.add(v, p.priced.has(v.Agent))
 		p.priced.used(v)
 	case event.ToolResult:
 		p.flush(v.Agent)
@@ -242,9 +243,9 @@ func (p *Plain) Handle(e event.Event) {
 }
 
 // UsageLine summarises tokens and cost: "tokens: 1234 input (200 cached), 56 output (10 reasoning); cost $0.0123",
-// with "≈" when some of it is the engine's estimate for calls cut off by the output caps.
-// unpriced are the models that used tokens without a price: their cost is unknown, so the line
-// says "price unknown" for them rather than let $0.0000 pass for free.
+// with "≈" when some of it is the engine's estimate for calls cut off before their usage was
+// reported. unpriced are the models that used tokens without a price: the cost is then
+// "unknown", or at least what was priced, never a $0.0000 that passes for free.
 func UsageLine(u provider.Usage, cost float64, unpriced ...string) string {
 	s := fmt.Sprintf("tokens: %d input", u.InputTokens)
 	if u.Estimated {
@@ -257,32 +258,21 @@ func UsageLine(u provider.Usage, cost float64, unpriced ...string) string {
 	if u.ReasoningTokens > 0 {
 		s += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
 	}
-	c := "cost " + Dollars(cost)
-	if u.Estimated {
-		c = "cost ≈ " + Dollars(cost)
-	}
+	var notes []string
 	if len(unpriced) > 0 {
-		unknown := "price unknown for " + strings.Join(unpriced, ", ")
-		if cost == 0 {
-			return s + "; cost: " + unknown
-		}
-		c += " + " + unknown
+		notes = append(notes, "price unknown for "+strings.Join(unpriced, ", "))
+	}
+	if u.Unknown {
+		notes = append(notes, "a stopped CLI run did not tell its usage")
 	}
 	if u.Estimated {
-		c += " (partly estimated: calls cut off before their usage was reported)"
+		notes = append(notes, "partly estimated: calls cut off before their usage was reported")
+	}
+	c := "cost " + usage.AmountOf(cost, u, len(unpriced) == 0).String()
+	if len(notes) > 0 {
+		c += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return s + "; " + c
-}
-
-// Dollars formats a cost as MassGen does: 4 decimals under a cent, 3 under a dollar, else 2.
-func Dollars(c float64) string {
-	switch {
-	case c < 0.01:
-		return fmt.Sprintf("$%.4f", c)
-	case c < 1:
-		return fmt.Sprintf("$%.3f", c)
-	}
-	return fmt.Sprintf("$%.2f", c)
 }
 
 func (p *Plain) coordinationEnded(v event.CoordinationEnded) {

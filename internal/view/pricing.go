@@ -7,6 +7,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/usage"
 )
 
 // pricing tracks which agents' models have no price (event.AgentInfo.Unpriced) and used
@@ -30,6 +31,12 @@ func (p *pricing) used(u event.UsageReported) {
 	if ok && u.Usage != (provider.Usage{}) && !slices.Contains(p.unpriced, m) {
 		p.unpriced = append(p.unpriced, m)
 	}
+}
+
+// has reports whether agent's model has no price.
+func (p *pricing) has(agent string) bool {
+	_, ok := p.models[agent]
+	return ok
 }
 
 // unknown lists the models whose cost is unknown.
@@ -56,5 +63,5 @@ func BudgetWarning(s event.SessionStarted) string {
 		whose = "their"
 	}
 	return fmt.Sprintf("max_cost_usd %s cannot be enforced for %s: no price is known, so %s spending is not counted",
-		Dollars(s.Settings.MaxCostUSD), strings.Join(blind, ", "), whose)
+		usage.Dollars(s.Settings.MaxCostUSD), strings.Join(blind, ", "), whose)
 }

@@ -17,8 +17,10 @@ func TestUsageLine_MarksEstimates(t *testing.T) {
 	}{
 		{provider.Usage{InputTokens: 1234, CachedInputTokens: 200, OutputTokens: 56, ReasoningTokens: 10},
 			"tokens: 1234 input (200 cached), 56 output (10 reasoning); cost $0.0045"},
+		{provider.Usage{InputTokens: 10, OutputTokens: 5, Unknown: true},
+			"tokens: 10 input, 5 output; cost ≥ $0.0045, some prices unknown (a stopped CLI run did not tell its usage)"},
 		{provider.Usage{InputTokens: 1234, OutputTokens: 56, Estimated: true},
-			"tokens ≈ 1234 input, 56 output; cost ≈ $0.0045 (partly estimated: calls cut off before their usage was reported)"},
+			"tokens ≈ 1234 input, 56 output; cost ≈$0.0045 (partly estimated: calls cut off before their usage was reported)"},
 	} {
 		if got := UsageLine(tc.u, 0.0045); got != tc.want {
 			t.Errorf("UsageLine(%+v) = %q, want %q", tc.u, got, tc.want)
@@ -34,8 +36,8 @@ func TestUsageLine_PriceUnknown(t *testing.T) {
 		unpriced []string
 		want     string
 	}{
-		{0, []string{"my-finetune"}, "tokens: 100 input, 10 output; cost: price unknown for my-finetune"},
-		{0.0123, []string{"a", "b"}, "tokens: 100 input, 10 output; cost $0.012 + price unknown for a, b"},
+		{0, []string{"my-finetune"}, "tokens: 100 input, 10 output; cost unknown (price unknown for my-finetune)"},
+		{0.0123, []string{"a", "b"}, "tokens: 100 input, 10 output; cost ≥ $0.012, some prices unknown (price unknown for a, b)"},
 		{0, nil, "tokens: 100 input, 10 output; cost $0.0000"},
 	} {
 		if got := UsageLine(u, tc.cost, tc.unpriced...); got != tc.want {
@@ -76,13 +78,15 @@ func TestPlain_UnpricedBudgetAndServers(t *testing.T) {
 		"mcp server everything: ready: 14 tools\n",
 		"mcp server everything: stopped\n",
 		"session completed (exit 0) in 1.0s\nmcp server everything died during the session: exit status 9\n",
-		"cost $0.012 + price unknown for my-finetune\n",
+		"cost ≥ $0.012, some prices unknown (price unknown for my-finetune)\n",
+		// Per agent and per round, the unpriced part is unknown, never $0.0000.
+		"by agent: local 100 in, 10 out, unknown; gpt 100 in, 10 out, $0.012\n",
 	} {
 		if !strings.Contains(plain.String(), want) {
 			t.Errorf("plain output lacks %q:\n%s", want, plain.String())
 		}
 	}
-	for _, want := range []string{"WARNING: " + budget + "\n", "USAGE: tokens: 200 input, 20 output; cost $0.012 + price unknown for my-finetune\n"} {
+	for _, want := range []string{"WARNING: " + budget + "\n", "USAGE: tokens: 200 input, 20 output; cost ≥ $0.012, some prices unknown (price unknown for my-finetune)\n"} {
 		if !strings.Contains(auto.String(), want) {
 			t.Errorf("automation output lacks %q:\n%s", want, auto.String())
 		}

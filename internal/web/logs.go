@@ -37,6 +37,9 @@ type summary struct {
 	Error           string     `json:"error,omitempty"`
 	Tokens          tokenCount `json:"tokens"`
 	CostUSD         float64    `json:"cost_usd"`
+	// CostKnown is false when part of the cost is unknown (logs written before it was
+	// recorded count as known): the list then says "unknown", never $0.
+	CostKnown bool `json:"cost_known"`
 }
 
 type tokenCount struct {
@@ -73,8 +76,9 @@ type metadataFile struct {
 	Error           string     `json:"error"`
 	Winner          *string    `json:"winner"`
 	Totals          struct {
-		Usage   fileTokens `json:"usage"`
-		CostUSD float64    `json:"cost_usd"`
+		Usage     fileTokens `json:"usage"`
+		CostUSD   float64    `json:"cost_usd"`
+		CostKnown *bool      `json:"cost_known"`
 	} `json:"totals"`
 }
 
@@ -92,7 +96,8 @@ type statusFile struct {
 	} `json:"results"`
 	Usage struct {
 		fileTokens
-		CostUSD float64 `json:"cost_usd"`
+		CostUSD   float64 `json:"cost_usd"`
+		CostKnown *bool   `json:"cost_known"`
 	} `json:"usage"`
 }
 
@@ -172,7 +177,7 @@ func (s *Server) summary(root *os.Root, id string) summary {
 		if m.Winner != nil {
 			sum.Winner = *m.Winner
 		}
-		sum.Tokens, sum.CostUSD = m.Totals.Usage.count(), m.Totals.CostUSD
+		sum.Tokens, sum.CostUSD, sum.CostKnown = m.Totals.Usage.count(), m.Totals.CostUSD, known(m.Totals.CostKnown)
 		return sum
 	}
 	var st statusFile
@@ -186,7 +191,7 @@ func (s *Server) summary(root *os.Root, id string) summary {
 		if st.Results.Winner != nil {
 			sum.Winner = *st.Results.Winner
 		}
-		sum.Tokens, sum.CostUSD = st.Usage.count(), st.Usage.CostUSD
+		sum.Tokens, sum.CostUSD, sum.CostKnown = st.Usage.count(), st.Usage.CostUSD, known(st.Usage.CostKnown)
 		// Running elsewhere (another instance on the same volume) or abandoned by a crash.
 		sum.Running = sum.Status == "running" && time.Since(unixTime(st.Meta.LastUpdated)) < liveWithin
 		if sum.Status == "running" && !sum.Running {
@@ -205,11 +210,14 @@ func (s *Server) summary(root *os.Root, id string) summary {
 	return sum
 }
 
+// known reads a cost_known field; files written before it existed count as known.
+func known(b *bool) bool { return b == nil || *b }
+
 // stateSummary describes a session from its folded events.
 func (s *Server) stateSummary(id, team string, st *runlog.State) summary {
 	log, _, _ := strings.Cut(id, "/")
 	sum := summary{ID: id, SessionID: log, Turn: st.Turn, Team: team, Question: st.Question, Status: "running",
-		Running: !st.Ended, Winner: st.Winner, CostUSD: math.Round(st.Totals.CostUSD*1e9) / 1e9}
+		Running: !st.Ended, Winner: st.Winner, CostUSD: math.Round(st.Totals.CostUSD*1e9) / 1e9, CostKnown: st.CostKnown()}
 	u := st.Totals.Usage
 	sum.Tokens = tokenCount{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens,
 		Reasoning: u.ReasoningTokens, Total: u.InputTokens + u.OutputTokens}

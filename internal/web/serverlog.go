@@ -45,8 +45,8 @@ func (l *lineLog) ended(id, team string, res app.Result, err error) {
 	if winner == "" {
 		winner = "none"
 	}
-	l.printf("session %s (team %s): %s (exit %d) in %.1fs, winner %s, cost $%.4f", id, team, res.Status, res.ExitCode,
-		res.Duration.Seconds(), winner, res.CostUSD)
+	l.printf("session %s (team %s): %s (exit %d) in %.1fs, winner %s, cost %s", id, team, res.Status, res.ExitCode,
+		res.Duration.Seconds(), winner, res.Cost())
 }
 
 func firstLine(s string) string {

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"massgen/internal/app"
 	"massgen/internal/engine"
+	"massgen/internal/provider"
 	"massgen/internal/testio"
 )
 
@@ -49,6 +51,25 @@ func TestFailure_Messages(t *testing.T) {
 		status, _, msg := failure(tc.res)
 		if status != tc.status || msg != tc.msg {
 			t.Errorf("failure(%+v) = %d %q, want %d %q", tc.res, status, msg, tc.status, tc.msg)
+		}
+	}
+}
+
+// The end line never shows an unknown cost as $0.0000 (new-user review, minor 1).
+func TestLineLog_Cost(t *testing.T) {
+	for _, tc := range []struct {
+		res  engine.Result
+		want string
+	}{
+		{engine.Result{Status: "completed", CostUSD: 0.0123}, "cost $0.012"},
+		{engine.Result{Status: "completed", CostUnknown: true}, "cost unknown"},
+		{engine.Result{Status: "completed", CostUSD: 0.02, CostUnknown: true}, "cost ≥ $0.020, some prices unknown"},
+		{engine.Result{Status: "timeout", CostUSD: 0.02, Usage: provider.Usage{Estimated: true}}, "cost ≈$0.020"},
+	} {
+		var buf testio.Buffer
+		(&lineLog{w: &buf}).ended("log_1/turn_1", "demo", app.Result{Result: tc.res}, nil)
+		if got := buf.String(); !strings.HasSuffix(got, ", "+tc.want+"\n") {
+			t.Errorf("line = %q, want it to end with %q", got, tc.want)
 		}
 	}
 }

@@ -53,6 +53,9 @@ type Script struct {
 	Final string
 	// Hang, when set, makes the model never answer (Ctrl-C tests): the request blocks.
 	Hang bool
+	// Relentless makes the model vote again when told that coordination has ended and it
+	// should stop: a model that ignores "stop now".
+	Relentless bool
 	// MCPTool, when set, is a tool of the user's MCP server (named by its own name, e.g. echo)
 	// the model calls once, with a message, after writing its file.
 	MCPTool string
@@ -164,7 +167,8 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 		return Reply{Text: "Submitting.", Calls: []Call{{Name: newAnswer, Args: map[string]any{
 			"content": fmt.Sprintf("I wrote %s with %q.", file, b.Script.Content)}}}}
 	}
-	if vote != "" && (kind(lastResult.CallFor) != "vote" || strings.Contains(lastResult.Text, "no longer counts") ||
+	relentless := b.Script.Relentless && strings.Contains(lastResult.Text, "Coordination has ended")
+	if vote != "" && (relentless || kind(lastResult.CallFor) != "vote" || strings.Contains(lastResult.Text, "no longer counts") ||
 		strings.Contains(lastResult.Text, "not counted") || strings.HasPrefix(lastResult.Text, "Error")) {
 		label := b.Script.Vote
 		if label == "" {

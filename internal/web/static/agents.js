@@ -57,7 +57,7 @@ export class AgentsView {
       }
       if (atEnd) c.items.scrollTop = c.items.scrollHeight;
       c.counts.textContent = [plural(a.answers, 'answer'), plural(a.votes, 'vote'), plural(a.toolCalls, 'tool call'),
-        `${fmt.tokens(a.usage.input + a.usage.output)} tokens`, a.unpriced ? 'price unknown' : fmt.cost(a.usage.cost)].join(' · ');
+        `${fmt.tokens(a.usage.input + a.usage.output)} tokens`, fmt.cost(a.usage.cost, !a.unpriced, a.usage.estimated)].join(' · ');
     }
   }
 

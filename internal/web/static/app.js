@@ -67,7 +67,7 @@ function row(s) {
     el('td', { class: 'num dur-cell', text: fmt.duration(s.duration_seconds) }),
     el('td', { class: 'num tokens-cell', text: (s.tokens?.estimated ? '≈' : '') + fmt.tokens(s.tokens?.total),
       title: `${s.tokens?.input} in, ${s.tokens?.output} out` + (s.tokens?.estimated ? ' (partly estimated: calls cut off before their usage was reported)' : '') }),
-    el('td', { class: 'num', text: fmt.cost(s.cost_usd) }),
+    el('td', { class: 'num', text: fmt.cost(s.cost_usd, s.cost_known !== false, s.tokens?.estimated) }),
     el('td', { class: 'nowrap links' }, s.running ? el('a', { href: live, text: 'live' }) : null, ' ',
       el('a', { href: replay, class: 'replay', text: 'replay' })));
 }

@@ -16,19 +16,19 @@ export function costView(m) {
     const secs = a.rounds.reduce((s, r) => s + ((r.end ?? m.last) - r.start), 0) / 1000;
     rows.push(el('tr', { class: 'agent-row', 'data-agent': a.id },
       el('th', { scope: 'row', text: `${a.label} (${a.id})` }), num(u.calls), num(u.input), num(u.cached), num(u.output), num(u.reasoning),
-      el('td', { class: 'num', text: a.unpriced ? 'price unknown' : fmt.cost(u.cost) }), num(a.toolCalls),
+      el('td', { class: 'num', text: fmt.cost(u.cost, !a.unpriced, u.estimated) }), num(a.toolCalls),
       el('td', { class: 'num', text: fmt.ms(a.toolMs) }), el('td', { class: 'num', text: fmt.duration(secs) }),
       el('td', { text: `${a.rounds.length} rounds${u.estimated ? ' · partly estimated' : ''}` })));
     for (const r of a.rounds) {
       rows.push(el('tr', { class: 'round-row' },
         el('td', { text: `round ${r.n}` }), num(r.calls), num(r.input), num(r.cached), num(r.output), num(r.reasoning),
-        el('td', { class: 'num', text: a.unpriced ? '—' : fmt.cost(r.cost) }), num(r.tools), el('td', { class: 'num', text: fmt.ms(r.toolMs) }),
+        el('td', { class: 'num', text: fmt.cost(r.cost, !a.unpriced) }), num(r.tools), el('td', { class: 'num', text: fmt.ms(r.toolMs) }),
         el('td', { class: 'num', text: fmt.duration(((r.end ?? m.last) - r.start) / 1000) }), el('td', { class: 'muted', text: r.outcome })));
     }
   }
   const sum = (k) => m.agents.reduce((s, a) => s + a.usage[k], 0);
   rows.push(el('tr', { class: 'total-row' }, el('th', { scope: 'row', text: 'Total' }), num(sum('calls')), num(sum('input')), num(sum('cached')),
-    num(sum('output')), num(sum('reasoning')), el('td', { class: 'num', text: fmt.cost(total) + (unpriced.length ? ' + unknown' : '') }),
+    num(sum('output')), num(sum('reasoning')), el('td', { class: 'num', text: fmt.cost(total, !unpriced.length, m.agents.some((a) => a.usage.estimated)) }),
     num(m.agents.reduce((s, a) => s + a.toolCalls, 0)), el('td', { class: 'num', text: fmt.ms(m.agents.reduce((s, a) => s + a.toolMs, 0)) }),
     el('td', { class: 'num', text: fmt.duration(m.duration ?? (m.last - m.start) / 1000) }), el('td')));
 
@@ -53,6 +53,6 @@ function budgetBar(spent, budget) {
   const bar = el('div', { class: 'bar-fill' });
   bar.style.width = `${pct}%`;
   return el('div', { class: 'budget' },
-    el('div', {}, `Budget: ${fmt.cost(spent)} of ${fmt.cost(budget)} (${pct.toFixed(0)}%)`),
+    el('div', {}, `Budget: ${fmt.dollars(spent)} of ${fmt.dollars(budget)} (${pct.toFixed(0)}%)`),
     el('div', { class: `bar${pct >= 100 ? ' over' : pct > 80 ? ' high' : ''}`, role: 'progressbar', 'aria-valuenow': pct.toFixed(0), 'aria-valuemin': 0, 'aria-valuemax': 100 }, bar));
 }

@@ -22,7 +22,14 @@ export const fmt = {
   },
   tokens(n) { return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n ?? 0); },
   ms(v) { return v == null ? '' : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`; },
-  cost(c) { return c ? `$${c < 0.01 ? c.toFixed(4) : c.toFixed(2)}` : '$0'; },
+  // The Go side's usage.Amount: "unknown" when nothing of the cost is known, "≥$x" when part
+  // is (known false), "≈" for estimates; never $0 for an unknown cost.
+  dollars(c) { c = c || 0; return `$${c < 0.01 ? c.toFixed(4) : c < 1 ? c.toFixed(3) : c.toFixed(2)}`; },
+  cost(c, known = true, estimated = false) {
+    const n = (estimated ? '≈' : '') + fmt.dollars(c);
+    if (known) return n;
+    return c ? `≥${n}` : 'unknown';
+  },
   time(iso) {
     if (!iso) return '';
     const d = new Date(iso);

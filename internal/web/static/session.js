@@ -151,7 +151,7 @@ export class SessionView {
     const tokens = m.agents.reduce((s, a) => s + a.usage.input + a.usage.output, 0);
     const budget = m.settings.max_cost_usd;
     this.metaEl.textContent = [`${m.agents.length} agents`, m.turn > 1 ? `turn ${m.turn}` : '', fmt.duration(dur), `${fmt.tokens(tokens)} tokens`,
-      fmt.cost(cost) + (budget ? ` of ${fmt.cost(budget)}` : '') + (m.agents.some((a) => a.unpriced) ? ' (some prices unknown)' : '')].filter(Boolean).join(' · ');
+      costText(m, cost) + (budget ? ` of ${fmt.dollars(budget)}` : '')].filter(Boolean).join(' · ');
     const running = this.mode === 'live' && m.status === 'running';
     if (this.stopBtn) this.stopBtn.hidden = !running;
     if (this.answerNowBtn) this.answerNowBtn.hidden = !running || m.endReason !== '' || !m.answers.length;
@@ -244,4 +244,12 @@ export class SessionView {
     if (!confirm(`Stop ${a.label} (${a.id})? It answers and votes no more; its answers stay.`)) return;
     try { await postJSON(`/api/sessions/${this.id}/agents/${encodeURIComponent(a.id)}/stop`); } catch (e) { this.fail(`Cannot stop ${a.label}: ${e.message}`); }
   }
+}
+
+// costText is the session's cost for the header: "unknown" when every agent's model has no
+// price, "≥$x, some prices unknown" when some have none.
+function costText(m, cost) {
+  const known = !m.agents.some((a) => a.unpriced && (a.usage.input || a.usage.output));
+  const t = fmt.cost(cost, known, m.agents.some((a) => a.usage.estimated));
+  return known || !cost ? t : `${t}, some prices unknown`;
 }
