@@ -96,10 +96,11 @@ func addRootFlags(root *cobra.Command, o *rootOptions) {
 	in(groupModes, "quick", "single-agent", "coordination-mode", "personas")
 
 	f.BoolVar(&r.web.on, "web", false, "serve the web dashboard (as massgen serve) and run the question there")
-	f.StringVar(&r.web.host, "web-host", "127.0.0.1", "with --web: `HOST` to listen on (other than loopback needs $"+tokenEnv+")")
+	f.StringVar(&r.web.host, "web-host", "127.0.0.1", "with --web: `HOST` to listen on")
 	f.IntVar(&r.web.port, "web-port", 8000, "with --web: `PORT` to listen on")
 	f.BoolVar(&r.web.noBrowser, "no-browser", false, "with --web: print the URL instead of opening a browser")
-	in(groupWeb, "web", "web-host", "web-port", "no-browser")
+	r.web.token.add(f, "with --web: ", false)
+	in(groupWeb, "web", "web-host", "web-port", "no-browser", "token-file", "no-token")
 	addTemporalFlags(f, &r.temporal)
 	in(groupRun, "temporal", "temporal-namespace", "temporal-task-queue")
 

@@ -37,19 +37,22 @@ show them). At most --max-sessions run at once; a call for another is refused as
 Questions are taken as written (no @path parsing) and capped at 256 KiB.
 
 It speaks stdio (the default: the client starts massgen mcp itself) or, with --http ADDR,
-streamable HTTP at http://ADDR/mcp. HTTP listens on loopback unless --token (or
-` + tokenEnv + `) is set, which every request must then send as "Authorization: Bearer
-<token>".
+streamable HTTP at http://ADDR/mcp, where every request, loopback included, must send
+"Authorization: Bearer <token>". The token is $` + tokenEnv + `, else the first line of
+--token-file FILE, else a fresh random one; it is written, with the URL, to
+~/.massgen/servers/mcp-PORT.json (readable by you alone, removed at exit). --no-token serves
+without one, on loopback only: any local process may then ask the teams.
 
   claude mcp add massgen -- massgen mcp --config examples/demo.yaml
   massgen mcp --config examples/demo.yaml --http 127.0.0.1:8765`
 
 func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var configs, allow []string
-	var addr, token, logRoot string
+	var addr, logRoot string
 	var maxSessions int
+	var tok tokenFlags
 	cmd := &cobra.Command{
-		Use:   "mcp [--config FILE]... [--http 127.0.0.1:PORT [--token T]]",
+		Use:   "mcp [--config FILE]... [--http 127.0.0.1:PORT [--token-file FILE | --no-token]]",
 		Short: "Serve the teams as MCP tools (ask_team, list_teams, read_session) for coding agents",
 		Long:  mcpLong,
 		Args:  cobra.NoArgs,
@@ -57,14 +60,18 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if maxSessions < 0 {
 				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
 			}
-			if token != "" && addr == "" {
-				return exitf(ExitConfig, "--token goes with --http ADDR: over stdio only the client that started massgen mcp can talk to it")
+			if f := cmd.Flags(); addr == "" && (f.Changed("token-file") || f.Changed("no-token")) {
+				return exitf(ExitConfig, "--token-file and --no-token go with --http ADDR: over stdio only the client that started massgen mcp can talk to it")
 			}
 			if err := app.LoadDotEnv(); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
-			if addr != "" && token == "" {
-				token = os.Getenv(tokenEnv)
+			token := ""
+			if addr != "" || cmd.Flags().Changed("token") {
+				var err error
+				if token, err = tok.resolve(addr, stderr); err != nil {
+					return err
+				}
 			}
 			teams, err := loadTeams(configs, stderr)
 			if err != nil {
@@ -96,10 +103,11 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return exitf(ExitExecution, "cannot listen on %s: %v (is another server on that port? pick another address with --http)", addr, listenReason(err))
 			}
-			fmt.Fprintf(stdout, "massgen mcp: streamable HTTP at http://%s%s, teams: %s\n", ln.Addr(), mcpserve.Path, strings.Join(names, ", "))
-			if token != "" {
-				fmt.Fprintln(stdout, "  a token is required: send Authorization: Bearer <token>")
-			}
+			url := "http://" + ln.Addr().String() + mcpserve.Path
+			file, unpublish := publishServer("mcp", ln.Addr(), url, token, stderr)
+			defer unpublish()
+			fmt.Fprintf(stdout, "massgen mcp: streamable HTTP at %s, teams: %s\n", url, strings.Join(names, ", "))
+			printTokenHint(stdout, token, file)
 			if err := srv.ServeListener(cmd.Context(), ln); err != nil {
 				return exitf(ExitExecution, "%v", err)
 			}
@@ -109,8 +117,8 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&configs, "config", nil, "a team's config `FILE`, NAME=FILE or @examples/NAME; repeat for more teams (the first is the default)")
-	f.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio; other than loopback needs --token")
-	f.StringVar(&token, "token", "", "with --http, require this bearer token on every request (default $"+tokenEnv+")")
+	f.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio")
+	tok.add(f, "with --http: ", true)
 	f.IntVar(&maxSessions, "max-sessions", 2, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringArrayVar(&allow, "allow-path", nil, "a `DIR` whose contents clients may share with ask_team (files, context_paths, cwd_context); repeat for more (default the current folder)")
 	f.StringVar(&logRoot, "log-root", "", "`DIR` the sessions are written to and read_session reads (default .massgen/massgen_logs)")

@@ -118,8 +118,8 @@ func TestMCP_Refusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"token without http", []string{"mcp", "--config", cfg, "--token", "t"}, "--token goes with --http"},
-		{"not loopback without a token", []string{"mcp", "--config", cfg, "--http", "0.0.0.0:0"}, "a token is required to listen on an address other than loopback"},
+		{"token-file without http", []string{"mcp", "--config", cfg, "--token-file", cfg}, "--token-file and --no-token go with --http"},
+		{"not loopback without a token", []string{"mcp", "--config", cfg, "--http", "0.0.0.0:0", "--no-token"}, "--no-token serves loopback only"},
 		{"negative max sessions", []string{"mcp", "--config", cfg, "--max-sessions", "-1"}, "--max-sessions -1"},
 		{"bad config", []string{"mcp", "--config", bad}, "unknown backend"},
 		{"missing config", []string{"mcp", "--config", filepath.Join(work, "nosuch.yaml")}, "config file not found"},

@@ -19,17 +19,15 @@ import (
 	"massgen/internal/web"
 )
 
-// tokenEnv may hold the serve token, to keep it out of the process list.
-const tokenEnv = "MASSGEN_SERVE_TOKEN"
-
 func newServe(stdout, stderr io.Writer) *cobra.Command {
 	var configs []string
-	var addr, token, logRoot string
+	var addr, logRoot string
 	var maxSessions int
 	var setupDir string // the only folder the dashboard's setup wizard writes configs to
 	var tf temporalFlags
+	var tok tokenFlags
 	cmd := &cobra.Command{
-		Use:   "serve [--config FILE]... [--setup-dir DIR] [--addr 127.0.0.1:8080] [--token T]",
+		Use:   "serve [--config FILE]... [--setup-dir DIR] [--addr 127.0.0.1:8080] [--token-file FILE | --no-token]",
 		Short: "Serve the web dashboard and an OpenAI-compatible API, one model per team",
 		Long: `serve runs a web server for the teams given with --config: a dashboard that lists the
 sessions in the log directory, starts runs and shows them live or replayed, and an
@@ -41,12 +39,17 @@ as "default" (.massgen/config.yaml, ~/.config/massgen/config.yaml, or one built 
 set); with --setup-dir and no such team it starts with the saved ones, or none, and the
 wizard builds the first.
 
-It listens on 127.0.0.1 unless --addr says otherwise; any other address needs --token (or
-` + tokenEnv + `), which every request must then send as "Authorization: Bearer <token>" (a
-browser opens /?token=<token> once and keeps a cookie). At most --max-sessions sessions run at
-once; a request for another is answered 429 with Retry-After. A session that ran and failed
-or timed out is answered with x-should-retry: false, so OpenAI clients do not run the team
-again. Clients have 30 s to send a request (bodies up to 8 MiB); answers and streams take as
+It listens on 127.0.0.1 unless --addr says otherwise. Every request, loopback included, must
+prove it knows the server's token: the API sends "Authorization: Bearer <token>", a browser
+opens the printed URL (/?token=<token>) once and keeps a cookie. The token is
+$` + tokenEnv + `, else the first line of --token-file FILE, else a fresh random one;
+it is written, with the URL, to ~/.massgen/servers/serve-PORT.json (readable by you alone,
+removed at exit) for your own tools. --no-token serves without one, on loopback only: any
+local process may then start runs. The old --token T is refused: command lines are public.
+
+At most --max-sessions sessions run at once; a request for another is answered 429 with
+Retry-After. A session that ran and failed or timed out is answered with x-should-retry:
+false, so OpenAI clients do not run the team again. Clients have 30 s to send a request (bodies up to 8 MiB); answers and streams take as
 long as their sessions. Ctrl-C interrupts the running sessions, which still write their logs,
 and stops.
 
@@ -59,8 +62,9 @@ and stops.
 			if err := app.LoadDotEnv(); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
-			if token == "" {
-				token = os.Getenv(tokenEnv)
+			token, err := tok.resolve(addr, stderr)
+			if err != nil {
+				return err
 			}
 			teams, err := serveTeams(configs, setupDir, stderr)
 			if err != nil {
@@ -105,15 +109,15 @@ and stops.
 			}
 			slices.Sort(names)
 			url := "http://" + ln.Addr().String() + "/"
-			fmt.Fprintf(stdout, "massgen serve: dashboard at %s\n", url)
+			file, unpublish := publishServer("serve", ln.Addr(), url, token, stderr)
+			defer unpublish()
+			fmt.Fprintf(stdout, "massgen serve: dashboard at %s\n", withToken(url, token, ""))
 			models := strings.Join(names, ", ")
 			if len(names) == 0 {
-				models = "none yet (build a team at " + url + "#/setup)"
+				models = "none yet (build a team at " + withToken(url, token, "#/setup") + ")"
 			}
 			fmt.Fprintf(stdout, "  OpenAI-compatible API at %sv1, models: %s\n", url, models)
-			if token != "" {
-				fmt.Fprintf(stdout, "  a token is required: open %s?token=<token> once, or send Authorization: Bearer <token>\n", url)
-			}
+			printTokenHint(stdout, token, file)
 			if err := srv.ServeListener(cmd.Context(), ln); err != nil {
 				return exitf(ExitExecution, "%v", err)
 			}
@@ -123,8 +127,8 @@ and stops.
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&configs, "config", nil, "a team's config `FILE`, NAME=FILE or @examples/NAME; repeat for more teams")
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on; other than loopback needs --token")
-	f.StringVar(&token, "token", "", "require this bearer token on every request (default $"+tokenEnv+")")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	tok.add(f, "", true)
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
 	f.StringVar(&setupDir, "setup-dir", "", "`DIR` the dashboard's setup wizard saves configs to (as NAME.yaml, served at once as team NAME); without it the wizard only validates")

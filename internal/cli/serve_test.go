@@ -23,7 +23,7 @@ func TestServe_RefusesBadSetups(t *testing.T) {
 		{"no team", []string{"serve"}, regexp.MustCompile(`no config and no API key found(.|\n)*--setup-dir DIR`)},
 		{"missing file", []string{"serve", "--config", "nope.yaml"}, regexp.MustCompile(`config file not found`)},
 		{"negative cap", []string{"serve", "--config", demo, "--max-sessions", "-1"}, regexp.MustCompile(`--max-sessions -1: use a positive number`)},
-		{"open address without a token", []string{"serve", "--config", demo, "--addr", "0.0.0.0:0"}, regexp.MustCompile(`(?i)token`)},
+		{"open address without a token", []string{"serve", "--config", demo, "--addr", "0.0.0.0:0", "--no-token"}, regexp.MustCompile(`--no-token serves loopback only`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,12 +39,14 @@ func TestServe_RefusesBadSetups(t *testing.T) {
 // serving is a massgen serve started by startServe.
 type serving struct {
 	addr   string
+	token  string // from the server's file under ~/.massgen/servers, as the user's own tools read it
 	models string // the body of GET /v1/models
 	stop   func() (code int, stdout, stderr string)
 }
 
 // startServe runs massgen serve with args on a free port, in a fresh working folder, and waits
-// until it answers GET /v1/models; stop ends it and returns how it ended.
+// until its server file names a token and it answers GET /v1/models with it; stop ends it and
+// returns how it ended.
 func startServe(t *testing.T, args ...string) serving {
 	t.Helper()
 	t.Chdir(t.TempDir())
@@ -70,14 +72,19 @@ func startServe(t *testing.T, args ...string) serving {
 		return e.code, e.out, e.errOut
 	}
 	for range 100 {
-		resp, err := http.Get("http://" + addr + "/v1/models")
+		info, ok := readServerFile(t, "serve", addr)
+		if !ok {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		resp, err := bearerGet(t, "http://"+addr+"/v1/models", info.Token)
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK {
 				t.Errorf("GET /v1/models: %s", resp.Status)
 			}
-			return serving{addr: addr, models: string(body), stop: stop}
+			return serving{addr: addr, token: info.Token, models: string(body), stop: stop}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

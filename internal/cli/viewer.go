@@ -220,7 +220,12 @@ func (vf *viewerFlags) serve(ctx context.Context, turn string, stdout, stderr io
 	if !validTeamName(name) {
 		name = "default"
 	}
-	srv, err := web.NewServer(web.Options{Teams: map[string]*config.Config{name: cfg}, LogRoot: filepath.Dir(sessionDir), Version: Version})
+	// The dashboard can start runs of the team: a local process must not, so it has a token too.
+	token, err := newToken()
+	if err != nil {
+		return err
+	}
+	srv, err := web.NewServer(web.Options{Teams: map[string]*config.Config{name: cfg}, LogRoot: filepath.Dir(sessionDir), Version: Version, Token: token})
 	if err != nil {
 		return exitf(ExitConfig, "viewer --web: %v", err)
 	}
@@ -229,7 +234,9 @@ func (vf *viewerFlags) serve(ctx context.Context, turn string, stdout, stderr io
 	if err != nil {
 		return exitf(ExitExecution, "viewer --web: cannot listen on %s: %v (pick another port with --port)", addr, errors.Unwrap(err))
 	}
-	page := fmt.Sprintf("http://%s/#/replay/%s?speed=%s", ln.Addr(), id, strconv.FormatFloat(vf.speed, 'g', -1, 64))
+	page := withToken("http://"+ln.Addr().String()+"/", token, fmt.Sprintf("#/replay/%s?speed=%s", id, strconv.FormatFloat(vf.speed, 'g', -1, 64)))
+	_, unpublish := publishServer("viewer", ln.Addr(), "http://"+ln.Addr().String()+"/", token, stderr)
+	defer unpublish()
 	fmt.Fprintf(stdout, "massgen viewer: replaying %s at %s (Ctrl-C stops it)\n", id, page)
 	if !vf.noBrowser {
 		if err := openBrowser(page); err != nil {

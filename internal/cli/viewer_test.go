@@ -83,7 +83,7 @@ func TestViewer_Web(t *testing.T) {
 	go func() {
 		done <- Execute(ctx, []string{"viewer", "--web", "--port", "0", "--no-browser", "--turn", "1", "--replay-speed", "4"}, strings.NewReader(""), &out, &errs)
 	}()
-	page := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/)#/replay/(\S+)\?speed=4 `)
+	page := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/)\?token=([\w-]+)#/replay/(\S+)\?speed=4 `)
 	var m []string
 	for deadline := time.Now().Add(5 * time.Second); m == nil; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -91,10 +91,14 @@ func TestViewer_Web(t *testing.T) {
 		}
 		m = page.FindStringSubmatch(out.String())
 	}
-	if m[2] != id+"/turn_1" {
-		t.Errorf("replay page of %s, want %s/turn_1", m[2], id)
+	if m[3] != id+"/turn_1" {
+		t.Errorf("replay page of %s, want %s/turn_1", m[3], id)
 	}
-	resp, err := http.Get(m[1] + "api/sessions/" + m[2] + "/events")
+	// The dashboard can start runs: without the token, nothing.
+	if resp, err := http.Get(m[1] + "api/sessions"); err != nil || resp.Body.Close() != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: %v %v", resp, err)
+	}
+	resp, err := bearerGet(t, m[1]+"api/sessions/"+m[3]+"/events", m[2])
 	if err != nil {
 		t.Fatal(err)
 	}

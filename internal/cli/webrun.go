@@ -31,13 +31,14 @@ type webOptions struct {
 	host      string
 	port      int
 	noBrowser bool
+	token     tokenFlags
 }
 
 func (w webOptions) strayFlags(f *pflag.FlagSet) error {
 	if w.on {
 		return nil
 	}
-	for _, n := range []string{"web-host", "web-port", "no-browser"} {
+	for _, n := range []string{"web-host", "web-port", "no-browser", "token-file", "no-token"} {
 		if f.Changed(n) {
 			return exitf(ExitConfig, "--%s goes with --web", n)
 		}
@@ -105,27 +106,30 @@ func runWeb(ctx context.Context, o runOptions, prep turnPrep, question string, s
 		}
 		return res, err
 	}
-	token := os.Getenv(tokenEnv)
+	addr := net.JoinHostPort(o.web.host, strconv.Itoa(o.web.port))
+	token, err := o.web.token.resolve(addr, stderr)
+	if err != nil {
+		return err
+	}
 	srv, err := web.NewServer(web.Options{Teams: map[string]*config.Config{name: prep.cfg}, LogRoot: o.logRoot, Token: token,
 		Version: Version, MaxSessions: 8, Run: runOne})
 	if err != nil {
 		return exitf(ExitConfig, "--web: %v", err)
 	}
-	addr := net.JoinHostPort(o.web.host, strconv.Itoa(o.web.port))
 	ln, err := srv.Listen(addr)
-	if errors.Is(err, web.ErrTokenRequired) {
-		return exitf(ExitConfig, "--web-host %s is not a loopback address: set %s to a secret token (the browser then opens /?token=<token> once), or use --web-host 127.0.0.1", o.web.host, tokenEnv)
-	}
 	if err != nil {
 		return exitf(ExitExecution, "--web: cannot listen on %s: %v (is another server on that port? pick another with --web-port)", addr, listenReason(err))
 	}
 	url := "http://" + ln.Addr().String() + "/"
+	file, unpublish := publishServer("web", ln.Addr(), url, token, info)
+	defer unpublish()
 	serveCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeListener(serveCtx, ln) }()
-	fmt.Fprintf(info, "massgen --web: dashboard at %s (Ctrl-C stops it)\n", url)
-	page := url
+	fmt.Fprintf(info, "massgen --web: dashboard at %s (Ctrl-C stops it)\n", withToken(url, token, ""))
+	printTokenHint(info, token, file)
+	page := withToken(url, token, "")
 	if question != "" {
 		id, err := startDashboardRun(ctx, url, token, name, question)
 		if err != nil {
@@ -138,7 +142,7 @@ func runWeb(ctx context.Context, o runOptions, prep turnPrep, question string, s
 			}
 			return err
 		}
-		page = url + "#/session/" + id
+		page = withToken(url, token, "#/session/"+id)
 		fmt.Fprintf(info, "  the question runs at %s\n", page)
 	}
 	// MassGen opens no browser in automation mode either: nobody is there to look.

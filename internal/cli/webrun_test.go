@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,7 +39,7 @@ func TestWeb_AutomationEndsWithTheRun(t *testing.T) {
 	if err != nil || len(answer) == 0 || lines["WINNER"] == "" || !filepath.IsAbs(lines["LOG_DIR"]) {
 		t.Fatalf("answer %q (%v)\nstdout: %s", answer, err, out)
 	}
-	if !regexp.MustCompile(`dashboard at http://127\.0\.0\.1:\d+/ .*\n  the question runs at http://127\.0\.0\.1:\d+/#/session/log_\d+_\d+_\d+/turn_1\n`).MatchString(stderr) {
+	if !regexp.MustCompile(`dashboard at http://127\.0\.0\.1:\d+/\?token=[\w-]{43} .*\n.*\n  the question runs at http://127\.0\.0\.1:\d+/\?token=[\w-]{43}#/session/log_\d+_\d+_\d+/turn_1\n`).MatchString(stderr) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	// A run that cannot start says why, with its exit code.
@@ -77,10 +76,14 @@ func TestWeb_ServesAndOpensTheBrowser(t *testing.T) {
 	}()
 	base := "http://127.0.0.1:" + port
 	var id string
+	var info serverInfo
 	deadline := time.Now().Add(20 * time.Second)
+	for ok := false; !ok && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		info, ok = readServerFile(t, "web", "127.0.0.1:"+port)
+	}
 	for id == "" && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		resp, err := http.Get(base + "/api/sessions")
+		resp, err := bearerGet(t, base+"/api/sessions", info.Token)
 		if err != nil {
 			continue
 		}
@@ -110,14 +113,14 @@ func TestWeb_ServesAndOpensTheBrowser(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after Ctrl-C\n%s\n%s", code, out, stderr)
 	}
-	if want := base + "/#/session/" + id + "\n"; string(url) != want {
+	if want := base + "/?token=" + info.Token + "#/session/" + id + "\n"; info.Token == "" || string(url) != want {
 		t.Errorf("the browser opened %q, want %q", url, want)
 	}
 	env, _ := os.ReadFile(filepath.Join(dir, "env.txt"))
 	if strings.Contains(string(env), "sk-must-not-reach-the-browser") || !strings.Contains(string(env), "PATH=") {
 		t.Errorf("the browser's environment:\n%s", env)
 	}
-	if !strings.Contains(out, "dashboard at "+base+"/") || !strings.Contains(out, "massgen --web: stopped") {
+	if !strings.Contains(out, "dashboard at "+base+"/?token="+info.Token) || !strings.Contains(out, "massgen --web: stopped") {
 		t.Errorf("stdout:\n%s", out)
 	}
 }
@@ -133,7 +136,7 @@ func TestOpenBrowser_Failure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	code, out, stderr := execute(t, ctx, "--config", cfg, "--web", "--web-port", "0")
-	if code != 0 || !regexp.MustCompile(`could not open a browser \(.*\): open http://127\.0\.0\.1:\d+/ yourself`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`could not open a browser \(.*\): open http://127\.0\.0\.1:\d+/\?token=[\w-]+ yourself`).MatchString(out) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // address and token is empty.
 func CheckListenAddr(addr, token string) error {
 	if token == "" && !loopbackAddr(addr) {
-		return fmt.Errorf("%w: %s is not loopback (pass --token, or listen on 127.0.0.1)", ErrTokenRequired, addr)
+		return fmt.Errorf("%w: %s is not loopback (serve it with a token, or listen on 127.0.0.1)", ErrTokenRequired, addr)
 	}
 	return nil
 }
@@ -28,7 +28,7 @@ func GuardAPI(token string, h http.Handler) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		if token == "" && !loopbackHost(hostOnly(r.Host)) {
 			writeError(w, http.StatusForbidden, "invalid_request_error", "host_not_allowed", "",
-				"this server answers only to localhost, 127.0.0.1 or [::1]; start it with --token to serve other host names")
+				"this server answers only to localhost, 127.0.0.1 or [::1]; start it with a token (without --no-token) to serve other host names")
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

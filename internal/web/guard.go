@@ -12,8 +12,18 @@ import (
 )
 
 // cookieName holds the dashboard's proof of the token, so a browser (and its EventSource, which
-// cannot send headers) stays signed in after opening /?token=....
+// cannot send headers) stays signed in after opening /?token=.... Browsers share cookies
+// between the ports of a host: each port gets its own name, or a second server (massgen serve
+// and --web side by side) would sign the browser out of the first.
 const cookieName = "massgen_token"
+
+// cookieFor is the cookie name for requests to host (host:port).
+func cookieFor(host string) string {
+	if _, port, err := net.SplitHostPort(host); err == nil && port != "" && strings.Trim(port, "0123456789") == "" {
+		return cookieName + "_" + port
+	}
+	return cookieName
+}
 
 // guard wraps every route: security headers, path sanity, the host and origin checks, and the
 // token. It never sets CORS headers: browsers get the same-origin policy.
@@ -32,7 +42,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		// rebinding (its own name resolving to 127.0.0.1): only loopback names are answered.
 		if s.token == "" && !loopbackHost(hostOnly(r.Host)) {
 			writeError(w, http.StatusForbidden, "invalid_request_error", "host_not_allowed", "",
-				"this server answers only to localhost, 127.0.0.1 or [::1]; start it with --token to serve other host names")
+				"this server answers only to localhost, 127.0.0.1 or [::1]; start it with a token (without --no-token) to serve other host names")
 			return
 		}
 		// Browsers send Origin with every cross-site POST: refuse them, token or not (CSRF).
@@ -92,12 +102,12 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 			return true
 		}
 	} else if !strings.HasPrefix(r.URL.Path, "/v1/") {
-		if c, err := r.Cookie(cookieName); err == nil && equalSecret(c.Value, s.cookieValue()) {
+		if c, err := r.Cookie(cookieFor(r.Host)); err == nil && equalSecret(c.Value, s.cookieValue()) {
 			return true
 		}
 		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" && equalSecret(t, s.token) {
 			http.SetCookie(w, &http.Cookie{
-				Name: cookieName, Value: s.cookieValue(), Path: "/",
+				Name: cookieFor(r.Host), Value: s.cookieValue(), Path: "/",
 				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 			})
 			http.Redirect(w, r, "/", http.StatusSeeOther) // drop the token from the address bar

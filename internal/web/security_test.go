@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -85,6 +86,25 @@ func TestAuth_TokenOnTheAPIAndTheDashboard(t *testing.T) {
 	// With a token, any host name may be served.
 	if r := e.get("/v1/models", "Authorization", "Bearer "+token, "Host", "massgen.example.com"); r.status != http.StatusOK {
 		t.Errorf("other host with the token: %d", r.status)
+	}
+	// Browsers send a host's cookies to all its ports: the cookie is named after the port,
+	// so a second server (serve and --web side by side) does not replace the first one's.
+	_, port, _ := net.SplitHostPort(e.ts.Listener.Addr().String())
+	if c.Name != "massgen_token_"+port {
+		t.Errorf("cookie name %q, want massgen_token_%s", c.Name, port)
+	}
+	other := e.get("/api/sessions", "Cookie", c.Name+"="+c.Value, "Host", "127.0.0.1:1")
+	wantError(t, other, http.StatusUnauthorized, "invalid_api_key")
+}
+
+func TestCookieFor(t *testing.T) {
+	for host, want := range map[string]string{
+		"127.0.0.1:8080": "massgen_token_8080", "[::1]:9": "massgen_token_9", "localhost": "massgen_token",
+		"example.com:": "massgen_token", "h:8x": "massgen_token",
+	} {
+		if got := cookieFor(host); got != want {
+			t.Errorf("cookieFor(%q) = %q, want %q", host, got, want)
+		}
 	}
 }
 

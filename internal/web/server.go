@@ -39,7 +39,8 @@ type Options struct {
 	LogRoot string
 	// Token, when set, is required as "Authorization: Bearer <Token>" by every request (the
 	// dashboard also accepts it once as ?token= and then keeps it in a cookie). Without a
-	// token the server only listens on loopback addresses.
+	// token the server only listens on loopback addresses, and any local process may use it:
+	// massgen's commands always set one unless told --no-token.
 	Token string
 	// Version is shown by the dashboard and written to each session's metadata.json.
 	Version string
@@ -263,12 +264,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) checkAddr(addr string) error {
-	if s.token == "" && !loopbackAddr(addr) {
-		return fmt.Errorf("%w: %s is not loopback (pass --token, or listen on 127.0.0.1)", ErrTokenRequired, addr)
-	}
-	return nil
-}
+func (s *Server) checkAddr(addr string) error { return CheckListenAddr(addr, s.token) }
 
 // loopbackAddr reports whether host:port names only the loopback interface. An empty host
 // means every interface, which is not loopback.
