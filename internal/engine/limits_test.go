@@ -196,7 +196,10 @@ func wantCutNote(t *testing.T, evs []event.Event, reqs []provider.Request, want 
 func TestRun_AnswerOverMaxAnswerCharsIsRejected(t *testing.T) {
 	long := strings.Repeat("Paris ", 100)
 	model := &fake{next: func(n int, req provider.Request) step {
-		if n == 1 {
+		switch {
+		case req.Stage == provider.StagePresentation:
+			return step{text: "Paris."}
+		case n == 1:
 			return answer(long)
 		}
 		if !hasOwnAnswer(req, "Paris.") {
