@@ -68,7 +68,7 @@ func TestRunLive_InteractiveOutcomeSaysPriceUnknown(t *testing.T) {
 	}
 	got := ansi.Strip(out.String())
 	tail := got[max(strings.LastIndex(got, "Final answer (by local):"), 0):]
-	if !strings.Contains(tail, "tokens: 100 input, 10 output; cost: price unknown for my-finetune") {
+	if !strings.Contains(tail, "tokens: 100 input, 10 output; cost unknown (price unknown for my-finetune)") {
 		t.Errorf("the outcome lacks the unknown price:\n%s", tail)
 	}
 	if strings.Contains(tail, "$0.0000") {
@@ -83,7 +83,7 @@ func TestPrintOutcome_PriceUnknown(t *testing.T) {
 		want     string
 	}{
 		{nil, "cost $0.0000\n"},
-		{[]string{"my-finetune"}, "cost: price unknown for my-finetune\n"},
+		{[]string{"my-finetune"}, "cost unknown (price unknown for my-finetune)\n"},
 	} {
 		var b bytes.Buffer
 		printOutcome(&b, res, tc.unpriced...)
