@@ -65,8 +65,7 @@ func bindCLI(b cliBinder, run *workspace.Run, ws *workspace.Agent, paths []works
 // sandboxCLI runs a CLI agent in massgen's sandbox under command_line_execution_mode: srt:
 // its own tools then reach what the agent's grants give, whatever its permission flags let
 // through. The CLI shares the network, to reach its model and massgen's tool server.
-func sandboxCLI(b cliBinder, ws *workspace.Agent, t config.Tools) error {
-	opts := sandboxOptions(t)
+func sandboxCLI(b cliBinder, ws *workspace.Agent, opts *workspace.SandboxOptions) error {
 	if opts == nil {
 		return nil
 	}

@@ -15,11 +15,7 @@ import (
 // LoadDotEnv reads ./.env, then ~/.massgen/.env. Variables already set win, and ./.env wins
 // over the home file: each file only fills what is still unset.
 func LoadDotEnv() error {
-	files := []string{".env"}
-	if home, err := os.UserHomeDir(); err == nil {
-		files = append(files, filepath.Join(home, ".massgen", ".env"))
-	}
-	for _, f := range files {
+	for _, f := range dotEnvFiles() {
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
@@ -28,6 +24,16 @@ func LoadDotEnv() error {
 		}
 	}
 	return nil
+}
+
+// dotEnvFiles are the files LoadDotEnv reads keys from, in order (./.env is relative to
+// massgen's folder); sandboxed commands never see them.
+func dotEnvFiles() []string {
+	files := []string{".env"}
+	if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".massgen", ".env"))
+	}
+	return files
 }
 
 // hostKeyEnv is MassGen's rule for chatcompletion: the key variable follows the base_url host.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,15 +43,7 @@ orchestrator: {final_presentation: verbatim}
 // its commands in the sandbox, offline: the workspace write lands in the winner's workspace,
 // the read outside fails, and nothing shows the outside file.
 func TestE2E_SandboxedCommands(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("bwrap is missing: .ci/run installs bubblewrap")
-		}
-		t.Skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
-	}
-	if ok, why := childproc.Confinement(); !ok {
-		t.Skip("no sandbox without user namespaces: " + why)
-	}
+	needBwrap(t)
 	root := t.TempDir()
 	outside := filepath.Join(root, "outside.txt")
 	if err := os.WriteFile(outside, []byte("outside secret 77"), 0o644); err != nil {

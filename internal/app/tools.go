@@ -96,6 +96,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 	}
 	var previous string // this run's copy of the previous turn's workspace
 	var lost serversLost
+	hide := keyFiles(cfg, o.Getenv)
 	for i, a := range cfg.Agents {
 		t := a.Backend.Tools
 		var set tool.Set
@@ -145,7 +146,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				if err := bindCLI(b, tb.run, ws, paths); err != nil {
 					return tb, errorf(ExitExecution, "agent %s: %v", a.ID, err)
 				}
-				if err := sandboxCLI(b, ws, t); err != nil {
+				if err := sandboxCLI(b, ws, sandboxOptions(t, hide)); err != nil {
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}
 			} else {
@@ -153,7 +154,7 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 			}
 			if t.CommandLine && clis[a.ID] == nil {
 				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
-					Sandbox: sandboxOptions(t)}
+					Sandbox: sandboxOptions(t, hide)}
 				if err := opts.Validate(); err != nil {
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}

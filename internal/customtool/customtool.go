@@ -116,7 +116,14 @@ type described struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
 	Parameters  map[string]any `json:"parameters"`
+	// ContextParams are further parameters massgen sets (the Python worker lists a function's
+	// @context_params here).
+	ContextParams []string `json:"context_params"`
 }
+
+// massgenParams are the parameters massgen always sets itself, from Options: a model that
+// chose them could point a tool at another folder (agent_cwd: /etc) or pose as another agent.
+var massgenParams = []string{"agent_cwd", "agent_id"}
 
 // startPython writes the worker and its manifest, starts it, and describes each function.
 func (t *Tools) startPython(ctx context.Context, specs []config.CustomTool, o Options) error {
@@ -297,14 +304,20 @@ func validName(s string) bool {
 }
 
 // add offers one described function as a tool: MassGen's name, the entry's description when
-// it has one, and the schema without the preset arguments, which every call gets instead.
+// it has one, and the schema without the preset arguments, which every call gets instead, nor
+// the parameters massgen sets, which the model's arguments never carry.
 func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 	name := config.ExposedCustomToolName(s.Name)
 	desc := d.Description
 	if s.Description != "" {
 		desc = s.Description
 	}
-	spec := provider.ToolSpec{Name: name, Description: desc, Parameters: hidePresets(d.Parameters, s.PresetArgs)}
+	owned := map[string]bool{}
+	for _, p := range slices.Concat(massgenParams, d.ContextParams) {
+		owned[p] = true
+	}
+	hide := func(p string) bool { _, preset := s.PresetArgs[p]; return preset || owned[p] }
+	spec := provider.ToolSpec{Name: name, Description: desc, Parameters: hideParams(d.Parameters, hide)}
 	known := map[string]any{"agent_id": o.AgentID} // for the parameters massgen fills in
 	if o.Dir != "" {
 		known["agent_cwd"] = o.Dir
@@ -319,6 +332,7 @@ func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 			return tool.Errorf(bad)
 		}
 		maps.Copy(params, preset) // the config's values win: they are not the model's to change
+		maps.DeleteFunc(params, func(k string, _ any) bool { return owned[k] })
 		res, toolErr, err := w.request(ctx, timeout, map[string]any{"op": "call", "function": fn, "args": params, "context": known},
 			tool.Output(ctx))
 		switch {
@@ -331,9 +345,9 @@ func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 	}})
 }
 
-// hidePresets is the parameters schema without the preset arguments (MassGen removes them
-// from the schema too), always an object schema.
-func hidePresets(params map[string]any, preset map[string]any) map[string]any {
+// hideParams is the parameters schema without the parameters hide names (MassGen removes
+// preset arguments from the schema too), always an object schema.
+func hideParams(params map[string]any, hide func(string) bool) map[string]any {
 	out := map[string]any{}
 	maps.Copy(out, params)
 	if out["type"] == nil {
@@ -342,7 +356,7 @@ func hidePresets(params map[string]any, preset map[string]any) map[string]any {
 	props, _ := out["properties"].(map[string]any)
 	clean := map[string]any{}
 	for k, v := range props {
-		if _, ok := preset[k]; !ok {
+		if !hide(k) {
 			clean[k] = v
 		}
 	}
@@ -350,10 +364,8 @@ func hidePresets(params map[string]any, preset map[string]any) map[string]any {
 	if req, ok := out["required"].([]any); ok {
 		var keep []any
 		for _, r := range req {
-			if name, _ := r.(string); name != "" {
-				if _, ok := preset[name]; ok {
-					continue
-				}
+			if name, _ := r.(string); name != "" && hide(name) {
+				continue
 			}
 			keep = append(keep, r)
 		}

@@ -91,7 +91,7 @@ func TestStart_Schemas(t *testing.T) {
 	kinds := pyTool(t, "kinds")
 	greet := pyTool(t, "greet")
 	greet.Name, greet.Description = "custom_tool__hello", "Say hello."
-	tools := start(t, []config.CustomTool{add, kinds, greet, pyTool(t, "where_am_i")}, Options{})
+	tools := start(t, []config.CustomTool{add, kinds, greet, pyTool(t, "where_am_i"), pyTool(t, "who_am_i")}, Options{})
 	got, err := json.MarshalIndent(tools.Set().Specs(), "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestCall_Results(t *testing.T) {
 	env := pyTool(t, "read_env")
 	env.PassEnv = []string{"MASSGEN_TOOL_*"}
 	var specs []config.CustomTool
-	for _, fn := range []string{"kinds", "greet", "count_up", "fail", "noisy", "picture", "where_am_i", "huge", "plain"} {
+	for _, fn := range []string{"kinds", "greet", "count_up", "fail", "noisy", "picture", "where_am_i", "who_am_i", "huge", "plain"} {
 		specs = append(specs, pyTool(t, fn))
 	}
 	tools := start(t, append(specs, add, env), Options{Dir: ws, AgentID: "agent_a"})
@@ -140,6 +140,11 @@ func TestCall_Results(t *testing.T) {
 		{"prints to stdout", "noisy", `{"text": "quiet"}`, "QUIET", false, "noise from a child process"},
 		{"image", "picture", `{}`, "a red dot\n[image of 110 characters of data: tool results reach the model as text only, so it is not shown]\n", false, ""},
 		{"workspace", "where_am_i", ``, "agent_cwd=" + ws + " cwd=" + ws, false, ""},
+		// agent_cwd, agent_id and @context_params are massgen's to set, never the model's.
+		{"model's agent_cwd ignored", "where_am_i", `{"agent_cwd": "/etc"}`, "agent_cwd=" + ws + " cwd=" + ws, false, ""},
+		{"model's context params ignored", "who_am_i", `{"note": "hi", "agent_cwd": "/etc", "agent_id": "evil", "task_id": "forged"}`,
+			"agent_id=agent_a agent_cwd=" + ws + " task_id=unset note=hi", false, ""},
+		{"massgen's parameters are not unknown ones", "greet", `{"name": "a", "agent_id": "evil", "agent_cwd": "/etc"}`, "hello a", false, ""},
 		{"output cut", "huge", `{}`, strings.Repeat("x", OutputLimit) + "\n[output cut: the tool returned 300000 bytes; the first 65536 are shown]", false, ""},
 		{"nothing returned", "plain", `null`, emptyResult, false, ""},
 		{"no API key", "read_env", `{"name": "OPENAI_API_KEY"}`, "<unset>", false, ""},
@@ -159,6 +164,22 @@ func TestCall_Results(t *testing.T) {
 				t.Errorf("streamed %q, want it to hold %q", out, c.output)
 			}
 		})
+	}
+}
+
+// The Python worker itself overwrites massgen's parameters with the call's context: a request
+// whose arguments carry them anyway (the Go side drops them first) cannot choose them.
+func TestWorker_ContextWinsOverArguments(t *testing.T) {
+	requirePython(t)
+	tools := start(t, []config.CustomTool{pyTool(t, "who_am_i")}, Options{})
+	req := map[string]any{"op": "call", "function": "who_am_i", "args": map[string]any{"agent_id": "evil", "agent_cwd": "/etc", "task_id": "forged"},
+		"context": map[string]any{"agent_id": "agent_a", "agent_cwd": "/ws"}}
+	res, toolErr, err := tools.workers[0].request(t.Context(), 20*time.Second, req, nil)
+	if err != nil || toolErr != "" {
+		t.Fatalf("call: %v %s", err, toolErr)
+	}
+	if got := render(res); got != "agent_id=agent_a agent_cwd=/ws task_id=unset note=" {
+		t.Errorf("the tool got %q", got)
 	}
 }
 
@@ -277,8 +298,16 @@ func TestCommandTool(t *testing.T) {
 	for _, s := range tools.Set().Specs() {
 		names = append(names, s.Name)
 	}
-	if strings.Join(names, ",") != "custom_tool__shout,custom_tool__whisper" {
+	if strings.Join(names, ",") != "custom_tool__shout,custom_tool__whisper,custom_tool__echo" {
 		t.Fatalf("tools %v", names)
+	}
+	// massgen's own parameters are neither offered to the model nor passed on from it.
+	echo, _ := tools.Set().Find("custom_tool__echo")
+	if got, _ := json.Marshal(echo.Spec.Parameters); string(got) != `{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}` {
+		t.Errorf("echo's schema: %s", got)
+	}
+	if res, _ := call(t, tools, "custom_tool__echo", `{"text": "hi", "agent_cwd": "/etc", "agent_id": "evil"}`); res.Content != `{"text":"hi"}` {
+		t.Errorf("echo got the model's %+v", res)
 	}
 	res, out := call(t, tools, "custom_tool__shout", `{"who": "ada", "punct": "!"}`)
 	if res.IsError || res.Content != "HEY ada!" || !strings.Contains(out, "warming up") {
@@ -304,7 +333,7 @@ func TestCommandTool(t *testing.T) {
 
 	missing := config.CustomTool{Name: "sing", Function: "sing", Command: []string{"sh", script}, Timeout: 10 * time.Second}
 	if _, err := Start(t.Context(), []config.CustomTool{missing}, Options{}); err == nil ||
-		!strings.Contains(err.Error(), `offers no tool "sing"; it offers: shout, whisper`) {
+		!strings.Contains(err.Error(), `offers no tool "sing"; it offers: shout, whisper, echo`) {
 		t.Fatalf("missing function: %v", err)
 	}
 }

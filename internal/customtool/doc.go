@@ -8,16 +8,17 @@
 // without MassGen installed. The worker imports each file by path and builds each tool's
 // schema from the function's signature, type hints and docstring (Google, NumPy or reST), as
 // MassGen's ToolManager does; preset_args are hidden from the model and passed on every call;
-// agent_cwd and MassGen's @context_params (agent_id) are filled in by massgen. Functions may be
-// sync or async, and may return an ExecutionResult, a string or any JSON value, or stream by
-// yielding ExecutionResults (each is shown as the call's output; all but is_log ones make the
-// result, as in MassGen).
+// agent_cwd, agent_id and MassGen's @context_params are set by massgen on every call, hidden
+// from the model, and dropped from its arguments (by massgen, and again by the worker), so a
+// model cannot choose a tool's folder or identity. Functions may be sync or async, and may
+// return an ExecutionResult, a string or any JSON value, or stream by yielding ExecutionResults
+// (each is shown as the call's output; all but is_log ones make the result, as in MassGen).
 //
 // An entry with command: runs that program instead, one process per entry. Both speak the
 // same protocol, JSON lines over the process's stdin and stdout:
 //
 //	-> {"id": 1, "op": "describe"}
-//	<- {"id": 1, "ok": true, "result": {"tools": [{"name": "shout", "description": "...", "parameters": {JSON schema}}]}}
+//	<- {"id": 1, "ok": true, "result": {"tools": [{"name": "shout", "description": "...", "parameters": {JSON schema}, "context_params": ["agent_id"]}]}}
 //	-> {"id": 2, "op": "call", "function": "shout", "args": {"who": "ada"}, "context": {"agent_id": "a", "agent_cwd": "/ws"}}
 //	<- {"id": 2, "output": "progress, shown while the call runs"}   (any number, optional)
 //	<- {"id": 2, "ok": true, "result": "HEY ada"}
@@ -25,7 +26,9 @@
 //
 // A result is a string, {"content": [{"type": "text", "text": ...}, {"type": "image", "size": N,
 // "ref": path}]}, or any other JSON value (shown as JSON). Lines on stdout that are not JSON are
-// ignored; stderr is kept for error messages and shown as the call's output.
+// ignored; stderr is kept for error messages and shown as the call's output. "context_params"
+// (optional) names further parameters massgen sets; "args" never holds those, agent_cwd or
+// agent_id: the program finds massgen's values in "context".
 //
 // Every process gets only an allow-listed environment (no API keys unless an entry's
 // env_passthrough names them), runs in the agent's workspace when it has one, and runs under

@@ -13,8 +13,9 @@ const cliAddressSpace = 1 << 46
 
 // CLISandbox is the sandbox a coding-agent CLI runs in under command_line_execution_mode: srt:
 // what the agent's commands would see (its workspace writable, the snapshots and context paths
-// as granted, the system read-only per o, massgen's own trees hidden), plus the CLI's state
-// folder writable (its HOME and config) and programs (the CLI's install and node) read-only.
+// as granted, the system read-only per o, massgen's own trees and secrets hidden, also below
+// the program folders), plus the CLI's state folder writable (its HOME and config) and
+// programs (the CLI's install and node) read-only.
 // The CLI's own file and shell tools, and everything they start, stay inside. It shares the
 // network: the CLI calls its model's API and massgen's tool server on loopback itself, so
 // command_line_srt_network_allowed_domains cannot apply (the caller refuses it).
@@ -24,7 +25,7 @@ func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs [
 	}
 	opts := *o
 	opts.AllowedDomains = nil
-	sb, err := a.sandbox(&opts, userHome)
+	sb, m, err := a.sandboxMounts(&opts, userHome)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs [
 		if p == "" || p == string(filepath.Separator) || home != "" && within(p, home) || !exists(p) {
 			continue
 		}
-		sb.Mounts = append(sb.Mounts, childproc.Mount{Kind: childproc.ReadOnly, Src: p, Dst: p})
+		m.tree(childproc.ReadOnly, p, p) // what the sandbox hides below stays hidden
 	}
 	state = filepath.Clean(state)
 	if err := os.MkdirAll(state, 0o700); err != nil {
@@ -50,6 +51,7 @@ func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs [
 		state = real
 	}
 	// Last: the state folder lies in the run's folder, which the view above hides.
-	sb.Mounts = append(sb.Mounts, childproc.Mount{Kind: childproc.Writable, Src: state, Dst: state})
+	m.tree(childproc.Writable, state, state)
+	sb.Mounts = m.list
 	return sb, nil
 }

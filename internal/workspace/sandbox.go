@@ -23,7 +23,8 @@ import (
 //   - inside context paths, what the file tools conceal is hidden too: massgen's folders
 //     (.massgen, massgen_logs) and files that commonly hold secrets (.env, *.pem, ...);
 //   - massgen's own trees (the run's workspaces of other agents, the logs) are hidden
-//     wherever they lie;
+//     wherever they lie, and so are its secrets (sandbox_hide.go): ~/.massgen, the files
+//     Hide names, and secret files in massgen's working folder, the workspace and snapshots;
 //   - the rest of the system read-only, as ReadMode says; /etc/shadow and similar files
 //     hidden; an empty, writable home directory and /tmp that vanish with the command; /proc
 //     of its own processes only; a minimal /dev; no network (the loopback is its own).
@@ -43,6 +44,10 @@ type SandboxOptions struct {
 	AllowedDomains []string
 	// Limits bound each command's processes (childproc.DefaultLimits where zero).
 	Limits childproc.Limits
+	// Hide are files massgen read keys from (the .env files it loads, a config file holding a
+	// key), hidden wherever they lie, in every read mode; ~ is the home directory. The
+	// sandbox also hides ~/.massgen, and secret files in massgen's working folder, itself.
+	Hide []string
 }
 
 // Read modes of command_line_srt_read_mode.
@@ -99,21 +104,37 @@ func (o *SandboxOptions) describe() string {
 			strings.Join(o.AllowedDomains, ", "))
 	}
 	return fmt.Sprintf("They run in a sandbox: they see your workspace (writable), the shared snapshots and your context paths (as granted), "+
-		"%s;%s a /tmp that vanish when the command ends; %s; no unix sockets; at most %d processes at once. Secret files (.env, keys) in context paths are hidden.",
+		"%s;%s a /tmp that vanish when the command ends; %s; no unix sockets; at most %d processes at once. Secret files (.env, keys) and massgen's own files are hidden, in your workspace too.",
 		system, home, network, lim.Processes)
 }
 
 // sandbox is the childproc.Sandbox of a command the agent starts now; home is the home
 // directory of the command's environment.
 func (a *Agent) sandbox(o *SandboxOptions, home string) (*childproc.Sandbox, error) {
-	if err := o.Validate(); err != nil {
+	sb, m, err := a.sandboxMounts(o, home)
+	if err != nil {
 		return nil, err
+	}
+	sb.Mounts = m.list
+	return sb, nil
+}
+
+// sandboxMounts is sandbox with its Mounts still open to additions that keep hidden what
+// must stay so.
+func (a *Agent) sandboxMounts(o *SandboxOptions, home string) (*childproc.Sandbox, *mounts, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
 	}
 	home = cleanHome(home)
 	sb := &childproc.Sandbox{Limits: o.Limits, Base: baseView(o.ReadMode, home)}
 	grants, final := a.grants()
 	v := a.viewOf(grants)
-	hidden := privateTrees(v.hidden)
+	private := privateTrees(v.hidden)
+	secrets, err := sandboxSecrets(o, home, grants, private, v.named)
+	if err != nil {
+		return nil, nil, err
+	}
+	hidden := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(private), secrets...))))
 	m := &mounts{hidden: hidden}
 	if home != "" && o.ReadMode != ReadOpen {
 		m.add(childproc.Mount{Kind: childproc.Scratch, Dst: home}) // for tools that write caches there
@@ -132,7 +153,7 @@ func (a *Agent) sandbox(o *SandboxOptions, home string) (*childproc.Sandbox, err
 			continue
 		}
 		if i := slices.IndexFunc(hidden, func(h string) bool { return within(h, p) }); i >= 0 {
-			return nil, fmt.Errorf("command_line_srt_allow_read: %s is inside %s, massgen's own, which commands never see", raw, hidden[i])
+			return nil, nil, fmt.Errorf("command_line_srt_allow_read: %s is inside %s, massgen's own or a file that may hold keys, which commands never see", raw, hidden[i])
 		}
 		m.tree(childproc.ReadOnly, p, p)
 	}
@@ -145,19 +166,18 @@ func (a *Agent) sandbox(o *SandboxOptions, home string) (*childproc.Sandbox, err
 		m.tree(kind, g.path, g.path)
 		if g.kind == kindContext && !g.file {
 			if err := m.contextInside(g, kind == childproc.Writable, v.named); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	sb.Mounts = m.list
 	if len(o.AllowedDomains) > 0 {
 		p, err := a.proxyFor(o.AllowedDomains)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sb.Proxy = p.path
 	}
-	return sb, nil
+	return sb, m, nil
 }
 
 // mounts builds a sandbox's Mounts: tree shows a folder and then hides again the private
@@ -183,39 +203,12 @@ func (m *mounts) tree(kind childproc.MountKind, src, dst string) {
 // protected paths and default exclusions read-only. The read-only folders come first: they
 // show the host's tree as it is, secrets included, which the hidden entries then cover.
 func (m *mounts) contextInside(g *grant, writable bool, named map[string]bool) error {
-	var keep, hide []string
+	var keep []string
 	if writable {
 		keep = append(keep, g.protected...)
 	}
-	n := 0
-	err := filepath.WalkDir(g.path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == g.path {
-				return err
-			}
-			return nil // unreadable here: unreadable in the sandbox too
-		}
-		if n++; n > maxContextScan {
-			return errTooBig
-		}
-		if p == g.path {
-			return nil
-		}
-		name := d.Name()
-		switch {
-		case massgenDirs[name]:
-			hide = append(hide, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		case secretPattern(p) != "" && !named[p] && d.Type()&fs.ModeSymlink == 0:
-			hide = append(hide, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		case writable && defaultExclusions[name] && d.Type()&fs.ModeSymlink == 0:
+	hide, err := scanConcealed(g.path, named, func(p string, d fs.DirEntry) error {
+		if writable && defaultExclusions[d.Name()] && d.Type()&fs.ModeSymlink == 0 {
 			keep = append(keep, p)
 		}
 		return nil

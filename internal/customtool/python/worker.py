@@ -359,9 +359,14 @@ def strip_titles(obj):
     return obj
 
 
+# Parameters massgen always sets itself, whether or not a tool declares them with @context_params.
+_MASSGEN_PARAMS = {"agent_cwd", "agent_id"}
+
+
 def hidden(func):
-    """Parameters massgen fills in itself: agent_cwd and MassGen's @context_params."""
-    return set(getattr(func, "__context_params__", set()) or set()) | {"agent_cwd"}
+    """Parameters massgen sets itself (agent_cwd, agent_id and MassGen's @context_params): they
+    are kept out of the schema, and the model's values for them never reach the tool."""
+    return set(getattr(func, "__context_params__", set()) or set()) | _MASSGEN_PARAMS
 
 
 def describe(key, func):
@@ -391,7 +396,7 @@ def describe(key, func):
     params = {"type": "object", "properties": props}
     if required:
         params["required"] = required
-    return {"name": key, "description": description, "parameters": params}
+    return {"name": key, "description": description, "parameters": params, "context_params": sorted(skip)}
 
 
 # --- calls ----------------------------------------------------------------------------------
@@ -481,6 +486,9 @@ class Worker:
         params = sig.parameters
         takes_any = any(p.kind == p.VAR_KEYWORD for p in params.values())
         skip = hidden(func)
+        # massgen drops these from the model's arguments too; here as well, so that a value the
+        # model chose (agent_cwd: /etc) can never stand in for the one massgen sets.
+        args = {k: v for k, v in args.items() if k not in skip}
         shown = [n for n, p in params.items() if n not in skip and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         unknown = [k for k in args if k not in params or params[k].kind == inspect.Parameter.VAR_POSITIONAL]
         if unknown and not takes_any:
@@ -488,7 +496,7 @@ class Worker:
                                                                    ", ".join(shown) or "no parameters"))
         kwargs = dict(args)
         for name in skip:
-            if name in context and (name in params or takes_any) and kwargs.get(name) is None:
+            if name in context and (name in params or takes_any):
                 kwargs[name] = context[name]
         missing = [n for n, p in params.items() if p.default is p.empty and n not in kwargs
                    and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and n not in ("self", "cls")]

@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Dict, List, Literal, Optional
 
+from massgen.tool import context_params
 from massgen.tool._result import ExecutionResult, ImageContent, TextContent
 
 
@@ -104,6 +105,12 @@ def picture() -> ExecutionResult:
 def where_am_i(agent_cwd: Optional[str] = None) -> str:
     """Say which folders the tool sees."""
     return f"agent_cwd={agent_cwd} cwd={os.getcwd()}"
+
+
+@context_params("agent_id", "task_id")
+def who_am_i(note: str = "", agent_id: str = "", agent_cwd: str = "", task_id: str = "unset") -> str:
+    """Say which agent and folder massgen gave the tool."""
+    return f"agent_id={agent_id} agent_cwd={agent_cwd} task_id={task_id} note={note}"
 
 
 def crash() -> str:

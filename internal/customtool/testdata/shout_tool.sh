@@ -7,7 +7,8 @@ while IFS= read -r line; do
     *'"op":"describe"'*)
       printf '{"id":%s,"ok":true,"result":{"tools":[' "$id"
       printf '{"name":"shout","description":"Say a name loudly.","parameters":{"type":"object","properties":{"who":{"type":"string","description":"Who to call."},"punct":{"type":"string"}},"required":["who","punct"]}},'
-      printf '{"name":"whisper","description":"Say a name softly.","parameters":{"type":"object","properties":{"who":{"type":"string"}}}}'
+      printf '{"name":"whisper","description":"Say a name softly.","parameters":{"type":"object","properties":{"who":{"type":"string"}}}},'
+      printf '{"name":"echo","description":"Return the arguments.","parameters":{"type":"object","properties":{"agent_cwd":{"type":"string"},"agent_id":{"type":"string"},"text":{"type":"string"}},"required":["agent_id","text"]}}'
       printf ']}}\n'
       ;;
     *'"function":"shout"'*)
@@ -16,6 +17,10 @@ while IFS= read -r line; do
       echo "not a protocol line"
       printf '{"id":%s,"output":"warming up"}\n' "$id"
       printf '{"id":%s,"ok":true,"result":"HEY %s%s"}\n' "$id" "$who" "$punct"
+      ;;
+    *'"function":"echo"'*)
+      args=$(printf '%s\n' "$line" | sed -n 's/.*"args":\({[^}]*}\).*/\1/p')
+      printf '{"id":%s,"ok":true,"result":%s}\n' "$id" "$args"
       ;;
     *)
       printf '{"id":%s,"ok":false,"error":"no such tool"}\n' "$id"
