@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -81,8 +82,58 @@ func TestE2E_CLIAgentThatWillNotStopIsStoppedAndBilled(t *testing.T) {
 	}
 }
 
-// recorder keeps every event of a session.
+// A Ctrl-C while a Claude Code agent waits on its vote still counts what its run used: the
+// CLI reports usage only when a run ends, and the run is stopped instead. claude's model never
+// answers, so coordination is still going on when cc has voted.
+func TestE2E_CLIAgentInterruptedWhileWaitingIsBilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real CLIs")
+	}
+	t.Parallel()
+	claude := cliMembers[0]
+	cc := claude
+	cc.id = "cc"
+	scripts := map[string]clitest.Script{
+		"claude": {File: "a.txt", Content: "a", Hang: true},
+		"cc":     {File: "b.txt", Content: "b", Vote: "agent2"},
+	}
+	cfg, brains := cliTeam(t, []cliMember{claude, cc}, scripts, "")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	rec := recorder{on: func(e event.Event) {
+		if v, ok := e.Payload.(event.VoteCast); ok && v.Agent == "cc" {
+			cancel() // as Ctrl-C does
+		}
+	}}
+	res, err := Run(ctx, cfg, Options{Question: "Write a file.", Logging: true, LogRoot: t.TempDir(),
+		WorkspaceRoot: clitest.StateDir(t), Getenv: func(k string) string { return keys[k] }, Sinks: []event.Sink{&rec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != ExitInterrupted {
+		t.Fatalf("exit %d, want %d (interrupted): %v", res.ExitCode, ExitInterrupted, res.Err)
+	}
+	var voted bool
+	for _, e := range rec.all() {
+		if v, ok := e.Payload.(event.VoteCast); ok && v.Agent == "cc" {
+			voted = true
+		}
+	}
+	if !voted {
+		t.Fatal("cc never voted: the test interrupted something else")
+	}
+	if n := brains["cc"].Told(); n != 0 {
+		t.Errorf("cc's model got %d requests after the interrupt, want none", n)
+	}
+	if u := statusUsage(t, res.Dir, "cc"); !u.Estimated || u.Input <= 0 {
+		t.Errorf("cc's usage in status.json = %+v, want an estimate with input > 0", u)
+	}
+}
+
+// recorder keeps every event of a session, and calls on (when set) with each.
 type recorder struct {
+	on func(event.Event)
+
 	mu     sync.Mutex
 	events []event.Event
 }
@@ -91,6 +142,9 @@ func (r *recorder) Handle(e event.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	r.mu.Unlock()
+	if r.on != nil {
+		r.on(e)
+	}
 }
 
 func (r *recorder) all() []event.Event {
