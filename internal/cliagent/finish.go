@@ -24,16 +24,21 @@ const (
 // Finish ends the run in progress, if any, once coordination is over: the calls the CLI waits
 // on are answered, and the CLI ends its run and reports what it used (Claude Code, Gemini CLI
 // and Codex give usage only when a run ends). A CLI that keeps calling massgen's tools, or
-// does not end within finishGrace or ctx, is stopped, with an error saying why: its usage is
-// then what its stream told (Claude Code's per-message usage), or else an estimate for the
-// calls it was seen to make, marked estimated. The session is kept, so a later Stream (the
-// final presentation) resumes it.
+// does not end within finishGrace or ctx, is stopped, with an error saying why; so is a run
+// whose session was interrupted (ctx already done), at once. A stopped run's usage is what its
+// stream told (Claude Code's per-message usage), or else an estimate for the calls it was seen
+// to make, marked estimated. The session is kept, so a later Stream (the final presentation)
+// resumes it.
 func (a *Agent) Finish(ctx context.Context) (provider.Usage, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r := a.cur
 	if r == nil || a.closed {
 		return provider.Usage{}, nil
+	}
+	if ctx.Err() != nil {
+		// The session was interrupted: answering the CLI's calls would only let it spend more.
+		return a.abandon(r, 0, 0), fmt.Errorf("the %s CLI was stopped: the session was interrupted", a.o.Type)
 	}
 	for _, id := range a.order {
 		a.open[id].reply <- toolReply{content: coordinationOver}

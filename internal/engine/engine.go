@@ -426,9 +426,9 @@ func (s *session) coordinate(ctx context.Context) {
 	s.mu.Unlock()
 	cancel()
 	wg.Wait()
-	if ctx.Err() == nil {
-		s.finishProviders(ctx)
-	}
+	// Interrupted too: a CLI waiting on a tool call has not reported its usage yet, and is
+	// stopped at once rather than killed with the agents (its usage estimated, not lost).
+	s.finishProviders(ctx)
 }
 
 // finishWait bounds how long a provider may take to end work that outlasted coordination;

@@ -69,6 +69,7 @@ type Brain struct {
 
 	mu        sync.Mutex
 	requests  int
+	told      int      // requests made after the model was told coordination had ended
 	seen      []string // tool names offered, by the last request
 	readPeer  bool
 	mcpCalled bool
@@ -101,6 +102,14 @@ func (b *Brain) Requests() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.requests
+}
+
+// Told is how many requests the model got after it was told that coordination had ended
+// (cliagent's answer to the calls a CLI makes then): what a CLI spends once its part is over.
+func (b *Brain) Told() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.told
 }
 
 // Offered is the tool names of the last request.
@@ -138,6 +147,12 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 			lastResult = m
 		}
 	}
+	over := strings.Contains(lastResult.Text, "Coordination has ended")
+	if over {
+		b.mu.Lock()
+		b.told++
+		b.mu.Unlock()
+	}
 	all := ""
 	for _, m := range msgs {
 		all += m.Text + "\n"
@@ -167,7 +182,7 @@ func (b *Brain) Next(tools []string, msgs []Msg) Reply {
 		return Reply{Text: "Submitting.", Calls: []Call{{Name: newAnswer, Args: map[string]any{
 			"content": fmt.Sprintf("I wrote %s with %q.", file, b.Script.Content)}}}}
 	}
-	relentless := b.Script.Relentless && strings.Contains(lastResult.Text, "Coordination has ended")
+	relentless := b.Script.Relentless && over
 	if vote != "" && (relentless || kind(lastResult.CallFor) != "vote" || strings.Contains(lastResult.Text, "no longer counts") ||
 		strings.Contains(lastResult.Text, "not counted") || strings.HasPrefix(lastResult.Text, "Error")) {
 		label := b.Script.Vote
