@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,8 @@ func TestMCP(t *testing.T) {
 	t.Run("go-sdk over streamable HTTP", func(t *testing.T) {
 		url := startHTTP(t, fast)
 		progress := &mcptest.Progress{}
-		cs, err := mcptest.NewClient(progress).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		client := &http.Client{Transport: bearer{httpToken, http.DefaultTransport}}
+		cs, err := mcptest.NewClient(progress).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +66,7 @@ func TestMCP(t *testing.T) {
 		for name, args := range map[string][]string{
 			// The inspector's own --config would take the server's: its command goes after --.
 			"stdio": append(append([]string{"--cli"}, call...), "--", binary, "mcp", "--config", fast),
-			"http":  append([]string{"--cli", url}, call...),
+			"http":  append([]string{"--cli", url, "--header", "Authorization: Bearer " + httpToken}, call...),
 		} {
 			t.Run(name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -154,12 +156,30 @@ func askDemo(t *testing.T, cs *mcp.ClientSession, progress *mcptest.Progress) {
 	progress.WaitFor(t, "session completed")
 }
 
+// httpToken is the token the tests' massgen mcp --http requires, given as a user would, in
+// $MASSGEN_SERVE_TOKEN.
+const httpToken = "mcp-e2e-token"
+
+// bearer sends the server's token with every request, as an MCP client configured with it does.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
 // startHTTP runs massgen mcp --http on a free loopback port until the test ends, then stops it
 // with Ctrl-C; it returns the MCP URL.
 func startHTTP(t *testing.T, cfg string) string {
 	t.Helper()
 	cmd := exec.Command(binary, "mcp", "--config", cfg, "--http", "127.0.0.1:0")
 	cmd.Dir = t.TempDir()
+	// Its server file goes to ~/.massgen/servers: not the user's.
+	cmd.Env = append(os.Environ(), "MASSGEN_SERVE_TOKEN="+httpToken, "HOME="+cmd.Dir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
