@@ -59,7 +59,7 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if token != "" && addr == "" {
 				return exitf(ExitConfig, "--token goes with --http ADDR: over stdio only the client that started massgen mcp can talk to it")
 			}
-			if err := app.LoadDotEnv(); err != nil {
+			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			if addr != "" && token == "" {

@@ -274,7 +274,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if err := checkModeFlags(&o); err != nil {
 		return err
 	}
-	if err := app.LoadDotEnv(); err != nil {
+	if err := app.LoadDotEnv(stderr); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
 	cfg, warnings, err := loadConfig(o, stderr)

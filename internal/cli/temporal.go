@@ -91,7 +91,7 @@ its running turns move to another worker.
 			if t.addr == "" {
 				return exitf(ExitConfig, "worker needs --temporal HOST:PORT, the Temporal server to take sessions from")
 			}
-			if err := app.LoadDotEnv(); err != nil {
+			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			ctx := cmd.Context()
