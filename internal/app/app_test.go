@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,25 +36,29 @@ func TestLoadDotEnv_Precedence(t *testing.T) {
 	work, home := t.TempDir(), t.TempDir()
 	t.Chdir(work)
 	t.Setenv("HOME", home)
-	t.Setenv("MG_A", "from-env")
-	os.Unsetenv("MG_B")
-	os.Unsetenv("MG_C")
-	t.Cleanup(func() { os.Unsetenv("MG_B"); os.Unsetenv("MG_C") })
-	if err := os.WriteFile(".env", []byte("MG_A=from-dotenv\nMG_B=from-dotenv\n"), 0o600); err != nil {
+	t.Setenv("MG_A_API_KEY", "from-env")
+	os.Unsetenv("MG_B_API_KEY")
+	os.Unsetenv("MG_C_API_KEY")
+	t.Cleanup(func() { os.Unsetenv("MG_B_API_KEY"); os.Unsetenv("MG_C_API_KEY") })
+	if err := os.WriteFile(".env", []byte("MG_A_API_KEY=from-dotenv\nMG_B_API_KEY=from-dotenv\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(home, ".massgen"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, ".massgen", ".env"), []byte("MG_B=from-home\nMG_C=from-home\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, ".massgen", ".env"), []byte("MG_B_API_KEY=from-home\nMG_C_API_KEY=from-home\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := LoadDotEnv(); err != nil {
+	var warn bytes.Buffer
+	if err := LoadDotEnv(&warn); err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"MG_A": "from-env", "MG_B": "from-dotenv", "MG_C": "from-home"} {
+	for k, want := range map[string]string{"MG_A_API_KEY": "from-env", "MG_B_API_KEY": "from-dotenv", "MG_C_API_KEY": "from-home"} {
 		if got := os.Getenv(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
+	}
+	if warn.Len() > 0 {
+		t.Errorf("keys alone drew a warning: %s", warn.String())
 	}
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,15 +14,37 @@ import (
 	"massgen/internal/config"
 )
 
-// LoadDotEnv reads ./.env, then ~/.massgen/.env. Variables already set win, and ./.env wins
-// over the home file: each file only fills what is still unset.
-func LoadDotEnv() error {
+// LoadDotEnv reads ./.env, then ~/.massgen/.env, and takes from them API keys only
+// (DotEnvKey): a cloned repository's ./.env must not send the user's keys to its own server
+// (OPENAI_BASE_URL), intercept TLS (HTTPS_PROXY, SSL_CERT_FILE) or change how massgen runs.
+// Every other variable a file sets is ignored, named (never its value) in one warning per
+// file on warn. Variables already set win, and ./.env wins over the home file: each file only
+// fills what is still unset.
+func LoadDotEnv(warn io.Writer) error {
 	for _, f := range dotEnvFiles() {
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
-		if err := godotenv.Load(f); err != nil {
+		vars, err := godotenv.Read(f)
+		if err != nil {
 			return fmt.Errorf("read %s: %w (fix the line or remove the file)", f, err)
+		}
+		var ignored []string
+		for _, name := range slices.Sorted(maps.Keys(vars)) {
+			if !DotEnvKey(name) {
+				ignored = append(ignored, name)
+				continue
+			}
+			if _, set := os.LookupEnv(name); !set {
+				if err := os.Setenv(name, vars[name]); err != nil {
+					return fmt.Errorf("read %s: set %s: %w", f, name, err)
+				}
+			}
+		}
+		if len(ignored) > 0 {
+			fmt.Fprintf(warn, "warning: %s sets %s, which massgen ignores: a .env file gives massgen API keys (*_API_KEY) only; "+
+				"set endpoints, proxies and TLS settings in your environment (export %s=...) or as base_url in a config you name with --config\n",
+				f, strings.Join(ignored, ", "), ignored[0])
 		}
 	}
 	return nil
@@ -34,6 +58,14 @@ func dotEnvFiles() []string {
 		files = append(files, filepath.Join(home, ".massgen", ".env"))
 	}
 	return files
+}
+
+// DotEnvKey reports whether a .env file may set the variable name: NAME_API_KEY, the form of
+// every key variable in the backend tables (APIKeyEnv, hostKeyEnv) and of the keys MCP servers
+// and custom tools read through ${NAME_API_KEY}. A key can only authenticate; it cannot
+// redirect a request.
+func DotEnvKey(name string) bool {
+	return strings.HasSuffix(name, "_API_KEY") && len(name) > len("_API_KEY")
 }
 
 // hostKeyEnv is MassGen's rule for chatcompletion: the key variable follows the base_url host.

@@ -94,6 +94,11 @@ func BaseURL(b config.Backend, getenv func(string) string) (u, from string, err 
 	return b.BaseURL, "default", nil
 }
 
+// customEndpoint reports whether b's resolved endpoint is not its type's default.
+func customEndpoint(b config.Backend) bool {
+	return b.BaseURL != "" && b.BaseURL != config.BackendTypes[b.Type].DefaultBaseURL
+}
+
 // withBaseURLs returns cfg with every agent's base_url resolved by BaseURL, so that the
 // provider, the key lookup, the redactor and metadata.json all see the endpoint the requests
 // really go to. cfg itself is not changed.

@@ -151,7 +151,7 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	if err := app.LoadDotEnv(); err != nil {
+	if err := app.LoadDotEnv(stderr); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
 	cfg, _, err := loadConfig(runOptions{configPath: f.configPath}, stderr)

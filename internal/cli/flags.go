@@ -72,7 +72,8 @@ func addRootFlags(root *cobra.Command, o *rootOptions) {
 	f.StringVar(&r.baseURL, "base-url", "", "quick setup: base `URL` of the backend")
 	f.StringVar(&r.sysMessage, "system-message", "", "quick setup: system message `TEXT` of the agent")
 	f.IntVar(&r.orchestratorTimeout, "orchestrator-timeout", 0, "session timeout in `SECONDS` (overrides timeout_settings.orchestrator_timeout_seconds)")
-	in(groupRun, "config", "backend", "model", "base-url", "system-message", "orchestrator-timeout")
+	f.BoolVar(&r.trust.all, "trust", false, "run a config massgen found (./.massgen/config.yaml, a log folder's for --continue) even if it starts programs or reaches other endpoints, without asking")
+	in(groupRun, "config", "backend", "model", "base-url", "system-message", "orchestrator-timeout", "trust")
 
 	f.BoolVar(&r.noDisplay, "no-display", false, "plain streaming text instead of the live view")
 	f.StringVar(&r.display, "display", "", "`MODE` rich or textual: the live view (both are massgen's one live view)")

@@ -63,7 +63,7 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if f := cmd.Flags(); addr == "" && (f.Changed("token-file") || f.Changed("no-token")) {
 				return exitf(ExitConfig, "--token-file and --no-token go with --http ADDR: over stdio only the client that started massgen mcp can talk to it")
 			}
-			if err := app.LoadDotEnv(); err != nil {
+			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			token := ""

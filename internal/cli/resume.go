@@ -56,6 +56,7 @@ func newResume(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&o.noDisplay, "no-display", false, "plain text output instead of the live view")
 	f.BoolVar(&o.debug, "debug", false, "also write massgen_debug.log")
 	f.StringVar(&o.outputFile, "output-file", "", "also write the final answer to `FILE`")
+	f.BoolVar(&o.trust.all, "trust", false, "run the config the log names even if it starts programs or reaches other endpoints, without asking")
 	return cmd
 }
 
@@ -76,8 +77,11 @@ func resumeOptions(it *runlog.Interrupted, own runOptions, cmd *cobra.Command) r
 	o := rec.run
 	o.sessions, o.web, o.args = nil, webOptions{}, it.Args
 	o.configPath = it.ConfigPath
+	// The log is not the user's word: its config runs only once trusted, and a --trust in
+	// its recorded command line counts for nothing.
+	o.trust = trustOptions{all: own.trust.all, from: "the log folder " + it.Dir}
 	if own.configPath != "" {
-		o.configPath = own.configPath
+		o.configPath, o.trust.from = own.configPath, ""
 	}
 	if o.configPath != "" {
 		o.backend, o.model, o.baseURL, o.sysMessage = "", "", "", ""

@@ -55,6 +55,8 @@ type runOptions struct {
 	personas         string
 
 	web webOptions
+	// trust is --trust and how a config massgen found is trusted (trust.go).
+	trust trustOptions
 	// sessions are --continue and --session-id (sessions.go); nil without them.
 	sessions *sessionFlags
 	temporal temporalFlags
@@ -233,6 +235,14 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, []string, error
 		}
 		return nil, nil, &exitError{code: ExitConfig, err: errPrinted}
 	}
+	found, err := o.trust.found(o, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := o.trust.check(cfg, found, stderr); err != nil {
+		return nil, nil, err
+	}
+	o.trust.vouch(o, cfg)
 	if o.strictValidation && len(rep.Warnings) > 0 {
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(stderr, "error: %s\n", w.String())
@@ -274,8 +284,12 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if err := checkModeFlags(&o); err != nil {
 		return err
 	}
-	if err := app.LoadDotEnv(); err != nil {
+	if err := app.LoadDotEnv(stderr); err != nil {
 		return exitf(ExitConfig, "%v", err)
+	}
+	o.trust.offerFlag = true
+	if !o.automation && !o.streamEvents {
+		o.trust.ask = terminalPrompt(ctx, stdin, stderr) // nil without a person at a terminal
 	}
 	cfg, warnings, err := loadConfig(o, stderr)
 	if err != nil {

@@ -59,7 +59,7 @@ and stops.
 			if maxSessions < 0 {
 				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
 			}
-			if err := app.LoadDotEnv(); err != nil {
+			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			token, err := tok.resolve(addr, stderr)

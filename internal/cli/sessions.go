@@ -113,6 +113,7 @@ func (s *sessionFlags) before(cmd *cobra.Command, args []string, o *runOptions) 
 			if o.configPath == "" && o.backend == "" && o.model == "" {
 				ro := resumeOptions(it, runOptions{}, cmd)
 				o.configPath, o.backend, o.model, o.baseURL, o.sysMessage = ro.configPath, ro.backend, ro.model, ro.baseURL, ro.sysMessage
+				o.trust.from = ro.trust.from
 			}
 			return false, nil
 		}
@@ -151,7 +152,7 @@ func (s *sessionFlags) takeConfig(o *runOptions) error {
 					p.Session.ID, p.ConfigPath, errors.Unwrap(err))
 			}
 		}
-		o.configPath = p.ConfigPath
+		o.configPath, o.trust.from = p.ConfigPath, "the log of session "+p.Session.ID
 	case len(p.Team) == 1 && p.Team[0].ID == "agent1":
 		// The quick setup (--backend/--model): its one agent is all the log needs.
 		a := p.Team[0]
@@ -159,6 +160,7 @@ func (s *sessionFlags) takeConfig(o *runOptions) error {
 			return exitf(ExitConfig, "session %s ran with a --base-url holding credentials, which its log does not keep: pass --backend, --model and --base-url again", p.Session.ID)
 		}
 		o.backend, o.model, o.baseURL, o.sysMessage = a.Type, a.Model, a.BaseURL, a.SystemMessage
+		o.trust.from = "the log of session " + p.Session.ID
 	}
 	// Otherwise the session ran with the team built from the API keys: it is built again.
 	return nil

@@ -66,7 +66,7 @@ type member struct {
 // --headless, no --generate-config): for a backend when no API key is set, and before
 // overwriting a file.
 func (s *setupOptions) run(cmd *cobra.Command, stdin io.Reader, stdout, stderr io.Writer) error {
-	if err := app.LoadDotEnv(); err != nil {
+	if err := app.LoadDotEnv(stderr); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
 	var ask *asker

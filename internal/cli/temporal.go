@@ -103,7 +103,7 @@ path below it. A session that names another endpoint fails, naming the agent and
 			if t.addr == "" {
 				return exitf(ExitConfig, "worker needs --temporal HOST:PORT, the Temporal server to take sessions from")
 			}
-			if err := app.LoadDotEnv(); err != nil {
+			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			list, err := durable.NewAllowlist(append(durable.SplitList(os.Getenv(durable.AllowBaseURLEnv)), allow...))

@@ -51,10 +51,12 @@ type Agent struct {
 	// each turn resumes that session with the update (P6) instead of starting a new one.
 	HoldsSession bool
 
-	// BaseURL is where the agent's requests go (credentials removed), and Unpriced marks a
-	// model without a price; the engine only reports them in SessionStarted.
-	BaseURL  string
-	Unpriced bool
+	// BaseURL is where the agent's requests go (credentials removed), CustomEndpoint that it
+	// is not the backend type's default, and Unpriced marks a model without a price; the
+	// engine only reports them in SessionStarted.
+	BaseURL        string
+	CustomEndpoint bool
+	Unpriced       bool
 }
 
 // Workspace is what the engine needs of an agent's working directory.
@@ -343,7 +345,7 @@ func skipsVoting(o config.Orchestrator, agents int) bool {
 func (s *session) started() event.SessionStarted {
 	infos := make([]event.AgentInfo, len(s.agents))
 	for i, a := range s.agents {
-		infos[i] = event.AgentInfo{ID: a.ID, Label: coord.Label(i), Backend: a.Backend, Model: a.Model, BaseURL: a.BaseURL, Unpriced: a.Unpriced,
+		infos[i] = event.AgentInfo{ID: a.ID, Label: coord.Label(i), Backend: a.Backend, Model: a.Model, BaseURL: a.BaseURL, CustomEndpoint: a.CustomEndpoint, Unpriced: a.Unpriced,
 			VotingSensitivity: a.VotingSensitivity}
 	}
 	o := s.o

@@ -32,6 +32,9 @@ type AgentInfo struct {
 	// BaseURL is the endpoint the agent's requests go to, credentials removed ("" for
 	// offline backends).
 	BaseURL string `json:"base_url,omitempty"`
+	// CustomEndpoint marks a BaseURL that is not the backend type's default (a base_url,
+	// --base-url or *_BASE_URL variable): the views say so, since the key goes there too.
+	CustomEndpoint bool `json:"custom_endpoint,omitempty"`
 	// Unpriced marks a model the price table does not know: its cost is unknown (reported as
 	// 0) and max_cost_usd cannot stop its spending.
 	Unpriced bool `json:"unpriced,omitempty"`

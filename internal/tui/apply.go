@@ -65,6 +65,9 @@ func (m *Model) Apply(e event.Event) {
 		if w := view.BudgetWarning(p); w != "" {
 			m.notice(w)
 		}
+		for _, w := range view.EndpointWarnings(p) {
+			m.notice(w)
+		}
 	case event.ToolServerStatus:
 		if !event.OwnServer(p.Server) && (p.Status == "failed" || p.Status == "died") {
 			m.notice(fmt.Sprintf("mcp server %s %s: %s", p.Server, p.Status, p.Detail))

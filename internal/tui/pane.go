@@ -110,7 +110,7 @@ func (pn *pane) chrome(w int, c color.Color, focused bool) *chrome {
 		top: bs.Render("╭" + line + "╮"), bottom: bs.Render("╰" + line + "╯"),
 		left: bs.Render("│") + " ", right: " " + bs.Render("│"),
 		label: fit(styleBold.Render(pn.a.Label)+" "+pn.a.ID, inner),
-		model: fit(styleDim.Render(strings.TrimSpace(pn.a.Backend+" "+pn.a.Model)), inner),
+		model: fit(styleDim.Render(paneModel(pn.a)), inner),
 		hr:    styleDim.Render(strings.Repeat("─", inner)),
 	}
 	if pn.persona != "" {
@@ -271,4 +271,14 @@ func (m *Model) tabBar(w int) string {
 		sb.WriteString(styleDim.Render(fmt.Sprintf(" %d›", n-hi)))
 	}
 	return fit(sb.String(), w)
+}
+
+// paneModel is a pane's second line: the backend, the model and, on the first screen before
+// any request, where the requests go.
+func paneModel(a *runlog.Agent) string {
+	s := strings.TrimSpace(a.Backend + " " + a.Model)
+	if a.BaseURL != "" {
+		s += " → " + a.BaseURL
+	}
+	return s
 }

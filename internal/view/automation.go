@@ -48,6 +48,9 @@ func (a *Automation) Handle(e event.Event) {
 		if w := BudgetWarning(v); w != "" {
 			fmt.Fprintf(a.w, "WARNING: %s\n", w)
 		}
+		for _, w := range EndpointWarnings(v) {
+			fmt.Fprintf(a.w, "WARNING: %s\n", oneLine(w, 500))
+		}
 		fmt.Fprintln(a.w, "[Coordination in progress - monitor status.json for real-time updates]")
 	case event.AgentDead:
 		fmt.Fprintf(a.w, "AGENT_DEAD: %s: %s\n", v.Agent, oneLine(v.Reason, 200))

@@ -58,6 +58,19 @@ func NewPlain(w io.Writer) *Plain {
 		waiting: map[string]string{}, timeUp: map[string]bool{}}
 }
 
+// EndpointWarnings says which agents send their requests, and their API key, to an endpoint
+// other than their provider's default (base_url, --base-url, a *_BASE_URL variable), one line
+// each: every view shows them with the session's start, before any request.
+func EndpointWarnings(v event.SessionStarted) []string {
+	var out []string
+	for _, a := range v.Agents {
+		if a.CustomEndpoint {
+			out = append(out, fmt.Sprintf("%s (%s) sends its requests and API key to %s, not %s's default endpoint", a.Label, a.ID, a.BaseURL, a.Backend))
+		}
+	}
+	return out
+}
+
 // Handle implements event.Sink.
 func (p *Plain) Handle(e event.Event) {
 	p.calls.Apply(e)
@@ -72,8 +85,11 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("massgen: %s on: %s", agentCount(len(v.Agents)), oneLine(v.Question, 200))
 		for _, a := range v.Agents {
 			at := ""
-			if a.BaseURL != "" { // where the requests, and the key, go
+			if a.BaseURL != "" { // where the requests, and the key, go: said before any is sent
 				at = " at " + a.BaseURL
+			}
+			if a.CustomEndpoint {
+				at += ", NOT the provider's default endpoint"
 			}
 			name := a.Label + " = " + a.ID
 			if a.ID == a.Label {
