@@ -114,7 +114,7 @@ timeout_settings: {agent_timeout_seconds: 10, orchestrator_timeout_seconds: 120}
 	}
 	want := map[string]string{"gpt": both.URL + "/v1", "compat": both.URL + "/v1", "claude": claude.URL, "gem": gem.URL}
 	for id, u := range want {
-		if line := fmt.Sprintf("= %s (", id); !strings.Contains(out.String(), line) || !strings.Contains(out.String(), "at "+u+")") {
+		if line := fmt.Sprintf("= %s (", id); !strings.Contains(out.String(), line) || !strings.Contains(out.String(), "at "+u+", NOT the provider's default endpoint)") {
 			t.Errorf("the header does not show %s at %s:\n%s", id, u, out.String())
 		}
 	}

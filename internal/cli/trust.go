@@ -72,10 +72,10 @@ func (t trustOptions) check(cfg *config.Config, f *foundConfig, stderr io.Writer
 			ways = append(ways, "name it: --config "+f.name)
 		}
 		how := strings.Join(ways, ", or ")
-		return exitf(ExitConfig, "%s was not written by you, and it would:\n%smassgen runs it only once you trust it: read it, then %s",
+		return exitf(ExitConfig, "%s was found, not named by you, and it would:\n%smassgen runs it only once you trust it: read it, then %s",
 			f.where, list.String(), how)
 	}
-	q := fmt.Sprintf("%s was not written by you, and it would:\n%sRun it, and trust it until it changes? [y/N] ", f.where, list.String())
+	q := fmt.Sprintf("%s was found, not named by you, and it would:\n%sRun it, and trust it until it changes? [y/N] ", f.where, list.String())
 	if !t.ask(q) {
 		return exitf(ExitConfig, "not trusted, nothing was run: %s stays untrusted until you answer y", f.where)
 	}

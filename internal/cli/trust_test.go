@@ -58,7 +58,7 @@ func TestFoundConfig_RefusedUntilTrusted(t *testing.T) {
 		wantErr []string
 	}{
 		{"automation", []string{"--automation", "q"}, false,
-			[]string{"the config .massgen/config.yaml in this folder was not written by you", "starts MCP server marker: sh -c touch",
+			[]string{"the config .massgen/config.yaml in this folder was found, not named by you", "starts MCP server marker: sh -c touch",
 				"pass --trust, or name it: --config .massgen/config.yaml"}},
 		{"no terminal", []string{"--no-display", "q"}, false, []string{"pass --trust"}},
 		{"--trust", []string{"--automation", "--trust", "q"}, true, nil},

@@ -332,6 +332,9 @@ func (r ffRunner) run(ctx context.Context, bin string, limit int64, args ...stri
 	cmd.Dir = r.dir
 	pp, err := cmd.StartPiped(false)
 	if err != nil {
+		if ctx.Err() != nil { // the time ran out while it started: say so, not how starting failed
+			return nil, fmt.Errorf("taking frames of %s was cut off: %w", r.name, context.Cause(ctx))
+		}
 		return nil, fmt.Errorf("cannot start %s: %w", name, err)
 	}
 	tail := make(chan string, 1)
