@@ -4,13 +4,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"massgen/internal/childproc"
+	"massgen/internal/childproc/proctest"
 	"massgen/internal/config"
 	"massgen/internal/event"
 )
@@ -19,12 +19,7 @@ import (
 // installs bwrap, so there a missing one fails.
 func needBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("bwrap is missing: .ci/run installs bubblewrap")
-		}
-		t.Skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
-	}
+	proctest.NeedBwrap(t)
 	if ok, why := childproc.Confinement(); !ok {
 		t.Skip("no sandbox without user namespaces: " + why)
 	}

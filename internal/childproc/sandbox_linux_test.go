@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,12 +17,7 @@ import (
 
 func needBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("bwrap is missing: .ci/run installs bubblewrap")
-		}
-		t.Skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
-	}
+	proctest.NeedBwrap(t)
 	if ok, why := Confinement(); !ok {
 		t.Skip("no sandbox without user namespaces: " + why)
 	}

@@ -37,14 +37,20 @@ const maxAskTarget = 500
 // lineReader reads one line from the terminal, giving up (ok false) once stop says so.
 type lineReader func(ctx context.Context, stop func() bool) (line string, ok bool)
 
-// newTermAsker returns the asker of a turn whose stdin and out are a person's terminal, or nil
-// when they are not (the asks then follow automation_default).
-func newTermAsker(stdin io.Reader, out io.Writer) *termAsker {
+// terminalReader reads lines from stdin when it is a person's terminal; nil when it is not (a
+// pipe, a file, a system without the non-blocking reads asks need).
+func terminalReader(stdin io.Reader) lineReader {
 	f, ok := stdin.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return nil
 	}
-	read := terminalLines(f)
+	return terminalLines(f)
+}
+
+// newTermAsker returns the asker of a turn whose stdin and out are a person's terminal, or nil
+// when they are not (the asks then follow automation_default).
+func newTermAsker(stdin io.Reader, out io.Writer) *termAsker {
+	read := terminalReader(stdin)
 	if read == nil {
 		return nil
 	}

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/charmbracelet/x/term"
-
 	"massgen/internal/config"
 	"massgen/internal/termtext"
 	"massgen/internal/trust"
@@ -149,11 +147,7 @@ func fileConfig(path, where string) (*foundConfig, error) {
 // terminalPrompt asks the person at the terminal stdin a yes/no question on out; nil when
 // stdin is no terminal. Reading gives up with ctx (Ctrl-C), which counts as no.
 func terminalPrompt(ctx context.Context, stdin io.Reader, out io.Writer) func(string) bool {
-	f, ok := stdin.(*os.File)
-	if !ok || !term.IsTerminal(f.Fd()) {
-		return nil
-	}
-	read := terminalLines(f)
+	read := terminalReader(stdin)
 	if read == nil {
 		return nil
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,12 +22,7 @@ import (
 // bwrap, no user namespaces); CI installs bwrap, so there a missing one fails.
 func needSandbox(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("bwrap is missing: .ci/run installs bubblewrap")
-		}
-		t.Skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
-	}
+	proctest.NeedBwrap(t)
 	if ok, why := childproc.Confinement(); !ok {
 		t.Skip("no sandbox without user namespaces: " + why)
 	}

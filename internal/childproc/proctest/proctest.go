@@ -71,3 +71,15 @@ func DetachTechniques() map[string]string {
 		"100 forks":   "i=0; while [ $i -lt 100 ]; do sleep %s >/dev/null 2>&1 & i=$((i+1)); done",
 	}
 }
+
+// NeedBwrap skips a test that needs bubblewrap where it is not installed; CI installs it, so
+// there a missing one fails the test instead.
+func NeedBwrap(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("bwrap is missing: .ci/run installs bubblewrap")
+		}
+		t.Skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+	}
+}
