@@ -81,6 +81,7 @@ type restored struct {
 	redo     []string
 	cost     float64
 	usage    provider.Usage
+	unpriced bool // an agent whose model has no price used tokens, as session.unpricedUsed
 	plan     *planning
 	personas []string
 	ended    *event.CoordinationEnded
@@ -215,6 +216,9 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 		case event.UsageReported:
 			r.cost += p.CostUSD
 			r.usage = r.usage.Add(p.Usage)
+			if i, ok := index[p.Agent]; ok && s.agents[i].Unpriced && !p.Usage.Unknown {
+				r.unpriced = true
+			}
 		case event.PlanningDecided:
 			r.plan = &planning{on: p.HoldBack, held: p.Held}
 		case event.PersonasGenerated:

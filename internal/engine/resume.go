@@ -46,7 +46,7 @@ func resume(ctx context.Context, o Options) Result {
 	for _, p := range o.Preamble {
 		s.publish(p)
 	}
-	s.cost, s.usage = r.cost, r.usage
+	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
 	if max := o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
 		s.overBudget = true
 	}

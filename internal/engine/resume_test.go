@@ -212,3 +212,34 @@ func toolNames(specs []provider.ToolSpec) []string {
 	}
 	return names
 }
+
+// A resumed session whose model without a price already used tokens before the cut still
+// says its cost is unknown (the resume counted the cost it read from the log as all of it).
+func TestResume_KeepsAnUnknownCost(t *testing.T) {
+	team := func() []Agent {
+		as := scriptedTeam(3, false, &presentTap{})
+		as[1].Unpriced = true
+		return as
+	}
+	whole, evs := run(t, t.Context(), Options{Agents: team()})
+	if whole.ExitCode != 0 || !whole.CostUnknown {
+		t.Fatalf("whole run: exit %d, cost unknown %v", whole.ExitCode, whole.CostUnknown)
+	}
+	cut := slices.IndexFunc(evs, func(e event.Event) bool {
+		_, ok := e.Payload.(event.CoordinationEnded)
+		return ok
+	})
+	if cut < 0 || slices.IndexFunc(evs[cut:], func(e event.Event) bool {
+		u, ok := e.Payload.(event.UsageReported)
+		return ok && u.Agent == "a2"
+	}) >= 0 {
+		t.Fatalf("a2 must have used its tokens before coordination ended (cut %d)", cut)
+	}
+	bus := event.NewBus(nil)
+	bus.ResumeAt(int64(cut))
+	res := Run(t.Context(), Options{Agents: team(), Bus: bus, Question: "What is the capital of France?",
+		RetryDelay: func(int) time.Duration { return 0 }, Restore: &Restore{Events: evs[:cut], Previous: "killed"}})
+	if res.ExitCode != 0 || !res.CostUnknown {
+		t.Fatalf("resumed: exit %d, cost unknown %v, want true: a2's model has no price", res.ExitCode, res.CostUnknown)
+	}
+}
