@@ -157,7 +157,7 @@ func Run(ctx context.Context, c client.Client, t Target, cfg *config.Config, o e
 	}
 	res := engine.Result{Status: out.Status, ExitCode: out.ExitCode, EndReason: out.EndReason, Winner: out.Winner,
 		FinalAnswer: out.FinalAnswer, TruncatedBy: out.TruncatedBy, Duration: time.Duration(out.Seconds * float64(time.Second)),
-		Usage: out.Usage, CostUSD: out.CostUSD}
+		Usage: out.Usage, CostUSD: out.CostUSD, CostUnknown: out.CostUnknown}
 	if out.Err != "" {
 		res.Err = errors.New(out.Err)
 	}

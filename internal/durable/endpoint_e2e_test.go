@@ -81,6 +81,10 @@ func newRecordingModel(t *testing.T, answer string) *recordingModel {
 		} else {
 			chunk(map[string]any{"role": "assistant", "content": answer}, "stop")
 		}
+		// The usage chunk, as the API sends it when stream_options.include_usage is set.
+		u, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": []any{},
+			"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+		fmt.Fprintf(w, "data: %s\n\n", u)
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	}))
 	t.Cleanup(m.Close)
@@ -167,6 +171,9 @@ orchestrator:
 			} else {
 				if res.ExitCode != 0 || !strings.Contains(res.FinalAnswer, "Paris") {
 					t.Fatalf("exit %d, answer %q, err %v: want the allowed session to run", res.ExitCode, res.FinalAnswer, res.Err)
+				}
+				if !res.CostUnknown {
+					t.Errorf("the result says the cost of model m, which has no price, is known: $%v for %+v", res.CostUSD, res.Usage)
 				}
 				if got == 0 || model.keys.Load() != "Bearer "+key {
 					t.Errorf("%d requests, last with %q: want the worker's key at the allowed URL", got, model.keys.Load())

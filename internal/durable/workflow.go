@@ -74,6 +74,8 @@ type Outcome struct {
 	Seconds     float64        `json:"seconds"`
 	Usage       provider.Usage `json:"usage,omitzero"`
 	CostUSD     float64        `json:"cost_usd,omitempty"`
+	// CostUnknown: a model without a price used tokens, so CostUSD is not all of it.
+	CostUnknown bool `json:"cost_unknown,omitempty"`
 }
 
 // Page is what the events query answers: the session's events from From on, and whether the
@@ -256,14 +258,15 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 			return "", "", errors.New("the final presentation could not run on any worker: " + activityError(err))
 		}
 		forward(r.Events)
-		x.Account(r.Usage, r.Cost)
+		x.Account(i, r.Usage, r.Cost)
 		if r.Err != "" {
 			return "", "", errors.New(r.Err)
 		}
 		return r.Text, r.Truncated, nil
 	})
 	out := Outcome{Status: res.Status, ExitCode: res.ExitCode, EndReason: res.EndReason, Winner: res.Winner,
-		FinalAnswer: res.FinalAnswer, TruncatedBy: res.TruncatedBy, Seconds: res.Duration.Seconds(), Usage: res.Usage, CostUSD: res.CostUSD}
+		FinalAnswer: res.FinalAnswer, TruncatedBy: res.TruncatedBy, Seconds: res.Duration.Seconds(), Usage: res.Usage, CostUSD: res.CostUSD,
+		CostUnknown: res.CostUnknown}
 	if res.Err != nil {
 		out.Err = res.Err.Error()
 	}

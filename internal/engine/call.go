@@ -245,12 +245,7 @@ func (s *session) account(i int, u provider.Usage, presentation bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.publish(ev)
-	s.cost += cost
-	s.usage = s.usage.Add(u)
-	s.unpricedUsed = s.unpricedUsed || a.Unpriced && !u.Unknown
-	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
-		s.overBudget = true
-	}
+	s.addCost(i, u, cost)
 }
 
 // sleep waits d or until ctx is done; it reports whether the full wait happened.

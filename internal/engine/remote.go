@@ -70,7 +70,7 @@ type Op struct {
 	Fatal   bool   `json:"fatal,omitempty"`
 	// OpEnd
 	Reason string `json:"reason,omitempty"`
-	// OpUsage
+	// OpUsage (Agent is the one that spent it)
 	Usage provider.Usage `json:"usage,omitzero"`
 	Cost  float64        `json:"cost,omitempty"`
 }
@@ -172,7 +172,7 @@ type TurnOutcome struct {
 // counts against the agent's budget. It returns the agent's conversation.
 func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	s := x.s
-	x.account(out.Usage, out.Cost)
+	x.account(i, out.Usage, out.Cost)
 	c := out.Conversation.internal()
 	if out.Err != "" {
 		c.reset()
@@ -190,17 +190,20 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	return c.export()
 }
 
-func (x *Coordinator) account(u provider.Usage, cost float64) {
+func (x *Coordinator) account(i int, u provider.Usage, cost float64) {
 	if u == (provider.Usage{}) && cost == 0 {
 		return
 	}
-	x.ops = append(x.ops, Op{Kind: OpUsage, Usage: u, Cost: cost})
-	x.s.addCost(u, cost)
+	x.ops = append(x.ops, Op{Kind: OpUsage, Agent: i, Usage: u, Cost: cost})
+	x.s.addCost(i, u, cost)
 }
 
-func (s *session) addCost(u provider.Usage, cost float64) {
+// addCost adds agent i's usage and its cost to the session's totals, notes a model without a
+// price that used tokens (the cost is then not all of it), and when the cost budget is spent.
+func (s *session) addCost(i int, u provider.Usage, cost float64) {
 	s.cost += cost
 	s.usage = s.usage.Add(u)
+	s.unpricedUsed = s.unpricedUsed || s.agents[i].Unpriced && !u.Unknown
 	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
 		s.overBudget = true
 	}
@@ -254,7 +257,7 @@ func replica(o Options, ops []Op) *session {
 		case OpEnd:
 			s.endLocked(op.Reason)
 		case OpUsage:
-			s.addCost(op.Usage, op.Cost)
+			s.addCost(op.Agent, op.Usage, op.Cost)
 		}
 	}
 	s.o.Bus = bus
@@ -341,5 +344,6 @@ func RunPresentation(ctx context.Context, o Options, ops []Op, i int, system, us
 	return text, truncated, subUsage(s.usage, startUsage), s.cost - startCost, err
 }
 
-// Account adds usage spent outside Finish (the final presentation) to the session's totals.
-func (x *Coordinator) Account(u provider.Usage, cost float64) { x.account(u, cost) }
+// Account adds agent i's usage spent outside Finish (the final presentation) to the session's
+// totals.
+func (x *Coordinator) Account(i int, u provider.Usage, cost float64) { x.account(i, u, cost) }

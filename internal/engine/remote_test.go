@@ -53,7 +53,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 	}
 	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
 		text, cut, u, cost, err := RunPresentation(ctx, o, x.Ops(), i, system, user)
-		x.Account(u, cost)
+		x.Account(i, u, cost)
 		return text, cut, err
 	})
 	return res, log
