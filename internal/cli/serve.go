@@ -91,7 +91,7 @@ and stops.
 					return app.Run(ctx, cfg, o)
 				}
 			}
-			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, Version: Version, MaxSessions: maxSessions,
+			srv, err := web.NewServer(web.Options{Teams: teams, LogRoot: logRoot, Token: token, NoToken: tok.none, Version: Version, MaxSessions: maxSessions,
 				SetupDir: setupDir, Run: run, Log: stdout})
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)

@@ -111,7 +111,7 @@ func runWeb(ctx context.Context, o runOptions, prep turnPrep, question string, s
 	if err != nil {
 		return err
 	}
-	srv, err := web.NewServer(web.Options{Teams: map[string]*config.Config{name: prep.cfg}, LogRoot: o.logRoot, Token: token,
+	srv, err := web.NewServer(web.Options{Teams: map[string]*config.Config{name: prep.cfg}, LogRoot: o.logRoot, Token: token, NoToken: o.web.token.none,
 		Version: Version, MaxSessions: 8, Run: runOne})
 	if err != nil {
 		return exitf(ExitConfig, "--web: %v", err)

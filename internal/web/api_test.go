@@ -263,13 +263,22 @@ func TestNewServer_RejectsBadOptions(t *testing.T) {
 		"long name": {strings.Repeat("a", 65): cfg},
 		"nil":       {"demo": nil},
 	} {
-		if _, err := NewServer(Options{Teams: teams}); err == nil {
+		if _, err := NewServer(Options{Teams: teams, NoToken: true}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := NewServer(Options{Teams: map[string]*config.Config{"demo": cfg}, ReadTimeout: -time.Second}); err == nil ||
+	if _, err := NewServer(Options{Teams: map[string]*config.Config{"demo": cfg}, ReadTimeout: -time.Second, NoToken: true}); err == nil ||
 		!strings.Contains(err.Error(), "read timeout") {
 		t.Errorf("negative read timeout: %v", err)
+	}
+	// A caller that forgets the token must not get an open server: it chooses NoToken.
+	for name, o := range map[string]Options{
+		"no token, not NoToken": {Teams: map[string]*config.Config{"demo": cfg}},
+		"a token and NoToken":   {Teams: map[string]*config.Config{"demo": cfg}, Token: "t0123456789", NoToken: true},
+	} {
+		if _, err := NewServer(o); err == nil || !strings.Contains(err.Error(), "NoToken") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 	if got := TeamName(cfg); got != "demo" {
 		t.Errorf("TeamName = %q", got)

@@ -38,6 +38,7 @@ func countRuns(o *Options, n *atomic.Int64) {
 // on a loopback port and returns its address.
 func serveListener(t *testing.T, opts Options) (*Server, string) {
 	t.Helper()
+	opts.NoToken = opts.Token == ""
 	s, err := NewServer(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -38,10 +38,12 @@ type Options struct {
 	// (default .massgen/massgen_logs). Nothing outside it is ever served.
 	LogRoot string
 	// Token, when set, is required as "Authorization: Bearer <Token>" by every request (the
-	// dashboard also accepts it once as ?token= and then keeps it in a cookie). Without a
-	// token the server only listens on loopback addresses, and any local process may use it:
-	// massgen's commands always set one unless told --no-token.
+	// dashboard also accepts it once as ?token= and then keeps it in a cookie).
 	Token string
+	// NoToken serves without a token: only on loopback addresses, and any local process may
+	// then start runs as the user (massgen's --no-token). It must be chosen: an empty Token
+	// alone is refused, so a caller that forgets the token fails at start instead of serving.
+	NoToken bool
 	// Version is shown by the dashboard and written to each session's metadata.json.
 	Version string
 	// MaxSessions caps the sessions running at once (each one spends tokens); a request for one
@@ -113,6 +115,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.MaxSessions < 0 {
 		return nil, fmt.Errorf("web: max sessions is %d: use 0 for no cap or a positive number", opts.MaxSessions)
+	}
+	if (opts.Token == "") != opts.NoToken {
+		return nil, errors.New("web: set either a token or NoToken (serving without one, on loopback only)")
 	}
 	teams := make(map[string]*config.Config, len(opts.Teams))
 	for k, v := range opts.Teams {

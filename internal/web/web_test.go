@@ -130,6 +130,7 @@ func newEnv(t *testing.T, opt func(*Options)) *env {
 	if opt != nil {
 		opt(&o)
 	}
+	o.NoToken = o.Token == "" // most tests serve loopback without one; auth has tests of its own
 	s, err := NewServer(o)
 	if err != nil {
 		t.Fatal(err)
