@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"massgen/internal/web"
+
+	"massgen/internal/private"
 )
 
 // tokenEnv may hold the token of massgen's HTTP servers (serve, --web, mcp --http).
@@ -172,22 +174,7 @@ func writePrivate(dir, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".server-*.tmp") // 0600
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return private.WriteFileAtomic(path, append(b, '\n'))
 }
 
 // printTokenHint tells API clients how to authenticate, and where the token is.

@@ -146,21 +146,7 @@ func (h *History) rewrite() error {
 			b.WriteString(e + "\n")
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".prompt_history-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.WriteString(b.String())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), h.path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	return private.WriteFileAtomic(h.path, []byte(b.String()))
 }
 
 // clean makes line one history entry: one line, without the control characters the editor

@@ -111,3 +111,21 @@ func CopyMode(m fs.FileMode) fs.FileMode {
 	}
 	return FileMode
 }
+
+// WriteFileAtomic replaces the private file path with data through a private temporary file
+// in the same folder and a rename, so that readers, and a process killed while writing, never
+// see half a file.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp") // 0600
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
+}

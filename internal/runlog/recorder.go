@@ -252,21 +252,15 @@ func (r *Recorder) writeStatusNow() {
 	r.writeStatus(StatusJSON(r.state, r.lastStatus))
 }
 
-// writeStatus writes status.json through status.json.tmp and a rename, so readers never see
+// writeStatus writes status.json through a temporary file and a rename, so readers never see
 // half a file. Only the writer goroutine writes it.
 func (r *Recorder) writeStatus(data []byte) { r.writeAtomic("status.json", data) }
 
-// writeAtomic writes dir/name through name.tmp and a rename, so that readers, and a process
+// writeAtomic writes dir/name through a temporary file and a rename, so that readers, and a process
 // killed while writing it, never leave half a file.
 func (r *Recorder) writeAtomic(name string, data []byte) {
 	path := filepath.Join(r.dir, name)
-	tmp := path + ".tmp"
-	err := private.WriteFile(tmp, data)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
+	if err := private.WriteFileAtomic(path, data); err != nil {
 		r.fail(path, err)
 	}
 }

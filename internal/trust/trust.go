@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"massgen/internal/private"
 )
 
 // Store is the file of accepted configs: ~/.massgen/trusted_configs.json, 0600. A config is
@@ -82,17 +84,7 @@ func (s Store) Remember(path string, content []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".trusted_configs-*.json") // 0600
-	if err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("trust: write %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), s.Path); err != nil {
-		os.Remove(tmp.Name())
+	if err := private.WriteFileAtomic(s.Path, append(data, '\n')); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
 	return nil
