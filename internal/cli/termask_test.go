@@ -10,6 +10,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/permission"
+	"massgen/internal/permission/rule"
 )
 
 // The asker answers the permission gate's asks with the lines typed (y allows, anything else
@@ -34,7 +35,7 @@ func TestTermAsker(t *testing.T) {
 		}}
 	gate := permission.NewGate(permission.GateOptions{Broker: a.broker, Timeout: time.Minute,
 		Publish: func(p event.Payload) { a.Handle(event.Event{Payload: p}) }})
-	p, err := permission.NewPolicy(permission.Config{Ask: []string{"command(*)"}, AutomationDefault: permission.AllowAll}, "")
+	p, err := permission.NewPolicy(permission.Config{Ask: []string{"command(*)"}, AutomationDefault: rule.AllowAll}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

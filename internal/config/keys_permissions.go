@@ -1,7 +1,7 @@
 package config
 
 import (
-	"massgen/internal/permission"
+	"massgen/internal/permission/rule"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -22,7 +22,7 @@ type Permissions struct {
 	// AutomationDefault is what an ask nobody answers becomes; "" when not written.
 	AutomationDefault string
 	Role              string // a role preset; "" for none
-	// Allow, Ask and Deny are action(target) rules, each checked by permission.ParseRule.
+	// Allow, Ask and Deny are action(target) rules, each checked by rule.Parse.
 	Allow, Ask, Deny []string
 	// MaxConsecutiveAuto caps the automatic approvals in a row; 0 when not written.
 	MaxConsecutiveAuto int
@@ -41,11 +41,11 @@ func permRules(f func(p *Permissions, rules []string)) func(*walker, *target, fi
 var permissionKeys = []Key{
 	{Section: secPerm, Name: "enabled", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.97",
 		Doc: "false turns the block off; a block without it is on.", set: perm(func(p *Permissions, v value) { p.Enabled = v.b })},
-	{Section: secPerm, Name: "automation_default", Type: TypeEnum, Enum: permission.AutomationDefaults, Default: permission.RiskBased,
+	{Section: secPerm, Name: "automation_default", Type: TypeEnum, Enum: rule.AutomationDefaults, Default: rule.RiskBased,
 		Status: Implemented, Since: "0.1.97",
 		Doc: "What an ask becomes when nobody can answer it (--automation, plain output) or nobody answers in time: risk-based denies high-risk calls and allows the rest, deny-all, allow-all.",
 		set: perm(func(p *Permissions, v value) { p.AutomationDefault = v.s })},
-	{Section: secPerm, Name: "role", Type: TypeEnum, Enum: permission.RoleNames, Status: Implemented, Since: "0.1.97",
+	{Section: secPerm, Name: "role", Type: TypeEnum, Enum: rule.RoleNames, Status: Implemented, Since: "0.1.97",
 		Doc: "A preset: read-only (alias researcher) reads files, asks before read_url, neither writes nor runs commands, and runs only the MCP tools mcp_servers marks read_only or read_only_tools; read-write (alias implementer) adds no rules. Its denials win over allow rules.",
 		set: perm(func(p *Permissions, v value) { p.Role = v.s })},
 	{Section: secPerm, Name: "rules", Type: TypeMapping, Status: Implemented, Since: "0.1.97", ex: "{deny: [command(git push*)]}",
@@ -123,7 +123,7 @@ func (w *walker) ruleList(f field) []string {
 		if !ok {
 			continue
 		}
-		if _, err := permission.ParseRule(s); err != nil {
+		if _, err := rule.Parse(s); err != nil {
 			w.errf(it, "write action(target), for example command(git push --force*) or write_file(/etc/**)",
 				"%s is not a permission rule: %v", it.key, err)
 			continue

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"massgen/internal/permission/rule"
+
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -20,20 +22,20 @@ const MaxTargets = 64
 
 // workspaceTools maps massgen's own tools to what they do to which argument.
 var workspaceTools = map[string][]struct{ action, arg string }{
-	"read_file":              {{ActionRead, "path"}},
-	"read_multiple_files":    {{ActionRead, "paths"}},
-	"list_directory":         {{ActionRead, "path"}},
-	"search_files":           {{ActionRead, "path"}},
-	"compare_files":          {{ActionRead, "path1"}, {ActionRead, "path2"}},
-	"compare_directories":    {{ActionRead, "path1"}, {ActionRead, "path2"}},
-	"write_file":             {{ActionWrite, "path"}},
-	"edit_file":              {{ActionWrite, "path"}},
-	"create_directory":       {{ActionWrite, "path"}},
-	"delete_file":            {{ActionWrite, "path"}},
-	"move_file":              {{ActionWrite, "source"}, {ActionWrite, "destination"}},
-	"copy_file":              {{ActionRead, "source"}, {ActionWrite, "destination"}},
-	"execute_command":        {{ActionCommand, "command"}},
-	"start_background_shell": {{ActionCommand, "command"}},
+	"read_file":              {{rule.ActionRead, "path"}},
+	"read_multiple_files":    {{rule.ActionRead, "paths"}},
+	"list_directory":         {{rule.ActionRead, "path"}},
+	"search_files":           {{rule.ActionRead, "path"}},
+	"compare_files":          {{rule.ActionRead, "path1"}, {rule.ActionRead, "path2"}},
+	"compare_directories":    {{rule.ActionRead, "path1"}, {rule.ActionRead, "path2"}},
+	"write_file":             {{rule.ActionWrite, "path"}},
+	"edit_file":              {{rule.ActionWrite, "path"}},
+	"create_directory":       {{rule.ActionWrite, "path"}},
+	"delete_file":            {{rule.ActionWrite, "path"}},
+	"move_file":              {{rule.ActionWrite, "source"}, {rule.ActionWrite, "destination"}},
+	"copy_file":              {{rule.ActionRead, "source"}, {rule.ActionWrite, "destination"}},
+	"execute_command":        {{rule.ActionCommand, "command"}},
+	"start_background_shell": {{rule.ActionCommand, "command"}},
 }
 
 // shellControls act on background shells a checked start_background_shell started; they run
@@ -67,8 +69,8 @@ func Classify(tool, args, dir string) (targets []Target, checked bool) {
 	_ = json.Unmarshal([]byte(args), &params)
 	if uses, ok := workspaceTools[tool]; ok {
 		for _, u := range uses {
-			if u.action == ActionCommand {
-				targets = append(targets, Target{Action: ActionCommand, Target: str(params, u.arg)})
+			if u.action == rule.ActionCommand {
+				targets = append(targets, Target{Action: rule.ActionCommand, Target: str(params, u.arg)})
 				continue
 			}
 			vals := strs(params, u.arg)
@@ -89,7 +91,7 @@ func Classify(tool, args, dir string) (targets []Target, checked bool) {
 		}
 		nameLower := strings.ToLower(name)
 		if hasAny(lower, commandHints) {
-			return []Target{{Action: ActionCommand, Target: commandArg(params)}}, true
+			return []Target{{Action: rule.ActionCommand, Target: commandArg(params)}}, true
 		}
 		if filesystemServers[server] {
 			if a := fsAction(nameLower); a != "" {
@@ -97,29 +99,29 @@ func Classify(tool, args, dir string) (targets []Target, checked bool) {
 			}
 		}
 		if hasAny(nameLower, networkHints) {
-			return []Target{{Action: ActionURL, Target: urlArg(params)}}, true
+			return []Target{{Action: rule.ActionURL, Target: urlArg(params)}}, true
 		}
-		return []Target{{Action: ActionMCP, Target: server + "/" + name}}, true
+		return []Target{{Action: rule.ActionMCP, Target: server + "/" + name}}, true
 	}
 	switch {
 	case hasAny(lower, commandHints):
-		return []Target{{Action: ActionCommand, Target: commandArg(params)}}, true
+		return []Target{{Action: rule.ActionCommand, Target: commandArg(params)}}, true
 	case hasAny(lower, networkHints):
-		return []Target{{Action: ActionURL, Target: urlArg(params)}}, true
+		return []Target{{Action: rule.ActionURL, Target: urlArg(params)}}, true
 	case hasAny(lower, writeHints):
-		return []Target{fileTarget(ActionWrite, firstPath(params), dir)}, true
+		return []Target{fileTarget(rule.ActionWrite, firstPath(params), dir)}, true
 	case hasAny(lower, readHints):
-		return []Target{fileTarget(ActionRead, firstPath(params), dir)}, true
+		return []Target{fileTarget(rule.ActionRead, firstPath(params), dir)}, true
 	}
-	return []Target{{Action: ActionMCP, Target: tool}}, true
+	return []Target{{Action: rule.ActionMCP, Target: tool}}, true
 }
 
 func fsAction(name string) string {
 	switch {
 	case hasAny(name, writeHints):
-		return ActionWrite
+		return rule.ActionWrite
 	case hasAny(name, readHints):
-		return ActionRead
+		return rule.ActionRead
 	}
 	return ""
 }

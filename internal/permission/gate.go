@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"massgen/internal/permission/rule"
+
 	"context"
 	"fmt"
 	"sync"
@@ -159,7 +161,7 @@ func (d decision) refusal(p *Policy, timeout time.Duration) string {
 	if d.by == event.ByTimeout {
 		why = fmt.Sprintf("nobody answered the approval request within %s", timeout)
 	}
-	if p.automation == RiskBased {
+	if p.automation == rule.RiskBased {
 		return fmt.Sprintf("denied by automation policy (automation_default: risk-based): %s is high-risk (%s) and %s. Choose a lower-risk action%s",
 			d.tool, d.v.Reason, why, after)
 	}
@@ -192,11 +194,16 @@ func (g *Gate) record(p *Policy, d decision) {
 }
 
 // clipTarget caps what the events and the ledger quote of a call.
-func clipTarget(s string) string {
-	if len(s) <= maxPreview {
+func clipTarget(s string) string { return clipTo(s, maxPreview) }
+
+// clip caps what an error message quotes of a caller's value.
+func clip(s string) string { return clipTo(s, 80) }
+
+func clipTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	n := maxPreview
+	n := limit
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"massgen/internal/permission/rule"
+
 	"errors"
 	"io/fs"
 	"os"
@@ -25,9 +27,9 @@ import (
 // one of its tools reached from named (the path the call named, as the gate judged it: joined
 // to the workspace and cleaned), or "" when it may. It is safe for concurrent use.
 func (p *Policy) PathRefusal(write bool, abs, named string) string {
-	action := ActionRead
+	action := rule.ActionRead
 	if write {
-		action = ActionWrite
+		action = rule.ActionWrite
 	}
 	t := Target{Action: action, Target: abs, path: true}
 	for _, r := range p.deny {

@@ -1,6 +1,9 @@
 package permission
 
 import (
+	"massgen/internal/permission/rule"
+	"slices"
+
 	"context"
 	"strings"
 	"testing"
@@ -12,51 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func TestMatch(t *testing.T) {
-	for _, tc := range []struct {
-		pattern, name string
-		want          bool
-	}{
-		{"*", "", true}, {"*", "a/b/c", true}, {"git push --force*", "git push --force origin main", true},
-		{"git push --force*", "git push origin", false}, {"/etc/**", "/etc/passwd", true}, {"/etc/*", "/etc/ssl/certs", true},
-		{"a?c", "abc", true}, {"a?c", "ac", false}, {"[ab]x", "bx", true}, {"[!ab]x", "bx", false}, {"[a-c]", "b", true},
-		{"[]]", "]", true}, {"[", "[", true}, {"*.go", "main.go", true}, {"*.go", "main.golang", false},
-		{"GIT*", "git status", false}, {"a*b*c", "aXbYbZc", true}, {"a*b*c", "aXbY", false}, {"日本*", "日本語", true},
-	} {
-		if got := Match(tc.pattern, tc.name); got != tc.want {
-			t.Errorf("Match(%q, %q) = %v", tc.pattern, tc.name, got)
-		}
-	}
-}
-
-func TestParseRule(t *testing.T) {
-	for _, tc := range []struct{ in, action, pattern, err string }{
-		{"command(git push --force*)", "command", "git push --force*", ""},
-		{"  read_url  ", "read_url", "*", ""},
-		{"*(*secret*)", "*", "*secret*", ""},
-		{"mcp(linear/*)", "mcp", "linear/*", ""},
-		{"write_file()", "write_file", "", ""},
-		{"command((x))", "command", "(x)", ""},
-		{"shell(ls)", "", "", `unknown action "shell"`},
-		{"command(ls", "", "", "no closing parenthesis"},
-		{"(ls)", "", "", "does not start with an action"},
-		{"", "", "", "empty"},
-		{"read_file([abc)", "", "", "never closed"},
-		{strings.Repeat("x", MaxRuleLen+1), "", "", "at most"},
-	} {
-		r, err := ParseRule(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("ParseRule(%q) = %+v, %v; want error %q", tc.in, r, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || r.Action != tc.action || r.Pattern != tc.pattern {
-			t.Errorf("ParseRule(%q) = %+v, %v", tc.in, r, err)
-		}
-	}
-}
 
 // TestDecide is MassGen's precedence: hardline, then deny, allow and ask across every scope
 // (role and rules), then the risk tier.
@@ -73,8 +31,8 @@ func TestDecide(t *testing.T) {
 		{"medium command asks", Config{}, "execute_command", `{"command":"python x.py"}`, Ask, "", RiskMedium},
 		{"read-only command is low", Config{}, "execute_command", `{"command":"git status"}`, Allow, "", RiskLow},
 		{"egress is high", Config{}, "execute_command", `{"command":"curl https://x"}`, Ask, "", RiskHigh},
-		{"a chain is asked about", Config{AutomationDefault: DenyAll}, "execute_command", `{"command":"echo ok; python3 -c 'print(1)'"}`, Ask, "", RiskMedium},
-		{"a launcher is asked about", Config{AutomationDefault: DenyAll}, "execute_command", `{"command":"env python3 -c 'print(1)'"}`, Ask, "", RiskMedium},
+		{"a chain is asked about", Config{AutomationDefault: rule.DenyAll}, "execute_command", `{"command":"echo ok; python3 -c 'print(1)'"}`, Ask, "", RiskMedium},
+		{"a launcher is asked about", Config{AutomationDefault: rule.DenyAll}, "execute_command", `{"command":"env python3 -c 'print(1)'"}`, Ask, "", RiskMedium},
 		{"deny rule", Config{Deny: []string{"command(rm *)"}}, "execute_command", `{"command":"rm -f x"}`, Deny, "command(rm *)", RiskMedium},
 		{"deny wins over allow", Config{Allow: []string{"command(*)"}, Deny: []string{"command(curl *)"}}, "execute_command", `{"command":"curl evil"}`, Deny, "command(curl *)", RiskHigh},
 		{"allow silences the risk ask", Config{Allow: []string{"command(curl *)"}}, "execute_command", `{"command":"curl ok"}`, Allow, "command(curl *)", RiskHigh},
@@ -132,7 +90,7 @@ func TestAutomatic(t *testing.T) {
 	for _, tc := range []struct {
 		def       string
 		high, med string
-	}{{"", Deny, Allow}, {RiskBased, Deny, Allow}, {DenyAll, Deny, Deny}, {AllowAll, Allow, Allow}} {
+	}{{"", Deny, Allow}, {rule.RiskBased, Deny, Allow}, {rule.DenyAll, Deny, Deny}, {rule.AllowAll, Allow, Allow}} {
 		p, err := NewPolicy(Config{AutomationDefault: tc.def}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +114,7 @@ func (e events) publish(p event.Payload) { e.got <- p }
 // TestGate_Ask: an ask waits for the person's answer; nobody answering in time, or nobody
 // able to, leaves it to automation_default; the run ending ends the wait.
 func TestGate_Ask(t *testing.T) {
-	ask := Config{Ask: []string{"command(deploy*)"}, AutomationDefault: DenyAll}
+	ask := Config{Ask: []string{"command(deploy*)"}, AutomationDefault: rule.DenyAll}
 	newGate := func(b *Broker, timeout time.Duration) (*Gate, events) {
 		ev := events{got: make(chan event.Payload, 16)}
 		g := NewGate(GateOptions{Broker: b, Timeout: timeout, Publish: ev.publish})
@@ -241,25 +199,15 @@ func TestGate_Budget(t *testing.T) {
 	}
 }
 
-func FuzzParseRule(f *testing.F) {
-	for _, s := range []string{"command(git push*)", "read_url", "*(*)", "write_file([a-", "mcp(a/b)", "x(", "[", "(()"} {
-		f.Add(s, "git push origin")
+// Config offers rule.RoleNames; each must be a preset here, and each preset offered.
+func TestRoles_AreTheRoleNames(t *testing.T) {
+	var got []string
+	for name := range Roles {
+		got = append(got, name)
 	}
-	f.Fuzz(func(t *testing.T, rule, target string) {
-		r, err := ParseRule(rule)
-		if err != nil {
-			return
-		}
-		if !contains(Actions, r.Action) {
-			t.Fatalf("ParseRule(%q) kept action %q", rule, r.Action)
-		}
-		again, err := ParseRule(r.String())
-		if err != nil || again.Action != r.Action || again.Pattern != r.Pattern {
-			t.Fatalf("canonical form %q of %q reads back as %+v, %v", r.String(), rule, again, err)
-		}
-		_ = r.Matches(r.Action, target)
-		if r.Pattern == "*" && !Match(r.Pattern, target) {
-			t.Fatal("* did not match")
-		}
-	})
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(rule.RoleNames))
+	if !slices.Equal(got, want) {
+		t.Errorf("Roles has %v; rule.RoleNames is %v", got, want)
+	}
 }

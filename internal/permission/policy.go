@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"massgen/internal/permission/rule"
+
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -8,28 +10,22 @@ import (
 	"strings"
 )
 
-// What an ask becomes when nobody answers it (MassGen's AutomationDefault).
+// Decisions.
 const (
-	RiskBased = "risk-based" // high risk is denied, low and medium allowed (MassGen's default)
-	DenyAll   = "deny-all"
-	AllowAll  = "allow-all"
+	Allow = "allow"
+	Ask   = "ask"
+	Deny  = "deny"
 )
 
-// AutomationDefaults lists the automation_default values.
-var AutomationDefaults = []string{RiskBased, DenyAll, AllowAll}
-
-// Roles are MassGen's per-agent presets (rules.py _ROLE_SPECS): read-only (alias researcher)
-// reads, asks before the network, and neither writes nor runs commands; read-write (alias
-// implementer) adds no rules.
+// Roles are MassGen's per-agent presets (rules.py _ROLE_SPECS), one for each of
+// rule.RoleNames: read-only (alias researcher) reads, asks before the network, and neither
+// writes nor runs commands; read-write (alias implementer) adds no rules.
 var Roles = map[string]struct{ allow, ask, deny []string }{
 	"read-only":   {allow: []string{"read_file(*)"}, ask: []string{"read_url(*)"}, deny: []string{"write_file(*)", "command(*)"}},
 	"researcher":  {allow: []string{"read_file(*)"}, ask: []string{"read_url(*)"}, deny: []string{"write_file(*)", "command(*)"}},
 	"read-write":  {},
 	"implementer": {},
 }
-
-// RoleNames lists the roles in a stable order.
-var RoleNames = []string{"read-only", "researcher", "read-write", "implementer"}
 
 // Config is one agent's permissions: block, after the top level and the agent's own block
 // are merged.
@@ -52,7 +48,7 @@ const RoleRule = "role read-only"
 
 // Policy decides the calls of one agent.
 type Policy struct {
-	deny, allow, ask []rule
+	deny, allow, ask []policyRule
 	automation       string
 	maxAuto          int
 	dir              string
@@ -61,10 +57,10 @@ type Policy struct {
 	readOnlyTools    []string // Config.ReadOnlyTools
 }
 
-// rule is a Rule with its pattern also resolved for file targets: a relative path pattern
+// policyRule is a rule.Rule with its pattern also resolved for file targets: a relative path pattern
 // names files in the workspace, as the file tools' relative paths do.
-type rule struct {
-	Rule
+type policyRule struct {
+	rule.Rule
 	pathPattern string
 	// realPattern is pathPattern with the links in its literal directories resolved
 	// (resolveLinks), matched too: the workspace checks resolved paths.
@@ -75,16 +71,16 @@ type rule struct {
 func NewPolicy(c Config, dir string) (*Policy, error) {
 	p := &Policy{automation: c.AutomationDefault, maxAuto: c.MaxConsecutiveAuto, dir: dir, audit: !c.NoAudit}
 	if p.automation == "" {
-		p.automation = RiskBased
+		p.automation = rule.RiskBased
 	}
-	if !contains(AutomationDefaults, p.automation) {
-		return nil, fmt.Errorf("automation_default %q: use %s", p.automation, strings.Join(AutomationDefaults, ", "))
+	if !contains(rule.AutomationDefaults, p.automation) {
+		return nil, fmt.Errorf("automation_default %q: use %s", p.automation, strings.Join(rule.AutomationDefaults, ", "))
 	}
 	var allow, ask, deny []string
 	if c.Role != "" {
 		r, ok := Roles[strings.ToLower(strings.TrimSpace(c.Role))]
 		if !ok {
-			return nil, fmt.Errorf("unknown role %q: use %s", c.Role, strings.Join(RoleNames, ", "))
+			return nil, fmt.Errorf("unknown role %q: use %s", c.Role, strings.Join(rule.RoleNames, ", "))
 		}
 		allow, ask, deny = r.allow, r.ask, r.deny
 		name := strings.ToLower(strings.TrimSpace(c.Role))
@@ -94,16 +90,16 @@ func NewPolicy(c Config, dir string) (*Policy, error) {
 	// Every scope's rules go into one bucket per decision, so deny wins across scopes: a role's
 	// write denial cannot be loosened by an allow rule (MassGen's PermissionRuleSet.merge).
 	for _, b := range []struct {
-		dst   *[]rule
+		dst   *[]policyRule
 		texts []string
 	}{{&p.deny, slices.Concat(deny, c.Deny)}, {&p.allow, slices.Concat(allow, c.Allow)}, {&p.ask, slices.Concat(ask, c.Ask)}} {
 		for _, t := range b.texts {
-			r, err := ParseRule(t)
+			r, err := rule.Parse(t)
 			if err != nil {
 				return nil, err
 			}
 			pp := resolvePattern(r.Pattern, dir)
-			*b.dst = append(*b.dst, rule{Rule: r, pathPattern: pp, realPattern: resolveLinks(pp)})
+			*b.dst = append(*b.dst, policyRule{Rule: r, pathPattern: pp, realPattern: resolveLinks(pp)})
 		}
 	}
 	return p, nil
@@ -123,14 +119,14 @@ func resolvePattern(pattern, dir string) string {
 	return filepath.Join(dir, pattern) + trail
 }
 
-func (r rule) matches(t Target) bool {
-	if r.Action != ActionAny && r.Action != t.Action {
+func (r policyRule) matches(t Target) bool {
+	if r.Action != rule.ActionAny && r.Action != t.Action {
 		return false
 	}
 	if t.path {
-		return Match(r.pathPattern, t.Target) || (r.realPattern != r.pathPattern && Match(r.realPattern, t.Target))
+		return rule.Match(r.pathPattern, t.Target) || (r.realPattern != r.pathPattern && rule.Match(r.realPattern, t.Target))
 	}
-	return Match(r.Pattern, t.Target)
+	return rule.Match(r.Pattern, t.Target)
 }
 
 // Verdict is the engine's decision on one call, before anybody is asked.
@@ -152,12 +148,12 @@ func (p *Policy) Decide(tool, args string) (v Verdict, checked bool) {
 	if !checked {
 		return Verdict{Decision: Allow}, false
 	}
-	first := Target{Action: ActionMCP, Target: tool}
+	first := Target{Action: rule.ActionMCP, Target: tool}
 	if len(targets) > 0 {
 		first = targets[0]
 	}
 	cmd := ""
-	if first.Action == ActionCommand {
+	if first.Action == rule.ActionCommand {
 		cmd = first.Target
 	}
 	risk := Risk(tool, cmd)
@@ -170,7 +166,7 @@ func (p *Policy) Decide(tool, args string) (v Verdict, checked bool) {
 		return Verdict{Decision: Deny, Rule: RoleRule, Risk: risk, Target: first, Reason: why}, true
 	}
 	for _, bucket := range []struct {
-		rules    []rule
+		rules    []policyRule
 		decision string
 	}{{p.deny, Deny}, {p.allow, Allow}, {p.ask, Ask}} {
 		if bucket.decision == Allow {
@@ -204,11 +200,11 @@ func (p *Policy) roleRefusal(tool string, targets []Target) string {
 		return ""
 	}
 	for _, t := range targets {
-		if t.Action != ActionMCP {
+		if t.Action != rule.ActionMCP {
 			continue
 		}
 		for _, pat := range p.readOnlyTools {
-			if Match(pat, tool) {
+			if rule.Match(pat, tool) {
 				return ""
 			}
 		}
@@ -246,7 +242,7 @@ func (p *Policy) allowAll(targets []Target) (string, bool) {
 // arguments MassGen reads a command from in any tool (command, cmd, script, code).
 func hardlineTexts(first Target, args string) []string {
 	var out []string
-	if first.Action == ActionCommand {
+	if first.Action == rule.ActionCommand {
 		out = append(out, first.Target)
 	}
 	var params map[string]any
@@ -263,9 +259,9 @@ func hardlineTexts(first Target, args string) []string {
 // Automatic is what automation_default makes of an ask nobody answers.
 func (p *Policy) Automatic(v Verdict) string {
 	switch p.automation {
-	case AllowAll:
+	case rule.AllowAll:
 		return Allow
-	case DenyAll:
+	case rule.DenyAll:
 		return Deny
 	}
 	if v.Risk == RiskHigh {

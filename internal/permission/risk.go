@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"massgen/internal/permission/rule"
+
 	"regexp"
 	"strings"
 )
@@ -66,7 +68,7 @@ var (
 // medium. command is the call's command line, if it has one.
 func Risk(tool, command string) string {
 	t := strings.ToLower(tool)
-	if uses, ok := workspaceTools[tool]; ok && uses[0].action != ActionCommand {
+	if uses, ok := workspaceTools[tool]; ok && uses[0].action != rule.ActionCommand {
 		// massgen's own file tools stay inside what the workspace grants.
 		if tool == "delete_file" {
 			return RiskMedium

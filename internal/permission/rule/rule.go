@@ -1,13 +1,8 @@
-// Package permission is MassGen v0.1.97's permission engine (massgen/permissions): rules
-// `allow` / `ask` / `deny` over `action(target)`, role presets, a risk tier for calls no rule
-// covers, and what an `ask` becomes when nobody answers (automation_default). It decides; the
-// Gate (gate.go) asks the person, publishes the events and writes the audit ledger.
-//
-// Precedence is MassGen's: a hardline floor of catastrophic commands is denied whatever the
-// rules say; then the deny rules of every scope, then the allow rules, then the ask rules
-// (so deny wins across scopes and an explicit allow silences the risk tier); a call no rule
-// matches is allowed when its risk is low and asked about otherwise.
-package permission
+// Package rule is the grammar of MassGen's permission rules, `action(target)` with an
+// fnmatch pattern, and the words a permissions: block may use (automation defaults, role
+// names). It imports nothing of massgen's, so config checks what a user wrote with it and the
+// permission engine, which decides calls, builds on it.
+package rule
 
 import (
 	"fmt"
@@ -29,15 +24,22 @@ const (
 // Actions lists the actions a rule may name.
 var Actions = []string{ActionCommand, ActionRead, ActionWrite, ActionURL, ActionMCP, ActionAny}
 
-// Decisions.
+// What an ask becomes when nobody answers it (MassGen's AutomationDefault).
 const (
-	Allow = "allow"
-	Ask   = "ask"
-	Deny  = "deny"
+	RiskBased = "risk-based" // high risk is denied, low and medium allowed (MassGen's default)
+	DenyAll   = "deny-all"
+	AllowAll  = "allow-all"
 )
 
-// MaxRuleLen caps one rule; a config holds rules a person wrote, not data.
-const MaxRuleLen = 4096
+// AutomationDefaults lists the automation_default values.
+var AutomationDefaults = []string{RiskBased, DenyAll, AllowAll}
+
+// RoleNames lists the role presets a permissions: block may name, in a stable order; the
+// permission engine holds what each one allows.
+var RoleNames = []string{"read-only", "researcher", "read-write", "implementer"}
+
+// MaxLen caps one rule; a config holds rules a person wrote, not data.
+const MaxLen = 4096
 
 // Rule is one parsed `action(target)` rule. A bare action (`read_url`) has the target `*`.
 type Rule struct {
@@ -50,12 +52,12 @@ type Rule struct {
 // String is the rule in its canonical form.
 func (r Rule) String() string { return r.Action + "(" + r.Pattern + ")" }
 
-// ParseRule reads one rule. MassGen logs and drops a malformed rule and keeps a rule with an
+// Parse reads one rule. MassGen logs and drops a malformed rule and keeps a rule with an
 // unknown action, which then never matches; both are errors here, so a rule the user counts
 // on is never silently void.
-func ParseRule(s string) (Rule, error) {
-	if len(s) > MaxRuleLen {
-		return Rule{}, fmt.Errorf("the rule is %d bytes long; at most %d", len(s), MaxRuleLen)
+func Parse(s string) (Rule, error) {
+	if len(s) > MaxLen {
+		return Rule{}, fmt.Errorf("the rule is %d bytes long; at most %d", len(s), MaxLen)
 	}
 	if !utf8.ValidString(s) {
 		return Rule{}, fmt.Errorf("the rule is not valid UTF-8")

@@ -1,4 +1,4 @@
-package permission
+package rule
 
 // Match is Python's fnmatch.fnmatchcase, which MassGen's rules use: * matches any run of
 // characters, / included (so ** is the same as *), ? one character, [abc] and [a-z] one of a
