@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"massgen/internal/httpserve"
+
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +99,7 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			}
 			ln, err := srv.Listen(addr)
-			if errors.Is(err, web.ErrTokenRequired) {
+			if errors.Is(err, httpserve.ErrTokenRequired) {
 				return exitf(ExitConfig, "%v", err)
 			}
 			if err != nil {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"massgen/internal/httpserve"
+
 	"context"
 	"errors"
 	"fmt"
@@ -97,7 +99,7 @@ and stops.
 				return exitf(ExitConfig, "%v", err)
 			}
 			ln, err := srv.Listen(addr)
-			if errors.Is(err, web.ErrTokenRequired) {
+			if errors.Is(err, httpserve.ErrTokenRequired) {
 				return exitf(ExitConfig, "%v", err)
 			}
 			if err != nil {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"massgen/internal/httpserve"
+
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -14,8 +16,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"massgen/internal/web"
 
 	"massgen/internal/private"
 )
@@ -67,7 +67,7 @@ func (tf *tokenFlags) resolve(addr string, stderr io.Writer) (string, error) {
 			}
 			return "", exitf(ExitConfig, "--no-token contradicts %s: drop --no-token, or the token", given)
 		}
-		if err := web.CheckListenAddr(addr, ""); err != nil {
+		if err := httpserve.CheckAddr(addr, ""); err != nil {
 			return "", exitf(ExitConfig, "--no-token serves loopback only, and %s is not loopback: drop --no-token (massgen then requires a token) or listen on 127.0.0.1", addr)
 		}
 		return "", nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"massgen/internal/web"
+	"massgen/internal/httpserve"
 )
 
 // Path is where the streamable HTTP transport is served.
@@ -38,7 +38,7 @@ func (s *Server) Handler() http.Handler {
 		// With clients on the 2026-07-28 protocol, a POST whose client hangs up cancels its
 		// call (and so its session) as notifications/cancelled does.
 		PropagateRequestCancellation: true,
-		// The SDK refuses foreign Host names on loopback connections; GuardAPI does that
+		// The SDK refuses foreign Host names on loopback connections; httpserve.Guard does that
 		// without a token, and with one any host may be served, as massgen serve does (a
 		// reverse proxy on the same machine, for one).
 		DisableLocalhostProtection: s.token != "",
@@ -48,13 +48,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("not found: this massgen MCP server's endpoint is %s (streamable HTTP)", Path), http.StatusNotFound)
 	})
-	return web.GuardAPI(s.token, mux)
+	return httpserve.Guard(s.token, mux)
 }
 
 // Listen checks that addr may be served (loopback, or any address with a token, as massgen
-// serve) and listens on it. The error wraps web.ErrTokenRequired when a token is missing.
+// serve) and listens on it. The error wraps httpserve.ErrTokenRequired when a token is missing.
 func (s *Server) Listen(addr string) (net.Listener, error) {
-	if err := web.CheckListenAddr(addr, s.token); err != nil {
+	if err := httpserve.CheckAddr(addr, s.token); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -69,7 +69,7 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 // requests and gives them a second to finish, and closes every MCP session. It returns nil
 // after a shutdown asked for by ctx.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
-	if err := web.CheckListenAddr(ln.Addr().String(), s.token); err != nil {
+	if err := httpserve.CheckAddr(ln.Addr().String(), s.token); err != nil {
 		ln.Close()
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"massgen/internal/web"
+	"massgen/internal/httpserve"
 )
 
 // serveHTTP serves srv on a free loopback port until the test ends, and returns its MCP URL.
@@ -150,7 +150,7 @@ func TestHTTP_Token(t *testing.T) {
 
 	open := newServer(t, Options{Teams: []Team{{Name: "demo", Config: demo(t, true)}}})
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:8765"} {
-		if _, err := open.Listen(addr); !errors.Is(err, web.ErrTokenRequired) {
+		if _, err := open.Listen(addr); !errors.Is(err, httpserve.ErrTokenRequired) {
 			t.Errorf("Listen(%q) without a token: %v", addr, err)
 		}
 	}

@@ -1,12 +1,12 @@
 package web
 
 import (
+	"massgen/internal/httpserve"
+
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -40,17 +40,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		// Without a token, a page on another site could reach this server through DNS
 		// rebinding (its own name resolving to 127.0.0.1): only loopback names are answered.
-		if s.token == "" && !loopbackHost(hostOnly(r.Host)) {
-			writeError(w, http.StatusForbidden, "invalid_request_error", "host_not_allowed", "",
-				"this server answers only to localhost, 127.0.0.1 or [::1]; start it with a token (without --no-token) to serve other host names")
+		if s.token == "" && !httpserve.Loopback(r.Host) {
+			httpserve.RefuseHost(w)
 			return
 		}
-		// Browsers send Origin with every cross-site POST: refuse them, token or not (CSRF).
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-				writeError(w, http.StatusForbidden, "invalid_request_error", "cross_origin", "", "cross-origin requests are not allowed")
-				return
-			}
+		// Refused token or not (CSRF).
+		if httpserve.CrossOrigin(r) {
+			httpserve.RefuseCrossOrigin(w)
+			return
 		}
 		if !s.authorize(w, r) {
 			return
@@ -78,34 +75,21 @@ func badPath(p string) bool {
 	return false
 }
 
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return hostport
-}
-
-func sameOrigin(origin, host string) bool {
-	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
-}
-
 // authorize reports whether r may go on; when not, it has written the answer: a 401, or the
 // redirect that turns a valid ?token= into the dashboard cookie.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 	if s.token == "" {
 		return true
 	}
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		// The scheme is case-insensitive (RFC 7235): "bearer T" is as good as "Bearer T".
-		if scheme, t, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(t), s.token) {
+	if r.Header.Get("Authorization") != "" {
+		if httpserve.Bearer(r, s.token) {
 			return true
 		}
 	} else if !strings.HasPrefix(r.URL.Path, "/v1/") {
-		if c, err := r.Cookie(cookieFor(r.Host)); err == nil && equalSecret(c.Value, s.cookieValue()) {
+		if c, err := r.Cookie(cookieFor(r.Host)); err == nil && httpserve.EqualSecret(c.Value, s.cookieValue()) {
 			return true
 		}
-		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" && equalSecret(t, s.token) {
+		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" && httpserve.EqualSecret(t, s.token) {
 			http.SetCookie(w, &http.Cookie{
 				Name: cookieFor(r.Host), Value: s.cookieValue(), Path: "/",
 				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
@@ -114,12 +98,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 			return false
 		}
 	}
-	w.Header().Set("WWW-Authenticate", `Bearer realm="massgen"`)
 	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/api/") {
-		writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "",
-			"missing or wrong token: send Authorization: Bearer <token>")
+		httpserve.RefuseToken(w)
 		return false
 	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="massgen"`)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusUnauthorized)
 	_, _ = w.Write([]byte("This massgen server needs its token: open /?token=<token> once, or send Authorization: Bearer <token>.\n"))
@@ -130,10 +113,4 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) cookieValue() string {
 	sum := sha256.Sum256([]byte("massgen dashboard cookie\x00" + s.token))
 	return hex.EncodeToString(sum[:])
-}
-
-// equalSecret compares in constant time, whatever the lengths.
-func equalSecret(got, want string) bool {
-	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }

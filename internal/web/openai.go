@@ -1,10 +1,11 @@
 package web
 
 import (
+	"massgen/internal/httpserve"
+
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"massgen/internal/provider"
@@ -100,40 +101,16 @@ func toUsage(u provider.Usage) *usage {
 	return out
 }
 
-// apiError is OpenAI's error object.
-type apiError struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
-}
+// The error body and the JSON writer are httpserve's, which massgen mcp --http answers with
+// too; the /api routes use the same shape. These short names keep the handlers' calls as
+// they were.
+type apiError = httpserve.APIError
 
-func newAPIError(typ, code, param, msg string) apiError {
-	e := apiError{Message: msg, Type: typ}
-	if param != "" {
-		e.Param = &param
-	}
-	if code != "" {
-		e.Code = &code
-	}
-	return e
-}
-
-// writeError writes {"error": {...}} with status. The /api routes use the same shape.
-func writeError(w http.ResponseWriter, status int, typ, code, param, msg string) {
-	writeJSON(w, status, map[string]apiError{"error": newAPIError(typ, code, param, msg)})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"message":"cannot encode the response","type":"server_error","param":null,"code":null}}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
+var (
+	newAPIError = httpserve.NewAPIError
+	writeError  = httpserve.WriteError
+	writeJSON   = httpserve.WriteJSON
+)
 
 // conversation turns chat messages into the question (the last user message) and the history
 // (the user and assistant messages before it). System and developer messages are ignored: each

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"massgen/internal/httpserve"
+
 	"errors"
 	"net"
 	"net/http"
@@ -15,16 +17,16 @@ func TestServe_RefusesNonLoopbackWithoutAToken(t *testing.T) {
 		"127.0.0.1:8080": true, "127.0.0.2:1": true, "localhost:8080": true, "[::1]:8080": true, "app.localhost:1": true,
 		":8080": false, "0.0.0.0:8080": false, "[::]:8080": false, "192.168.1.20:8080": false, "example.com:80": false,
 	} {
-		if got := loopbackAddr(addr); got != loop {
-			t.Errorf("loopbackAddr(%q) = %v", addr, got)
+		if got := httpserve.Loopback(addr); got != loop {
+			t.Errorf("Loopback(%q) = %v", addr, got)
 		}
 	}
 	e := newEnv(t, nil)
 	for _, addr := range []string{":0", "0.0.0.0:0"} {
-		if _, err := e.srv.Listen(addr); !errors.Is(err, ErrTokenRequired) {
+		if _, err := e.srv.Listen(addr); !errors.Is(err, httpserve.ErrTokenRequired) {
 			t.Errorf("Listen(%q) without a token: %v", addr, err)
 		}
-		if err := e.srv.Serve(t.Context(), addr); !errors.Is(err, ErrTokenRequired) {
+		if err := e.srv.Serve(t.Context(), addr); !errors.Is(err, httpserve.ErrTokenRequired) {
 			t.Errorf("Serve(%q) without a token: %v", addr, err)
 		}
 	}

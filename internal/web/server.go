@@ -6,6 +6,8 @@
 package web
 
 import (
+	"massgen/internal/httpserve"
+
 	"context"
 	"errors"
 	"fmt"
@@ -195,10 +197,6 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// ErrTokenRequired is returned when asked to listen on an address other than loopback without
-// a token.
-var ErrTokenRequired = errors.New("web: a token is required to listen on an address other than loopback")
-
 // shutdownGrace bounds how long Serve waits for open requests after the sessions ended.
 const shutdownGrace = 10 * time.Second
 
@@ -269,26 +267,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) checkAddr(addr string) error { return CheckListenAddr(addr, s.token) }
-
-// loopbackAddr reports whether host:port names only the loopback interface. An empty host
-// means every interface, which is not loopback.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	return loopbackHost(host)
-}
-
-func loopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func (s *Server) checkAddr(addr string) error { return httpserve.CheckAddr(addr, s.token) }
 
 // routes builds the handler: security checks first, then the routes.
 func (s *Server) routes() http.Handler {
