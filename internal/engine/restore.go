@@ -89,6 +89,19 @@ type restored struct {
 	deadWhy  []string // why agents left, as session.deadWhy
 }
 
+// folder is the state fold keeps while it reads a log, one slot per agent.
+type folder struct {
+	s        *session
+	index    map[string]int // agent ID -> index
+	r        *restored
+	logs     []logged
+	votes    []*coord.Vote
+	failures []int
+	dead     []bool
+	deferred []bool
+	answered []int // accepted answers per agent so far
+}
+
 // fold reads the log of a session of s's agents.
 func (s *session) fold(events []event.Event) (*restored, error) {
 	if len(events) == 0 {
@@ -101,174 +114,227 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 	if err := s.sameAgents(st.Agents); err != nil {
 		return nil, err
 	}
-	index := map[string]int{}
+	n := len(s.agents)
+	f := &folder{s: s, index: map[string]int{}, r: &restored{after: events[len(events)-1]},
+		logs: make([]logged, n), votes: make([]*coord.Vote, n), failures: make([]int, n),
+		dead: make([]bool, n), deferred: make([]bool, n), answered: make([]int, n)}
 	for i, a := range s.agents {
-		index[a.ID] = i
-	}
-	r := &restored{after: events[len(events)-1]}
-	logs := make([]logged, len(s.agents))
-	votes := make([]*coord.Vote, len(s.agents))
-	failures := make([]int, len(s.agents))
-	dead := make([]bool, len(s.agents))
-	deferred := make([]bool, len(s.agents))
-	answered := make([]int, len(s.agents)) // accepted answers per agent so far
-	succeeded := func(i int, k coord.Kind) {
-		failures[i] = 0
-		logs[i].state, logs[i].kind = callAccepted, k
+		f.index[a.ID] = i
 	}
 	for _, e := range events[1:] {
-		switch p := e.Payload.(type) {
-		case event.TurnStarted:
-			if i, ok := index[p.Agent]; ok {
-				logs[i].rounds++
-				logs[i].available = p.Available
-			}
-		case event.ModelCalled:
-			i, ok := index[p.Agent]
-			if !ok || (p.Stage != provider.StageInitial && p.Stage != provider.StageEnforcement) {
-				continue
-			}
-			l := &logs[i]
-			if p.Fresh {
-				l.system, l.msgs = p.System, nil
-			}
-			l.sent = len(l.msgs)
-			l.msgs = append(l.msgs, p.Messages...)
-			l.attempt, l.called, l.state = p.Attempt, true, callInFlight
-			l.ownAtCall = answered[i]
-			l.text.Reset()
-			l.calls, l.results = nil, map[string]provider.Message{}
-		case event.TextDelta:
-			if i, ok := index[p.Agent]; ok && !p.Presentation {
-				logs[i].text.WriteString(p.Text)
-			}
-		case event.ToolCalled:
-			if i, ok := index[p.Agent]; ok {
-				logs[i].calls = append(logs[i].calls, p.Call)
-			}
-		case event.ToolResult:
-			if i, ok := index[p.Agent]; ok && logs[i].results != nil {
-				logs[i].results[p.CallID] = provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Content: p.Content, IsError: p.IsError}
-			}
-		case event.ToolRejected:
-			if i, ok := index[p.Agent]; ok && logs[i].results != nil && p.CallID != "" {
-				logs[i].results[p.CallID] = provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Content: "Error: " + p.Error, IsError: true}
-			}
-		case event.AnswerSubmitted:
-			i, ok := index[p.Agent]
-			if !ok {
-				return nil, fmt.Errorf("engine: resume: event %d: an answer by %q, who is not one of the agents", e.Seq, p.Agent)
-			}
-			r.coord.Answers = append(r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
-			answered[i]++
-			succeeded(i, coord.Answered)
-			// A vote cast on a bounded view counts until an answer it was shown is replaced,
-			// which the answer names; the others count only on the version they were cast on.
-			for _, id := range p.Invalidated {
-				if k, ok := index[id]; ok && votes[k] != nil && votes[k].View != nil {
-					votes[k] = nil
-				}
-			}
-		case event.VoteCast:
-			i, ok := index[p.Agent]
-			t := coord.ParseLabel(p.TargetLabel, len(s.agents))
-			if !ok || t < 0 {
-				return nil, fmt.Errorf("engine: resume: event %d: a vote by %q for %q, which are not the session's agents", e.Seq, p.Agent, p.TargetLabel)
-			}
-			votes[i] = &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version}
-			if p.Scoped {
-				// What it was shown: the current answers of the peers its turn read, and its own.
-				votes[i].View = make([]int, len(s.agents))
-				for _, l := range logs[i].available {
-					if k := coord.ParseLabel(l, len(s.agents)); k >= 0 {
-						votes[i].View[k] = answered[k]
-					}
-				}
-			}
-			succeeded(i, coord.Voted)
-			logs[i].label = p.TargetLabel
-		case event.ChecklistSubmitted:
-			if i, ok := index[p.Agent]; ok {
-				if r.coord.Checklists == nil {
-					r.coord.Checklists = map[int]coord.Checklist{}
-				}
-				r.coord.Checklists[i] = checklistOf(p)
-			}
-		case event.VoteIgnored:
-			if i, ok := index[p.Agent]; ok {
-				succeeded(i, coord.StaleVote)
-			}
-		case event.VoteDeferred:
-			if i, ok := index[p.Agent]; ok {
-				deferred[i] = true
-				succeeded(i, coord.Deferred)
-			}
-		case event.AgentError:
-			if i, ok := index[p.Agent]; ok && r.ended == nil {
-				// The turn failed: the conversation starts anew (runAgent resets it).
-				failures[i], logs[i].state = p.Consecutive, callFailed
-			}
-		case event.AgentDead:
-			if i, ok := index[p.Agent]; ok {
-				dead[i] = true
-				r.deadWhy = append(r.deadWhy, p.Agent+": "+clipText(p.Reason))
-			}
-		case event.UsageReported:
-			r.cost += p.CostUSD
-			r.usage = r.usage.Add(p.Usage)
-			if i, ok := index[p.Agent]; ok && s.agents[i].Unpriced && !p.Usage.Unknown {
-				r.unpriced = true
-			}
-		case event.PlanningDecided:
-			r.plan = &planning{on: p.HoldBack, held: p.Held}
-		case event.PersonasGenerated:
-			r.personas = make([]string, len(s.agents))
-			for _, pe := range p.Personas {
-				if i, ok := index[pe.Agent]; ok {
-					r.personas[i] = pe.Text
-				}
-			}
-		case event.CoordinationEnded:
-			ended := p
-			r.ended = &ended
-		case event.FinalAnswer:
-			final := p
-			r.final = &final
-		case event.SessionEnded:
-			// Only a Ctrl-C's end is resumed: what it cut short is done again, coordination
-			// too when that is what it stopped.
-			if r.ended != nil && r.ended.Reason == event.EndInterrupted {
-				r.ended = nil
-			}
-			r.final = nil
-		case event.SessionResumed:
-			// The resume before started from this point: fold on from where it did.
-			for i := range logs {
-				logs[i].settle()
+		if err := f.apply(e); err != nil {
+			return nil, err
+		}
+	}
+	f.settleVotes()
+	f.conversations()
+	return f.r, nil
+}
+
+// apply folds one event in.
+func (f *folder) apply(e event.Event) error {
+	switch p := e.Payload.(type) {
+	case event.TurnStarted:
+		if i, ok := f.index[p.Agent]; ok {
+			f.logs[i].rounds++
+			f.logs[i].available = p.Available
+		}
+	case event.ModelCalled:
+		f.modelCalled(p)
+	case event.TextDelta:
+		if i, ok := f.index[p.Agent]; ok && !p.Presentation {
+			f.logs[i].text.WriteString(p.Text)
+		}
+	case event.ToolCalled:
+		if i, ok := f.index[p.Agent]; ok {
+			f.logs[i].calls = append(f.logs[i].calls, p.Call)
+		}
+	case event.ToolResult:
+		f.toolResult(p.Agent, provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Content: p.Content, IsError: p.IsError})
+	case event.ToolRejected:
+		if p.CallID != "" {
+			f.toolResult(p.Agent, provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Content: "Error: " + p.Error, IsError: true})
+		}
+	case event.AnswerSubmitted:
+		return f.answer(e.Seq, p)
+	case event.VoteCast:
+		return f.vote(e.Seq, p)
+	case event.ChecklistSubmitted:
+		f.checklist(p)
+	case event.VoteIgnored:
+		if i, ok := f.index[p.Agent]; ok {
+			f.succeeded(i, coord.StaleVote)
+		}
+	case event.VoteDeferred:
+		if i, ok := f.index[p.Agent]; ok {
+			f.deferred[i] = true
+			f.succeeded(i, coord.Deferred)
+		}
+	case event.AgentError:
+		if i, ok := f.index[p.Agent]; ok && f.r.ended == nil {
+			// The turn failed: the conversation starts anew (runAgent resets it).
+			f.failures[i], f.logs[i].state = p.Consecutive, callFailed
+		}
+	case event.AgentDead:
+		if i, ok := f.index[p.Agent]; ok {
+			f.dead[i] = true
+			f.r.deadWhy = append(f.r.deadWhy, p.Agent+": "+clipText(p.Reason))
+		}
+	case event.UsageReported:
+		f.usage(p)
+	case event.PlanningDecided:
+		f.r.plan = &planning{on: p.HoldBack, held: p.Held}
+	case event.PersonasGenerated:
+		f.personas(p)
+	case event.CoordinationEnded:
+		f.r.ended = &p
+	case event.FinalAnswer:
+		f.r.final = &p
+	case event.SessionEnded:
+		// Only a Ctrl-C's end is resumed: what it cut short is done again, coordination
+		// too when that is what it stopped.
+		if f.r.ended != nil && f.r.ended.Reason == event.EndInterrupted {
+			f.r.ended = nil
+		}
+		f.r.final = nil
+	case event.SessionResumed:
+		// The resume before started from this point: fold on from where it did.
+		for i := range f.logs {
+			f.logs[i].settle()
+		}
+	}
+	return nil
+}
+
+// succeeded notes agent i's turn as accepted, of kind k.
+func (f *folder) succeeded(i int, k coord.Kind) {
+	f.failures[i] = 0
+	f.logs[i].state, f.logs[i].kind = callAccepted, k
+}
+
+// modelCalled starts a coordination request; the presentation's are not folded.
+func (f *folder) modelCalled(p event.ModelCalled) {
+	i, ok := f.index[p.Agent]
+	if !ok || (p.Stage != provider.StageInitial && p.Stage != provider.StageEnforcement) {
+		return
+	}
+	l := &f.logs[i]
+	if p.Fresh {
+		l.system, l.msgs = p.System, nil
+	}
+	l.sent = len(l.msgs)
+	l.msgs = append(l.msgs, p.Messages...)
+	l.attempt, l.called, l.state = p.Attempt, true, callInFlight
+	l.ownAtCall = f.answered[i]
+	l.text.Reset()
+	l.calls, l.results = nil, map[string]provider.Message{}
+}
+
+// toolResult keeps what a tool call of the last response gave back.
+func (f *folder) toolResult(agent string, m provider.Message) {
+	if i, ok := f.index[agent]; ok && f.logs[i].results != nil {
+		f.logs[i].results[m.ToolCallID] = m
+	}
+}
+
+func (f *folder) answer(seq int64, p event.AnswerSubmitted) error {
+	i, ok := f.index[p.Agent]
+	if !ok {
+		return fmt.Errorf("engine: resume: event %d: an answer by %q, who is not one of the agents", seq, p.Agent)
+	}
+	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
+	f.answered[i]++
+	f.succeeded(i, coord.Answered)
+	// A vote cast on a bounded view counts until an answer it was shown is replaced,
+	// which the answer names; the others count only on the version they were cast on.
+	for _, id := range p.Invalidated {
+		if k, ok := f.index[id]; ok && f.votes[k] != nil && f.votes[k].View != nil {
+			f.votes[k] = nil
+		}
+	}
+	return nil
+}
+
+func (f *folder) vote(seq int64, p event.VoteCast) error {
+	n := len(f.s.agents)
+	i, ok := f.index[p.Agent]
+	t := coord.ParseLabel(p.TargetLabel, n)
+	if !ok || t < 0 {
+		return fmt.Errorf("engine: resume: event %d: a vote by %q for %q, which are not the session's agents", seq, p.Agent, p.TargetLabel)
+	}
+	v := &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version}
+	if p.Scoped {
+		// What it was shown: the current answers of the peers its turn read, and its own.
+		v.View = make([]int, n)
+		for _, l := range f.logs[i].available {
+			if k := coord.ParseLabel(l, n); k >= 0 {
+				v.View[k] = f.answered[k]
 			}
 		}
 	}
-	for i, v := range votes {
-		if v != nil && len(r.coord.Answers) > 0 && (v.View != nil || v.Version == len(r.coord.Answers)) && !dead[i] {
+	f.votes[i] = v
+	f.succeeded(i, coord.Voted)
+	f.logs[i].label = p.TargetLabel
+	return nil
+}
+
+func (f *folder) checklist(p event.ChecklistSubmitted) {
+	i, ok := f.index[p.Agent]
+	if !ok {
+		return
+	}
+	if f.r.coord.Checklists == nil {
+		f.r.coord.Checklists = map[int]coord.Checklist{}
+	}
+	f.r.coord.Checklists[i] = checklistOf(p)
+}
+
+func (f *folder) usage(p event.UsageReported) {
+	f.r.cost += p.CostUSD
+	f.r.usage = f.r.usage.Add(p.Usage)
+	if i, ok := f.index[p.Agent]; ok && f.s.agents[i].Unpriced && !p.Usage.Unknown {
+		f.r.unpriced = true
+	}
+}
+
+func (f *folder) personas(p event.PersonasGenerated) {
+	f.r.personas = make([]string, len(f.s.agents))
+	for _, pe := range p.Personas {
+		if i, ok := f.index[pe.Agent]; ok {
+			f.r.personas[i] = pe.Text
+		}
+	}
+}
+
+// settleVotes keeps the votes that still count, and lists the dead and the deferred.
+func (f *folder) settleVotes() {
+	r := f.r
+	for i, v := range f.votes {
+		if v != nil && len(r.coord.Answers) > 0 && (v.View != nil || v.Version == len(r.coord.Answers)) && !f.dead[i] {
 			r.coord.Votes = append(r.coord.Votes, *v)
 		}
-		if dead[i] {
+		if f.dead[i] {
 			r.coord.Dead = append(r.coord.Dead, i)
 		}
-		if deferred[i] {
+		if f.deferred[i] {
 			r.coord.Deferred = append(r.coord.Deferred, i)
 		}
 	}
-	r.coord.Failures = failures
+	r.coord.Failures = f.failures
+}
+
+// conversations rebuilds the live agents' conversations and notes the calls to redo.
+func (f *folder) conversations() {
+	s, r := f.s, f.r
 	r.convs = make([]conversation, len(s.agents))
-	for i := range logs {
-		if dead[i] {
+	for i := range f.logs {
+		if f.dead[i] {
 			continue
 		}
-		c := logs[i].conversation(i)
-		if s.bounded && logs[i].called {
+		c := f.logs[i].conversation(i)
+		if s.bounded && f.logs[i].called {
 			c.view = make([]bool, len(s.agents))
-			for _, l := range logs[i].available {
+			for _, l := range f.logs[i].available {
 				if k := coord.ParseLabel(l, len(s.agents)); k >= 0 {
 					c.view[k] = true
 				}
@@ -284,7 +350,6 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 		}
 		r.convs[i] = c
 	}
-	return r, nil
 }
 
 // settle is the conversation as a resume at this point took it up: the accepted response
