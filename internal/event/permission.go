@@ -42,8 +42,3 @@ type PermissionDecided struct {
 
 func (PermissionAsked) Type() string   { return "permission_asked" }
 func (PermissionDecided) Type() string { return "permission_decided" }
-
-func init() {
-	register[PermissionAsked]()
-	register[PermissionDecided]()
-}

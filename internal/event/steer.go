@@ -17,5 +17,3 @@ type HumanInput struct {
 }
 
 func (HumanInput) Type() string { return "human_input" }
-
-func init() { register[HumanInput]() }
