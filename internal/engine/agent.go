@@ -351,9 +351,8 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		}
 		out := s.m.Resolve(i, workflowCalls, res.text, c.seen)
 		done := s.applyLocked(i, c, out)
-		if s.overBudget {
-			// The answer or vote this call paid for counts; then coordination stops.
-			s.endLocked(event.EndBudget)
+		// The answer or vote this call paid for counts; then coordination stops.
+		if s.endIfOverBudgetLocked() {
 			done = true
 		}
 		s.mu.Unlock()
@@ -370,10 +369,17 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 func (s *session) stopForBudget() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.endIfOverBudgetLocked()
+	return s.m.Ended()
+}
+
+// endIfOverBudgetLocked ends coordination if max_cost_usd is spent and reports whether it
+// was; s.mu must be held.
+func (s *session) endIfOverBudgetLocked() bool {
 	if s.overBudget {
 		s.endLocked(event.EndBudget)
 	}
-	return s.m.Ended()
+	return s.overBudget
 }
 
 // cutNote is what an agent whose response was cut off is told.

@@ -209,9 +209,7 @@ func Run(ctx context.Context, o Options) Result {
 			s.generatePersonas(ctx)
 		}
 		s.mu.Lock()
-		if s.overBudget {
-			s.endLocked(event.EndBudget)
-		}
+		s.endIfOverBudgetLocked()
 		s.mu.Unlock()
 		s.coordinate(ctx)
 	}

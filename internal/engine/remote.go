@@ -204,10 +204,12 @@ func (s *session) addCost(i int, u provider.Usage, cost float64) {
 	s.cost += cost
 	s.usage = s.usage.Add(u)
 	s.unpricedUsed = s.unpricedUsed || s.agents[i].Unpriced && !u.Unknown
-	if max := s.o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
-		s.overBudget = true
-	}
+	s.overBudget = s.overBudget || budgetSpent(s.o.Orchestrator.MaxCostUSD, s.cost)
 }
+
+// budgetSpent reports whether cost has reached max_cost_usd, maxUSD; 0 (or less) is no
+// budget. The call that reaches it is the last one paid for.
+func budgetSpent(maxUSD, cost float64) bool { return maxUSD > 0 && cost >= maxUSD }
 
 func (x *Coordinator) fail(i int, msg string, timeout, fatal bool) {
 	x.ops = append(x.ops, Op{Kind: OpFail, Agent: i, Message: msg, Timeout: timeout, Fatal: fatal})

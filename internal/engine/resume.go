@@ -47,9 +47,7 @@ func resume(ctx context.Context, o Options) Result {
 		s.publish(p)
 	}
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
-	if max := o.Orchestrator.MaxCostUSD; max > 0 && s.cost >= max {
-		s.overBudget = true
-	}
+	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)
 	if r.plan != nil {
 		s.plan = *r.plan
 	}
@@ -82,9 +80,7 @@ func resume(ctx context.Context, o Options) Result {
 		}
 		s.mu.Lock()
 		s.checkEndLocked() // the log may stop right after the vote that completed coordination
-		if s.overBudget {
-			s.endLocked(event.EndBudget)
-		}
+		s.endIfOverBudgetLocked()
 		s.mu.Unlock()
 		s.coordinate(ctx)
 	}
