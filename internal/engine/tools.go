@@ -40,7 +40,7 @@ func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []
 func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall, cut time.Time) (tool.Result, time.Duration) {
 	t, ok := a.Tools.Find(tc.Name)
 	if !ok {
-		names := []string{"new_answer", "vote"}
+		names := []string{coord.ToolNewAnswer, coord.ToolVote}
 		for _, spec := range a.Tools.Specs() {
 			names = append(names, spec.Name)
 		}

@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"massgen/internal/coord"
+
 	"fmt"
 	"strings"
 
@@ -97,7 +99,7 @@ func ChecklistTool(items []criteria.Criterion, labels []string) provider.ToolSpe
 		req[k] = l
 	}
 	return provider.ToolSpec{
-		Name: "submit_checklist",
+		Name: coord.ToolSubmitChecklist,
 		Description: "Score every current answer against the checklist criteria (0-10 each, with a reason) before you vote. " +
 			"Returns the verdict: vote (for the answer ranked best) or new_answer (improve it first).",
 		Parameters: map[string]any{

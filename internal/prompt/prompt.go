@@ -4,6 +4,8 @@
 package prompt
 
 import (
+	"massgen/internal/coord"
+
 	"fmt"
 	"regexp"
 	"strings"
@@ -239,7 +241,7 @@ func Tools(voteLabels []string) []provider.ToolSpec {
 	}
 	return []provider.ToolSpec{
 		{
-			Name:        "new_answer",
+			Name:        coord.ToolNewAnswer,
 			Description: "Submit a new, complete answer to the original message that improves on the current answers.",
 			Parameters: map[string]any{
 				"type": "object",
@@ -250,7 +252,7 @@ func Tools(voteLabels []string) []provider.ToolSpec {
 			},
 		},
 		{
-			Name:        "vote",
+			Name:        coord.ToolVote,
 			Description: "Vote for the agent whose current answer is best; it will present the final answer.",
 			Parameters: map[string]any{
 				"type": "object",

@@ -1,6 +1,8 @@
 package scripted
 
 import (
+	"massgen/internal/coord"
+
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -18,7 +20,6 @@ import (
 //     (case-insensitive), 2 when it does not; 8 for every answer when ChecklistCorrect is unset;
 //   - every other criterion: 9 for an answer of at least longAnswer characters, 8 for a
 //     shorter one (length looks thorough, which is what correctness-first ranking must resist).
-const toolSubmitChecklist = "submit_checklist"
 
 const longAnswer = 200
 
@@ -32,7 +33,7 @@ type checklistTool struct {
 // readChecklistTool returns the submit_checklist tool of the request, if offered.
 func readChecklistTool(req provider.Request) (checklistTool, bool) {
 	for _, t := range req.Tools {
-		if t.Name != toolSubmitChecklist {
+		if t.Name != coord.ToolSubmitChecklist {
 			continue
 		}
 		var schema struct {
@@ -123,7 +124,7 @@ func (p *Provider) checklistCall(v *view, ct checklistTool) *plan {
 	}
 	report.WriteString("Checked each answer's result against my own working before scoring the other criteria.")
 	args := marshal(map[string]any{"scores": scores, "report": report.String()})
-	return &plan{text: "Scoring the answers against the checklist.", calls: []provider.ToolCall{p.call(toolSubmitChecklist, args)}, stop: "tool_calls"}
+	return &plan{text: "Scoring the answers against the checklist.", calls: []provider.ToolCall{p.call(coord.ToolSubmitChecklist, args)}, stop: "tool_calls"}
 }
 
 // score is one criterion's score and reason for an answer.

@@ -1,6 +1,8 @@
 package scripted
 
 import (
+	"massgen/internal/coord"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -108,9 +110,9 @@ func (p *Provider) coordination(v *view, act action, fault config.FaultKind) *pl
 	case config.FaultVoteAndAnswer:
 		pl.calls = []provider.ToolCall{p.voteCall(p.faultLabel(v, act)), p.answerCall(p.faultContent(act))}
 	case config.FaultBadArgs:
-		name, args := toolNewAnswer, `{"content": "unterminated`
+		name, args := coord.ToolNewAnswer, `{"content": "unterminated`
 		if act.kind == actVote {
-			name, args = toolVote, `{"agent_id": `+jsonString(act.label)+`, "reason": "unterminated`
+			name, args = coord.ToolVote, `{"agent_id": `+jsonString(act.label)+`, "reason": "unterminated`
 		}
 		pl.calls = []provider.ToolCall{p.call(name, args)}
 	case config.FaultDuplicate:
@@ -191,7 +193,7 @@ func (p *Provider) duplicateContent(v *view) string {
 }
 
 func (p *Provider) answerCall(content string) provider.ToolCall {
-	return p.call(toolNewAnswer, marshal(struct {
+	return p.call(coord.ToolNewAnswer, marshal(struct {
 		Content string `json:"content"`
 	}{content}))
 }
@@ -201,7 +203,7 @@ func (p *Provider) voteCall(label string) provider.ToolCall {
 	if reason == "" {
 		reason = fmt.Sprintf("%s's answer is the most complete and accurate.", label)
 	}
-	return p.call(toolVote, marshal(struct {
+	return p.call(coord.ToolVote, marshal(struct {
 		AgentID string `json:"agent_id"`
 		Reason  string `json:"reason"`
 	}{label, reason}))

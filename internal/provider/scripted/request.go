@@ -1,6 +1,8 @@
 package scripted
 
 import (
+	"massgen/internal/coord"
+
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -8,12 +10,6 @@ import (
 	"unicode/utf8"
 
 	"massgen/internal/provider"
-)
-
-// Workflow tool names, as the engine offers them.
-const (
-	toolNewAnswer = "new_answer"
-	toolVote      = "vote"
 )
 
 // ownMarker precedes the presenter's own answer block in the presentation prompt.
@@ -71,9 +67,9 @@ func readRequest(req provider.Request) *view {
 	}
 	for _, t := range req.Tools {
 		switch t.Name {
-		case toolNewAnswer:
+		case coord.ToolNewAnswer:
 			v.answerOffered = true
-		case toolVote:
+		case coord.ToolVote:
 			v.voteOffered = true
 			v.labels = sortLabels(voteEnum(t.Parameters))
 		}

@@ -6,6 +6,8 @@
 package scripted
 
 import (
+	"massgen/internal/coord"
+
 	"cmp"
 	"context"
 	"errors"
@@ -126,7 +128,7 @@ func (p *Provider) plan(req provider.Request) *plan {
 			switch {
 			case !scored:
 				pl = p.checklistCall(v, ct)
-			case cv.Verdict == toolNewAnswer && p.next < len(p.script.Answers) && v.answerOffered:
+			case cv.Verdict == coord.ToolNewAnswer && p.next < len(p.script.Answers) && v.answerOffered:
 				act = action{kind: actAnswer, index: p.next, content: p.script.Answers[p.next]}
 			case cv.Best != "":
 				act.label = cv.Best

@@ -1,6 +1,8 @@
 package scripted
 
 import (
+	"massgen/internal/coord"
+
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -52,14 +54,14 @@ func (p *Provider) takeUp(req provider.Request) {
 				p.toolIDs = n
 			}
 			switch tc.Name {
-			case toolNewAnswer:
+			case coord.ToolNewAnswer:
 				var args struct {
 					Content string `json:"content"`
 				}
 				if json.Unmarshal([]byte(tc.Arguments), &args) == nil && !refused[tc.ID] {
 					mark(args.Content)
 				}
-			case toolVote:
+			case coord.ToolVote:
 			default:
 				p.steps++
 			}
