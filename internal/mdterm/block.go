@@ -256,7 +256,7 @@ type marker struct {
 	content int
 }
 
-// listMarker reads the list marker at the start of l; ok is false if there is none.
+// listMarker reads the list marker at the start of l; its delim is 0 if there is none.
 func listMarker(l string) marker {
 	m := marker{indent: indentOf(l)}
 	j := m.indent
