@@ -302,7 +302,7 @@ func truncate(s string, w int) string {
 	return xansi.Truncate(s, w, "…")
 }
 
-// markdown renders the final answer at width w with glamour, falling back to wrapped plain
+// markdown renders the final answer at width w (renderMarkdown), falling back to wrapped plain
 // text if rendering fails. The result is cached for the width.
 func (m *Model) markdown(md string, w int) string {
 	key := fmt.Sprintf("%d\x00%s", w, md)

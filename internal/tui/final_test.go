@@ -131,7 +131,7 @@ func TestMarkdown_RendersAndCaches(t *testing.T) {
 		t.Errorf("markdown = %q", out)
 	}
 	if again := m.markdown("# Title\n\n**body**", 40); again != out || calls != 1 {
-		t.Errorf("second rendering: same %v, glamour calls %d", again == out, calls)
+		t.Errorf("second rendering: same %v, renderings %d", again == out, calls)
 	}
 }
 

@@ -90,7 +90,7 @@ type Model struct {
 	streamDone, quit    bool
 	dirty               bool
 	frameCache          string
-	finalMD, finalMDKey string // glamour output for the final answer, and its width and input
+	finalMD, finalMDKey string // rendered final answer, and its width and input
 	renderMD            func(md string, width int) (string, error)
 }
 
