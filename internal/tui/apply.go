@@ -6,14 +6,14 @@ import (
 	"slices"
 
 	"massgen/internal/event"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/view"
 )
 
-// pane is the view state of one agent beyond what runlog.State holds: its last tool activity,
+// pane is the view state of one agent beyond what readmodel.State holds: its last tool activity,
 // its run of failed turns, and the cache of its wrapped text.
 type pane struct {
-	a *runlog.Agent
+	a *readmodel.Agent
 	// ver changes whenever anything shown about the agent changes.
 	ver int64
 	// activity is the agent's last tool activity, e.g. "vote -> agent2"; bad marks a rejection

@@ -13,7 +13,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/termtext"
 	"massgen/internal/usage"
 )
@@ -30,7 +30,7 @@ type Plain struct {
 	Calls     bool
 
 	labels  map[string]string // agent id -> agent<i>
-	calls   runlog.Calls      // for the critical path in the closing summary
+	calls   readmodel.Calls   // for the critical path in the closing summary
 	partial map[string]*strings.Builder
 	order   []string
 	final   bool // inside the final presentation stream

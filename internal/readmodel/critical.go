@@ -1,4 +1,4 @@
-package runlog
+package readmodel
 
 import (
 	"fmt"
@@ -17,9 +17,6 @@ import (
 
 // maxSteps caps the calls recorded: a run of hundreds of agents makes thousands.
 const maxSteps = 20000
-
-// maxPathShown caps the steps status.json and the summaries list; the rest are counted.
-const maxPathShown = 40
 
 // Step kinds.
 const (

@@ -1,7 +1,8 @@
-// Package runlog turns the session's event stream into what MassGen leaves on disk: status.json,
-// per-agent answer and vote snapshots, the final answer, coordination_table.txt and
-// metadata.json. Its State is the one projection of the stream that every view reads.
-package runlog
+// Package readmodel folds a session's event stream into the one read model every view builds
+// on: the plain output, the TUI, status.json and the log summaries. It is pure: no file or
+// network I/O, no clock (times come from the events), no goroutines, so a live run and a
+// replayed log give the same State.
+package readmodel
 
 import (
 	"cmp"
