@@ -43,7 +43,7 @@ func (m *Model) badge(pn *pane) badge {
 	a, s := pn.a, m.st
 	switch a.Status {
 	case readmodel.StatusStreaming:
-		if pn.waiting { // its turn ended in a wait (a deferred vote): not thinking
+		if a.Waiting != "" { // its turn ended in a wait (a deferred vote): not thinking
 			return badge{"○", "waiting for others", colorDim, false}
 		}
 		text := "thinking"
