@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"massgen/internal/app"
+	"massgen/internal/readmodel"
 	"massgen/internal/runlog"
 )
 
@@ -160,7 +161,7 @@ func resumingNote(it *runlog.Interrupted) string {
 	return note
 }
 
-func currentVotes(s *runlog.State) int {
+func currentVotes(s *readmodel.State) int {
 	n := 0
 	for _, a := range s.Agents {
 		if a.Vote != nil && a.Vote.Version == s.Version && !a.Dead {

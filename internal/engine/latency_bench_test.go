@@ -8,7 +8,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/event"
 	"massgen/internal/provider/scripted"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 )
 
 // BenchmarkLatency compares a session's wall time with one agent's single call on the same
@@ -52,7 +52,7 @@ func BenchmarkLatency(b *testing.B) {
 }
 
 // latencySession runs three agents, the third three times slower, that all vote for agent1.
-func latencySession(b *testing.B, o config.Orchestrator, latency time.Duration) (time.Duration, runlog.CriticalPath) {
+func latencySession(b *testing.B, o config.Orchestrator, latency time.Duration) (time.Duration, readmodel.CriticalPath) {
 	agents := make([]Agent, 3)
 	for i := range agents {
 		s := config.Script{Answers: []string{fmt.Sprintf("Answer %d: Paris.", i)}, Vote: "agent1", Latency: latency}
@@ -61,7 +61,7 @@ func latencySession(b *testing.B, o config.Orchestrator, latency time.Duration) 
 		}
 		agents[i] = Agent{ID: fmt.Sprintf("a%d", i+1), Backend: "scripted", Provider: scripted.New(s, "m")}
 	}
-	var calls runlog.Calls
+	var calls readmodel.Calls
 	bus := event.NewBus(nil)
 	var end time.Time
 	bus.Subscribe(event.SinkFunc(func(e event.Event) {

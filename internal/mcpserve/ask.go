@@ -15,7 +15,7 @@ import (
 	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/event"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/usage"
 )
 
@@ -241,7 +241,7 @@ func samePath(a, b string) bool {
 }
 
 // result is what a session that ran reports.
-func result(team string, res app.Result, st *runlog.State) AskResult {
+func result(team string, res app.Result, st *readmodel.State) AskResult {
 	out := AskResult{
 		Answer: res.FinalAnswer, Winner: res.Winner, Votes: []Vote{}, Team: team,
 		CostUSD: res.CostUSD, CostKnown: st.CostKnown(), Status: res.Status, ExitCode: res.ExitCode,

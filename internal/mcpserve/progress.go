@@ -9,10 +9,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"massgen/internal/event"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 )
 
-// progress is a session's event sink: it folds every event into a runlog.State (the result
+// progress is a session's event sink: it folds every event into a readmodel.State (the result
 // reads winner, votes and cost from it) and, when the client asked for progress with a
 // progressToken, turns the events that matter to a caller (the session starting, each answer
 // and vote, an agent failing, coordination ending, the presentation, the end) into MCP
@@ -20,7 +20,7 @@ import (
 // goroutine, started by start and waited for by finish, sends.
 type progress struct {
 	mu    sync.Mutex
-	state *runlog.State
+	state *readmodel.State
 	queue []string
 	wake  chan struct{} // capacity 1: a pending wake-up
 	done  chan struct{} // closed by finish: send what is queued, then stop
@@ -30,7 +30,7 @@ type progress struct {
 }
 
 func newProgress(req *mcp.CallToolRequest) *progress {
-	p := &progress{state: runlog.NewState(), wake: make(chan struct{}, 1), done: make(chan struct{}), sent: make(chan struct{})}
+	p := &progress{state: readmodel.NewState(), wake: make(chan struct{}, 1), done: make(chan struct{}), sent: make(chan struct{})}
 	var token any
 	if req != nil && req.Params != nil {
 		token = req.Params.GetProgressToken()
@@ -100,7 +100,7 @@ func (p *progress) finish() {
 }
 
 // snapshot returns the state; valid once the session's events have all been handled.
-func (p *progress) snapshot() *runlog.State {
+func (p *progress) snapshot() *readmodel.State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.state

@@ -9,6 +9,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/readmodel"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -125,8 +126,8 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // fold applies events to a new State.
-func fold(events []event.Event) *State {
-	s := NewState()
+func fold(events []event.Event) *readmodel.State {
+	s := readmodel.NewState()
 	for _, e := range events {
 		s.Apply(e)
 	}

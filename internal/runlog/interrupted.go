@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 // Interrupted is a turn whose process stopped before the session ended (kill -9, a crash, the
@@ -20,7 +21,7 @@ import (
 type Interrupted struct {
 	Dir    string
 	Events []event.Event // every whole event, in order
-	State  *State
+	State  *readmodel.State
 	// Keep is how many bytes of events.jsonl hold Events: the resumed log goes on from there.
 	Keep int64
 	// Dropped says what of the file was left out ("" when nothing was).
@@ -79,7 +80,7 @@ func ReadInterrupted(dir string) (*Interrupted, error) {
 
 // parseInterrupted checks and folds an events.jsonl that is to be resumed.
 func parseInterrupted(data []byte) (*Interrupted, error) {
-	it := &Interrupted{State: NewState(), Previous: "killed"}
+	it := &Interrupted{State: readmodel.NewState(), Previous: "killed"}
 	line, off := 0, int64(0)
 	for len(data) > 0 {
 		line++

@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 // Turn is one turn's log read back.
 type Turn struct {
 	Events []event.Event
-	State  *State
+	State  *readmodel.State
 	// Incomplete says why the session is known not to have finished, "" when the log ends
 	// with session_ended: the process died (killed, crashed, out of memory) before it could
 	// write the end, maybe in the middle of a line.
@@ -27,7 +28,7 @@ type Turn struct {
 
 // LoadTurn reads <dir>/events.jsonl and folds it into a State; ReadTurn also says whether the
 // log is complete.
-func LoadTurn(dir string) ([]event.Event, *State, error) {
+func LoadTurn(dir string) ([]event.Event, *readmodel.State, error) {
 	t, err := ReadTurn(dir)
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +95,7 @@ func ReadLog(r io.Reader) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Turn{Events: events, State: NewState()}
+	t := &Turn{Events: events, State: readmodel.NewState()}
 	for _, e := range events {
 		t.State.Apply(e)
 	}

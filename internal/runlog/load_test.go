@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 func TestFindTurns(t *testing.T) {
@@ -57,7 +58,7 @@ func TestLoadTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(events) || s.Final == nil || s.Winner != "bob" || s.Phase != PhaseDone {
+	if len(got) != len(events) || s.Final == nil || s.Winner != "bob" || s.Phase != readmodel.PhaseDone {
 		t.Errorf("LoadTurn: %d events, state %+v", len(got), s)
 	}
 	if _, _, err := LoadTurn(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no events.jsonl in") {

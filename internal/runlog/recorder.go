@@ -1,3 +1,7 @@
+// Package runlog turns the session's event stream into what MassGen leaves on disk (status.json,
+// per-agent answer and vote snapshots, the final answer, coordination_table.txt and
+// metadata.json) and reads it back: the session and turn readers and the one turn report
+// every summary serialises. The fold itself is package readmodel's.
 package runlog
 
 import (
@@ -11,6 +15,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/private"
+	"massgen/internal/readmodel"
 )
 
 // Status file pacing: at most one write per minStatusGap, at least one per maxStatusGap.
@@ -56,7 +61,7 @@ type Recorder struct {
 	done   chan struct{} // closed when the writer goroutine has finished
 
 	// Owned by the writer goroutine (and by Close once it has finished).
-	state      *State
+	state      *readmodel.State
 	table      *Table
 	events     *event.Writer
 	convs      map[string]*conversation
@@ -115,7 +120,7 @@ func newRecorder(dir string, meta Meta, w *event.Writer) *Recorder {
 		now = time.Now
 	}
 	w.Batched = true
-	state := NewState()
+	state := readmodel.NewState()
 	r := &Recorder{
 		dir:     dir,
 		meta:    meta,

@@ -9,6 +9,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/readmodel"
 )
 
 // conversation is an agent's prompt as its model calls rebuilt it: what context.txt shows.
@@ -191,15 +192,15 @@ type metadataFile struct {
 }
 
 type metadataAgent struct {
-	ID      string     `json:"id"`
-	Label   string     `json:"label"`
-	Backend string     `json:"backend"`
-	Model   string     `json:"model"`
-	Answers int        `json:"answers"`
-	Votes   int        `json:"votes"`
-	Status  Status     `json:"status"`
-	Usage   tokensJSON `json:"usage"`
-	CostUSD float64    `json:"cost_usd"`
+	ID      string           `json:"id"`
+	Label   string           `json:"label"`
+	Backend string           `json:"backend"`
+	Model   string           `json:"model"`
+	Answers int              `json:"answers"`
+	Votes   int              `json:"votes"`
+	Status  readmodel.Status `json:"status"`
+	Usage   tokensJSON       `json:"usage"`
+	CostUSD float64          `json:"cost_usd"`
 	// Ours: false when the model has no price and used tokens (cost_usd leaves them out).
 	CostKnown bool   `json:"cost_known"`
 	BaseURL   string `json:"base_url,omitempty"`
@@ -218,7 +219,7 @@ type metadataTotals struct {
 
 // metadataJSON renders metadata.json. A session without SessionEnded (the recording stopped
 // early) has status "incomplete", no ended_at and no exit_code.
-func metadataJSON(s *State, meta Meta) []byte {
+func metadataJSON(s *readmodel.State, meta Meta) []byte {
 	m := metadataFile{
 		Version:    meta.Version,
 		Question:   s.Question,

@@ -2,18 +2,18 @@ package runlog
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 // statuses returns every agent's status in config order.
-func statuses(s *State) []Status {
-	var out []Status
+func statuses(s *readmodel.State) []readmodel.Status {
+	var out []readmodel.Status
 	for _, a := range s.Agents {
 		out = append(out, a.Status)
 	}
@@ -25,18 +25,18 @@ func TestState_Apply(t *testing.T) {
 	tests := []struct {
 		name  string
 		build func(s *stream)
-		check func(t *testing.T, s *State)
+		check func(t *testing.T, s *readmodel.State)
 	}{{
 		name:  "session start",
 		build: func(*stream) {},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			if s.Question == "" || s.SessionID != "log_20250314_150926_535897" || !s.StartTime.Equal(t0) {
 				t.Errorf("session fields = %q %q %v", s.Question, s.SessionID, s.StartTime)
 			}
-			if diff := cmp.Diff([]Status{StatusWaiting, StatusWaiting, StatusWaiting}, statuses(s)); diff != "" {
+			if diff := cmp.Diff([]readmodel.Status{readmodel.StatusWaiting, readmodel.StatusWaiting, readmodel.StatusWaiting}, statuses(s)); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
 			}
-			if s.Phase != PhaseInitialAnswer || s.ActiveAgent() != nil || s.CompletionPercentage() != 0 {
+			if s.Phase != readmodel.PhaseInitialAnswer || s.ActiveAgent() != nil || s.CompletionPercentage() != 0 {
 				t.Errorf("phase %s active %v completion %d", s.Phase, s.ActiveAgent(), s.CompletionPercentage())
 			}
 		},
@@ -50,15 +50,15 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.TurnStarted{Agent: "alice", Version: 1, Fresh: true}).
 				add(ms, event.AnswerSubmitted{Agent: "alice", Label: "agent1.2", Content: "A2", Version: 2})
 		},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			a, b := s.Agent("alice"), s.Agent("bob")
-			if a.Status != StatusAnswered || len(a.Answers) != 2 || a.LatestAnswerLabel() != "agent1.2" || a.Answers[1].Version != 2 {
+			if a.Status != readmodel.StatusAnswered || len(a.Answers) != 2 || a.LatestAnswerLabel() != "agent1.2" || a.Answers[1].Version != 2 {
 				t.Errorf("alice = %+v", a)
 			}
-			if b.Status != StatusStreaming || b.Stream() != "draft" || s.ActiveAgent() != b {
+			if b.Status != readmodel.StatusStreaming || b.Stream() != "draft" || s.ActiveAgent() != b {
 				t.Errorf("bob status %s stream %q, active %v", b.Status, b.Stream(), s.ActiveAgent())
 			}
-			if s.Version != 2 || s.Totals.Answers != 2 || s.Phase != PhaseInitialAnswer {
+			if s.Version != 2 || s.Totals.Answers != 2 || s.Phase != readmodel.PhaseInitialAnswer {
 				t.Errorf("version %d answers %d phase %s", s.Version, s.Totals.Answers, s.Phase)
 			}
 		},
@@ -69,8 +69,8 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.VoteCast{Agent: "alice", Target: "alice", TargetLabel: "agent1", AnswerLabel: "agent1.1", Version: 1}).
 				add(ms, event.VoteCast{Agent: "carol", Target: "alice", TargetLabel: "agent1", AnswerLabel: "agent1.1", Version: 1})
 		},
-		check: func(t *testing.T, s *State) {
-			if diff := cmp.Diff([]Count{{Agent: "alice", AnswerLabel: "agent1.1", Votes: 2, Voters: []string{"alice", "carol"}}}, s.Tally()); diff != "" {
+		check: func(t *testing.T, s *readmodel.State) {
+			if diff := cmp.Diff([]readmodel.Count{{Agent: "alice", AnswerLabel: "agent1.1", Votes: 2, Voters: []string{"alice", "carol"}}}, s.Tally()); diff != "" {
 				t.Errorf("tally before (-want +got):\n%s", diff)
 			}
 			if got := s.CompletionPercentage(); got != 66 {
@@ -80,14 +80,14 @@ func TestState_Apply(t *testing.T) {
 			if len(s.Tally()) != 0 || s.CompletionPercentage() != 0 {
 				t.Errorf("after invalidation: tally %v completion %d", s.Tally(), s.CompletionPercentage())
 			}
-			if diff := cmp.Diff([]Status{StatusRestarting, StatusAnswered, StatusRestarting}, statuses(s)); diff != "" {
+			if diff := cmp.Diff([]readmodel.Status{readmodel.StatusRestarting, readmodel.StatusAnswered, readmodel.StatusRestarting}, statuses(s)); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
 			}
 			a := s.Agent("alice")
 			if a.Vote != nil || a.Restarts != 1 || a.VotesCast != 1 || s.Agent("bob").CausedRestarts != 1 {
 				t.Errorf("alice vote %v restarts %d votes %d, bob caused %d", a.Vote, a.Restarts, a.VotesCast, s.Agent("bob").CausedRestarts)
 			}
-			if s.Phase != PhaseEnforcement || s.Totals.Votes != 2 || s.Totals.Invalidations != 2 {
+			if s.Phase != readmodel.PhaseEnforcement || s.Totals.Votes != 2 || s.Totals.Invalidations != 2 {
 				t.Errorf("phase %s votes %d invalidations %d", s.Phase, s.Totals.Votes, s.Totals.Invalidations)
 			}
 		},
@@ -99,12 +99,12 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.AnswerSubmitted{Agent: "carol", Label: "agent3.1", Content: "C", Version: 2}).
 				add(ms, event.VoteIgnored{Agent: "bob", TargetLabel: "agent1", SeenVersion: 1, CurrentVersion: 2})
 		},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			b := s.Agent("bob")
-			if b.Status != StatusRestarting || b.VotesIgnored != 1 || b.VotesCast != 0 || b.Vote != nil || b.Restarts != 1 {
+			if b.Status != readmodel.StatusRestarting || b.VotesIgnored != 1 || b.VotesCast != 0 || b.Vote != nil || b.Restarts != 1 {
 				t.Errorf("bob = %+v", b)
 			}
-			if len(s.Tally()) != 0 || s.Totals.Votes != 0 || s.Totals.IgnoredVotes != 1 || s.Phase != PhaseInitialAnswer {
+			if len(s.Tally()) != 0 || s.Totals.Votes != 0 || s.Totals.IgnoredVotes != 1 || s.Phase != readmodel.PhaseInitialAnswer {
 				t.Errorf("tally %v totals %+v phase %s", s.Tally(), s.Totals, s.Phase)
 			}
 		},
@@ -116,12 +116,12 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.AgentError{Agent: "bob", Message: "slow", Consecutive: 1, Budget: 3, Timeout: true}).
 				add(ms, event.TurnStarted{Agent: "alice", Fresh: true})
 		},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			a, b := s.Agent("alice"), s.Agent("bob")
-			if a.Status != StatusStreaming || a.LastError == nil || a.LastError.Message != "boom" || a.Errors != 1 {
+			if a.Status != readmodel.StatusStreaming || a.LastError == nil || a.LastError.Message != "boom" || a.Errors != 1 {
 				t.Errorf("alice = %+v", a)
 			}
-			if b.Status != StatusTimeout || b.LastError.Type != "timeout" || !b.LastError.Time.Equal(t0.Add(3*ms)) {
+			if b.Status != readmodel.StatusTimeout || b.LastError.Type != "timeout" || !b.LastError.Time.Equal(t0.Add(3*ms)) {
 				t.Errorf("bob = %+v %+v", b, b.LastError)
 			}
 		},
@@ -133,9 +133,9 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.TurnStarted{Agent: "carol", Version: 1}).
 				add(ms, event.VoteCast{Agent: "alice", Target: "alice", TargetLabel: "agent1", AnswerLabel: "agent1.1", Version: 1})
 		},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			c := s.Agent("carol")
-			if c.Status != StatusDead || !c.Dead || c.LastError.Type != "dead" || s.Live() != 2 {
+			if c.Status != readmodel.StatusDead || !c.Dead || c.LastError.Type != "dead" || s.Live() != 2 {
 				t.Errorf("carol = %+v, live %d", c, s.Live())
 			}
 			if got := s.CompletionPercentage(); got != 50 {
@@ -152,11 +152,11 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.FinalAnswer{Agent: "alice", Label: "agent1.final", Content: "A", Mode: "verbatim"}).
 				add(ms, event.SessionEnded{Status: event.StatusTimeout, ExitCode: 3})
 		},
-		check: func(t *testing.T, s *State) {
-			if diff := cmp.Diff([]Status{StatusCompleted, StatusCompleted, StatusTimeout}, statuses(s)); diff != "" {
+		check: func(t *testing.T, s *readmodel.State) {
+			if diff := cmp.Diff([]readmodel.Status{readmodel.StatusCompleted, readmodel.StatusCompleted, readmodel.StatusTimeout}, statuses(s)); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
 			}
-			if s.EndReason != event.EndTimeout || s.ExitCode != 3 || s.SessionStatus != event.StatusTimeout || s.Phase != PhaseDone {
+			if s.EndReason != event.EndTimeout || s.ExitCode != 3 || s.SessionStatus != event.StatusTimeout || s.Phase != readmodel.PhaseDone {
 				t.Errorf("end %s exit %d status %s phase %s", s.EndReason, s.ExitCode, s.SessionStatus, s.Phase)
 			}
 			if s.CompletionPercentage() != 100 || s.Final == nil || s.Final.Content != "A" {
@@ -175,16 +175,16 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.TextDelta{Agent: "bob", Text: "Final ", Presentation: true}).
 				add(ms, event.TextDelta{Agent: "bob", Text: "text", Presentation: true})
 		},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			b := s.Agent("bob")
-			if s.Phase != PhasePresentation || !s.FinalPresentation || s.ActiveAgent() != b || b.Presentation != "Final text" || b.Stream() != "" {
+			if s.Phase != readmodel.PhasePresentation || !s.FinalPresentation || s.ActiveAgent() != b || b.Presentation != "Final text" || b.Stream() != "" {
 				t.Errorf("phase %s active %v presentation %q stream %q", s.Phase, s.ActiveAgent(), b.Presentation, b.Stream())
 			}
-			if diff := cmp.Diff([]Status{StatusCompleted, StatusStreaming, StatusCompleted}, statuses(s)); diff != "" {
+			if diff := cmp.Diff([]readmodel.Status{readmodel.StatusCompleted, readmodel.StatusStreaming, readmodel.StatusCompleted}, statuses(s)); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
 			}
 			s.Apply(event.Event{Seq: 99, Time: t0.Add(time.Second), Payload: event.FinalAnswer{Agent: "bob", Label: "agent2.final", Content: "Final text"}})
-			if b.Status != StatusCompleted || s.Final.Label != "agent2.final" || s.Winner != "bob" {
+			if b.Status != readmodel.StatusCompleted || s.Final.Label != "agent2.final" || s.Winner != "bob" {
 				t.Errorf("after final: %s %+v %s", b.Status, s.Final, s.Winner)
 			}
 		},
@@ -195,7 +195,7 @@ func TestState_Apply(t *testing.T) {
 				add(ms, event.UsageReported{Agent: "alice", CostUSD: 0.2}).
 				add(ms, event.UsageReported{Agent: "bob", CostUSD: 0.05})
 		},
-		check: func(t *testing.T, s *State) {
+		check: func(t *testing.T, s *readmodel.State) {
 			if roundCost(s.Agent("alice").CostUSD) != 0.3 || roundCost(s.Totals.CostUSD) != 0.35 {
 				t.Errorf("cost alice %v total %v", s.Agent("alice").CostUSD, s.Totals.CostUSD)
 			}
@@ -207,24 +207,6 @@ func TestState_Apply(t *testing.T) {
 			tt.build(s)
 			tt.check(t, fold(s.events))
 		})
-	}
-}
-
-func TestState_StreamKeepsTail(t *testing.T) {
-	s := started()
-	chunk := strings.Repeat("é", 1000) // 2000 bytes
-	for range 40 {
-		s.add(time.Millisecond, event.TextDelta{Agent: "alice", Text: chunk})
-	}
-	s.add(time.Millisecond, event.TextDelta{Agent: "alice", Text: "END"})
-	st := fold(s.events)
-	got := st.Agent("alice").Stream()
-	if len(got) > streamKeep || !strings.HasSuffix(got, "END") || !strings.HasPrefix(got, "é") {
-		t.Errorf("stream: %d bytes, prefix %q, suffix %q", len(got), got[:4], got[len(got)-3:])
-	}
-	st.Apply(event.Event{Seq: 100, Payload: event.TurnStarted{Agent: "alice"}})
-	if st.Agent("alice").Stream() != "" {
-		t.Error("a new turn did not clear the stream")
 	}
 }
 
@@ -248,10 +230,10 @@ func TestState_ReplayIsIdentical(t *testing.T) {
 
 func TestState_Session(t *testing.T) {
 	s := fold(session().events)
-	if diff := cmp.Diff([]Status{StatusCompleted, StatusCompleted, StatusDead}, statuses(s)); diff != "" {
+	if diff := cmp.Diff([]readmodel.Status{readmodel.StatusCompleted, readmodel.StatusCompleted, readmodel.StatusDead}, statuses(s)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
-	want := Totals{Answers: 2, Votes: 3, IgnoredVotes: 1, Invalidations: 1, Errors: 3}
+	want := readmodel.Totals{Answers: 2, Votes: 3, IgnoredVotes: 1, Invalidations: 1, Errors: 3}
 	got := s.Totals
 	got.Usage, got.CostUSD, got.Rounds = want.Usage, 0, nil
 	if !cmp.Equal(got, want) {

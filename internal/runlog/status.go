@@ -9,6 +9,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/readmodel"
 )
 
 // Preview lengths, in runes, as MassGen cuts them.
@@ -51,7 +52,7 @@ type statusStep struct {
 	Seconds      float64 `json:"seconds"`
 }
 
-func latencyJSON(s *State, end time.Time) *statusLatency {
+func latencyJSON(s *readmodel.State, end time.Time) *statusLatency {
 	cp := s.CriticalPath(end)
 	if cp.Calls == 0 {
 		return nil
@@ -69,6 +70,9 @@ func latencyJSON(s *State, end time.Time) *statusLatency {
 	}
 	return l
 }
+
+// maxPathShown caps the steps status.json lists; the rest are counted.
+const maxPathShown = 40
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
@@ -103,7 +107,7 @@ type resumeJSON struct {
 	Redo      []string `json:"redo,omitempty"`
 }
 
-func resumesJSON(s *State) []resumeJSON {
+func resumesJSON(s *readmodel.State) []resumeJSON {
 	var out []resumeJSON
 	for _, r := range s.Resumes {
 		out = append(out, resumeJSON{At: unix(r.Time), Turn: r.Turn, AfterSeq: r.AfterSeq, AfterType: r.AfterType,
@@ -113,21 +117,21 @@ func resumesJSON(s *State) []resumeJSON {
 }
 
 type statusCoord struct {
-	Phase                Phase   `json:"phase"`
-	ActiveAgent          *string `json:"active_agent"`
-	CompletionPercentage int     `json:"completion_percentage"`
-	IsFinalPresentation  bool    `json:"is_final_presentation"`
-	AnswerSetVersion     int     `json:"answer_set_version"` // ours
+	Phase                readmodel.Phase `json:"phase"`
+	ActiveAgent          *string         `json:"active_agent"`
+	CompletionPercentage int             `json:"completion_percentage"`
+	IsFinalPresentation  bool            `json:"is_final_presentation"`
+	AnswerSetVersion     int             `json:"answer_set_version"` // ours
 }
 
 type statusAgent struct {
-	Status            Status       `json:"status"`
-	AnswerCount       int          `json:"answer_count"`
-	LatestAnswerLabel *string      `json:"latest_answer_label"`
-	VoteCast          *statusVote  `json:"vote_cast"`
-	TimesRestarted    int          `json:"times_restarted"` // times THIS agent was sent back to work (B11)
-	LastActivity      *float64     `json:"last_activity"`
-	Error             *statusError `json:"error"`
+	Status            readmodel.Status `json:"status"`
+	AnswerCount       int              `json:"answer_count"`
+	LatestAnswerLabel *string          `json:"latest_answer_label"`
+	VoteCast          *statusVote      `json:"vote_cast"`
+	TimesRestarted    int              `json:"times_restarted"` // times THIS agent was sent back to work (B11)
+	LastActivity      *float64         `json:"last_activity"`
+	Error             *statusError     `json:"error"`
 	// Ours.
 	Label          string      `json:"anon_id"`
 	CausedRestarts int         `json:"caused_restarts"`
@@ -146,7 +150,7 @@ type roundJSON struct {
 	usageJSON
 }
 
-func toRounds(rs []RoundUsage, known bool) []roundJSON {
+func toRounds(rs []readmodel.RoundUsage, known bool) []roundJSON {
 	out := make([]roundJSON, len(rs))
 	for i, r := range rs {
 		out[i] = roundJSON{Stage: r.Stage, Round: r.Round, usageJSON: toUsageJSON(r.Usage, r.CostUSD, known)}
@@ -247,7 +251,7 @@ func (a statusAgents) MarshalJSON() ([]byte, error) {
 // vote and the final answer preview appears once the answer exists (B11). now sets
 // last_updated and, while the session runs, elapsed_seconds. The output is indented JSON with
 // a fixed key order and a trailing newline.
-func StatusJSON(s *State, now time.Time) []byte {
+func StatusJSON(s *readmodel.State, now time.Time) []byte {
 	f := statusFile{
 		Meta: statusMeta{
 			LastUpdated: unix(now),
@@ -315,7 +319,7 @@ func StatusJSON(s *State, now time.Time) []byte {
 	return b
 }
 
-func agentStatus(s *State, a *Agent) statusAgent {
+func agentStatus(s *readmodel.State, a *readmodel.Agent) statusAgent {
 	st := statusAgent{
 		Status:            a.Status,
 		AnswerCount:       len(a.Answers),
@@ -341,7 +345,7 @@ func agentStatus(s *State, a *Agent) statusAgent {
 		st.LastActivity = &t
 	}
 	// The error shows while it describes the agent's status; ErrorCount keeps the history.
-	if e := a.LastError; e != nil && (a.Status == StatusError || a.Status == StatusTimeout || a.Status == StatusDead) {
+	if e := a.LastError; e != nil && (a.Status == readmodel.StatusError || a.Status == readmodel.StatusTimeout || a.Status == readmodel.StatusDead) {
 		st.Error = &statusError{Type: e.Type, Message: e.Message, Timestamp: unix(e.Time)}
 	}
 	return st

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 // Table layout, in runes.
@@ -22,7 +23,7 @@ const (
 // replayed log gives the same table. A Table is an event.Sink; it is not safe for concurrent
 // use.
 type Table struct {
-	state *State
+	state *readmodel.State
 	rows  []tableRow
 }
 
@@ -33,11 +34,11 @@ type tableRow struct {
 }
 
 // NewTable returns an empty table with a state of its own.
-func NewTable() *Table { return NewTableOn(NewState()) }
+func NewTable() *Table { return NewTableOn(readmodel.NewState()) }
 
 // NewTableOn returns a table that keeps s: Handle applies every event to s, deltas included,
 // so a caller that needs the state too folds each event once, through the table.
-func NewTableOn(s *State) *Table { return &Table{state: s} }
+func NewTableOn(s *readmodel.State) *Table { return &Table{state: s} }
 
 // FormatTable returns the coordination table of a whole event stream.
 func FormatTable(events []event.Event) string {
@@ -202,14 +203,14 @@ func (t *Table) String() string {
 	g.line('=')
 	for _, r := range []struct {
 		name string
-		f    func(*Agent) string
+		f    func(*readmodel.Agent) string
 	}{
-		{"Answers", func(a *Agent) string { return fmt.Sprint(len(a.Answers)) }},
-		{"Votes", func(a *Agent) string { return fmt.Sprint(a.VotesCast) }},
-		{"Ignored", func(a *Agent) string { return fmt.Sprint(a.VotesIgnored) }},
-		{"Restarts", func(a *Agent) string { return fmt.Sprint(a.Restarts) }},
-		{"Errors", func(a *Agent) string { return fmt.Sprint(a.Errors) }},
-		{"Status", func(a *Agent) string { return string(a.Status) }},
+		{"Answers", func(a *readmodel.Agent) string { return fmt.Sprint(len(a.Answers)) }},
+		{"Votes", func(a *readmodel.Agent) string { return fmt.Sprint(a.VotesCast) }},
+		{"Ignored", func(a *readmodel.Agent) string { return fmt.Sprint(a.VotesIgnored) }},
+		{"Restarts", func(a *readmodel.Agent) string { return fmt.Sprint(a.Restarts) }},
+		{"Errors", func(a *readmodel.Agent) string { return fmt.Sprint(a.Errors) }},
+		{"Status", func(a *readmodel.Agent) string { return string(a.Status) }},
 	} {
 		cols := make([]string, g.n)
 		for i, a := range s.Agents {

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 // A final answer cut off by the token limit looked complete in status.json (issue 9 item 10).
 func TestStatusJSON_MarksTruncatedFinalAnswer(t *testing.T) {
 	for _, truncated := range []bool{false, true} {
-		s := NewState()
+		s := readmodel.NewState()
 		t0 := time.Unix(0, 0)
 		s.Apply(event.Event{Seq: 1, Time: t0, Payload: event.SessionStarted{Agents: []event.AgentInfo{{ID: "a", Label: "agent1"}}}})
 		s.Apply(event.Event{Seq: 2, Time: t0, Payload: event.FinalAnswer{Agent: "a", Label: "agent1.final", Content: "Paris is",

@@ -6,14 +6,14 @@ import (
 	"slices"
 
 	"massgen/internal/event"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/view"
 )
 
-// pane is the view state of one agent beyond what runlog.State holds: its last tool activity,
+// pane is the view state of one agent beyond what readmodel.State holds: its last tool activity,
 // its run of failed turns, and the cache of its wrapped text.
 type pane struct {
-	a *runlog.Agent
+	a *readmodel.Agent
 	// ver changes whenever anything shown about the agent changes.
 	ver int64
 	// activity is the agent's last tool activity, e.g. "vote -> agent2"; bad marks a rejection
@@ -24,11 +24,6 @@ type pane struct {
 	failures, budget int
 	// persona is the persona persona_generator wrote for the agent ("" without one).
 	persona string
-	// waiting: the agent holds back from a turn (AgentWaiting) until its next one starts.
-	waiting bool
-	// timeUp: the agent was told its round's time is up; the EnforcementSent carrying that
-	// note is not the usual reminder.
-	timeUp bool
 
 	body bodyCache
 	chr  chrome
@@ -77,9 +72,6 @@ func (m *Model) Apply(e event.Event) {
 	case event.ReasoningDelta:
 		m.touch(p.Agent)
 	case event.TurnStarted:
-		if pn := m.pane(p.Agent); pn != nil {
-			pn.waiting = false
-		}
 		m.touch(p.Agent)
 	case event.ModelCalled:
 		m.touch(p.Agent)
@@ -90,9 +82,8 @@ func (m *Model) Apply(e event.Event) {
 	case event.ToolRejected:
 		m.activity(p.Agent, "rejected: "+p.Tool+": "+oneLine(p.Error, 200), true)
 	case event.EnforcementSent:
-		if pn := m.pane(p.Agent); pn != nil && pn.timeUp {
-			pn.timeUp = false // the time-up note, shown already
-			break
+		if a := m.st.Agent(p.Agent); a != nil && !a.Reminded {
+			break // the round's time-up note, shown already
 		}
 		m.activity(p.Agent, "no new_answer or vote: reminded", true)
 	case event.PersonasGenerated:
@@ -110,18 +101,12 @@ func (m *Model) Apply(e event.Event) {
 			m.notice("personas: " + p.Warning)
 		}
 	case event.RoundTimeout:
-		if pn := m.pane(p.Agent); pn != nil && p.Phase == event.RoundSoft {
-			pn.timeUp = true
-		}
 		m.activity(p.Agent, view.RoundTimeoutText(p), true)
 	case event.VoteDeferred:
 		m.activity(p.Agent, view.DeferredVote(p), false)
 		m.succeeded(p.Agent)
 	case event.AgentWaiting:
 		m.activity(p.Agent, "waiting: "+oneLine(p.Reason, 200), false)
-		if pn := m.pane(p.Agent); pn != nil {
-			pn.waiting = true
-		}
 	case event.AnswerSubmitted:
 		m.activity(p.Agent, "new_answer "+p.Label, false)
 		m.succeeded(p.Agent)
@@ -164,7 +149,6 @@ func (m *Model) Apply(e event.Event) {
 		}
 		m.activity(p.Agent, text, false)
 	case event.CoordinationEnded, event.SessionEnded:
-		m.stopWaiting()
 		for _, pn := range m.panes {
 			pn.ver++
 		}
@@ -201,13 +185,6 @@ func (m *Model) activity(id, text string, bad bool) {
 	if pn := m.pane(id); pn != nil {
 		pn.activity, pn.bad = text, bad
 		pn.ver++
-	}
-}
-
-// stopWaiting clears every wait: coordination is over, nobody waits for a turn any more.
-func (m *Model) stopWaiting() {
-	for _, pn := range m.panes {
-		pn.waiting = false
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/usage"
 	"massgen/internal/view"
 )
@@ -333,11 +333,11 @@ func plural(n int, noun string) string {
 }
 
 // roundName names a round of the usage table: "round 2", "setup", "final".
-func roundName(r runlog.RoundUsage) string {
+func roundName(r readmodel.RoundUsage) string {
 	switch r.Stage {
-	case runlog.StageSetup:
+	case readmodel.StageSetup:
 		return "setup"
-	case runlog.StagePresentation:
+	case readmodel.StagePresentation:
 		return "final"
 	}
 	return fmt.Sprintf("round %d", r.Round)

@@ -7,7 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 )
 
 // minColumn is the narrowest agent column; below it the agents become tabs.
@@ -64,7 +64,7 @@ func (m *Model) phase() string {
 		return "done"
 	case s.FinalPresentation, s.CoordinationEnded:
 		return "presenting"
-	case s.Phase == runlog.PhaseEnforcement:
+	case s.Phase == readmodel.PhaseEnforcement:
 		return "voting"
 	}
 	return "answering"

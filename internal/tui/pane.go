@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/lipgloss/v2"
 
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 )
 
 // Colours are the terminal's basic ANSI colours, so they follow its dark or light theme.
@@ -42,8 +42,8 @@ type badge struct {
 func (m *Model) badge(pn *pane) badge {
 	a, s := pn.a, m.st
 	switch a.Status {
-	case runlog.StatusStreaming:
-		if pn.waiting { // its turn ended in a wait (a deferred vote): not thinking
+	case readmodel.StatusStreaming:
+		if a.Waiting != "" { // its turn ended in a wait (a deferred vote): not thinking
 			return badge{"○", "waiting for others", colorDim, false}
 		}
 		text := "thinking"
@@ -54,30 +54,30 @@ func (m *Model) badge(pn *pane) badge {
 			text = fmt.Sprintf("retrying (%d/%d failed)", pn.failures, pn.budget)
 		}
 		return badge{spinFrames[m.spin%len(spinFrames)], text, colorBusy, true}
-	case runlog.StatusAnswered:
+	case readmodel.StatusAnswered:
 		return badge{"●", "answered " + a.LatestAnswerLabel(), colorAnswer, false}
-	case runlog.StatusVoted:
+	case readmodel.StatusVoted:
 		if a.Vote != nil {
 			return badge{"✓", "voted for " + a.Vote.TargetLabel, colorGood, false}
 		}
 		return badge{"✓", "voted", colorGood, false}
-	case runlog.StatusRestarting:
+	case readmodel.StatusRestarting:
 		return badge{"↻", "vote not counted", colorWarn, false}
-	case runlog.StatusError, runlog.StatusTimeout:
+	case readmodel.StatusError, readmodel.StatusTimeout:
 		word := "error"
-		if a.Status == runlog.StatusTimeout {
+		if a.Status == readmodel.StatusTimeout {
 			word = "timeout"
 		}
 		if !s.CoordinationEnded && !s.Ended {
 			return badge{"!", fmt.Sprintf("retrying after %s (%d/%d)", word, pn.failures, pn.budget), colorWarn, false}
 		}
 		return badge{"✗", word, colorBad, false}
-	case runlog.StatusCompleted:
+	case readmodel.StatusCompleted:
 		if a.ID == s.Winner {
 			return badge{"★", "winner", colorWin, false}
 		}
 		return badge{"✓", "done", colorDim, false}
-	case runlog.StatusDead:
+	case readmodel.StatusDead:
 		return badge{"✗", "dead", colorBad, false}
 	}
 	return badge{"○", "waiting", colorDim, false}
@@ -203,7 +203,7 @@ func (m *Model) bodyLines(pn *pane, w, n int) []string {
 	case len(a.Answers) > 0:
 		ans := a.LatestAnswer()
 		title := ans.Label + ":"
-		if a.Status == runlog.StatusStreaming {
+		if a.Status == readmodel.StatusStreaming {
 			title = ans.Label + " (latest):"
 		}
 		lines = append([]string{fit(styleDim.Render(title), w)}, padAll(tailLines(ans.Content, w, n-1), w, nil)...)
@@ -275,7 +275,7 @@ func (m *Model) tabBar(w int) string {
 
 // paneModel is a pane's second line: the backend, the model and, on the first screen before
 // any request, where the requests go.
-func paneModel(a *runlog.Agent) string {
+func paneModel(a *readmodel.Agent) string {
 	s := strings.TrimSpace(a.Backend + " " + a.Model)
 	if a.BaseURL != "" {
 		s += " → " + a.BaseURL

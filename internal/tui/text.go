@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/termtext"
 )
 
@@ -200,7 +200,7 @@ func tokens(n int64) string {
 
 // footerCost is the session's cost so far. A team with a model that has no price shows
 // "unknown" from the start: $0.0000 before its first usage would pass for free.
-func footerCost(s *runlog.State) string {
+func footerCost(s *readmodel.State) string {
 	c := s.Cost()
 	for _, a := range s.Agents {
 		c.Known = c.Known && !a.Unpriced

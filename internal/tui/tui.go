@@ -1,7 +1,7 @@
 // Package tui is the live terminal view of a session: a Bubble Tea program that shows every
 // agent streaming, answering and voting, then the final answer with the vote tally, usage and
 // cost. Like every view it is a projection of the event stream: its Model folds events into a
-// runlog.State (and a runlog.Table) and renders them, so a replayed log looks like the live
+// readmodel.State (and a runlog.Table) and renders them, so a replayed log looks like the live
 // run.
 //
 // The Model is a pure reducer: Apply folds one event, Update handles messages (events, window
@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 	"massgen/internal/runlog"
 )
 
@@ -53,7 +54,7 @@ const (
 // Model is the terminal view's Bubble Tea model. Use it through a pointer: *Model implements
 // tea.Model. It is not safe for concurrent use; the program owns it while it runs.
 type Model struct {
-	st       *runlog.State
+	st       *readmodel.State
 	table    *runlog.Table
 	tableVer int64   // counts the events the table has seen
 	panes    []*pane // by agent index, as st.Agents
@@ -100,7 +101,7 @@ type contentKey struct{ seq, ver, width, which int64 }
 // New returns a model before any event. The window size comes with the first
 // tea.WindowSizeMsg; until then it renders at 80x24.
 func New() *Model {
-	st := runlog.NewState()
+	st := readmodel.NewState()
 	m := &Model{
 		st:         st,
 		table:      runlog.NewTableOn(st),
@@ -122,7 +123,7 @@ func New() *Model {
 
 // State returns the session state the view renders. It is read-only for the caller and only
 // valid while the program is not running Update.
-func (m *Model) State() *runlog.State { return m.st }
+func (m *Model) State() *readmodel.State { return m.st }
 
 // Cancelled reports whether the user asked to stop the session (q or ctrl+c before it ended).
 func (m *Model) Cancelled() bool { return m.cancelled }

@@ -8,35 +8,30 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/readmodel"
 	"massgen/internal/termtext"
 )
 
 // Automation prints MassGen's automation lines (reference/features.md 2.6): a few stable,
 // parseable lines for scripts and other agents, no ANSI, no streamed text.
 type Automation struct {
-	w      io.Writer
-	logDir string
-	agents int
-	winner string
-	answer string
-	usage  provider.Usage
-	cost   float64
-	priced pricing
-
-	// truncated marks a final answer the presentation did not finish ("" when complete).
-	truncated string
+	w io.Writer
+	// st is the session so far: the agents, the final answer and the usage.
+	st *readmodel.State
 }
 
 // NewAutomation returns an Automation view writing to w. What it writes is cleaned of terminal
 // control (termtext.Clean), and every model-written value is folded onto its line, so an answer
 // cannot forge a WINNER: line either.
-func NewAutomation(w io.Writer) *Automation { return &Automation{w: termtext.NewWriter(w)} }
+func NewAutomation(w io.Writer) *Automation {
+	return &Automation{w: termtext.NewWriter(w), st: readmodel.NewState()}
+}
 
 // Handle implements event.Sink.
 func (a *Automation) Handle(e event.Event) {
+	a.st.Apply(e)
 	switch v := e.Payload.(type) {
 	case event.SessionStarted:
-		a.logDir, a.agents = v.LogDir, len(v.Agents)
 		if v.LogDir != "" {
 			// MassGen's LOG_DIR is the session folder (log_<ts>), which holds every turn;
 			// STATUS and ANSWER_FILE are in this turn's folder.
@@ -44,7 +39,6 @@ func (a *Automation) Handle(e event.Event) {
 			fmt.Fprintf(a.w, "STATUS: %s\n", filepath.Join(v.LogDir, "status.json"))
 		}
 		fmt.Fprintf(a.w, "QUESTION: %s\n", oneLine(v.Question, 500))
-		a.priced.start(v.Agents)
 		if w := BudgetWarning(v); w != "" {
 			fmt.Fprintf(a.w, "WARNING: %s\n", w)
 		}
@@ -54,30 +48,29 @@ func (a *Automation) Handle(e event.Event) {
 		fmt.Fprintln(a.w, "[Coordination in progress - monitor status.json for real-time updates]")
 	case event.AgentDead:
 		fmt.Fprintf(a.w, "AGENT_DEAD: %s: %s\n", v.Agent, oneLine(v.Reason, 200))
-	case event.UsageReported:
-		a.usage = a.usage.Add(v.Usage)
-		a.cost += v.CostUSD
-		a.priced.used(v)
-	case event.FinalAnswer:
-		a.winner, a.answer, a.truncated = v.Agent, v.Content, v.TruncationNote()
 	case event.SessionEnded:
-		if a.winner != "" {
-			fmt.Fprintf(a.w, "WINNER: %s\n", a.winner)
-			if a.logDir != "" {
-				fmt.Fprintf(a.w, "ANSWER_FILE: %s\n", filepath.Join(a.logDir, "final", a.winner, "answer.txt"))
+		// The winner line names the agent that wrote the final answer (the presenter).
+		f := a.st.Final
+		if f != nil && f.Agent == "" {
+			f = nil
+		}
+		if f != nil {
+			fmt.Fprintf(a.w, "WINNER: %s\n", f.Agent)
+			if a.st.LogDir != "" {
+				fmt.Fprintf(a.w, "ANSWER_FILE: %s\n", filepath.Join(a.st.LogDir, "final", f.Agent, "answer.txt"))
 			}
 		}
 		fmt.Fprintf(a.w, "DURATION: %.1fs\n", v.DurationSeconds)
-		if a.winner != "" {
-			fmt.Fprintf(a.w, "ANSWER_PREVIEW: %s\n", strings.TrimSpace(preview(a.answer, 200)+" "+a.truncated))
+		if f != nil {
+			fmt.Fprintf(a.w, "ANSWER_PREVIEW: %s\n", strings.TrimSpace(preview(f.Content, 200)+" "+f.Truncated))
 		}
 		if v.Status != event.StatusCompleted {
 			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, oneLine(v.Error, 1000))
 		}
-		if a.usage != (provider.Usage{}) {
-			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(a.usage, a.cost, a.priced.unknown()...))
+		if t := a.st.Totals; t.Usage != (provider.Usage{}) {
+			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(t.Usage, t.CostUSD, a.st.UnpricedModels()...))
 		}
-		fmt.Fprintf(a.w, "COMPLETED: %s, %.1fs total\n", agentCount(a.agents), v.DurationSeconds)
+		fmt.Fprintf(a.w, "COMPLETED: %s, %.1fs total\n", agentCount(len(a.st.Agents)), v.DurationSeconds)
 	}
 }
 

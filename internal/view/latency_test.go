@@ -9,7 +9,9 @@ import (
 	"massgen/internal/provider"
 )
 
-// The closing summary names the critical path next to the wall time.
+// The closing summary names the critical path next to the wall time: what each call led to
+// and when, from the start (review 2026-12-02: durations of steps all named initial_answer
+// were hard to read).
 func TestPlain_LatencyLine(t *testing.T) {
 	var b strings.Builder
 	p := NewPlain(&b)
@@ -27,7 +29,7 @@ func TestPlain_LatencyLine(t *testing.T) {
 	} {
 		p.Handle(event.Event{Time: t0.Add(time.Duration(e.s * float64(time.Second))), Payload: e.p})
 	}
-	want := "latency: wall 2.00s, critical path 1.50s over 2 of 2 calls: a initial_answer 1.00s → a presentation 0.50s"
+	want := "latency: wall 2.00s, critical path 1.50s over 2 of 2 calls: a initial_answer at +1.0s → final answer at +2.0s"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}

@@ -4,6 +4,7 @@
 package view
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +14,7 @@ import (
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
-	"massgen/internal/runlog"
+	"massgen/internal/readmodel"
 	"massgen/internal/termtext"
 	"massgen/internal/usage"
 )
@@ -29,33 +30,22 @@ type Plain struct {
 	Reasoning bool
 	Calls     bool
 
-	labels  map[string]string // agent id -> agent<i>
-	calls   runlog.Calls      // for the critical path in the closing summary
+	// st is the session so far: labels, usage, cost, waits and the critical path come from
+	// the one fold every view reads.
+	st      *readmodel.State
 	partial map[string]*strings.Builder
-	order   []string
 	final   bool // inside the final presentation stream
 	wrote   bool // presentation text was streamed
 	nl      bool // the last presentation text ended with a newline
-	winner  string
 	now     time.Time
-	usage   provider.Usage
-	cost    float64
-	spent   breakdown
-	priced  pricing
 	died    []string // MCP servers that died, with why, for the summary
-	// waiting is each agent's last AgentWaiting reason, so the same wait is told once.
-	waiting map[string]string
-	// timeUp marks agents told that their round's time is up: the EnforcementSent that
-	// carries the note is not the usual reminder.
-	timeUp map[string]bool
 }
 
 // NewPlain returns a Plain view writing to w. Everything it writes is cleaned of terminal
 // control first (termtext.Clean): models write what it prints, and w is a terminal or a log
 // someone will cat.
 func NewPlain(w io.Writer) *Plain {
-	return &Plain{w: termtext.NewWriter(w), labels: map[string]string{}, partial: map[string]*strings.Builder{},
-		waiting: map[string]string{}, timeUp: map[string]bool{}}
+	return &Plain{w: termtext.NewWriter(w), st: readmodel.NewState(), partial: map[string]*strings.Builder{}}
 }
 
 // EndpointWarnings says which agents send their requests, and their API key, to an endpoint
@@ -73,15 +63,15 @@ func EndpointWarnings(v event.SessionStarted) []string {
 
 // Handle implements event.Sink.
 func (p *Plain) Handle(e event.Event) {
-	p.calls.Apply(e)
+	repeated := false // the agent was told it waits for this already
+	if v, ok := e.Payload.(event.AgentWaiting); ok {
+		a := p.st.Agent(v.Agent)
+		repeated = a != nil && a.Waiting == v.Reason
+	}
+	p.st.Apply(e)
 	p.now = e.Time
 	switch v := e.Payload.(type) {
 	case event.SessionStarted:
-		p.priced.start(v.Agents)
-		for _, a := range v.Agents {
-			p.labels[a.ID] = a.Label
-			p.order = append(p.order, a.ID)
-		}
 		p.line("massgen: %s on: %s", agentCount(len(v.Agents)), oneLine(v.Question, 200))
 		for _, a := range v.Agents {
 			at := ""
@@ -115,11 +105,6 @@ func (p *Plain) Handle(e event.Event) {
 			p.flush(v.Agent)
 			p.line("%s: model call %d (%s), %d new message(s)", p.who(v.Agent), v.Attempt, v.Stage, len(v.Messages))
 		}
-	case event.UsageReported:
-		p.usage = p.usage.Add(v.Usage)
-		p.cost += v.CostUSD
-		p.spent.add(v, p.priced.has(v.Agent))
-		p.priced.used(v)
 	case event.ToolResult:
 		p.flush(v.Agent)
 		outcome := "ok"
@@ -155,26 +140,21 @@ func (p *Plain) Handle(e event.Event) {
 		}
 	case event.RoundTimeout:
 		p.flush(v.Agent)
-		if v.Phase == event.RoundSoft {
-			p.timeUp[v.Agent] = true
-		}
 		p.line("%s: %s", p.who(v.Agent), RoundTimeoutText(v))
 	case event.VoteDeferred:
 		p.flush(v.Agent)
 		p.line("%s: %s", p.who(v.Agent), DeferredVote(v))
 	case event.AgentWaiting:
-		if p.waiting[v.Agent] == v.Reason {
+		if repeated {
 			break
 		}
-		p.waiting[v.Agent] = v.Reason
 		p.flush(v.Agent)
 		p.line("%s: waiting: %s", p.who(v.Agent), oneLine(v.Reason, 300))
 	case event.ToolRejected:
 		p.flush(v.Agent)
 		p.line("%s: %s rejected: %s", p.who(v.Agent), v.Tool, v.Error)
 	case event.EnforcementSent:
-		if p.timeUp[v.Agent] { // the round's time-up note, told above
-			delete(p.timeUp, v.Agent)
+		if a := p.st.Agent(v.Agent); a != nil && !a.Reminded { // the round's time-up note, told above
 			break
 		}
 		p.flush(v.Agent)
@@ -205,7 +185,6 @@ func (p *Plain) Handle(e event.Event) {
 		p.flushAll()
 		p.coordinationEnded(v)
 	case event.FinalStarted:
-		p.winner = v.Agent
 		by := p.who(v.Agent)
 		if v.Winner != "" && v.Winner != v.Agent {
 			by += " for the winner " + p.who(v.Winner)
@@ -233,7 +212,7 @@ func (p *Plain) Handle(e event.Event) {
 			p.line("%s", note)
 		}
 		if v.Fallback {
-			p.line("(the stored answer %s was used as the final answer)", p.labels[v.Agent])
+			p.line("(the stored answer %s was used as the final answer)", p.label(v.Agent))
 		}
 	case event.SessionEnded:
 		p.flushAll()
@@ -246,13 +225,13 @@ func (p *Plain) Handle(e event.Event) {
 		for _, d := range p.died {
 			p.line("%s", d)
 		}
-		if p.usage != (provider.Usage{}) {
-			p.line("%s", UsageLine(p.usage, p.cost, p.priced.unknown()...))
-			for _, l := range p.spent.lines() {
+		if t := p.st.Totals; t.Usage != (provider.Usage{}) {
+			p.line("%s", UsageLine(t.Usage, t.CostUSD, p.st.UnpricedModels()...))
+			for _, l := range breakdown(p.st) {
 				p.line("%s", l)
 			}
 		}
-		if cp := p.calls.CriticalPath(e.Time); len(cp.Steps) > 0 {
+		if cp := p.st.CriticalPath(e.Time); len(cp.Steps) > 0 {
 			p.line("latency: %s", cp.Summary())
 		}
 	}
@@ -316,19 +295,24 @@ func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
 }
 
 func (p *Plain) who(id string) string {
-	if l, ok := p.labels[id]; ok && l != id { // an agent named like its label is named once
-		return l + " " + id
+	if a := p.st.Agent(id); a != nil && a.Label != id { // an agent named like its label is named once
+		return a.Label + " " + id
 	}
 	return id
+}
+
+// label is agent id's label, "" for an unknown agent.
+func (p *Plain) label(id string) string {
+	if a := p.st.Agent(id); a != nil {
+		return a.Label
+	}
+	return ""
 }
 
 func (p *Plain) labelList(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = p.labels[id]
-		if out[i] == "" {
-			out[i] = id
-		}
+		out[i] = cmp.Or(p.label(id), id)
 	}
 	return strings.Join(out, ", ")
 }
@@ -345,7 +329,7 @@ func (p *Plain) stream(id, text string) {
 	s := b.String()
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		for _, l := range strings.Split(s[:i], "\n") {
-			p.line("[%s] %s", p.labels[id], l)
+			p.line("[%s] %s", p.label(id), l)
 		}
 		b.Reset()
 		b.WriteString(s[i+1:])
@@ -354,14 +338,14 @@ func (p *Plain) stream(id, text string) {
 
 func (p *Plain) flush(id string) {
 	if b := p.partial[id]; b != nil && b.Len() > 0 {
-		p.line("[%s] %s", p.labels[id], b.String())
+		p.line("[%s] %s", p.label(id), b.String())
 		b.Reset()
 	}
 }
 
 func (p *Plain) flushAll() {
-	for _, id := range p.order {
-		p.flush(id)
+	for _, a := range p.st.Agents {
+		p.flush(a.ID)
 	}
 }
 

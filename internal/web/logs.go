@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 	"massgen/internal/runlog"
 )
 
@@ -214,7 +215,7 @@ func (s *Server) summary(root *os.Root, id string) summary {
 func known(b *bool) bool { return b == nil || *b }
 
 // stateSummary describes a session from its folded events.
-func (s *Server) stateSummary(id, team string, st *runlog.State) summary {
+func (s *Server) stateSummary(id, team string, st *readmodel.State) summary {
 	log, _, _ := strings.Cut(id, "/")
 	sum := summary{ID: id, SessionID: log, Turn: st.Turn, Team: team, Question: st.Question, Status: "running",
 		Running: !st.Ended, Winner: st.Winner, CostUSD: math.Round(st.Totals.CostUSD*1e9) / 1e9, CostKnown: st.CostKnown()}
@@ -267,8 +268,8 @@ func readLog(root *os.Root, id string) (*runlog.Turn, error) {
 	return runlog.ReadLog(f)
 }
 
-func fold(events []event.Event) *runlog.State {
-	st := runlog.NewState()
+func fold(events []event.Event) *readmodel.State {
+	st := readmodel.NewState()
 	for _, e := range events {
 		st.Apply(e)
 	}

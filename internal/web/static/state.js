@@ -20,7 +20,7 @@ function agentOf(x, i) {
     ...x, index: i, status: 'waiting', detail: '', items: [], round: 0, context: [], vote: null,
     current: null, text: null, reasoning: null, tools: {}, answers: 0, votes: 0,
     usage: { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, calls: 0, estimated: false },
-    rounds: [], toolCalls: 0, toolMs: 0, toolErrors: 0,
+    rounds: [], toolCalls: 0, toolMs: 0, toolErrors: 0, timeUp: false,
   };
 }
 
@@ -113,6 +113,9 @@ export function apply(m, e) {
       if (a) item(a, 'note', t, { level: 'warn', text: `${d.tool} was refused: ${d.error}` });
       break;
     case 'enforcement_sent':
+      // After a soft round timeout this message carries the time-up note, told already as
+      // the timeout: every view (plain, TUI, here) shows one line for it, not a reminder too.
+      if (a && a.timeUp) { a.timeUp = false; break; }
       if (a) item(a, 'note', t, { level: 'warn', text: 'made no workflow call and was reminded to answer or vote' });
       break;
     case 'agent_waiting':
@@ -122,6 +125,7 @@ export function apply(m, e) {
       if (a) item(a, 'note', t, { level: 'warn', text: `voted for ${d.target_label} before everyone answered; waiting for ${(d.waiting || []).join(', ')}` });
       break;
     case 'round_timeout':
+      if (a && d.phase !== 'cut') a.timeUp = true;
       if (a) item(a, 'note', t, { level: 'warn', text: `round ${d.round} ${d.phase === 'cut' ? 'was cut off' : 'ran out of time'} after ${Math.round(d.elapsed_seconds)} s` });
       break;
     case 'answer_submitted': {

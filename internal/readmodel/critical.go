@@ -1,4 +1,4 @@
-package runlog
+package readmodel
 
 import (
 	"fmt"
@@ -18,9 +18,6 @@ import (
 // maxSteps caps the calls recorded: a run of hundreds of agents makes thousands.
 const maxSteps = 20000
 
-// maxPathShown caps the steps status.json and the summaries list; the rest are counted.
-const maxPathShown = 40
-
 // Step kinds.
 const (
 	StepModel = "model"
@@ -33,6 +30,9 @@ type Step struct {
 	Kind       string // StepModel or StepTool
 	Name       string // the stage (initial, enforcement, presentation, ...) or the tool
 	Start, End time.Time
+	// Outcome is what the agent did with the call's response: "agent1.2" (the answer it
+	// submitted), "vote for agent1.2" or "final answer"; "" for a call that led to neither.
+	Outcome string
 }
 
 // Seconds is how long the call ran.
@@ -42,6 +42,7 @@ func (s Step) Seconds() float64 { return s.End.Sub(s.Start).Seconds() }
 type latency struct {
 	steps []Step
 	open  map[string]int // agent -> index of its model call still running
+	last  map[string]int // agent -> index of its latest call
 	over  bool           // maxSteps reached: the path is not computed
 }
 
@@ -62,9 +63,13 @@ func (l *latency) apply(e event.Event) {
 	case event.UsageReported:
 		agent = p.Agent
 	case event.AnswerSubmitted:
-		agent = p.Agent
+		l.close(p.Agent, e.Time)
+		l.outcome(p.Agent, p.Label)
+		return
 	case event.VoteCast:
-		agent = p.Agent
+		l.close(p.Agent, e.Time)
+		l.outcome(p.Agent, "vote for "+p.AnswerLabel)
+		return
 	case event.VoteIgnored:
 		agent = p.Agent
 	case event.VoteDeferred:
@@ -80,7 +85,9 @@ func (l *latency) apply(e event.Event) {
 	case event.ChecklistSubmitted:
 		agent = p.Agent
 	case event.FinalAnswer:
-		agent = p.Agent
+		l.close(p.Agent, e.Time)
+		l.outcome(p.Agent, "final answer")
+		return
 	case event.SessionEnded:
 		for a := range l.open {
 			l.close(a, e.Time)
@@ -98,11 +105,22 @@ func (l *latency) add(s Step, open bool) {
 		return
 	}
 	l.steps = append(l.steps, s)
+	if l.last == nil {
+		l.last = map[string]int{}
+	}
+	l.last[s.Agent] = len(l.steps) - 1
 	if open {
 		if l.open == nil {
 			l.open = map[string]int{}
 		}
 		l.open[s.Agent] = len(l.steps) - 1
+	}
+}
+
+// outcome records what agent's latest call led to, unless it led to something already.
+func (l *latency) outcome(agent, what string) {
+	if k, ok := l.last[agent]; ok && l.steps[k].Outcome == "" {
+		l.steps[k].Outcome = what
 	}
 }
 
@@ -118,6 +136,7 @@ func (l *latency) close(agent string, t time.Time) {
 
 // CriticalPath is a session's critical path.
 type CriticalPath struct {
+	Start time.Time // the session's start; zero when unknown
 	Wall  time.Duration
 	Path  time.Duration // the calls on the path, added up
 	Steps []Step        // in time order
@@ -147,7 +166,7 @@ func (s *State) CriticalPath(end time.Time) CriticalPath { return s.lat.Critical
 // running counts until end.
 func (c *Calls) CriticalPath(end time.Time) CriticalPath {
 	l := &c.l
-	cp := CriticalPath{Calls: len(l.steps)}
+	cp := CriticalPath{Start: c.start, Calls: len(l.steps)}
 	if !c.start.IsZero() {
 		cp.Wall = max(end.Sub(c.start), 0)
 	}
@@ -231,18 +250,30 @@ func max2(a, b time.Time) time.Time {
 	return b
 }
 
-// Summary is the critical path in one line: its share of the wall time and its calls.
+// Summary is the critical path in one line: its share of the wall time, then its calls as
+// what each led to and when it ended, counted from the session's start: "wall 6.90s,
+// critical path 6.10s over 4 of 12 calls: agent3.1 at +1.0s → agent1.2 at +4.0s → vote for
+// agent1.2 at +5.1s → final answer at +6.9s". A call that led to no answer, vote or final
+// answer is named by its agent and stage or tool. The last 8 calls are shown.
 func (cp CriticalPath) Summary() string {
 	if len(cp.Steps) == 0 {
 		return fmt.Sprintf("wall %.2fs", cp.Wall.Seconds())
 	}
-	parts := make([]string, 0, min(len(cp.Steps), 8))
 	shown := cp.Steps
 	if len(shown) > 8 {
 		shown = shown[len(shown)-8:]
 	}
+	parts := make([]string, 0, len(shown))
 	for _, st := range shown {
-		parts = append(parts, fmt.Sprintf("%s %s %.2fs", st.Agent, st.Name, st.Seconds()))
+		what := st.Outcome
+		if what == "" {
+			what = st.Agent + " " + st.Name
+		}
+		at := st.End.Sub(cp.Start).Seconds()
+		if cp.Start.IsZero() {
+			at = st.End.Sub(cp.Steps[0].Start).Seconds()
+		}
+		parts = append(parts, fmt.Sprintf("%s at +%.1fs", what, at))
 	}
 	more := ""
 	if n := len(cp.Steps) - len(shown); n > 0 {

@@ -1,7 +1,8 @@
-// Package runlog turns the session's event stream into what MassGen leaves on disk: status.json,
-// per-agent answer and vote snapshots, the final answer, coordination_table.txt and
-// metadata.json. Its State is the one projection of the stream that every view reads.
-package runlog
+// Package readmodel folds a session's event stream into the one read model every view builds
+// on: the plain output, the TUI, status.json and the log summaries. It is pure: no file or
+// network I/O, no clock (times come from the events), no goroutines, so a live run and a
+// replayed log give the same State.
+package readmodel
 
 import (
 	"cmp"
@@ -183,6 +184,17 @@ type Agent struct {
 	// CausedRestarts counts the answers of this agent that invalidated at least one vote (what
 	// MassGen's status.json mislabels times_restarted, B11).
 	CausedRestarts int
+
+	// Waiting is the reason of the agent's last AgentWaiting (a deferred vote waits for the
+	// others), "" once its next turn starts or coordination ends.
+	Waiting string
+	// TimeUp: a soft RoundTimeout told the agent its round's time is up, and the message that
+	// carries the note (an EnforcementSent) has not gone yet.
+	TimeUp bool
+	// Reminded: the agent's last EnforcementSent was the usual reminder to vote or answer.
+	// It is false when that message carried the time-up note instead: every view tells it as
+	// the round timeout, never as a second "reminded" line.
+	Reminded bool
 
 	// Session is the backend's own session id (a coding-agent CLI's), "" for the others.
 	Session string
@@ -417,6 +429,7 @@ func (s *State) Apply(e event.Event) {
 	case event.TurnStarted:
 		s.touch(p.Agent, e.Time, func(a *Agent) {
 			a.Turns++
+			a.Waiting = ""
 			a.stream, a.reasoning = nil, nil
 			a.setStatus(StatusStreaming)
 		})
@@ -446,7 +459,16 @@ func (s *State) Apply(e event.Event) {
 	case event.ToolRejected:
 		s.touch(p.Agent, e.Time, nil)
 	case event.EnforcementSent:
-		s.touch(p.Agent, e.Time, nil)
+		s.touch(p.Agent, e.Time, func(a *Agent) { a.Reminded, a.TimeUp = !a.TimeUp, false })
+	case event.RoundTimeout:
+		// Not activity of the agent's own (status.json's last_activity): the engine's clock.
+		if a := s.byID[p.Agent]; a != nil && p.Phase == event.RoundSoft {
+			a.TimeUp = true
+		}
+	case event.AgentWaiting:
+		if a := s.byID[p.Agent]; a != nil {
+			a.Waiting = p.Reason
+		}
 	case event.AnswerSubmitted:
 		s.answer(e.Time, p)
 	case event.VoteCast:
@@ -514,6 +536,9 @@ func (s *State) Apply(e event.Event) {
 		s.resume(e.Time, p)
 	case event.SessionEnded:
 		s.Phase, s.Ended, s.EndTime = PhaseDone, true, e.Time
+		for _, a := range s.Agents {
+			a.Waiting = "" // nobody waits for a turn any more
+		}
 		s.SessionStatus, s.ExitCode, s.SessionError = p.Status, p.ExitCode, p.Error
 	}
 }
@@ -613,6 +638,7 @@ func (s *State) endCoordination(t time.Time, p event.CoordinationEnded) {
 	s.CoordinationEnded, s.EndReason = true, p.Reason
 	s.Winner, s.WinnerLabel, s.WinnerAnswer, s.Tie = p.Winner, p.WinnerLabel, p.AnswerLabel, p.Tie
 	for _, a := range s.Agents {
+		a.Waiting = "" // nobody waits for a turn any more
 		if a.ID == s.Winner || a.Dead {
 			continue
 		}

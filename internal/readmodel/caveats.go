@@ -1,4 +1,4 @@
-package runlog
+package readmodel
 
 import (
 	"slices"
