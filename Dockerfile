@@ -1,6 +1,7 @@
-# massgen in a container: a static binary built in a Go stage, run as a non-root user.
+# massgen in a container: static binaries built in a Go stage (massgen, and massgen-temporal
+# for --temporal and massgen worker), run as a non-root user.
 #
-#   docker build -t massgen .                                   # the binary alone
+#   docker build -t massgen .                                   # the binaries alone
 #   docker build -t massgen --build-arg WITH_PYTHON=1 .         # + python3, for custom_tools
 #   docker build -t massgen --build-arg WITH_NODE=1 .           # + Node.js and npm, for npm CLIs
 #   docker run --rm -e OPENAI_API_KEY -v "$PWD:/work" massgen --config /work/team.yaml "question"
@@ -23,8 +24,10 @@ ARG TARGETARCH=amd64
 # The same build as a release (scripts/release.sh): -trimpath, stripped, version stamped.
 RUN scripts/release.sh --targets "${TARGETOS}/${TARGETARCH}" --out /out \
       ${VERSION:+--version "$VERSION"} \
- && install -m 0755 /out/massgen_*_"${TARGETOS}"_"${TARGETARCH}" /massgen \
- && /massgen --version
+ && mkdir /bin-out \
+ && install -m 0755 /out/massgen_*_"${TARGETOS}"_"${TARGETARCH}" /bin-out/massgen \
+ && install -m 0755 /out/massgen-temporal_*_"${TARGETOS}"_"${TARGETARCH}" /bin-out/massgen-temporal \
+ && /bin-out/massgen --version
 
 FROM ${RUNTIME_IMAGE}
 ARG WITH_NODE=0
@@ -38,7 +41,7 @@ RUN set -eu; pkgs="ca-certificates bubblewrap"; \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --uid 10001 --create-home --shell /usr/sbin/nologin massgen \
  && mkdir -p /work && chown massgen:massgen /work
-COPY --from=build /massgen /usr/local/bin/massgen
+COPY --from=build /bin-out/ /usr/local/bin/
 COPY --from=build /out/completions/massgen.bash /usr/share/bash-completion/completions/massgen
 COPY --from=build /out/man/ /usr/local/share/man/man1/
 USER 10001:10001

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Release builds: a static, stripped massgen binary for each target, their SHA-256 sums, shell
-# completions and man pages, all under one folder.
+# Release builds: static, stripped massgen and massgen-temporal binaries for each target, their
+# SHA-256 sums, shell completions and man pages, all under one folder. massgen-temporal is
+# massgen with the Temporal SDK: massgen hands --temporal and `massgen worker` to it when it
+# sits beside massgen (same name with -temporal after "massgen").
 #
 #   scripts/release.sh [--version V] [--out DIR] [--targets "linux/amd64 darwin/arm64 ..."]
 #   scripts/release.sh --list-targets
 #
 # V defaults to `git describe --tags --always --dirty` (0.1.0-dev outside git); DIR to dist/V.
-# Binaries are dist/V/massgen_V_OS_ARCH[.exe]; completions in dist/V/completions, man pages in
+# Binaries are dist/V/massgen_V_OS_ARCH[.exe] and dist/V/massgen-temporal_V_OS_ARCH[.exe]; completions in dist/V/completions, man pages in
 # dist/V/man. The man pages' date is the commit's (SOURCE_DATE_EPOCH), so that two builds of one
 # commit are byte-identical.
 set -euo pipefail
@@ -50,9 +52,11 @@ ldflags="-s -w -X massgen/internal/cli.Version=$version"
 for t in $targets; do
   goos=${t%/*} goarch=${t#*/}
   ext=""; [ "$goos" = windows ] && ext=.exe
-  bin="$out/massgen_${version}_${goos}_${goarch}$ext"
-  echo "building $bin"
-  CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "$ldflags" -o "$bin" ./cmd/massgen
+  for cmd in massgen massgen-temporal; do
+    bin="$out/${cmd}_${version}_${goos}_${goarch}$ext"
+    echo "building $bin"
+    CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "$ldflags" -o "$bin" "./cmd/$cmd"
+  done
 done
 
 # Completions and man pages come from the command definitions, through a binary for this
@@ -73,5 +77,5 @@ mkdir -p "$out/completions" "$out/man"
 "$tool" man --dir "$out/man"
 
 sum=(sha256sum); command -v sha256sum >/dev/null 2>&1 || sum=(shasum -a 256)
-(cd "$out" && ls | grep '^massgen_' | LC_ALL=C sort | xargs "${sum[@]}" > SHA256SUMS)
-echo "wrote $out (host $host): $(ls "$out" | grep -c '^massgen_') binaries, SHA256SUMS, completions/, man/"
+(cd "$out" && ls | grep -E '^massgen(-temporal)?_' | LC_ALL=C sort | xargs "${sum[@]}" > SHA256SUMS)
+echo "wrote $out (host $host): $(ls "$out" | grep -cE '^massgen(-temporal)?_') binaries, SHA256SUMS, completions/, man/"

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,9 +66,22 @@ func TestReleaseScript(t *testing.T) {
 		t.Errorf("--version: %q, %v", b, err)
 	}
 
+	// The Temporal SDK is in massgen-temporal only: massgen starts without paying for it.
+	companion := filepath.Join(out, "massgen-temporal_v9.8.7-test_linux_amd64")
+	for bin, want := range map[string]bool{linux: false, companion: true} {
+		info, err := buildinfo.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := slices.ContainsFunc(info.Deps, func(m *debug.Module) bool { return m.Path == "go.temporal.io/sdk" })
+		if has != want {
+			t.Errorf("%s links go.temporal.io/sdk: %v, want %v", filepath.Base(bin), has, want)
+		}
+	}
+
 	sums := readSums(t, filepath.Join(out, "SHA256SUMS"))
-	if len(sums) != 1 {
-		t.Errorf("SHA256SUMS lists %d files, want the one binary: %v", len(sums), sums)
+	if len(sums) != 2 {
+		t.Errorf("SHA256SUMS lists %d files, want massgen and massgen-temporal: %v", len(sums), sums)
 	}
 	for name, want := range sums {
 		b, err := os.ReadFile(filepath.Join(out, name))

@@ -39,6 +39,9 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// the terminal. (The live view, on stdout, sanitises its own text.)
 	stderr = termtext.NewWriter(stderr)
 	root := newRoot(stdin, stdout, stderr)
+	// Before any command does anything: one that needs Temporal runs in massgen-temporal when
+	// this build has no Temporal client.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return handOffTemporal(cmd, args) }
 	// Last, so that every flag a command registered wins; the MassGen flags left over are
 	// refused by name.
 	addUnbuiltFlags(root.Flags())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"massgen/internal/durable/temporalrun"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("HOME", home)
+	// The tests run the command line of massgen-temporal, which has a Temporal client.
+	dialTemporal = temporalDialer(temporalrun.Connect)
 	for _, k := range keyVars {
 		os.Unsetenv(k)
 	}

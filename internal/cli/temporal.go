@@ -42,14 +42,11 @@ func (t temporalFlags) remote(ctx context.Context) (func(context.Context, *confi
 		}
 		return nil, func() {}, nil
 	}
-	c, err := durable.Dial(ctx, t.target())
+	c, err := dialTemporal(ctx, t.target())
 	if err != nil {
 		return nil, func() {}, exitf(ExitConfig, "%v", err)
 	}
-	target := t.target()
-	return func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
-		return durable.Run(ctx, c, target, cfg, o)
-	}, c.Close, nil
+	return c.Run, c.Close, nil
 }
 
 // checkTemporal refuses, before anything runs, a config the workers cannot run.
@@ -111,7 +108,7 @@ path below it. A session that names another endpoint fails, naming the agent and
 				return exitf(ExitConfig, "%v", err)
 			}
 			ctx := cmd.Context()
-			c, err := durable.Dial(ctx, t.target())
+			c, err := dialTemporal(ctx, t.target())
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
@@ -120,7 +117,7 @@ path below it. A session that names another endpoint fails, naming the agent and
 			if urls := list.URLs(); len(urls) > 0 {
 				fmt.Fprintf(stderr, "massgen worker: agents may also call %s\n", strings.Join(urls, ", "))
 			}
-			if err := durable.Worker(ctx, c, t.target(), &durable.Activities{Allow: list}); err != nil {
+			if err := c.Work(ctx, list); err != nil {
 				return exitf(ExitExecution, "%v", err)
 			}
 			return nil

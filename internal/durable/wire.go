@@ -27,7 +27,7 @@ func encodeConfig(cfg *config.Config) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode the config for the workers: %w", err)
 	}
-	back, err := decodeConfig(string(b))
+	back, err := DecodeConfig(string(b))
 	if err != nil {
 		return "", fmt.Errorf("the config as sent to the workers does not load: %w", err)
 	}
@@ -37,8 +37,8 @@ func encodeConfig(cfg *config.Config) (string, error) {
 	return string(b), nil
 }
 
-// decodeConfig reads a config received from Temporal, as the CLI reads a file.
-func decodeConfig(doc string) (*config.Config, error) {
+// DecodeConfig reads a config received from Temporal, as the CLI reads a file.
+func DecodeConfig(doc string) (*config.Config, error) {
 	if doc == "" {
 		return nil, errors.New("the session carries no config")
 	}

@@ -37,7 +37,7 @@ func TestEncodeConfig_RoundTripsTheExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("encode: %v", err)
 			}
-			back, err := decodeConfig(doc)
+			back, err := DecodeConfig(doc)
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
@@ -98,10 +98,33 @@ func TestDecodeConfig_ReadsLikeTheCLI(t *testing.T) {
 		{"not json", `{"agents": [`, wireName},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeConfig(tc.doc)
+			_, err := DecodeConfig(tc.doc)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to mention %q", err, tc.want)
 			}
 		})
 	}
+}
+
+// team is a three-agent scripted team that needs nothing of a machine, as sessions on Temporal
+// are.
+const team = `
+agents:
+  - id: short
+    backend: {type: scripted, model: s1, answers: ["Paris."], vote: longest}
+  - id: medium
+    backend: {type: scripted, model: s2, answers: ["The capital is Paris."], vote: longest}
+  - id: long
+    backend: {type: scripted, model: s3, answers: ["The capital of France is Paris, on the Seine."], vote: longest}
+orchestrator:
+  final_presentation: regenerate
+`
+
+func loadTeam(t *testing.T, yaml string) *config.Config {
+	t.Helper()
+	cfg, rep := config.Parse("team.yaml", []byte(yaml))
+	if !rep.OK() {
+		t.Fatalf("config: %v", rep.Err())
+	}
+	return cfg
 }

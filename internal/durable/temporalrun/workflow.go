@@ -13,7 +13,7 @@
 // Every event the session makes is kept in the workflow, in order, and read by the process
 // that started the session through a query, which publishes it on its own bus: its live view,
 // events.jsonl, status.json and final/ are those of a local run.
-package durable
+package temporalrun
 
 import (
 	"context"
@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"massgen/internal/config"
+	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
@@ -33,12 +34,10 @@ import (
 
 // Names registered with Temporal. Changing one strands the sessions that run under it.
 const (
-	WorkflowName     = "massgen.Session"
-	TurnActivity     = "massgen.Turn"
-	PresentActivity  = "massgen.Present"
-	QueryEvents      = "massgen.events"
-	DefaultNamespace = "default"
-	DefaultQueue     = "massgen"
+	WorkflowName    = "massgen.Session"
+	TurnActivity    = "massgen.Turn"
+	PresentActivity = "massgen.Present"
+	QueryEvents     = "massgen.events"
 )
 
 // DefaultHeartbeat is how long a worker may go silent before its activity is run again on
@@ -143,9 +142,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("events query: %w", err)
 	}
-	cfg, err := decodeConfig(in.Config)
+	cfg, err := durable.DecodeConfig(in.Config)
 	if err == nil {
-		err = Supported(cfg)
+		err = durable.Supported(cfg)
 	}
 	if err != nil {
 		return Outcome{}, temporal.NewNonRetryableApplicationError(err.Error(), "unsupported", nil)

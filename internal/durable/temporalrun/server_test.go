@@ -1,9 +1,10 @@
-package durable
+package temporalrun
 
 import (
 	"bufio"
 	"context"
 	"fmt"
+	"massgen/internal/durable"
 	"net"
 	"os"
 	"os/exec"
@@ -98,7 +99,7 @@ func startServer(t *testing.T, bin string) (string, error) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := Dial(ctx, Target{Address: addr})
+		c, err := Dial(ctx, durable.Target{Address: addr})
 		cancel()
 		if err == nil {
 			c.Close()

@@ -1,11 +1,9 @@
-package durable
+package temporalrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
+	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
@@ -21,91 +20,13 @@ import (
 	"massgen/internal/usage"
 )
 
-// Supported refuses, by name, what a session on Temporal cannot do yet: every tool that runs
-// on the machine (files, commands, MCP servers, custom tools) and the steps before
-// coordination. Those run locally, without --temporal.
-func Supported(cfg *config.Config) error {
-	if cfg == nil || len(cfg.Agents) == 0 {
-		return errors.New("the session has no agents")
-	}
-	var refused []string
-	add := func(what string) {
-		for _, r := range refused {
-			if r == what {
-				return
-			}
-		}
-		refused = append(refused, what)
-	}
-	o := cfg.Orchestrator
-	if o.PlanningMode {
-		add("orchestrator.coordination.enable_planning_mode")
-	}
-	if o.PersonaGenerator.Enabled {
-		add("orchestrator.coordination.persona_generator")
-	}
-	if len(o.ContextPaths) > 0 {
-		add("orchestrator.context_paths")
-	}
-	for _, a := range cfg.Agents {
-		t := a.Backend.Tools
-		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
-			add("backend type " + a.Backend.Type + " (a coding-agent CLI works in a workspace)")
-		}
-		switch {
-		case t.Cwd != "":
-			add("cwd")
-		case len(t.ContextPaths) > 0:
-			add("context_paths")
-		}
-		if t.Media.Over(o.Media).Enabled() {
-			add("media tools (they read and write the workspace)")
-		}
-		if t.CommandLine {
-			add("enable_mcp_command_line")
-		}
-		if len(t.MCPServers) > 0 {
-			add("mcp_servers")
-		}
-		if len(t.CustomTools) > 0 {
-			add("custom_tools")
-		}
-		if s := a.Backend.Script; s != nil && len(s.ToolCalls) > 0 {
-			add("script tool_calls")
-		}
-	}
-	if len(refused) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: not supported on Temporal yet (workers run agents without tools that touch a machine); run without --temporal",
-		strings.Join(refused, ", "))
-}
-
-// ForWorkers is cfg as it travels to the workers, inside the workflow's history: without API
-// keys (each worker reads its own) and with credentials taken out of base URLs.
-func ForWorkers(cfg *config.Config) (*config.Config, error) {
-	out := *cfg
-	out.Agents = make([]config.Agent, len(cfg.Agents))
-	for i, a := range cfg.Agents {
-		if a.Backend.APIKey != "" {
-			return nil, fmt.Errorf("agent %s: api_key in the config is not sent to Temporal workers: set the backend's key variable in each worker's environment instead", a.ID)
-		}
-		if u := a.Backend.BaseURL; u != "" && redact.URL(u) != u {
-			return nil, fmt.Errorf("agent %s: a base_url with credentials is not sent to Temporal workers: put them in the worker's environment", a.ID)
-		}
-		out.Agents[i] = a
-	}
-	out.Warnings = nil
-	return &out, nil
-}
-
 // Activities run the turns and presentations of sessions on one worker.
 type Activities struct {
 	// Getenv reads API keys on this worker; nil means os.Getenv.
 	Getenv func(string) string
 	// Allow is where this worker sends requests besides the backends' own endpoints (nil:
 	// only those).
-	Allow *Allowlist
+	Allow *durable.Allowlist
 
 	mu    sync.Mutex
 	cache map[string][]provider.Provider // providers per workflow, kept for the next turn here
@@ -191,12 +112,12 @@ func (a *Activities) options(wid string, in Session, agent int) (engine.Options,
 
 // receive reads and checks the config of a session this worker was handed.
 func (a *Activities) receive(in Session) (*config.Config, error) {
-	cfg, err := decodeConfig(in.Config)
+	cfg, err := durable.DecodeConfig(in.Config)
 	if err == nil {
-		err = Supported(cfg)
+		err = durable.Supported(cfg)
 	}
 	if err == nil {
-		_, err = ForWorkers(cfg)
+		_, err = durable.ForWorkers(cfg)
 	}
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("the session's config on this worker: "+err.Error(), refusedType, nil)

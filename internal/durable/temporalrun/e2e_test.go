@@ -1,4 +1,4 @@
-package durable
+package temporalrun
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
+	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 )
@@ -49,7 +50,7 @@ func TestMain(m *testing.M) {
 func runWorkerProcess(addr string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	t := Target{Address: addr, Queue: os.Getenv(workerEnv + "_QUEUE")}
+	t := durable.Target{Address: addr, Queue: os.Getenv(workerEnv + "_QUEUE")}
 	c, err := Dial(ctx, t)
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
@@ -111,7 +112,7 @@ func TestSession_SurvivesAKilledWorker(t *testing.T) {
 		t.Fatalf("local run: exit %d, winner %q, err %v", local.ExitCode, local.Winner, local.Err)
 	}
 
-	target := Target{Address: addr, Queue: "kill-test", Heartbeat: 2 * time.Second}
+	target := durable.Target{Address: addr, Queue: "kill-test", Heartbeat: 2 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := Dial(ctx, target)
@@ -302,7 +303,7 @@ func TestReplay_RecordedHistory(t *testing.T) {
 func TestDial_BadAddressFailsFast(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:1", "no-port", ""} {
 		start := time.Now()
-		_, err := Dial(context.Background(), Target{Address: addr})
+		_, err := Dial(context.Background(), durable.Target{Address: addr})
 		if err == nil {
 			t.Fatalf("%q: no error", addr)
 		}
@@ -316,7 +317,7 @@ func TestDial_BadAddressFailsFast(t *testing.T) {
 }
 
 // inProcessWorker runs a worker on target's queue until the test ends.
-func inProcessWorker(t *testing.T, c client.Client, target Target) {
+func inProcessWorker(t *testing.T, c client.Client, target durable.Target) {
 	t.Helper()
 	w := worker.New(c, target.Queue, worker.Options{})
 	Register(w, &Activities{})
@@ -331,7 +332,7 @@ func TestSession_InterruptedByTheStarter(t *testing.T) {
 		t.Skip("starts a Temporal dev server")
 	}
 	addr := devServer(t)
-	target := Target{Address: addr, Queue: "interrupt-test", Heartbeat: 2 * time.Second}
+	target := durable.Target{Address: addr, Queue: "interrupt-test", Heartbeat: 2 * time.Second}
 	c, err := Dial(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
@@ -389,7 +390,7 @@ func TestSession_RefusedByTheWorkflow(t *testing.T) {
 		t.Skip("starts a Temporal dev server")
 	}
 	addr := devServer(t)
-	target := Target{Address: addr, Queue: "refuse-test"}
+	target := durable.Target{Address: addr, Queue: "refuse-test"}
 	c, err := Dial(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package durable
+package temporalrun
 
 import (
 	"context"
@@ -20,35 +20,17 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"massgen/internal/config"
+	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 )
-
-// Target is where sessions run: a Temporal frontend, a namespace and a task queue.
-type Target struct {
-	Address   string // HOST:PORT
-	Namespace string // "" means DefaultNamespace
-	Queue     string // "" means DefaultQueue
-	// Heartbeat is the activities' heartbeat timeout; 0 means DefaultHeartbeat.
-	Heartbeat time.Duration
-}
-
-func (t Target) namespace() string { return cmpOr(t.Namespace, DefaultNamespace) }
-func (t Target) queue() string     { return cmpOr(t.Queue, DefaultQueue) }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // dialTimeout bounds how long a wrong address takes to say so.
 const dialTimeout = 5 * time.Second
 
 // Dial connects to the Temporal server of t, failing within a few seconds with an error that
 // says what to check.
-func Dial(ctx context.Context, t Target) (client.Client, error) {
+func Dial(ctx context.Context, t durable.Target) (client.Client, error) {
 	if _, _, err := net.SplitHostPort(t.Address); err != nil || t.Address == "" {
 		return nil, fmt.Errorf("--temporal %q: give the Temporal server as HOST:PORT, e.g. 127.0.0.1:7233", t.Address)
 	}
@@ -56,12 +38,12 @@ func Dial(ctx context.Context, t Target) (client.Client, error) {
 	defer cancel()
 	c, err := client.DialContext(dctx, client.Options{
 		HostPort:  t.Address,
-		Namespace: t.namespace(),
+		Namespace: t.NamespaceOrDefault(),
 		Logger:    quietLogger(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %s (start one with `temporal server start-dev`, or check --temporal)",
-			t.Address, t.namespace(), shortError(err))
+			t.Address, t.NamespaceOrDefault(), shortError(err))
 	}
 	// Dial connects lazily for some failures; a namespace that does not exist shows here.
 	if _, err := c.WorkflowService().GetSystemInfo(dctx, nil); err != nil {
@@ -94,11 +76,11 @@ func quietLogger() log.Logger {
 }
 
 // Worker runs sessions' workflows and activities from t's task queue until ctx is done.
-func Worker(ctx context.Context, c client.Client, t Target, acts *Activities) error {
-	w := worker.New(c, t.queue(), worker.Options{})
+func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
+	w := worker.New(c, t.QueueOrDefault(), worker.Options{})
 	Register(w, acts)
 	if err := w.Start(); err != nil {
-		return fmt.Errorf("start the worker on task queue %s: %w", t.queue(), err)
+		return fmt.Errorf("start the worker on task queue %s: %w", t.QueueOrDefault(), err)
 	}
 	<-ctx.Done()
 	w.Stop()
@@ -124,18 +106,18 @@ func RegisterWorkflow(w interface {
 // Run runs a session on Temporal and publishes its events on o.Bus as they happen, as
 // engine.Run would; cancelling ctx cancels the workflow, which ends the session as
 // interrupted. The session's workflow ID is its log folder, so two starters never share one.
-func Run(ctx context.Context, c client.Client, t Target, cfg *config.Config, o engine.Options) engine.Result {
+func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Config, o engine.Options) engine.Result {
 	fail := func(err error) engine.Result {
 		o.Bus.Publish(event.SessionEnded{Status: event.StatusFailed, ExitCode: 2, Error: err.Error()})
 		return engine.Result{Status: event.StatusFailed, ExitCode: 2, Err: err}
 	}
-	doc, err := Encode(cfg)
+	doc, err := durable.Encode(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
 		Heartbeat: t.Heartbeat}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.queue(),
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.QueueOrDefault(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, WorkflowName, in)
 	if err != nil {
 		return fail(fmt.Errorf("start the session on Temporal: %s", shortError(err)))
@@ -162,19 +144,6 @@ func Run(ctx context.Context, c client.Client, t Target, cfg *config.Config, o e
 		res.Err = errors.New(out.Err)
 	}
 	return res
-}
-
-// Encode is cfg as it travels to the workers (ForWorkers), written as a config file; an error
-// says what cannot travel.
-func Encode(cfg *config.Config) (string, error) {
-	if err := Supported(cfg); err != nil {
-		return "", err
-	}
-	wcfg, err := ForWorkers(cfg)
-	if err != nil {
-		return "", err
-	}
-	return encodeConfig(wcfg)
 }
 
 // sessionWorkflowID names a session's workflow after its log folder (unique under its log

@@ -1,4 +1,4 @@
-package durable
+package temporalrun
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
+	"massgen/internal/durable"
 	"massgen/internal/engine"
 )
 
@@ -125,13 +126,13 @@ orchestrator:
 		{"allowed", []string{base}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			target := Target{Address: addr, Queue: "endpoint-" + tc.name, Heartbeat: 5 * time.Second}
+			target := durable.Target{Address: addr, Queue: "endpoint-" + tc.name, Heartbeat: 5 * time.Second}
 			c, err := Dial(context.Background(), target)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			allow, err := NewAllowlist(tc.allow)
+			allow, err := durable.NewAllowlist(tc.allow)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,136 @@
+// Package durable is what massgen knows of sessions on Temporal without the Temporal SDK: where
+// they run (Target), what a session there may contain (Supported), the config as it travels
+// to the workers (Encode, DecodeConfig) and where a worker may send an agent's key
+// (Allowlist). The SDK side (the workflow, the activities, the client) is durable/temporalrun,
+// linked only into massgen-temporal: the SDK costs the binary about 15 MB and every start
+// several milliseconds.
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"massgen/internal/config"
+	"massgen/internal/redact"
+)
+
+// Defaults of a Target.
+const (
+	DefaultNamespace = "default"
+	DefaultQueue     = "massgen"
+)
+
+// Target is where sessions run: a Temporal frontend, a namespace and a task queue.
+type Target struct {
+	Address   string // HOST:PORT
+	Namespace string // "" means DefaultNamespace
+	Queue     string // "" means DefaultQueue
+	// Heartbeat is the activities' heartbeat timeout; 0 means DefaultHeartbeat.
+	Heartbeat time.Duration
+}
+
+// NamespaceOrDefault is t's namespace, DefaultNamespace when unset.
+func (t Target) NamespaceOrDefault() string { return cmpOr(t.Namespace, DefaultNamespace) }
+
+// QueueOrDefault is t's task queue, DefaultQueue when unset.
+func (t Target) QueueOrDefault() string { return cmpOr(t.Queue, DefaultQueue) }
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Supported refuses, by name, what a session on Temporal cannot do yet: every tool that runs
+// on the machine (files, commands, MCP servers, custom tools) and the steps before
+// coordination. Those run locally, without --temporal.
+func Supported(cfg *config.Config) error {
+	if cfg == nil || len(cfg.Agents) == 0 {
+		return errors.New("the session has no agents")
+	}
+	var refused []string
+	add := func(what string) {
+		for _, r := range refused {
+			if r == what {
+				return
+			}
+		}
+		refused = append(refused, what)
+	}
+	o := cfg.Orchestrator
+	if o.PlanningMode {
+		add("orchestrator.coordination.enable_planning_mode")
+	}
+	if o.PersonaGenerator.Enabled {
+		add("orchestrator.coordination.persona_generator")
+	}
+	if len(o.ContextPaths) > 0 {
+		add("orchestrator.context_paths")
+	}
+	for _, a := range cfg.Agents {
+		t := a.Backend.Tools
+		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
+			add("backend type " + a.Backend.Type + " (a coding-agent CLI works in a workspace)")
+		}
+		switch {
+		case t.Cwd != "":
+			add("cwd")
+		case len(t.ContextPaths) > 0:
+			add("context_paths")
+		}
+		if t.Media.Over(o.Media).Enabled() {
+			add("media tools (they read and write the workspace)")
+		}
+		if t.CommandLine {
+			add("enable_mcp_command_line")
+		}
+		if len(t.MCPServers) > 0 {
+			add("mcp_servers")
+		}
+		if len(t.CustomTools) > 0 {
+			add("custom_tools")
+		}
+		if s := a.Backend.Script; s != nil && len(s.ToolCalls) > 0 {
+			add("script tool_calls")
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: not supported on Temporal yet (workers run agents without tools that touch a machine); run without --temporal",
+		strings.Join(refused, ", "))
+}
+
+// ForWorkers is cfg as it travels to the workers, inside the workflow's history: without API
+// keys (each worker reads its own) and with credentials taken out of base URLs.
+func ForWorkers(cfg *config.Config) (*config.Config, error) {
+	out := *cfg
+	out.Agents = make([]config.Agent, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		if a.Backend.APIKey != "" {
+			return nil, fmt.Errorf("agent %s: api_key in the config is not sent to Temporal workers: set the backend's key variable in each worker's environment instead", a.ID)
+		}
+		if u := a.Backend.BaseURL; u != "" && redact.URL(u) != u {
+			return nil, fmt.Errorf("agent %s: a base_url with credentials is not sent to Temporal workers: put them in the worker's environment", a.ID)
+		}
+		out.Agents[i] = a
+	}
+	out.Warnings = nil
+	return &out, nil
+}
+
+// Encode is cfg as it travels to the workers (ForWorkers), written as a config file; an error
+// says what cannot travel.
+func Encode(cfg *config.Config) (string, error) {
+	if err := Supported(cfg); err != nil {
+		return "", err
+	}
+	wcfg, err := ForWorkers(cfg)
+	if err != nil {
+		return "", err
+	}
+	return encodeConfig(wcfg)
+}

@@ -1,0 +1,41 @@
+package temporalrun
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/client"
+
+	"massgen/internal/config"
+	"massgen/internal/durable"
+	"massgen/internal/engine"
+)
+
+// Conn is a connection to a Temporal server and the target it was made for: what the command
+// line of massgen-temporal runs sessions and workers through.
+type Conn struct {
+	c      client.Client
+	target durable.Target
+}
+
+// Connect dials t (see Dial).
+func Connect(ctx context.Context, t durable.Target) (*Conn, error) {
+	c, err := Dial(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c: c, target: t}, nil
+}
+
+// Run runs one session on the workers of the connection's task queue.
+func (k *Conn) Run(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
+	return Run(ctx, k.c, k.target, cfg, o)
+}
+
+// Work takes sessions from the connection's task queue until ctx is done; agents' requests go
+// to their backends' own endpoints and to allow.
+func (k *Conn) Work(ctx context.Context, allow *durable.Allowlist) error {
+	return Worker(ctx, k.c, k.target, &Activities{Allow: allow})
+}
+
+// Close closes the connection.
+func (k *Conn) Close() { k.c.Close() }
