@@ -19,7 +19,7 @@ const (
 var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "plan"}
 
 // cliTypes are the backend types that drive a coding-agent CLI.
-var cliTypes = []string{"claude_code", "codex", "gemini_cli", "copilot"}
+var cliTypes = typesSpeaking(ProtocolCLI)
 
 // cliString reads a string key of the coding-agent CLIs, and refuses it on every other type
 // as MassGen's validator does.
@@ -58,7 +58,7 @@ func hosted(supported func(BackendType) bool, on func(*HostedTools)) func(*walke
 
 var backendKeys = append([]Key{
 	{Section: secBackend, Name: "type", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "openai",
-		Doc: "Backend type; inferred from model when it is missing and the model name is clear (gpt-, o1, o3, o4, claude-, gemini-, grok-).",
+		Doc: "Backend type; inferred from model when it is missing and the model name is clear (" + strings.Join(modelPrefixes(), ", ") + ").",
 		raw: func(*walker, *target, field) {}},
 	{Section: secBackend, Name: "model", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "gpt-5-mini",
 		Doc: "Model name; the type's default when missing.", set: func(_ *walker, t *target, v value) { t.backend.Model = v.s }},
