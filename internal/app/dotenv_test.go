@@ -73,17 +73,7 @@ func TestLoadDotEnv_TakesKeysOnly(t *testing.T) {
 
 // Every key variable massgen documents can come from a .env.
 func TestDotEnvKey_CoversTheKeyTables(t *testing.T) {
-	var names []string
-	for _, bt := range config.BackendTypes {
-		names = append(names, bt.APIKeyEnv...)
-	}
-	for _, h := range hostKeyEnv {
-		names = append(names, h.env)
-	}
-	for _, d := range defaultModels {
-		names = append(names, d.env)
-	}
-	for _, n := range names {
+	for _, n := range config.KeyEnvNames() {
 		if !DotEnvKey(n) {
 			t.Errorf("%s is a documented key variable, but a .env cannot set it", n)
 		}

@@ -45,17 +45,6 @@ func TestAPIKey(t *testing.T) {
 	}
 }
 
-func TestInferBackend(t *testing.T) {
-	for model, want := range map[string]string{
-		"gpt-5-mini": "openai", "o4-mini": "openai", "claude-sonnet-4-5-20250929": "claude", "gemini-2.5-pro": "gemini",
-		"grok-4": "grok", "glm-4.5": "zai", "GPT-4o": "openai", "llama3": "",
-	} {
-		if got := InferBackend(model); got != want {
-			t.Errorf("InferBackend(%q) = %q, want %q", model, got, want)
-		}
-	}
-}
-
 func TestDefaultTeam(t *testing.T) {
 	if _, err := DefaultTeam(env(nil)); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "examples/demo.yaml") {
 		t.Fatalf("no keys: %v", err)

@@ -43,31 +43,8 @@ func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error
 	return nil, fmt.Errorf("backend type %q is not supported yet in this build (use type: scripted for offline agents)", b.Type)
 }
 
-// baseURLEnv is the variable the official SDK of each backend type reads for its endpoint
-// (openai-go's DefaultClientOptions, anthropic-sdk-go's, google.golang.org/genai's
-// getBaseURL), so the Python MassGen that uses those SDKs honours it too. The providers never
-// let an SDK read the environment (it would also pick up keys, organisations and headers);
-// only this one variable per type is taken, here, where it can be shown and logged.
-//
-// chatcompletion takes OPENAI_BASE_URL as well, but only while it points at OpenAI's default
-// URL: its key then comes from OPENAI_API_KEY, and someone who sends OpenAI traffic through a
-// proxy means all of it. The other chat presets (groq, together, ...) have their own hosts
-// and keys, which an OpenAI variable must not redirect. GEMINI_BASE_URL is read by no SDK and
-// is not taken.
-var baseURLEnv = map[string]string{
-	"openai":         "OPENAI_BASE_URL",
-	"chatcompletion": "OPENAI_BASE_URL",
-	"claude":         "ANTHROPIC_BASE_URL",
-	"gemini":         "GOOGLE_GEMINI_BASE_URL",
-	// The coding-agent CLIs read these themselves; massgen passes them on deliberately.
-	"claude_code": "ANTHROPIC_BASE_URL",
-	"codex":       "OPENAI_BASE_URL",
-	"gemini_cli":  "GOOGLE_GEMINI_BASE_URL",
-	"copilot":     "COPILOT_PROVIDER_BASE_URL",
-}
-
 // BaseURL returns the endpoint agent backend b uses and where it comes from: the config's
-// base_url (or --base-url) when it sets one, else the type's variable (baseURLEnv) when set,
+// base_url (or --base-url) when it sets one, else the type's variable (BaseURLEnv) when set,
 // else the type's default. The config fills in the default when base_url is absent, so a
 // base_url equal to the default counts as unset. from is "base_url", a variable name,
 // "default", or "" for backends without an endpoint (scripted). A variable that is not an
@@ -77,8 +54,8 @@ func BaseURL(b config.Backend, getenv func(string) string) (u, from string, err 
 	switch {
 	case b.BaseURL != "" && b.BaseURL != bt.DefaultBaseURL:
 		return b.BaseURL, "base_url", nil
-	case baseURLEnv[b.Type] != "":
-		env := baseURLEnv[b.Type]
+	case bt.BaseURLEnv != "":
+		env := bt.BaseURLEnv
 		v := strings.TrimSpace(getenv(env))
 		if v == "" {
 			break

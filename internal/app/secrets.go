@@ -30,21 +30,13 @@ import (
 func sessionSecrets(cfg *config.Config, getenv func(string) string, extra []string) []string {
 	out := slices.Clone(extra)
 	envs := map[string]bool{}
-	for _, t := range config.BackendTypes {
-		for _, e := range t.APIKeyEnv {
-			envs[e] = true
-		}
-	}
-	for _, h := range hostKeyEnv {
-		envs[h.env] = true
-	}
-	for _, d := range defaultModels {
-		envs[d.env] = true
+	for _, e := range config.KeyEnvNames() {
+		envs[e] = true
 	}
 	for _, a := range cfg.Agents {
 		out = append(out, a.Backend.APIKey)
 		out = append(out, redact.URLSecrets(a.Backend.BaseURL)...)
-		for _, e := range keyEnvs(a.Backend) {
+		for _, e := range config.KeyEnvs(a.Backend.Type, a.Backend.BaseURL) {
 			envs[e] = true
 		}
 		for _, s := range a.Backend.Tools.MCPServers {

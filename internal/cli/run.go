@@ -200,7 +200,7 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, []string, error
 	case o.backend != "" || o.model != "":
 		backend := o.backend
 		if backend == "" {
-			if backend = app.InferBackend(o.model); backend == "" {
+			if backend = config.InferType(o.model); backend == "" {
 				return nil, nil, exitf(ExitConfig, "cannot tell which backend serves model %q: add --backend TYPE (one of %s)",
 					o.model, strings.Join(config.BackendTypeNames(), ", "))
 			}

@@ -156,7 +156,7 @@ func (s *setupOptions) team(ask *asker) (team []member, keys []string, err error
 		return nil, nil, exitf(ExitConfig, "--config-agent-id names the single agent; with --config-agents %d the agents are named TYPE_1 to TYPE_%d", s.count, s.count)
 	}
 	if s.model != "" && s.backend == "" {
-		if s.backend = app.InferBackend(s.model); s.backend == "" {
+		if s.backend = config.InferType(s.model); s.backend == "" {
 			return nil, nil, exitf(ExitConfig, "--config-model %s: add --config-backend TYPE, which cannot be told from the model (massgen --list-backends lists the types)", s.model)
 		}
 	}

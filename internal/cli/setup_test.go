@@ -24,7 +24,7 @@ func TestInit_FromTheKeysThatAreSet(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(out, "wrote .massgen/config.yaml: 2 agents: openai_1 (openai gpt-5-mini), gemini_1 (gemini gemini-2.5-flash)") {
+	if !strings.Contains(out, "wrote .massgen/config.yaml: 2 agents: openai_1 (openai gpt-5.4), gemini_1 (gemini gemini-3-flash-preview)") {
 		t.Errorf("stdout:\n%s", out)
 	}
 	cfg, rep := config.Load(defaultConfigPath)
@@ -45,7 +45,7 @@ func TestInit_FromTheKeysThatAreSet(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	code, out, stderr = execute(t, t.Context(), "--quickstart", "--headless", "--force", "--config-agents", "4")
-	if code != 0 || !strings.Contains(out, "4 agents: openai_1 (openai gpt-5-mini), gemini_1 (gemini gemini-2.5-flash), openai_2 (openai gpt-5-mini), gemini_2") {
+	if code != 0 || !strings.Contains(out, "4 agents: openai_1 (openai gpt-5.4), gemini_1 (gemini gemini-3-flash-preview), openai_2 (openai gpt-5.4), gemini_2") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	// The run finds it.

@@ -54,7 +54,7 @@ func (w *walker) backendType(f field, fields []field) (BackendType, bool) {
 	if tf == nil {
 		if mf != nil {
 			if m, ok := mf.val.(*ast.StringNode); ok {
-				if name := inferType(m.Value); name != "" {
+				if name := InferType(m.Value); name != "" {
 					return BackendTypes[name], true
 				}
 			}
@@ -90,18 +90,4 @@ func (w *walker) backendType(f field, fields []field) (BackendType, bool) {
 		w.errf(*tf, "use type: scripted for offline agents", "backend type `%s` is not supported yet in this build", name)
 	}
 	return bt, true
-}
-
-// inferType is the backend type of a model name with a clear prefix ("" otherwise).
-func inferType(model string) string {
-	m := strings.ToLower(model)
-	for _, p := range []struct{ prefix, typ string }{
-		{"gpt-", "openai"}, {"o1", "openai"}, {"o3", "openai"}, {"o4", "openai"},
-		{"claude-", "claude"}, {"gemini-", "gemini"}, {"grok-", "grok"},
-	} {
-		if strings.HasPrefix(m, p.prefix) {
-			return p.typ
-		}
-	}
-	return ""
 }

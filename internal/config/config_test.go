@@ -496,7 +496,7 @@ func TestClosest(t *testing.T) {
 		{"agens", "agents"}, {"agnets", "agents"}, {"Agents", "agents"}, {"orchestator", "orchestrator"},
 		{"timeout", "timeout_settings"}, {"x", ""}, {"display", ""}, {"uii", "ui"},
 	} {
-		if got := closest(tc.in, sections[secRoot].names); got != tc.want {
+		if got := closest(tc.in, sections()[secRoot].names); got != tc.want {
 			t.Errorf("closest(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

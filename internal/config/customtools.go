@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -70,8 +69,8 @@ func ExposedCustomToolName(name string) string {
 }
 
 var (
-	pythonName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	toolName   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	pythonName = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	toolName   = lazyRegexp(`^[A-Za-z0-9_-]{1,64}$`)
 )
 
 // customToolEntry is an entry as written, before its functions are expanded.
@@ -93,42 +92,44 @@ func ctEntry(f func(e *customToolEntry, v value)) func(*walker, *target, value) 
 	return func(_ *walker, t *target, v value) { f(t.ct, v) }
 }
 
-var customToolKeys = []Key{
-	{Section: secCustomTool, Name: "name", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "add",
-		Doc: "The tool's name, or a list matching function; the model sees custom_tool__<name>. Default: the function's name.",
-		raw: func(w *walker, t *target, f field) {
-			t.ct.names, t.ct.namesList = t.ct.strOrList(w, f)
-			t.ct.nameF = &f
-		}},
-	{Section: secCustomTool, Name: "function", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "add",
-		Doc: "The Python function to offer, or a list of them (one tool each).",
-		raw: func(w *walker, t *target, f field) { t.ct.functions, _ = t.ct.strOrList(w, f); t.ct.functionF = &f }},
-	{Section: secCustomTool, Name: "path", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "t.py",
-		Doc: "The .py file (relative to the working folder, else to the config's folder) or a module name; " +
-			"without it the function is looked up in MassGen's installed Python package.",
-		set: ctEntry(func(e *customToolEntry, v value) { e.path = v.s })},
-	{Section: secCustomTool, Name: "description", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "Adds.",
-		Doc: "Replaces the docstring as the tool's description: one for all functions, or a list matching function.",
-		raw: func(w *walker, t *target, f field) {
-			t.ct.descs, t.ct.descsList = t.ct.strOrList(w, f)
-			t.ct.descF = &f
-		}},
-	{Section: secCustomTool, Name: "category", Type: TypeString, Status: Ignored, Since: "0.1.12", ex: "math",
-		Doc: "A group name; MassGen enables every category a config names, so it changes nothing."},
-	{Section: secCustomTool, Name: "preset_args", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "{b: 2}",
-		Doc: "Arguments passed on every call and hidden from the model: one mapping for all functions, or a list matching function.",
-		raw: presetArgs},
-	{Section: secCustomTool, Name: "command", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[./tool]",
-		Doc: "Instead of path: a program in any language, with its arguments, speaking massgen's JSON-lines tool protocol " +
-			"(describe, call); without function every tool it describes is offered.",
-		raw: func(w *walker, t *target, f field) { t.ct.command, _ = t.ct.strOrList(w, f) }},
-	{Section: secCustomTool, Name: "timeout", Type: TypeSeconds, Default: "120", Status: Implemented, Since: "port",
-		Doc: "Bounds one call; a call past it is an error result and the tool's process is restarted for the next call.",
-		set: ctEntry(func(e *customToolEntry, v value) { e.timeout = v.d })},
-	{Section: secCustomTool, Name: "env_passthrough", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[OPENAI_API_KEY]",
-		Doc: "Environment variables the tool gets besides the default allow-list (no API keys otherwise; NAME_* is a prefix). " +
-			"The Python entries of one agent share one process, which gets all of their variables.",
-		raw: func(w *walker, t *target, f field) { t.ct.passEnv = w.envNames(f) }},
+func customToolKeys() []Key {
+	return []Key{
+		{Section: secCustomTool, Name: "name", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "add",
+			Doc: "The tool's name, or a list matching function; the model sees custom_tool__<name>. Default: the function's name.",
+			raw: func(w *walker, t *target, f field) {
+				t.ct.names, t.ct.namesList = t.ct.strOrList(w, f)
+				t.ct.nameF = &f
+			}},
+		{Section: secCustomTool, Name: "function", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "add",
+			Doc: "The Python function to offer, or a list of them (one tool each).",
+			raw: func(w *walker, t *target, f field) { t.ct.functions, _ = t.ct.strOrList(w, f); t.ct.functionF = &f }},
+		{Section: secCustomTool, Name: "path", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "t.py",
+			Doc: "The .py file (relative to the working folder, else to the config's folder) or a module name; " +
+				"without it the function is looked up in MassGen's installed Python package.",
+			set: ctEntry(func(e *customToolEntry, v value) { e.path = v.s })},
+		{Section: secCustomTool, Name: "description", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "Adds.",
+			Doc: "Replaces the docstring as the tool's description: one for all functions, or a list matching function.",
+			raw: func(w *walker, t *target, f field) {
+				t.ct.descs, t.ct.descsList = t.ct.strOrList(w, f)
+				t.ct.descF = &f
+			}},
+		{Section: secCustomTool, Name: "category", Type: TypeString, Status: Ignored, Since: "0.1.12", ex: "math",
+			Doc: "A group name; MassGen enables every category a config names, so it changes nothing."},
+		{Section: secCustomTool, Name: "preset_args", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "{b: 2}",
+			Doc: "Arguments passed on every call and hidden from the model: one mapping for all functions, or a list matching function.",
+			raw: presetArgs},
+		{Section: secCustomTool, Name: "command", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[./tool]",
+			Doc: "Instead of path: a program in any language, with its arguments, speaking massgen's JSON-lines tool protocol " +
+				"(describe, call); without function every tool it describes is offered.",
+			raw: func(w *walker, t *target, f field) { t.ct.command, _ = t.ct.strOrList(w, f) }},
+		{Section: secCustomTool, Name: "timeout", Type: TypeSeconds, Default: "120", Status: Implemented, Since: "port",
+			Doc: "Bounds one call; a call past it is an error result and the tool's process is restarted for the next call.",
+			set: ctEntry(func(e *customToolEntry, v value) { e.timeout = v.d })},
+		{Section: secCustomTool, Name: "env_passthrough", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[OPENAI_API_KEY]",
+			Doc: "Environment variables the tool gets besides the default allow-list (no API keys otherwise; NAME_* is a prefix). " +
+				"The Python entries of one agent share one process, which gets all of their variables.",
+			raw: func(w *walker, t *target, f field) { t.ct.passEnv = w.envNames(f) }},
+	}
 }
 
 // strOrList reads a string or a list of strings (MassGen's name, function and description); a
@@ -162,7 +163,7 @@ func (w *walker) envNames(g field) []string {
 	items, _ := w.list(g)
 	var out []string
 	for _, it := range items {
-		if s, ok := w.str(it); ok && !envName.MatchString(s) {
+		if s, ok := w.str(it); ok && !envName().MatchString(s) {
 			w.errf(it, "write a variable name such as OPENAI_API_KEY, or a prefix such as MY_TOOL_*", "`%s` is not an environment variable name", clip(s))
 		} else if ok {
 			out = append(out, s)
@@ -281,11 +282,11 @@ func customToolAfter(w *walker, t *target, f field, _ map[string]field) {
 		if c.Name == "" {
 			c.Name = c.Function
 		}
-		if python && !pythonName.MatchString(c.Function) {
+		if python && !pythonName().MatchString(c.Function) {
 			w.errf(*e.functionF, "write the function's name as in its def line", "`%s` is not a Python function name", clip(c.Function))
 			return
 		}
-		if c.Name != "" && !toolName.MatchString(ExposedCustomToolName(c.Name)) {
+		if c.Name != "" && !toolName().MatchString(ExposedCustomToolName(c.Name)) {
 			at := e.functionF
 			if e.nameF != nil {
 				at = e.nameF

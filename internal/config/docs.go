@@ -30,7 +30,7 @@ this port's own key). Backend keys not listed here are passed to the provider as
 
 `)
 	for _, path := range sectionOrder() {
-		s := sections[path]
+		s := sections()[path]
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", heading(path), counts(s))
 		b.WriteString("| Key | Type | Default | Status | MassGen | Description |\n|---|---|---|---|---|---|\n")
 		for _, name := range s.names {
@@ -47,7 +47,7 @@ this port's own key). Backend keys not listed here are passed to the provider as
 func sectionOrder() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, k := range schema {
+	for _, k := range schema() {
 		if !seen[k.Section] {
 			seen[k.Section] = true
 			out = append(out, k.Section)

@@ -231,18 +231,20 @@ func mediaKeysIn(sec string) []Key {
 	}
 }
 
-var mediaConfigKeys = concat(mediaKeysIn(secBackend), mediaKeysIn(secOrch), []Key{
-	{Section: secBackend, Name: "enable_image_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
-		Doc: "Offer custom_tool__generate_media for images (also on with enable_multimodal_tools).",
-		set: media(func(m *Media, _ *walker, v value) { m.ImageGeneration = v.b })},
-	{Section: secBackend, Name: "enable_audio_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
-		Doc: "Offer custom_tool__generate_media for speech (also on with enable_multimodal_tools).",
-		set: media(func(m *Media, _ *walker, v value) { m.AudioGeneration = v.b })},
-	{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-		Doc: "Video generation tools.", Why: "video generation is not built"},
-	{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-		Doc: "File generation tools.", Why: "file generation is not built; agents write files with write_file"},
-})
+func mediaConfigKeys() []Key {
+	return concat(mediaKeysIn(secBackend), mediaKeysIn(secOrch), []Key{
+		{Section: secBackend, Name: "enable_image_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+			Doc: "Offer custom_tool__generate_media for images (also on with enable_multimodal_tools).",
+			set: media(func(m *Media, _ *walker, v value) { m.ImageGeneration = v.b })},
+		{Section: secBackend, Name: "enable_audio_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+			Doc: "Offer custom_tool__generate_media for speech (also on with enable_multimodal_tools).",
+			set: media(func(m *Media, _ *walker, v value) { m.AudioGeneration = v.b })},
+		{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+			Doc: "Video generation tools.", Why: "video generation is not built"},
+		{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
+			Doc: "File generation tools.", Why: "file generation is not built; agents write files with write_file"},
+	})
+}
 
 // mediaToolNames are MassGen's media tools a custom_tools entry may name
 // (massgen/tool/_multimodal_tools); they run natively here, not in Python.

@@ -29,29 +29,31 @@ const (
 	DefaultPeerViewSize = 6
 )
 
-var protocolKeys = []Key{
-	{Section: secOrch, Name: "turn_context", Type: TypeEnum, Enum: []string{TurnShared, TurnContinue}, Default: TurnShared,
-		Status: Implemented, Since: "port",
-		Doc: "How an agent's next turn starts: from the prefix every agent shares (the task, then the current answers in label order, " +
-			"then what is the agent's own: its label and what it did last), which providers cache across turns and agents (shared), " +
-			"or by continuing its conversation with an update listing only what changed (continue).",
-		set: orch(func(o *Orchestrator, v value) { o.TurnContext = v.s })},
-	{Section: secOrch, Name: "presentation_context", Type: TypeEnum, Enum: []string{PresentContinue, PresentFresh}, Default: PresentContinue,
-		Status: Implemented, Since: "port",
-		Doc: "How the final presentation starts: by continuing the presenter's last conversation, whose prefix the provider has " +
-			"cached (continue), or with a prompt of its own holding the task, the votes and every answer, as in MassGen (fresh).",
-		set: orch(func(o *Orchestrator, v value) { o.PresentationContext = v.s })},
-	{Section: secOrch, Name: "peer_view", Type: TypeEnum, Enum: []string{PeerViewAuto, PeerViewAll, PeerViewBounded}, Default: PeerViewAuto,
-		Status: Implemented, Since: "port",
-		Doc: "Which peers' answers an agent reads each turn: every one (all), or at most peer_view_size of them, the leaders " +
-			"by current votes first and then a sample that rotates from turn to turn (bounded); auto bounds the view past 8 agents. " +
-			"An agent may vote only for an answer it was shown, and its vote counts while every answer it was shown is current. " +
-			"Needs turn_context: shared.",
-		set: orch(func(o *Orchestrator, v value) { o.PeerView = v.s })},
-	{Section: secOrch, Name: "peer_view_size", Type: TypeInt, Default: "6", Status: Implemented, Since: "port",
-		Doc:  "With a bounded peer_view: how many peers' answers an agent reads per turn (half of them, rounded up, the leaders).",
-		hint: "use 2 or more", check: atLeast(2), ex: "4",
-		set: orch(func(o *Orchestrator, v value) { o.PeerViewSize = v.n })},
+func protocolKeys() []Key {
+	return []Key{
+		{Section: secOrch, Name: "turn_context", Type: TypeEnum, Enum: []string{TurnShared, TurnContinue}, Default: TurnShared,
+			Status: Implemented, Since: "port",
+			Doc: "How an agent's next turn starts: from the prefix every agent shares (the task, then the current answers in label order, " +
+				"then what is the agent's own: its label and what it did last), which providers cache across turns and agents (shared), " +
+				"or by continuing its conversation with an update listing only what changed (continue).",
+			set: orch(func(o *Orchestrator, v value) { o.TurnContext = v.s })},
+		{Section: secOrch, Name: "presentation_context", Type: TypeEnum, Enum: []string{PresentContinue, PresentFresh}, Default: PresentContinue,
+			Status: Implemented, Since: "port",
+			Doc: "How the final presentation starts: by continuing the presenter's last conversation, whose prefix the provider has " +
+				"cached (continue), or with a prompt of its own holding the task, the votes and every answer, as in MassGen (fresh).",
+			set: orch(func(o *Orchestrator, v value) { o.PresentationContext = v.s })},
+		{Section: secOrch, Name: "peer_view", Type: TypeEnum, Enum: []string{PeerViewAuto, PeerViewAll, PeerViewBounded}, Default: PeerViewAuto,
+			Status: Implemented, Since: "port",
+			Doc: "Which peers' answers an agent reads each turn: every one (all), or at most peer_view_size of them, the leaders " +
+				"by current votes first and then a sample that rotates from turn to turn (bounded); auto bounds the view past 8 agents. " +
+				"An agent may vote only for an answer it was shown, and its vote counts while every answer it was shown is current. " +
+				"Needs turn_context: shared.",
+			set: orch(func(o *Orchestrator, v value) { o.PeerView = v.s })},
+		{Section: secOrch, Name: "peer_view_size", Type: TypeInt, Default: "6", Status: Implemented, Since: "port",
+			Doc:  "With a bounded peer_view: how many peers' answers an agent reads per turn (half of them, rounded up, the leaders).",
+			hint: "use 2 or more", check: atLeast(2), ex: "4",
+			set: orch(func(o *Orchestrator, v value) { o.PeerViewSize = v.n })},
+	}
 }
 
 // protocolAfter checks the keys above against each other once the section is read.

@@ -3,98 +3,106 @@ package config
 // The top level, agents, ui and timeout_settings, and how every section treats keys it does
 // not know.
 
-var rootKeys = []Key{
-	{Section: secRoot, Name: "agents", Type: TypeList, Status: Implemented, Since: "0.1.12", Doc: "The agents (each with an id and a backend).",
-		raw: func(_ *walker, t *target, f field) { t.agentsF = &f }},
-	{Section: secRoot, Name: "agent", Type: TypeMapping, Status: Implemented, Since: "0.1.12",
-		Doc: "A single agent (its id defaults to agent1).", raw: func(_ *walker, t *target, f field) { t.agentF = &f }},
-	{Section: secRoot, Name: "orchestrator", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{}",
-		Doc: "Coordination settings (see orchestrator).", raw: coordSub(secOrch)},
-	{Section: secRoot, Name: "ui", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{}",
-		Doc: "Display settings (see ui).", raw: coordSub(secUI)},
-	{Section: secRoot, Name: "timeout_settings", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{}",
-		Doc: "Timeouts (see timeout_settings).", raw: coordSub(secTimeouts)},
-	{Section: secRoot, Name: "session_id", Type: TypeString, Status: Implemented, Since: "0.1.12",
-		Doc: "The session to resume.", set: func(_ *walker, t *target, v value) { t.cfg.SessionID = v.s }},
-	{Section: secRoot, Name: "memory", Type: TypeSwitch, Status: OffOnly, Since: "0.1.12",
-		Doc: "Qdrant/mem0 vector memory (per agent too).", Why: "vector memory is not built"},
-	{Section: secRoot, Name: "filesystem_memory", Type: TypeSwitch, Default: "on", Status: OffOnly, Since: "0.1.33",
-		Doc: "Filesystem memory with automatic compression; on when the block is present.",
-		Why: "filesystem memory and context compression are not built"},
-	{Section: secRoot, Name: "permissions", Type: TypeMapping, Status: Implemented, Since: "0.1.97", ex: "{rules: {deny: [command(rm *)]}}",
-		Doc: "Permission rules (allow, ask, deny), a role and automation_default for every agent (see permissions); an agent's own block adds to it.",
-		raw: permissionsBlock(func(t *target) **Permissions { return &t.cfg.Permissions })},
-	{Section: secRoot, Name: "hooks", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.36",
-		Doc: "Global PreToolUse and PostToolUse hooks.", Why: "hooks are not built; their checks would not run"},
-	{Section: secRoot, Name: "checkpoint", Type: TypeSwitch, Status: OffOnly, Since: "0.1.68",
-		Doc: "Checkpoint settings.", Why: "checkpoint mode is not built"},
+func rootKeys() []Key {
+	return []Key{
+		{Section: secRoot, Name: "agents", Type: TypeList, Status: Implemented, Since: "0.1.12", Doc: "The agents (each with an id and a backend).",
+			raw: func(_ *walker, t *target, f field) { t.agentsF = &f }},
+		{Section: secRoot, Name: "agent", Type: TypeMapping, Status: Implemented, Since: "0.1.12",
+			Doc: "A single agent (its id defaults to agent1).", raw: func(_ *walker, t *target, f field) { t.agentF = &f }},
+		{Section: secRoot, Name: "orchestrator", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{}",
+			Doc: "Coordination settings (see orchestrator).", raw: coordSub(secOrch)},
+		{Section: secRoot, Name: "ui", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{}",
+			Doc: "Display settings (see ui).", raw: coordSub(secUI)},
+		{Section: secRoot, Name: "timeout_settings", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{}",
+			Doc: "Timeouts (see timeout_settings).", raw: coordSub(secTimeouts)},
+		{Section: secRoot, Name: "session_id", Type: TypeString, Status: Implemented, Since: "0.1.12",
+			Doc: "The session to resume.", set: func(_ *walker, t *target, v value) { t.cfg.SessionID = v.s }},
+		{Section: secRoot, Name: "memory", Type: TypeSwitch, Status: OffOnly, Since: "0.1.12",
+			Doc: "Qdrant/mem0 vector memory (per agent too).", Why: "vector memory is not built"},
+		{Section: secRoot, Name: "filesystem_memory", Type: TypeSwitch, Default: "on", Status: OffOnly, Since: "0.1.33",
+			Doc: "Filesystem memory with automatic compression; on when the block is present.",
+			Why: "filesystem memory and context compression are not built"},
+		{Section: secRoot, Name: "permissions", Type: TypeMapping, Status: Implemented, Since: "0.1.97", ex: "{rules: {deny: [command(rm *)]}}",
+			Doc: "Permission rules (allow, ask, deny), a role and automation_default for every agent (see permissions); an agent's own block adds to it.",
+			raw: permissionsBlock(func(t *target) **Permissions { return &t.cfg.Permissions })},
+		{Section: secRoot, Name: "hooks", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.36",
+			Doc: "Global PreToolUse and PostToolUse hooks.", Why: "hooks are not built; their checks would not run"},
+		{Section: secRoot, Name: "checkpoint", Type: TypeSwitch, Status: OffOnly, Since: "0.1.68",
+			Doc: "Checkpoint settings.", Why: "checkpoint mode is not built"},
+	}
 }
 
-var agentKeys = []Key{
-	{Section: secAgent, Name: "id", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "b",
-		Doc: "Unique agent name; it names folders.",
-		raw: func(w *walker, t *target, f field) { t.agent.agent.ID, t.agent.idN = w.agentID(f) }},
-	{Section: secAgent, Name: "backend", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{type: scripted, answers: [hi]}",
-		Doc: "The model serving the agent (see agents[].backend).", raw: backend},
-	{Section: secAgent, Name: "system_message", Type: TypeString, Status: Implemented, Since: "0.1.12",
-		Doc: "The agent's own instructions.", set: func(_ *walker, t *target, v value) { t.agent.agent.SystemMessage = v.s }},
-	{Section: secAgent, Name: "voting_sensitivity", Type: TypeEnum, Enum: allSensitivity, Accept: agentSensitivity, Status: Implemented,
-		Since: "0.1.47", Doc: "This agent's voting sensitivity (default: orchestrator.voting_sensitivity).",
-		Why: "ROI, sequential and adversarial voting are not built, and checklist_gated is set for the whole session (orchestrator.voting_sensitivity)",
-		set: func(_ *walker, t *target, v value) { t.agent.agent.VotingSensitivity = v.s }},
-	{Section: secAgent, Name: "memory", Type: TypeSwitch, Status: OffOnly, Since: "0.1.12", Doc: "This agent's memory settings.",
-		Why: "vector memory is not built"},
-	{Section: secAgent, Name: "subtask", Type: TypeString, Status: Ignored, Since: "0.1.48", Needs: "orchestrator.coordination_mode",
-		Doc: "Decomposition mode: this agent's subtask."},
-	{Section: secAgent, Name: "subagent_agents", Type: TypeList, Status: Ignored, Since: "0.1.9x", Needs: "orchestrator.coordination.enable_subagents",
-		Doc: "Subagents: the agents a subagent team is made of."},
-	{Section: secAgent, Name: "main_agent", Type: TypeBool, Status: Ignored, Since: "0.1.68", Needs: "orchestrator.coordination.checkpoint_enabled",
-		Doc: "Checkpoints: the main agent."},
-	{Section: secAgent, Name: "enable_nlip", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
-		Doc: "Route this agent's tool calls through NLIP.", Why: "NLIP is not built"},
-	{Section: secAgent, Name: "nlip", Type: TypeSwitch, Status: OffOnly, Since: "0.1.13", Doc: "This agent's NLIP settings.",
-		Why: "NLIP is not built"},
+func agentKeys() []Key {
+	return []Key{
+		{Section: secAgent, Name: "id", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "b",
+			Doc: "Unique agent name; it names folders.",
+			raw: func(w *walker, t *target, f field) { t.agent.agent.ID, t.agent.idN = w.agentID(f) }},
+		{Section: secAgent, Name: "backend", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{type: scripted, answers: [hi]}",
+			Doc: "The model serving the agent (see agents[].backend).", raw: backend},
+		{Section: secAgent, Name: "system_message", Type: TypeString, Status: Implemented, Since: "0.1.12",
+			Doc: "The agent's own instructions.", set: func(_ *walker, t *target, v value) { t.agent.agent.SystemMessage = v.s }},
+		{Section: secAgent, Name: "voting_sensitivity", Type: TypeEnum, Enum: allSensitivity, Accept: agentSensitivity, Status: Implemented,
+			Since: "0.1.47", Doc: "This agent's voting sensitivity (default: orchestrator.voting_sensitivity).",
+			Why: "ROI, sequential and adversarial voting are not built, and checklist_gated is set for the whole session (orchestrator.voting_sensitivity)",
+			set: func(_ *walker, t *target, v value) { t.agent.agent.VotingSensitivity = v.s }},
+		{Section: secAgent, Name: "memory", Type: TypeSwitch, Status: OffOnly, Since: "0.1.12", Doc: "This agent's memory settings.",
+			Why: "vector memory is not built"},
+		{Section: secAgent, Name: "subtask", Type: TypeString, Status: Ignored, Since: "0.1.48", Needs: "orchestrator.coordination_mode",
+			Doc: "Decomposition mode: this agent's subtask."},
+		{Section: secAgent, Name: "subagent_agents", Type: TypeList, Status: Ignored, Since: "0.1.9x", Needs: "orchestrator.coordination.enable_subagents",
+			Doc: "Subagents: the agents a subagent team is made of."},
+		{Section: secAgent, Name: "main_agent", Type: TypeBool, Status: Ignored, Since: "0.1.68", Needs: "orchestrator.coordination.checkpoint_enabled",
+			Doc: "Checkpoints: the main agent."},
+		{Section: secAgent, Name: "enable_nlip", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
+			Doc: "Route this agent's tool calls through NLIP.", Why: "NLIP is not built"},
+		{Section: secAgent, Name: "nlip", Type: TypeSwitch, Status: OffOnly, Since: "0.1.13", Doc: "This agent's NLIP settings.",
+			Why: "NLIP is not built"},
+	}
 }
 
 var uiDisplays = map[string]string{"textual_terminal": "rich_terminal", "none": "silent"}
 
-var uiKeys = []Key{
-	{Section: secUI, Name: "display_type", Type: TypeEnum, Default: "rich_terminal", Status: Implemented, Since: "0.1.12",
-		Enum:   []string{"rich_terminal", "simple", "terminal", "silent", "textual_terminal", "none", "web"},
-		Accept: []string{"rich_terminal", "simple", "terminal", "silent", "textual_terminal", "none"},
-		Doc:    "rich_terminal (the live view; textual_terminal, MassGen's default since v0.1.45, is the same view here), simple, terminal, or silent (none).",
-		Why:    "the web display runs only inside MassGen's Web UI", Instead: "use `massgen serve` for the web dashboard, or `rich_terminal`",
-		set: func(_ *walker, t *target, v value) {
-			t.cfg.UI.DisplayType = v.s
-			if to, ok := uiDisplays[v.s]; ok {
-				t.cfg.UI.DisplayType = to
-			}
-		}},
-	{Section: secUI, Name: "logging_enabled", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.12",
-		Doc: "Write the session logs.", set: func(_ *walker, t *target, v value) { t.cfg.UI.LoggingEnabled = v.b }},
-	{Section: secUI, Name: "use_orchestrator_for_single_agent", Type: TypeBool, Default: "true", Accept: []string{"true"},
-		Status: OffOnly, Since: "0.1.12", Doc: "false streams a single agent directly, without voting.",
-		Instead: "remove it; a single agent always runs through the orchestrator"},
+func uiKeys() []Key {
+	return []Key{
+		{Section: secUI, Name: "display_type", Type: TypeEnum, Default: "rich_terminal", Status: Implemented, Since: "0.1.12",
+			Enum:   []string{"rich_terminal", "simple", "terminal", "silent", "textual_terminal", "none", "web"},
+			Accept: []string{"rich_terminal", "simple", "terminal", "silent", "textual_terminal", "none"},
+			Doc:    "rich_terminal (the live view; textual_terminal, MassGen's default since v0.1.45, is the same view here), simple, terminal, or silent (none).",
+			Why:    "the web display runs only inside MassGen's Web UI", Instead: "use `massgen serve` for the web dashboard, or `rich_terminal`",
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.UI.DisplayType = v.s
+				if to, ok := uiDisplays[v.s]; ok {
+					t.cfg.UI.DisplayType = to
+				}
+			}},
+		{Section: secUI, Name: "logging_enabled", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.12",
+			Doc: "Write the session logs.", set: func(_ *walker, t *target, v value) { t.cfg.UI.LoggingEnabled = v.b }},
+		{Section: secUI, Name: "use_orchestrator_for_single_agent", Type: TypeBool, Default: "true", Accept: []string{"true"},
+			Status: OffOnly, Since: "0.1.12", Doc: "false streams a single agent directly, without voting.",
+			Instead: "remove it; a single agent always runs through the orchestrator"},
+	}
 }
 
 func timeout(set func(t *Timeouts, v value)) func(*walker, *target, value) {
 	return func(_ *walker, t *target, v value) { set(&t.cfg.Timeouts, v) }
 }
 
-var timeoutKeys = []Key{
-	{Section: secTimeouts, Name: "orchestrator_timeout_seconds", Type: TypeSeconds, Default: "1800", Status: Implemented, Since: "0.1.12",
-		Doc: "Bounds coordination.", set: timeout(func(t *Timeouts, v value) { t.Orchestrator = v.d })},
-	{Section: secTimeouts, Name: "agent_timeout_seconds", Type: TypeSeconds, Default: "300", Status: Implemented, Since: "port",
-		Doc: "Bounds one model call.", set: timeout(func(t *Timeouts, v value) { t.Agent = v.d })},
-	{Section: secTimeouts, Name: "presentation_timeout_seconds", Type: TypeSeconds, Default: "600", Status: Implemented, Since: "port",
-		Doc: "Bounds the final presentation.", set: timeout(func(t *Timeouts, v value) { t.Presentation = v.d })},
-	{Section: secTimeouts, Name: "initial_round_timeout_seconds", Type: TypeSeconds, Status: Implemented, Since: "0.1.9x",
-		Doc: "Bounds an agent's first round (null: no bound).", set: timeout(func(t *Timeouts, v value) { t.InitialRound = v.d })},
-	{Section: secTimeouts, Name: "subsequent_round_timeout_seconds", Type: TypeSeconds, Status: Implemented, Since: "0.1.9x",
-		Doc: "Bounds each later round (null: no bound).", set: timeout(func(t *Timeouts, v value) { t.SubsequentRound = v.d })},
-	{Section: secTimeouts, Name: "round_timeout_grace_seconds", Type: TypeSeconds, Default: "120", Status: Implemented, Since: "0.1.9x",
-		zero: true, Doc: "Extra time a cut-off round gets to submit new_answer or vote.",
-		set: func(_ *walker, t *target, v value) { t.cfg.Timeouts.RoundGrace, t.graceF = v.d, &v.f }},
+func timeoutKeys() []Key {
+	return []Key{
+		{Section: secTimeouts, Name: "orchestrator_timeout_seconds", Type: TypeSeconds, Default: "1800", Status: Implemented, Since: "0.1.12",
+			Doc: "Bounds coordination.", set: timeout(func(t *Timeouts, v value) { t.Orchestrator = v.d })},
+		{Section: secTimeouts, Name: "agent_timeout_seconds", Type: TypeSeconds, Default: "300", Status: Implemented, Since: "port",
+			Doc: "Bounds one model call.", set: timeout(func(t *Timeouts, v value) { t.Agent = v.d })},
+		{Section: secTimeouts, Name: "presentation_timeout_seconds", Type: TypeSeconds, Default: "600", Status: Implemented, Since: "port",
+			Doc: "Bounds the final presentation.", set: timeout(func(t *Timeouts, v value) { t.Presentation = v.d })},
+		{Section: secTimeouts, Name: "initial_round_timeout_seconds", Type: TypeSeconds, Status: Implemented, Since: "0.1.9x",
+			Doc: "Bounds an agent's first round (null: no bound).", set: timeout(func(t *Timeouts, v value) { t.InitialRound = v.d })},
+		{Section: secTimeouts, Name: "subsequent_round_timeout_seconds", Type: TypeSeconds, Status: Implemented, Since: "0.1.9x",
+			Doc: "Bounds each later round (null: no bound).", set: timeout(func(t *Timeouts, v value) { t.SubsequentRound = v.d })},
+		{Section: secTimeouts, Name: "round_timeout_grace_seconds", Type: TypeSeconds, Default: "120", Status: Implemented, Since: "0.1.9x",
+			zero: true, Doc: "Extra time a cut-off round gets to submit new_answer or vote.",
+			set: func(_ *walker, t *target, v value) { t.cfg.Timeouts.RoundGrace, t.graceF = v.d, &v.f }},
+	}
 }
 
 // sectionRules are how each section treats keys the schema does not list, and the checks that

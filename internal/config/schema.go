@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -118,8 +119,8 @@ type KeyInfo struct {
 
 // Keys lists the schema in section order.
 func Keys() []KeyInfo {
-	out := make([]KeyInfo, 0, len(schema))
-	for _, k := range schema {
+	out := make([]KeyInfo, 0, len(schema()))
+	for _, k := range schema() {
 		doc := k.Doc
 		if k.Why != "" {
 			doc += " (" + k.Why + ")"
@@ -174,31 +175,55 @@ type section struct {
 	also string
 }
 
+// schemaIndex is the schema read into sections.
+type schemaIndex struct {
+	keys     []*Key
+	sections map[string]*section
+}
+
 var (
-	schema   []*Key
-	sections = map[string]*section{}
+	indexOnce sync.Once
+	theIndex  schemaIndex
 )
 
-func init() {
-	for _, group := range [][]Key{rootKeys, agentKeys, uiKeys, timeoutKeys, orchestratorKeys, protocolKeys, coordinationKeys,
-		personaKeys, orchestratorTimeoutKeys, permissionKeys, backendKeys, mcpKeys, customToolKeys, contextPathKeys, scriptedKeys, faultKeys, toolCallKeys, criterionKeys} {
+// index is built on first use rather than at init: it is hundreds of rows, and commands that
+// never read a config (--version, --help, replay) should not pay for it at every start. (A
+// sync.OnceValue variable would be an initialization cycle: the walker the rows call reads
+// the index.)
+func index() schemaIndex {
+	indexOnce.Do(func() { theIndex = buildIndex() })
+	return theIndex
+}
+
+func buildIndex() schemaIndex {
+	x := schemaIndex{sections: map[string]*section{}}
+	for _, group := range [][]Key{rootKeys(), agentKeys(), uiKeys(), timeoutKeys(), orchestratorKeys(), protocolKeys(), coordinationKeys(),
+		personaKeys(), orchestratorTimeoutKeys(), permissionKeys(), backendKeys(), mcpKeys(), customToolKeys(), contextPathKeys(), scriptedKeys(),
+		faultKeys(), toolCallKeys(), criterionKeys()} {
 		for i := range group {
 			k := &group[i]
-			s := sections[k.Section]
+			s := x.sections[k.Section]
 			if s == nil {
 				s = &section{path: k.Section, keys: map[string]*Key{}}
-				sections[k.Section] = s
+				x.sections[k.Section] = s
 			}
 			s.keys[k.Name] = k
 			s.names = append(s.names, k.Name)
-			schema = append(schema, k)
+			x.keys = append(x.keys, k)
 		}
 	}
 	for path, s := range sectionRules() {
-		base := sections[path]
+		base := x.sections[path]
 		base.what, base.warn, base.hints, base.unknown, base.after, base.also = s.what, s.warn, s.hints, s.unknown, s.after, s.also
 	}
+	return x
 }
+
+// schema lists every key, in table (section) order.
+func schema() []*Key { return index().keys }
+
+// sections are the schema's sections by path.
+func sections() map[string]*section { return index().sections }
 
 // lookup finds the schema row of key in s, then among the tool keys of s.also.
 func (s *section) lookup(key string) *Key {
@@ -206,7 +231,7 @@ func (s *section) lookup(key string) *Key {
 		return k
 	}
 	if s.also != "" {
-		if k := sections[s.also].keys[key]; k != nil && k.tool {
+		if k := sections()[s.also].keys[key]; k != nil && k.tool {
 			return k
 		}
 	}

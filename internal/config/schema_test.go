@@ -14,14 +14,14 @@ import (
 // The schema table itself: every row complete and consistent.
 func TestSchema_Table(t *testing.T) {
 	rows := 0
-	for _, s := range sections {
+	for _, s := range sections() {
 		rows += len(s.keys)
 	}
-	if rows != len(schema) {
-		t.Errorf("%d rows but %d distinct keys: a key is listed twice in a section", len(schema), rows)
+	if rows != len(schema()) {
+		t.Errorf("%d rows but %d distinct keys: a key is listed twice in a section", len(schema()), rows)
 	}
 	statuses := []Status{Implemented, Ignored, OffOnly, EmptyOnly, Refused}
-	for _, k := range schema {
+	for _, k := range schema() {
 		id := sectionTitle(k.Section) + "." + k.Name
 		switch {
 		case k.Doc == "" || k.Since == "":
@@ -49,7 +49,7 @@ func TestSchema_Table(t *testing.T) {
 			t.Errorf("%s: tunes %q, which is not in the schema", id, k.Needs)
 		}
 	}
-	for path, s := range sections {
+	for path, s := range sections() {
 		if s.what == "" {
 			t.Errorf("section %q has no rules", path)
 		}
@@ -60,10 +60,10 @@ func TestSchema_Table(t *testing.T) {
 func needed(k *Key) *Key {
 	path := k.Needs
 	if !strings.Contains(path, ".") {
-		return sections[k.Section].keys[path]
+		return sections()[k.Section].keys[path]
 	}
 	i := strings.LastIndexByte(path, '.')
-	if s := sections[path[:i]]; s != nil {
+	if s := sections()[path[:i]]; s != nil {
 		return s.keys[path[i+1:]]
 	}
 	return nil
@@ -73,7 +73,7 @@ func needed(k *Key) *Key {
 // schema, so that a key missing from the table fails here rather than "unknown" for a user.
 func TestSchema_MassGenKeys(t *testing.T) {
 	for _, k := range massgenKeys(t) {
-		s := sections[k[0]]
+		s := sections()[k[0]]
 		if s == nil || s.lookup(k[1]) == nil {
 			t.Errorf("MassGen key %s.%s is not in the schema", sectionTitle(k[0]), k[1])
 			continue
@@ -113,7 +113,7 @@ func massgenKeys(t *testing.T) [][2]string {
 // Every key of the schema, set to a value, is valid or refused by name, never unknown; the
 // keys refused when on are valid when off.
 func TestSchema_EveryKey(t *testing.T) {
-	for _, k := range schema {
+	for _, k := range schema() {
 		if k.Section == secRoot && (k.Name == "agents" || k.Name == "agent") {
 			continue // the sample configs are made of them
 		}
@@ -286,8 +286,8 @@ func extra(name, kv, base1, base2, indent string) string {
 
 func TestKeys_Exported(t *testing.T) {
 	keys := Keys()
-	if len(keys) != len(schema) {
-		t.Fatalf("Keys() = %d, schema %d", len(keys), len(schema))
+	if len(keys) != len(schema()) {
+		t.Fatalf("Keys() = %d, schema %d", len(keys), len(schema()))
 	}
 	var got []KeyInfo
 	if err := json.Unmarshal(SchemaJSON(), &got); err != nil {

@@ -2,14 +2,13 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
 
 var (
 	voteModes = []string{"longest", "first", "last", "self"}
-	voteLabel = regexp.MustCompile(`^agent[1-9][0-9]*$`)
+	voteLabel = lazyRegexp(`^agent[1-9][0-9]*$`)
 )
 
 func script(f func(s *Script, v value)) func(*walker, *target, value) {
@@ -18,76 +17,82 @@ func script(f func(s *Script, v value)) func(*walker, *target, value) {
 
 // A type: scripted backend is this port's own offline agent: its keys are strict, and it
 // takes the tool keys of network backends too.
-var scriptedKeys = []Key{
-	{Section: secScripted, Name: "type", Type: TypeString, Status: Implemented, Since: "port", ex: "scripted",
-		Doc: "scripted.", raw: func(*walker, *target, field) {}},
-	{Section: secScripted, Name: "model", Type: TypeString, Default: "scripted", Status: Implemented, Since: "port",
-		Doc: "A name for logs and events.", set: func(_ *walker, t *target, v value) {
-			if v.s != "" {
-				t.backend.Model = v.s
-			}
-		}},
-	{Section: secScripted, Name: "answers", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[hi]",
-		Doc: "Submitted in order: the first on the first turn, each next one as an improvement.",
-		raw: func(w *walker, t *target, f field) { t.script.Answers = w.answers(f) }},
-	{Section: secScripted, Name: "improve_after", Type: TypeInt, Default: "0", Status: Implemented, Since: "port",
-		Doc: "Improve once this many agents (itself included) have answers.", check: atLeast(0),
-		hint: "use 0 to improve as soon as there is a next answer", set: script(func(s *Script, v value) { s.ImproveAfter = v.n })},
-	{Section: secScripted, Name: "vote", Type: TypeString, Default: "longest", Status: Implemented, Since: "port", ex: "first",
-		Doc: "longest, first, last, self, or a fixed label such as agent2.", raw: scriptedVote},
-	{Section: secScripted, Name: "reason", Type: TypeString, Status: Implemented, Since: "port",
-		Doc: "The vote reason.", set: script(func(s *Script, v value) { s.Reason = v.s })},
-	{Section: secScripted, Name: "checklist_correct", Type: TypeString, Status: Implemented, Since: "port", ex: `"42"`,
-		Doc: "checklist_gated: the result this agent checks answers against; answers containing it pass correctness, others score 2.",
-		set: script(func(s *Script, v value) { s.ChecklistCorrect = v.s })},
-	{Section: secScripted, Name: "final", Type: TypeString, Status: Implemented, Since: "port",
-		Doc: "The presentation text (default: the latest answer).", set: script(func(s *Script, v value) { s.Final = v.s })},
-	{Section: secScripted, Name: "thinking", Type: TypeString, Status: Implemented, Since: "port",
-		Doc: "Streamed as reasoning before each action.", set: script(func(s *Script, v value) { s.Thinking = v.s })},
-	{Section: secScripted, Name: "planning", Type: TypeString, Status: Implemented, Since: "port",
-		Doc: "The reply to planning mode's check.", set: script(func(s *Script, v value) { s.Planning = v.s })},
-	{Section: secScripted, Name: "latency", Type: TypeDuration, Status: Implemented, Since: "port", ex: "10ms",
-		Doc: "Wait before the first chunk of each call.", set: script(func(s *Script, v value) { s.Latency = v.d })},
-	{Section: secScripted, Name: "chunk_delay", Type: TypeDuration, Status: Implemented, Since: "port", ex: "1ms",
-		Doc: "Wait between streamed words.", set: script(func(s *Script, v value) { s.ChunkDelay = v.d })},
-	{Section: secScripted, Name: "faults", Type: TypeList, Status: Implemented, Since: "port", ex: "[{kind: fail, call: 2}]",
-		Doc: "Misbehaviour on chosen calls (see faults[]).", raw: func(w *walker, t *target, f field) {
-			t.script.Faults = walkEach(w, f, t, secFault, "write {kind: fail, call: 2}",
-				func(t *target, x *Fault) { t.fault = x }, func(x *Fault) bool { return x.Kind != "" })
-		}},
-	{Section: secScripted, Name: "tool_calls", Type: TypeList, Status: Implemented, Since: "port", ex: "[{name: t}]",
-		Doc: "Tool calls made before the first answer (see tool_calls[]).",
-		raw: func(w *walker, t *target, f field) {
-			t.script.ToolCalls = walkEach(w, f, t, secToolCall, "",
-				func(t *target, x *ScriptedToolCall) { t.call = x }, func(x *ScriptedToolCall) bool { return x.Name != "" })
-		}},
+func scriptedKeys() []Key {
+	return []Key{
+		{Section: secScripted, Name: "type", Type: TypeString, Status: Implemented, Since: "port", ex: "scripted",
+			Doc: "scripted.", raw: func(*walker, *target, field) {}},
+		{Section: secScripted, Name: "model", Type: TypeString, Default: "scripted", Status: Implemented, Since: "port",
+			Doc: "A name for logs and events.", set: func(_ *walker, t *target, v value) {
+				if v.s != "" {
+					t.backend.Model = v.s
+				}
+			}},
+		{Section: secScripted, Name: "answers", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[hi]",
+			Doc: "Submitted in order: the first on the first turn, each next one as an improvement.",
+			raw: func(w *walker, t *target, f field) { t.script.Answers = w.answers(f) }},
+		{Section: secScripted, Name: "improve_after", Type: TypeInt, Default: "0", Status: Implemented, Since: "port",
+			Doc: "Improve once this many agents (itself included) have answers.", check: atLeast(0),
+			hint: "use 0 to improve as soon as there is a next answer", set: script(func(s *Script, v value) { s.ImproveAfter = v.n })},
+		{Section: secScripted, Name: "vote", Type: TypeString, Default: "longest", Status: Implemented, Since: "port", ex: "first",
+			Doc: "longest, first, last, self, or a fixed label such as agent2.", raw: scriptedVote},
+		{Section: secScripted, Name: "reason", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The vote reason.", set: script(func(s *Script, v value) { s.Reason = v.s })},
+		{Section: secScripted, Name: "checklist_correct", Type: TypeString, Status: Implemented, Since: "port", ex: `"42"`,
+			Doc: "checklist_gated: the result this agent checks answers against; answers containing it pass correctness, others score 2.",
+			set: script(func(s *Script, v value) { s.ChecklistCorrect = v.s })},
+		{Section: secScripted, Name: "final", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The presentation text (default: the latest answer).", set: script(func(s *Script, v value) { s.Final = v.s })},
+		{Section: secScripted, Name: "thinking", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "Streamed as reasoning before each action.", set: script(func(s *Script, v value) { s.Thinking = v.s })},
+		{Section: secScripted, Name: "planning", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The reply to planning mode's check.", set: script(func(s *Script, v value) { s.Planning = v.s })},
+		{Section: secScripted, Name: "latency", Type: TypeDuration, Status: Implemented, Since: "port", ex: "10ms",
+			Doc: "Wait before the first chunk of each call.", set: script(func(s *Script, v value) { s.Latency = v.d })},
+		{Section: secScripted, Name: "chunk_delay", Type: TypeDuration, Status: Implemented, Since: "port", ex: "1ms",
+			Doc: "Wait between streamed words.", set: script(func(s *Script, v value) { s.ChunkDelay = v.d })},
+		{Section: secScripted, Name: "faults", Type: TypeList, Status: Implemented, Since: "port", ex: "[{kind: fail, call: 2}]",
+			Doc: "Misbehaviour on chosen calls (see faults[]).", raw: func(w *walker, t *target, f field) {
+				t.script.Faults = walkEach(w, f, t, secFault, "write {kind: fail, call: 2}",
+					func(t *target, x *Fault) { t.fault = x }, func(x *Fault) bool { return x.Kind != "" })
+			}},
+		{Section: secScripted, Name: "tool_calls", Type: TypeList, Status: Implemented, Since: "port", ex: "[{name: t}]",
+			Doc: "Tool calls made before the first answer (see tool_calls[]).",
+			raw: func(w *walker, t *target, f field) {
+				t.script.ToolCalls = walkEach(w, f, t, secToolCall, "",
+					func(t *target, x *ScriptedToolCall) { t.call = x }, func(x *ScriptedToolCall) bool { return x.Name != "" })
+			}},
+	}
 }
 
-var faultKeys = []Key{
-	{Section: secFault, Name: "kind", Type: TypeString, Status: Implemented, Since: "port", ex: "fail",
-		Doc: "no_tool, bad_vote, double_vote, vote_and_answer, bad_args, duplicate, fail, fatal, hang or truncated.",
-		raw: func(w *walker, t *target, f field) {
-			if k, ok := w.faultKind(f); ok {
-				t.fault.Kind = k
-			}
-		}},
-	{Section: secFault, Name: "call", Type: TypeInt, Default: "0", Status: Implemented, Since: "port",
-		Doc: "The 1-based model call it applies to (0: every call).", check: atLeast(0),
-		hint: "use 0 for every call, or the 1-based call number", set: func(_ *walker, t *target, v value) { t.fault.Call = v.n }},
+func faultKeys() []Key {
+	return []Key{
+		{Section: secFault, Name: "kind", Type: TypeString, Status: Implemented, Since: "port", ex: "fail",
+			Doc: "no_tool, bad_vote, double_vote, vote_and_answer, bad_args, duplicate, fail, fatal, hang or truncated.",
+			raw: func(w *walker, t *target, f field) {
+				if k, ok := w.faultKind(f); ok {
+					t.fault.Kind = k
+				}
+			}},
+		{Section: secFault, Name: "call", Type: TypeInt, Default: "0", Status: Implemented, Since: "port",
+			Doc: "The 1-based model call it applies to (0: every call).", check: atLeast(0),
+			hint: "use 0 for every call, or the 1-based call number", set: func(_ *walker, t *target, v value) { t.fault.Call = v.n }},
+	}
 }
 
-var toolCallKeys = []Key{
-	{Section: secToolCall, Name: "name", Type: TypeString, Status: Implemented, Since: "port", ex: "t",
-		Doc: "The tool to call.", set: func(_ *walker, t *target, v value) { t.call.Name = v.s }},
-	{Section: secToolCall, Name: "args", Type: TypeMapping, Status: Implemented, Since: "port", ex: "{a: 1}",
-		Doc: "Its arguments; a string \"{{result}}\" stands for the previous result's text.", raw: toolCallArgs},
+func toolCallKeys() []Key {
+	return []Key{
+		{Section: secToolCall, Name: "name", Type: TypeString, Status: Implemented, Since: "port", ex: "t",
+			Doc: "The tool to call.", set: func(_ *walker, t *target, v value) { t.call.Name = v.s }},
+		{Section: secToolCall, Name: "args", Type: TypeMapping, Status: Implemented, Since: "port", ex: "{a: 1}",
+			Doc: "Its arguments; a string \"{{result}}\" stands for the previous result's text.", raw: toolCallArgs},
+	}
 }
 
 func scriptedVote(w *walker, t *target, g field) {
 	v, ok := w.str(g)
 	switch {
 	case !ok:
-	case voteLabel.MatchString(v):
+	case voteLabel().MatchString(v):
 		t.script.Vote, t.agent.voteF = v, &g
 	case slices.Contains(voteModes, v):
 		t.script.Vote = v
@@ -101,7 +106,7 @@ func scriptedVote(w *walker, t *target, g field) {
 }
 
 func scriptedUnknown(w *walker, _ *target, g field) {
-	s := sections[secScripted]
+	s := sections()[secScripted]
 	sugg := s.suggest(g.key)
 	if !strings.HasPrefix(sugg, "did you mean") {
 		sugg = "a scripted backend takes only " + strings.Join(s.names, ", ")

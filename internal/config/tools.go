@@ -71,68 +71,72 @@ type Tools struct {
 }
 
 var (
-	mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
-	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
+	mcpName = lazyRegexp(`^[A-Za-z0-9_-]{1,100}$`)
+	envName = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
 )
 
 func mcp(f func(s *MCPServer, v value)) func(*walker, *target, value) {
 	return func(_ *walker, t *target, v value) { f(t.mcp, v) }
 }
 
-var mcpKeys = []Key{
-	{Section: secMCP, Name: "name", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "s",
-		Doc: "Letters, digits, _ or - (at most 100); the key in the mapping form.", set: mcp(func(s *MCPServer, v value) { s.Name = v.s })},
-	{Section: secMCP, Name: "type", Type: TypeString, Default: "stdio", Status: Implemented, Since: "0.1.12", ex: "stdio",
-		Doc: "stdio or streamable-http (sse is refused).", raw: mcpType},
-	{Section: secMCP, Name: "command", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "x",
-		Doc: "stdio: the program that runs the server.", set: mcp(func(s *MCPServer, v value) { s.Command = v.s })},
-	{Section: secMCP, Name: "args", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
-		Doc: "stdio: its arguments (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Args = v.list })},
-	{Section: secMCP, Name: "env", Type: TypeStringMap, Status: Implemented, Since: "0.1.12", ex: "{K: v}",
-		Doc: "stdio: its environment (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Env = v.m })},
-	{Section: secMCP, Name: "cwd", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "d",
-		Doc: "stdio: its working folder.", set: mcp(func(s *MCPServer, v value) { s.Cwd = v.s })},
-	{Section: secMCP, Name: "url", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "http://localhost:1/mcp",
-		Doc: "streamable-http: the server's URL.", set: mcp(func(s *MCPServer, v value) { s.URL = v.s })},
-	{Section: secMCP, Name: "headers", Type: TypeStringMap, Status: Implemented, Since: "0.1.12", ex: "{K: v}",
-		Doc: "streamable-http: request headers (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Headers = v.m })},
-	{Section: secMCP, Name: "timeout", Type: TypeSeconds, Status: Implemented, Since: "0.1.12",
-		Doc: "Bounds one tool call.", set: mcp(func(s *MCPServer, v value) { s.Timeout = v.d })},
-	{Section: secMCP, Name: "http_read_timeout", Type: TypeSeconds, Default: "300", Status: Ignored, Since: "0.1.12",
-		Doc: "The per-call timeout already bounds every read."},
-	// MassGen's executable allow-list and URL checks guard against configs from strangers; here
-	// the config's author chooses what runs. Say so rather than let a reader believe the
-	// policy holds.
-	{Section: secMCP, Name: "security", Type: TypeMapping, Status: Ignored, Since: "0.1.12", warn: true, ex: "{level: high}",
-		msg:     "`security` is not enforced: the server runs as configured (command, url)",
-		Instead: "remove it, and only run configs whose mcp_servers you trust", Doc: "MassGen's executable and URL policy."},
-	{Section: secMCP, Name: "allowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
-		Doc: "Only these tools of the server.", set: mcp(func(s *MCPServer, v value) { s.AllowedTools = v.list })},
-	{Section: secMCP, Name: "exclude_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
-		Doc: "Tools of the server to leave out.", set: mcp(func(s *MCPServer, v value) { s.ExcludeTools = v.list })},
-	{Section: secMCP, Name: "read_only", Type: TypeBool, Default: "false", Status: Implemented, Since: "port",
-		Doc: "Every tool of the server only reads: permissions.role: read-only runs them (otherwise it refuses MCP tools it cannot tell are reads). The server's own readOnlyHint does not count.",
-		set: mcp(func(s *MCPServer, v value) { s.ReadOnly = v.b })},
-	{Section: secMCP, Name: "read_only_tools", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[get_issue, search_*]",
-		Doc: "These tools of the server (its own names; * matches any run of characters) only read: permissions.role: read-only runs them.",
-		set: mcp(func(s *MCPServer, v value) { s.ReadOnlyTools = v.list })},
+func mcpKeys() []Key {
+	return []Key{
+		{Section: secMCP, Name: "name", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "s",
+			Doc: "Letters, digits, _ or - (at most 100); the key in the mapping form.", set: mcp(func(s *MCPServer, v value) { s.Name = v.s })},
+		{Section: secMCP, Name: "type", Type: TypeString, Default: "stdio", Status: Implemented, Since: "0.1.12", ex: "stdio",
+			Doc: "stdio or streamable-http (sse is refused).", raw: mcpType},
+		{Section: secMCP, Name: "command", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "x",
+			Doc: "stdio: the program that runs the server.", set: mcp(func(s *MCPServer, v value) { s.Command = v.s })},
+		{Section: secMCP, Name: "args", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+			Doc: "stdio: its arguments (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Args = v.list })},
+		{Section: secMCP, Name: "env", Type: TypeStringMap, Status: Implemented, Since: "0.1.12", ex: "{K: v}",
+			Doc: "stdio: its environment (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Env = v.m })},
+		{Section: secMCP, Name: "cwd", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "d",
+			Doc: "stdio: its working folder.", set: mcp(func(s *MCPServer, v value) { s.Cwd = v.s })},
+		{Section: secMCP, Name: "url", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: "http://localhost:1/mcp",
+			Doc: "streamable-http: the server's URL.", set: mcp(func(s *MCPServer, v value) { s.URL = v.s })},
+		{Section: secMCP, Name: "headers", Type: TypeStringMap, Status: Implemented, Since: "0.1.12", ex: "{K: v}",
+			Doc: "streamable-http: request headers (${VAR} expanded).", set: mcp(func(s *MCPServer, v value) { s.Headers = v.m })},
+		{Section: secMCP, Name: "timeout", Type: TypeSeconds, Status: Implemented, Since: "0.1.12",
+			Doc: "Bounds one tool call.", set: mcp(func(s *MCPServer, v value) { s.Timeout = v.d })},
+		{Section: secMCP, Name: "http_read_timeout", Type: TypeSeconds, Default: "300", Status: Ignored, Since: "0.1.12",
+			Doc: "The per-call timeout already bounds every read."},
+		// MassGen's executable allow-list and URL checks guard against configs from strangers; here
+		// the config's author chooses what runs. Say so rather than let a reader believe the
+		// policy holds.
+		{Section: secMCP, Name: "security", Type: TypeMapping, Status: Ignored, Since: "0.1.12", warn: true, ex: "{level: high}",
+			msg:     "`security` is not enforced: the server runs as configured (command, url)",
+			Instead: "remove it, and only run configs whose mcp_servers you trust", Doc: "MassGen's executable and URL policy."},
+		{Section: secMCP, Name: "allowed_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+			Doc: "Only these tools of the server.", set: mcp(func(s *MCPServer, v value) { s.AllowedTools = v.list })},
+		{Section: secMCP, Name: "exclude_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+			Doc: "Tools of the server to leave out.", set: mcp(func(s *MCPServer, v value) { s.ExcludeTools = v.list })},
+		{Section: secMCP, Name: "read_only", Type: TypeBool, Default: "false", Status: Implemented, Since: "port",
+			Doc: "Every tool of the server only reads: permissions.role: read-only runs them (otherwise it refuses MCP tools it cannot tell are reads). The server's own readOnlyHint does not count.",
+			set: mcp(func(s *MCPServer, v value) { s.ReadOnly = v.b })},
+		{Section: secMCP, Name: "read_only_tools", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[get_issue, search_*]",
+			Doc: "These tools of the server (its own names; * matches any run of characters) only read: permissions.role: read-only runs them.",
+			set: mcp(func(s *MCPServer, v value) { s.ReadOnlyTools = v.list })},
+	}
 }
 
-var contextPathKeys = []Key{
-	{Section: secContextPath, Name: "path", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: ".",
-		Doc: "A file or folder; it must exist when massgen runs.", set: func(_ *walker, t *target, v value) { t.cp.Path = v.s }},
-	{Section: secContextPath, Name: "permission", Type: TypeEnum, Enum: []string{"read", "write"}, Default: "read", Status: Implemented,
-		Since: "0.1.12", Doc: "write lets the final presenter write there.",
-		set: func(_ *walker, t *target, v value) { t.cp.Write = v.s == "write" }},
-	{Section: secContextPath, Name: "protected_paths", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
-		Doc: "Paths below it that stay read-only.", set: func(_ *walker, t *target, v value) { t.cp.Protected = v.list }},
+func contextPathKeys() []Key {
+	return []Key{
+		{Section: secContextPath, Name: "path", Type: TypeString, Status: Implemented, Since: "0.1.12", ex: ".",
+			Doc: "A file or folder; it must exist when massgen runs.", set: func(_ *walker, t *target, v value) { t.cp.Path = v.s }},
+		{Section: secContextPath, Name: "permission", Type: TypeEnum, Enum: []string{"read", "write"}, Default: "read", Status: Implemented,
+			Since: "0.1.12", Doc: "write lets the final presenter write there.",
+			set: func(_ *walker, t *target, v value) { t.cp.Write = v.s == "write" }},
+		{Section: secContextPath, Name: "protected_paths", Type: TypeStrings, Status: Implemented, Since: "0.1.12",
+			Doc: "Paths below it that stay read-only.", set: func(_ *walker, t *target, v value) { t.cp.Protected = v.list }},
+	}
 }
 
 // envPassthrough reads command_line_env_passthrough: variable names and NAME_* prefixes.
 func envPassthrough(w *walker, t *target, g field) {
 	items, _ := w.list(g)
 	for _, it := range items {
-		if s, ok := w.str(it); ok && !envName.MatchString(s) {
+		if s, ok := w.str(it); ok && !envName().MatchString(s) {
 			w.errf(it, "write a variable name such as GITHUB_TOKEN, or a prefix such as NPM_CONFIG_*", "`%s` is not an environment variable name", clip(s))
 		} else if ok {
 			t.backend.Tools.CommandEnv = append(t.backend.Tools.CommandEnv, s)
@@ -230,7 +234,7 @@ func mcpAfter(w *walker, t *target, f field, _ map[string]field) {
 	switch {
 	case s.Name == "":
 		w.errAt(f.loc, "missing required key `name`", "add name: with letters, digits, _ or -", f.raw)
-	case !mcpName.MatchString(s.Name):
+	case !mcpName().MatchString(s.Name):
 		w.errAt(f.loc, fmt.Sprintf("invalid mcp server name `%s`", clip(s.Name)), "use letters, digits, _ or - (at most 100)", f.raw)
 	}
 	switch {
@@ -260,7 +264,7 @@ func contextPathAfter(w *walker, t *target, f field, _ map[string]field) {
 	}
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = lazyRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // checkVars warns about ${VAR}s that are not set here: validation runs without secrets, so it
 // is not an error until massgen runs.
@@ -273,7 +277,7 @@ func (w *walker) checkVars(f field, s MCPServer) {
 	}
 	seen := map[string]bool{}
 	for _, t := range texts {
-		for _, m := range envRef.FindAllStringSubmatch(t, -1) {
+		for _, m := range envRef().FindAllStringSubmatch(t, -1) {
 			if v, ok := os.LookupEnv(m[1]); (!ok || v == "") && !seen[m[1]] {
 				seen[m[1]] = true
 				w.warnAt(f.loc, fmt.Sprintf("${%s} is not set here", m[1]), "set it before massgen runs this server", f.raw)

@@ -257,7 +257,7 @@ func TestParse_GenerationSwitchesNeverReachParams(t *testing.T) {
 	// No MassGen key that is not a request parameter is passed to the provider: a key missing
 	// from the schema would reach Params, even as null.
 	var lines strings.Builder
-	for _, k := range schema {
+	for _, k := range schema() {
 		if k.Section == secBackend && !k.Param && k.Name != "type" {
 			lines.WriteString("      " + k.Name + ": null\n")
 		}

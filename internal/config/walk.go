@@ -49,7 +49,7 @@ func (w *walker) walk(sec string, f field, t *target) map[string]field {
 // key is handled by its row, keys not in the schema by the section's unknown rule. It returns
 // the entries present, by key, as the section's after rule saw them.
 func (w *walker) walkFields(sec string, f field, fields []field, t *target) map[string]field {
-	s := sections[sec]
+	s := sections()[sec]
 	present := make(map[string]field, len(fields))
 	for _, e := range fields {
 		g := child(f.loc, e)
@@ -329,8 +329,8 @@ func (w *walker) unknownKey(s *section, g field) {
 func (s *section) suggest(key string) string {
 	names := s.names
 	if s.also != "" {
-		for _, n := range sections[s.also].names {
-			if sections[s.also].keys[n].tool {
+		for _, n := range sections()[s.also].names {
+			if sections()[s.also].keys[n].tool {
 				names = append(slices.Clone(names), n)
 			}
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"massgen/examples"
-	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/private"
 )
@@ -48,7 +47,7 @@ func (s *Server) handleSetup(w http.ResponseWriter, r *http.Request) {
 		if !bt.Implemented || bt.Refused {
 			continue
 		}
-		p := providerInfo{Type: name, KeyEnv: bt.APIKeyEnv, Keyless: len(bt.APIKeyEnv) == 0 || app.KeyOptional(name),
+		p := providerInfo{Type: name, KeyEnv: bt.APIKeyEnv, Keyless: len(bt.APIKeyEnv) == 0 || bt.KeyOptional,
 			WebSearch: bt.WebSearch, CodeExecution: bt.CodeExecution}
 		if bt.DefaultModel != config.CustomModel {
 			p.DefaultModel = bt.DefaultModel
@@ -72,8 +71,11 @@ func (s *Server) handleSetup(w http.ResponseWriter, r *http.Request) {
 		return 2
 	}
 	major := func(t string) int {
-		if i := slices.Index([]string{"openai", "claude", "gemini", "grok", "scripted"}, t); i >= 0 {
+		if i := slices.Index(config.TeamTypes, t); i >= 0 {
 			return i
+		}
+		if t == "scripted" {
+			return len(config.TeamTypes)
 		}
 		return 99
 	}
