@@ -1,16 +1,17 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
 // newMan is `massgen man`: the manual pages, generated from the same command definitions as
@@ -26,24 +27,20 @@ one page per subcommand (massgen-serve.1, ...) into DIR. Install them with, for 
 The date in the pages is SOURCE_DATE_EPOCH when set (reproducible builds), else today.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root := cmd.Root()
-			asManMarkdown(root)
-			header, err := manHeader()
+			h, err := manHeader()
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
+			root := cmd.Root()
+			root.InitDefaultHelpCmd()
 			if dir == "" {
-				var buf bytes.Buffer
-				if err := doc.GenMan(root, header, &buf); err != nil {
-					return exitf(ExitExecution, "man page: %v", err)
-				}
-				_, err := stdout.Write(buf.Bytes())
+				_, err := io.WriteString(stdout, manPage(root, h))
 				return err
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return exitf(ExitExecution, "man pages: %v", err)
 			}
-			if err := doc.GenManTree(root, header, dir); err != nil {
+			if err := writeManTree(root, h, dir); err != nil {
 				return exitf(ExitExecution, "man pages into %s: %v", dir, err)
 			}
 			return nil
@@ -53,57 +50,145 @@ The date in the pages is SOURCE_DATE_EPOCH when set (reproducible builds), else 
 	return c
 }
 
-func manHeader() (*doc.GenManHeader, error) {
+// manHeaderInfo is what the .TH line of every page says.
+type manHeaderInfo struct {
+	date   time.Time
+	source string
+}
+
+func manHeader() (manHeaderInfo, error) {
 	date := time.Now()
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		secs, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a number of seconds: unset it or fix it", s)
+			return manHeaderInfo{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a number of seconds: unset it or fix it", s)
 		}
 		date = time.Unix(secs, 0).UTC()
 	}
-	return &doc.GenManHeader{
-		Title:   "MASSGEN",
-		Section: "1",
-		Source:  "massgen " + version(),
-		Manual:  "massgen manual",
-		Date:    &date,
-	}, nil
+	return manHeaderInfo{date: date, source: "massgen " + version()}, nil
 }
 
-// asManMarkdown rewrites every command's Long text for the man generator, which reads it as
-// Markdown: --help's two-space-indented example lines become code blocks, so that roff does not
-// run them into the paragraph around them. It changes the tree in place; `massgen man` exits
-// right after.
-func asManMarkdown(c *cobra.Command) {
-	c.Long = manMarkdown(c.Long)
+// writeManTree writes c's page and its available subcommands' pages into dir, one file each
+// (massgen.1, massgen-serve.1, massgen-logs-summary.1, ...).
+func writeManTree(c *cobra.Command, h manHeaderInfo, dir string) error {
 	for _, sub := range c.Commands() {
-		asManMarkdown(sub)
+		if !sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		if err := writeManTree(sub, h, dir); err != nil {
+			return err
+		}
 	}
+	name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
+	return os.WriteFile(filepath.Join(dir, name), []byte(manPage(c, h)), 0o644)
 }
 
-func manMarkdown(long string) string {
-	lines := strings.Split(long, "\n")
-	var out []string
-	inCode := false
-	for _, l := range lines {
+// manPage is c's manual page in roff (man(7)): name, synopsis, the --help text as its
+// description (two-space-indented lines as unfilled example blocks), options, and the related
+// pages. Written directly rather than through a Markdown converter, which cost every start of
+// massgen a Markdown parser's initialisation.
+func manPage(c *cobra.Command, h manHeaderInfo) string {
+	var b strings.Builder
+	dashed := strings.ReplaceAll(c.CommandPath(), " ", "-")
+	fmt.Fprintf(&b, ".TH \"MASSGEN\" \"1\" \"%s\" \"%s\" \"massgen manual\"\n.nh\n.ad l\n", h.date.Format("Jan 2006"), strings.NewReplacer(`\`, `\e`, `"`, `'`).Replace(h.source))
+	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roffEscape(dashed), roffText(c.Short))
+	fmt.Fprintf(&b, ".SH SYNOPSIS\n\\fB%s\\fP\n", roffText(c.UseLine()))
+	long := c.Long
+	if long == "" {
+		long = c.Short
+	}
+	b.WriteString(".SH DESCRIPTION\n")
+	writeRoffBody(&b, long)
+	if f := c.NonInheritedFlags(); f.HasAvailableFlags() {
+		b.WriteString(".SH OPTIONS\n")
+		writeRoffFlags(&b, f)
+	}
+	if f := c.InheritedFlags(); f.HasAvailableFlags() {
+		b.WriteString(".SH OPTIONS INHERITED FROM PARENT COMMANDS\n")
+		writeRoffFlags(&b, f)
+	}
+	var also []string
+	if c.HasParent() {
+		also = append(also, fmt.Sprintf("\\fB%s(1)\\fP", roffEscape(strings.ReplaceAll(c.Parent().CommandPath(), " ", "-"))))
+	}
+	subs := slices.Clone(c.Commands())
+	slices.SortFunc(subs, func(x, y *cobra.Command) int { return strings.Compare(x.Name(), y.Name()) })
+	for _, sub := range subs {
+		if sub.IsAvailableCommand() && !sub.IsAdditionalHelpTopicCommand() {
+			also = append(also, fmt.Sprintf("\\fB%s-%s(1)\\fP", roffEscape(dashed), roffEscape(sub.Name())))
+		}
+	}
+	if len(also) > 0 {
+		fmt.Fprintf(&b, ".SH SEE ALSO\n%s\n", strings.Join(also, ", "))
+	}
+	return b.String()
+}
+
+// writeRoffBody writes --help text: blank lines part paragraphs, and lines indented by two
+// spaces (examples) keep their line breaks in an indented block.
+func writeRoffBody(b *strings.Builder, text string) {
+	inCode, para := false, true
+	for _, l := range strings.Split(text, "\n") {
 		code := strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != ""
 		switch {
 		case code && !inCode:
-			if len(out) > 0 && out[len(out)-1] != "" {
-				out = append(out, "")
-			}
+			b.WriteString(".PP\n.RS\n.nf\n")
 			inCode = true
 		case !code && inCode:
-			if l != "" {
-				out = append(out, "")
+			b.WriteString(".fi\n.RE\n")
+			inCode, para = false, true
+		}
+		switch {
+		case code:
+			b.WriteString(roffText(strings.TrimPrefix(l, "  ")) + "\n")
+		case strings.TrimSpace(l) == "":
+			para = true
+		default:
+			if para {
+				b.WriteString(".PP\n")
+				para = false
 			}
-			inCode = false
+			b.WriteString(roffText(l) + "\n")
 		}
-		if code {
-			l = "  " + l
-		}
-		out = append(out, l)
 	}
-	return strings.Join(out, "\n")
+	if inCode {
+		b.WriteString(".fi\n.RE\n")
+	}
+}
+
+func writeRoffFlags(b *strings.Builder, f *pflag.FlagSet) {
+	f.VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden || fl.Deprecated != "" {
+			return
+		}
+		name := fmt.Sprintf("\\fB--%s\\fP", roffEscape(fl.Name))
+		if fl.Shorthand != "" && fl.ShorthandDeprecated == "" {
+			name = fmt.Sprintf("\\fB-%s\\fP, %s", roffEscape(fl.Shorthand), name)
+		}
+		def := fl.DefValue
+		if fl.Value.Type() == "string" {
+			def = strconv.Quote(def)
+		}
+		if fl.NoOptDefVal != "" {
+			fmt.Fprintf(b, ".TP\n%s[=%s]\n", name, roffEscape(def))
+		} else {
+			fmt.Fprintf(b, ".TP\n%s=%s\n", name, roffEscape(def))
+		}
+		b.WriteString(roffText(fl.Usage) + "\n")
+	})
+}
+
+// roffEscape makes s literal inside a roff line: backslashes and hyphens (which roff would
+// take for hyphenation points).
+func roffEscape(s string) string {
+	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+}
+
+// roffText is roffEscape for a whole line, which must not start with a control character.
+func roffText(s string) string {
+	s = roffEscape(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
 }

@@ -9,19 +9,6 @@ import (
 	"testing"
 )
 
-func TestManMarkdown(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"Intro:\n  massgen x\nAfter.", "Intro:\n\n    massgen x\n\nAfter."},
-		{"Intro:\n\n  a\n  b\n\nAfter.", "Intro:\n\n    a\n    b\n\nAfter."},
-		{"plain text\nno code", "plain text\nno code"},
-		{"  first\ntext", "    first\n\ntext"},
-	} {
-		if got := manMarkdown(tc.in); got != tc.want {
-			t.Errorf("manMarkdown(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestVCSSuffix(t *testing.T) {
 	for _, tc := range []struct {
 		settings []debug.BuildSetting
