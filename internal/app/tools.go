@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"massgen/internal/command"
 	"massgen/internal/config"
 	"massgen/internal/coord"
 	"massgen/internal/customtool"
@@ -153,13 +154,13 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 				set = append(set, ws.Tools()...)
 			}
 			if t.CommandLine && clis[a.ID] == nil {
-				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
+				opts := command.Options{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
 					Sandbox: sandboxOptions(t, hide)}
 				if err := opts.Validate(); err != nil {
 					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
 				}
-				set = append(set, ws.CommandTools(opts)...)
-				if why := confinementNote(opts); why != "" && !tb.confinementNoted {
+				set = append(set, command.Tools(ws, opts)...)
+				if why := opts.ConfinementNote(); why != "" && !tb.confinementNoted {
 					tb.confinementNoted = true
 					tb.status(event.ServerCommands, "weaker confinement", why)
 				}
@@ -312,7 +313,7 @@ func (tb *toolbox) finish(winner, logDir string) error {
 	if !ok {
 		return nil
 	}
-	tb.run.StopShells() // a background shell must not write into the workspace being copied
+	tb.run.StopResidents() // a background shell must not write into the workspace being copied
 	tb.winnerDir = ws.Dir()
 	if logDir == "" {
 		return nil

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"massgen/internal/tool"
 )
 
 // errConcealed: copyTree's visit leaves the entry out.
@@ -114,8 +116,8 @@ func (v view) conceal(g *grant, abs string) (concealment, bool) {
 func (c concealment) refusal(raw, abs, snapDir string) error {
 	if c.private {
 		return fmt.Errorf("%s is private to massgen (other agents' workspaces and logs); the agents' shared work is under %s",
-			show(raw), snapDir)
+			tool.Quote(raw), snapDir)
 	}
 	return fmt.Errorf("%s may hold secrets (it matches %s), so agents cannot read, copy, search, compare or change it. To allow it, list the file itself under context_paths (- path: %s)",
-		show(raw), c.secret, abs)
+		tool.Quote(raw), c.secret, abs)
 }
