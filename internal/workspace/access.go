@@ -97,7 +97,7 @@ func (a *Agent) resolve(raw string, acc Access) (target, error) {
 		return target{}, fmt.Errorf("%s cannot be used: %w", tool.Quote(raw), err)
 	}
 	g := deepest(grants, abs)
-	if g == nil || systemPath(abs) {
+	if g == nil || SystemPath(abs) {
 		return target{}, a.outside(raw, grants, final)
 	}
 	// massgen's trees are refused before anything else is said about them; a secret file
@@ -166,7 +166,7 @@ func (a *Agent) allow(g *grant, abs string, acc Access, final bool, raw string) 
 				tool.Quote(raw), g.path, a.dir)
 		}
 		for _, p := range g.protected {
-			if within(p, abs) {
+			if Within(p, abs) {
 				return fmt.Errorf("%s is protected inside the context path %s: it can be read but never changed or deleted",
 					tool.Quote(raw), g.path)
 			}
@@ -243,7 +243,7 @@ func describeKind(g *grant) string {
 func deepest(grants []*grant, abs string) *grant {
 	var best *grant
 	for _, g := range grants {
-		ok := within(g.path, abs)
+		ok := Within(g.path, abs)
 		if g.file {
 			ok = abs == g.path
 		}
@@ -254,17 +254,17 @@ func deepest(grants []*grant, abs string) *grant {
 	return best
 }
 
-// within reports whether p is base or lies below it. Both are clean absolute paths.
-func within(base, p string) bool {
+// Within reports whether p is base or lies below it. Both are clean absolute paths.
+func Within(base, p string) bool {
 	if base == string(filepath.Separator) {
 		return true
 	}
 	return p == base || strings.HasPrefix(p, base+string(filepath.Separator))
 }
 
-// systemPath reports whether abs is in /proc, /sys or /dev, which no tool ever reaches.
-func systemPath(abs string) bool {
-	return within("/proc", abs) || within("/sys", abs) || within("/dev", abs)
+// SystemPath reports whether abs is in /proc, /sys or /dev, which no tool ever reaches.
+func SystemPath(abs string) bool {
+	return Within("/proc", abs) || Within("/sys", abs) || Within("/dev", abs)
 }
 
 // realPath resolves the symbolic links in the clean absolute path p. For a path that does not

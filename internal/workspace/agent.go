@@ -94,7 +94,7 @@ func newContextGrant(c ContextPath) (*grant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s must exist: %w", c.Path, err)
 	}
-	if real == "/" || systemPath(real) {
+	if real == "/" || SystemPath(real) {
 		return nil, fmt.Errorf("%s would expose the system; name a project directory or file", c.Path)
 	}
 	info, err := os.Stat(real)
@@ -110,7 +110,7 @@ func newContextGrant(c ContextPath) (*grant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("protected path %s: %w", p, err)
 		}
-		if !within(real, rp) {
+		if !Within(real, rp) {
 			return nil, fmt.Errorf("protected path %s is outside %s", p, c.Path)
 		}
 		g.protected = append(g.protected, rp)
@@ -231,7 +231,7 @@ func (a *Agent) Snapshot() error {
 // e.g. to <log dir>/final/<winner>/workspace. Links and special files are treated as by
 // Snapshot.
 func (a *Agent) CopyOut(dst string) error {
-	if abs, err := filepath.Abs(dst); err == nil && within(a.dir, abs) {
+	if abs, err := filepath.Abs(dst); err == nil && Within(a.dir, abs) {
 		return fmt.Errorf("workspace: copy %s out: %s is inside the workspace", a.id, dst)
 	}
 	a.snapMu.Lock()

@@ -113,7 +113,7 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 	switch {
 	case src.abs == dst.abs:
 		return tool.Errorf(fmt.Sprintf("source and destination are the same path (%s); give a different destination", src.abs))
-	case isDir && within(src.abs, dst.abs):
+	case isDir && Within(src.abs, dst.abs):
 		return tool.Errorf(fmt.Sprintf("destination %s is inside the directory being moved, %s; a directory cannot be moved into itself", tool.Quote(in.Destination), tool.Quote(in.Source)))
 	}
 	if old, err := dst.g.root.Lstat(dst.rel); err == nil {
@@ -239,12 +239,12 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 func (a *Agent) holdsOthers(t target, verb, Verb string) string {
 	grants, _ := a.grants()
 	for _, g := range grants {
-		if g != t.g && g.path != t.abs && within(t.abs, g.path) {
+		if g != t.g && g.path != t.abs && Within(t.abs, g.path) {
 			return fmt.Sprintf("%s holds %s, which you access separately; it cannot be %s. %s the other entries one by one", tool.Quote(t.raw), g.path, verb, Verb)
 		}
 	}
 	for _, h := range a.run.hiddenPaths() {
-		if within(t.abs, h) {
+		if Within(t.abs, h) {
 			return fmt.Sprintf("%s holds massgen's private files (other agents' workspaces or logs); it cannot be %s. %s the other entries one by one", tool.Quote(t.raw), verb, Verb)
 		}
 	}

@@ -64,10 +64,6 @@ func (a *Agent) Sight() Sight {
 	return s
 }
 
-// SecretPattern returns the secret-file rule the file at abs matches (".env", "*.pem",
-// ".git/config"), or "": inside context paths such files are hidden unless named.
-func SecretPattern(abs string) string { return secretPattern(abs) }
-
 // MassgenDirs are the names of massgen's own folders of state and logs (.massgen,
 // massgen_logs), hidden inside context paths.
 func MassgenDirs() []string { return slices.Sorted(maps.Keys(massgenDirs)) }
@@ -75,9 +71,3 @@ func MassgenDirs() []string { return slices.Sorted(maps.Keys(massgenDirs)) }
 // ReadOnlyInContext reports whether an entry of this name (.git, node_modules, ...) stays
 // read-only inside a writable context path.
 func ReadOnlyInContext(name string) bool { return defaultExclusions[name] }
-
-// Within reports whether p is base or lies below it. Both are clean absolute paths.
-func Within(base, p string) bool { return within(base, p) }
-
-// SystemPath reports whether abs is in /proc, /sys or /dev, which no tool ever reaches.
-func SystemPath(abs string) bool { return systemPath(abs) }

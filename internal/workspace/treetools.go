@@ -302,7 +302,7 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	v := a.viewOf(grants)
 	// A destination in a part of the source the copy never enters (the workspace under a
 	// project's .massgen) cannot make the copy copy itself.
-	if _, skipped := v.conceal(src.g, dst.abs); info.IsDir() && within(src.abs, dst.abs) && !skipped {
+	if _, skipped := v.conceal(src.g, dst.abs); info.IsDir() && Within(src.abs, dst.abs) && !skipped {
 		return tool.Errorf(fmt.Sprintf("destination %s is inside the source directory %s; copy somewhere else", tool.Quote(in.Destination), tool.Quote(in.Source)))
 	}
 	if _, err := dst.g.root.Lstat(dst.rel); err == nil && !in.Overwrite {
