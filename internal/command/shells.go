@@ -53,7 +53,7 @@ var (
 // shellDefaultLines is what get_background_shell_output returns without lines.
 const shellDefaultLines = 100
 
-// shellTools returns the background shell tools of CommandTools.
+// shellTools returns the background shell tools of Tools.
 func (a *agent) shellTools(opts Options, filter commandFilter) tool.Set {
 	idParam := map[string]any{"shell_id": map[string]any{"type": "string", "description": "The id start_background_shell returned (shell_ and 8 hex digits)."}}
 	return tool.Set{

@@ -442,7 +442,7 @@ func setVar[T any](p *T, v T) func() {
 	return func() { *p = old }
 }
 
-// StopShells ends the shells before the winner's workspace is copied out, and leaves the files
+// StopResidents ends the shells before the winner's workspace is copied out, and leaves the files
 // usable: a shell writing into the workspace stops writing.
 func TestShells_StopShellsKeepsFiles(t *testing.T) {
 	f := newShellFixture(t, Options{})
@@ -451,12 +451,12 @@ func TestShells_StopShellsKeepsFiles(t *testing.T) {
 	eventually(t, "the log", func() bool { _, err := os.Stat(log); return err == nil })
 	f.run.StopResidents()
 	if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
-		t.Errorf("processes survived StopShells: %v", left)
+		t.Errorf("processes survived StopResidents: %v", left)
 	}
 	before := readFile(t, log)
 	time.Sleep(50 * time.Millisecond)
 	if after := readFile(t, log); after != before {
-		t.Error("the shell still writes after StopShells")
+		t.Error("the shell still writes after StopResidents")
 	}
 	mustFail(t, f.call(t, "start_background_shell", map[string]any{"command": "sleep 300"}), "the session has ended")
 	mustOK(t, call(t, f.alice, "write_file", map[string]any{"path": "after.txt", "content": "still writable"}))
