@@ -2,12 +2,12 @@ package app
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"massgen/internal/childproc"
 	"massgen/internal/cliagent"
+	"massgen/internal/command"
 	"massgen/internal/config"
 	"massgen/internal/mcptool"
 	"massgen/internal/provider"
@@ -65,7 +65,7 @@ func bindCLI(b cliBinder, run *workspace.Run, ws *workspace.Agent, paths []works
 // sandboxCLI runs a CLI agent in massgen's sandbox under command_line_execution_mode: srt:
 // its own tools then reach what the agent's grants give, whatever its permission flags let
 // through. The CLI shares the network, to reach its model and massgen's tool server.
-func sandboxCLI(b cliBinder, ws *workspace.Agent, opts *workspace.SandboxOptions) error {
+func sandboxCLI(b cliBinder, ws *workspace.Agent, opts *command.SandboxOptions) error {
 	if opts == nil {
 		return nil
 	}
@@ -75,15 +75,12 @@ func sandboxCLI(b cliBinder, ws *workspace.Agent, opts *workspace.SandboxOptions
 	if b.OnLogin() {
 		return errors.New("command_line_execution_mode: srt needs an API key for a coding-agent CLI: on its own login the CLI needs the home folder the sandbox hides (set the backend's key, or leave the sandbox out)")
 	}
-	if err := opts.Validate(); err != nil {
+	if err := opts.Ready(); err != nil {
 		return err
-	}
-	if err := workspace.SandboxReady(); err != nil {
-		return fmt.Errorf("command_line_execution_mode: srt: %w", err)
 	}
 	home, _ := os.UserHomeDir()
 	b.UseSandbox(func(state string, programs []string) (*childproc.Sandbox, error) {
-		return ws.CLISandbox(opts, home, state, programs)
+		return command.CLISandbox(ws, opts, home, state, programs)
 	})
 	return nil
 }

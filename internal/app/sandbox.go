@@ -5,17 +5,17 @@ import (
 	"os"
 	"slices"
 
+	"massgen/internal/command"
 	"massgen/internal/config"
-	"massgen/internal/workspace"
 )
 
 // sandboxOptions are an agent's command_line_execution_mode: srt settings, or nil when its
 // commands run on this machine. keyFiles are the files the sandbox must hide (keyFiles).
-func sandboxOptions(t config.Tools, keyFiles []string) *workspace.SandboxOptions {
-	if t.ExecutionMode != "srt" {
+func sandboxOptions(t config.Tools, keyFiles []string) *command.SandboxOptions {
+	if !command.Sandboxed(t.ExecutionMode) {
 		return nil
 	}
-	return &workspace.SandboxOptions{ReadMode: t.SrtReadMode, AllowRead: t.SrtAllowRead, DenyRead: t.SrtDenyRead,
+	return &command.SandboxOptions{ReadMode: t.SrtReadMode, AllowRead: t.SrtAllowRead, DenyRead: t.SrtDenyRead,
 		AllowedDomains: t.SrtAllowedDomains, Hide: keyFiles}
 }
 
@@ -32,12 +32,4 @@ func keyFiles(cfg *config.Config, getenv func(string) string) []string {
 		out = append(out, cfg.Path)
 	}
 	return out
-}
-
-// confinementNote says what of the commands' confinement does not hold here, or "".
-func confinementNote(o workspace.CommandOptions) string {
-	if o.Sandbox != nil {
-		return workspace.SandboxNote()
-	}
-	return workspace.CommandConfinement()
 }

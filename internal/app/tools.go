@@ -11,13 +11,10 @@ import (
 	"sync"
 
 	"massgen/internal/config"
-	"massgen/internal/coord"
 	"massgen/internal/customtool"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/mcptool"
-	"massgen/internal/private"
-	"massgen/internal/tool"
 	"massgen/internal/workspace"
 )
 
@@ -85,7 +82,7 @@ func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 		t.Media.Over(cfg.Orchestrator.Media).Enabled() || slices.ContainsFunc(t.CustomTools, isMediaTool)
 }
 
-// newToolbox gives every agent its MCP tools, workspace and command tool. runID names the
+// newToolbox gives every agent its tools, from each of toolSources in turn. runID names the
 // workspace folder of this run; it must be unique.
 func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options, clis map[string]cliBinder) (*toolbox, error) {
 	tb := &toolbox{ws: map[string]*workspace.Agent{}, conv: o.Conversation}
@@ -94,141 +91,20 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 	} else {
 		tb.mcp = mcptool.NewManager(mcptool.Options{OnStatus: tb.status, Getenv: o.Getenv, ClientVersion: o.Version})
 	}
-	var previous string // this run's copy of the previous turn's workspace
-	var lost serversLost
-	hide := keyFiles(cfg, o.Getenv)
+	b := &toolBuild{tb: tb, cfg: cfg, o: o, runID: runID, clis: clis, hide: keyFiles(cfg, o.Getenv)}
 	for i, a := range cfg.Agents {
-		t := a.Backend.Tools
-		var set tool.Set
-		if needsWorkspace(a, cfg) {
-			if tb.run == nil {
-				root := o.WorkspaceRoot
-				if root == "" {
-					root = filepath.Join(".massgen", "workspaces")
-				}
-				if err := private.MkdirAll(root); err != nil {
-					return tb, errorf(ExitExecution, "cannot create the workspace folder %s: %v", root, err)
-				}
-				open := workspace.NewRun
-				if o.Resume != nil {
-					open = workspace.ReopenRun // the workspaces and snapshots the session had
-				}
-				run, err := open(root, runID)
-				if err != nil {
-					return tb, errorf(ExitExecution, "cannot create the workspaces of this run: %v", err)
-				}
-				tb.run = run
-				if prev := filepath.Join(run.Dir(), "previous_turn"); o.Resume != nil && isDir(prev) {
-					previous = prev
-				} else if src := tb.conv.previous(); src != "" {
-					if previous, err = run.CopyPrevious(src); err != nil {
-						return tb, errorf(ExitExecution, "cannot carry the previous turn's workspace into this turn: %v (/reset starts from empty workspaces)", err)
-					}
-				}
+		at := &agentTools{index: i, agent: a, cli: clis[a.ID]}
+		for _, add := range toolSources {
+			if err := add(b, ctx, at); err != nil {
+				return tb, err
 			}
-			ws, err := tb.run.Agent(a.ID, coord.Label(i))
-			if err != nil {
-				return tb, errorf(ExitExecution, "agent %s: workspace: %v", a.ID, err)
-			}
-			paths := workspace.MergeContextPaths(contextPaths(cfg.Orchestrator.ContextPaths), contextPaths(t.ContextPaths))
-			if previous != "" {
-				if err := ws.Seed(previous); err != nil {
-					return tb, errorf(ExitExecution, "agent %s: cannot start from the previous turn's workspace: %v", a.ID, err)
-				}
-				paths = append(paths, workspace.ContextPath{Path: previous})
-			}
-			if err := ws.SetContextPaths(paths); err != nil {
-				return tb, errorf(ExitConfig, "agent %s: context_paths: %v", a.ID, err)
-			}
-			ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
-			if b, ok := clis[a.ID]; ok {
-				// A coding-agent CLI works with its own file and shell tools, in its workspace.
-				if err := bindCLI(b, tb.run, ws, paths); err != nil {
-					return tb, errorf(ExitExecution, "agent %s: %v", a.ID, err)
-				}
-				if err := sandboxCLI(b, ws, sandboxOptions(t, hide)); err != nil {
-					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
-				}
-			} else {
-				set = append(set, ws.Tools()...)
-			}
-			if t.CommandLine && clis[a.ID] == nil {
-				opts := workspace.CommandOptions{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
-					Sandbox: sandboxOptions(t, hide)}
-				if err := opts.Validate(); err != nil {
-					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
-				}
-				set = append(set, ws.CommandTools(opts)...)
-				if why := confinementNote(opts); why != "" && !tb.confinementNoted {
-					tb.confinementNoted = true
-					tb.status(event.ServerCommands, "weaker confinement", why)
-				}
-			}
-			tb.ws[a.ID] = ws
-			agents[i].Workspace = ws
 		}
-		if cli := clis[a.ID]; cli != nil && len(t.MCPServers) > 0 {
-			// A CLI starts and calls the user's servers itself, from its own MCP config, as
-			// MassGen's CLI backends do; massgen does not serve them a second time.
-			servers := make([]mcptool.Server, len(t.MCPServers))
-			for k, s := range t.MCPServers {
-				exp, err := mcptool.Expand(mcpServer(s), o.Getenv)
-				if err != nil {
-					return tb, errorf(ExitConfig, "agent %s: %v", a.ID, err)
-				}
-				servers[k] = exp
-			}
-			cli.UseMCPServers(servers, t.ExcludeTools)
-		} else if len(t.MCPServers) > 0 {
-			servers := make([]mcptool.Server, len(t.MCPServers))
-			for k, s := range t.MCPServers {
-				servers[k] = mcpServer(s)
-			}
-			allowed := t.AllowedTools
-			if isCLI(a) {
-				allowed = nil // a CLI's allowed_tools names its native tools
-			}
-			mcpTools, errs := tb.mcp.Tools(ctx, servers, allowed, t.ExcludeTools)
-			if ctx.Err() != nil {
-				return tb, errorf(ExitInterrupted, "interrupted while the MCP servers were starting; no model was called")
-			}
-			for _, err := range errs {
-				var w *mcptool.ToolWarning
-				if errors.As(err, &w) {
-					// The server works; the agent has fewer of its tools, and the event says why.
-					tb.status(w.Server, "warning", fmt.Sprintf("agent %s: %s", a.ID, w.Msg))
-					continue
-				}
-				lost.add(a.ID, err)
-			}
-			set = append(set, mcpTools...)
+		if at.ws != nil {
+			agents[i].Workspace = at.ws
 		}
-		set, err := addMediaTools(set, a, cfg, tb.ws[a.ID], o.Getenv)
-		if err != nil {
-			return tb, err
-		}
-		if python := slices.DeleteFunc(slices.Clone(t.CustomTools), isMediaTool); len(python) > 0 {
-			// Started, and every tool described, before any model call: a tool file that does
-			// not import stops the run here, naming the file and Python's error.
-			var dir string
-			if ws := tb.ws[a.ID]; ws != nil {
-				dir = ws.Dir()
-			}
-			ct, err := customtool.Start(ctx, python, customtool.Options{AgentID: a.ID, Dir: dir, ConfigFile: cfg.Path})
-			if ct != nil {
-				tb.custom = append(tb.custom, ct) // close stops them, whatever happens next
-			}
-			switch {
-			case ctx.Err() != nil:
-				return tb, errorf(ExitInterrupted, "interrupted while the custom tools were starting; no model was called")
-			case err != nil:
-				return tb, errorf(ExitConfig, "agent %s: %v\nno model was called", a.ID, err)
-			}
-			set = append(set, ct.Set()...)
-		}
-		agents[i].Tools = set
+		agents[i].Tools = at.set
 	}
-	if err := lost.err(); err != nil {
+	if err := b.lost.err(); err != nil {
 		return tb, err
 	}
 	return tb, nil
@@ -312,7 +188,7 @@ func (tb *toolbox) finish(winner, logDir string) error {
 	if !ok {
 		return nil
 	}
-	tb.run.StopShells() // a background shell must not write into the workspace being copied
+	tb.run.StopResidents() // a background shell must not write into the workspace being copied
 	tb.winnerDir = ws.Dir()
 	if logDir == "" {
 		return nil

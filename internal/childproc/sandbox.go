@@ -1,6 +1,9 @@
 package childproc
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Sandbox confines a Confined child further, on Linux with bubblewrap (bwrap): the file
 // system it sees is exactly Base and Mounts, with a /proc of its own PID namespace, a minimal
@@ -113,3 +116,10 @@ type Mount struct {
 	Kind     MountKind
 	Src, Dst string
 }
+
+// What SandboxMissing finds lacking.
+var (
+	ErrNotLinux     = errors.New("the sandbox is built on bubblewrap, which runs on Linux only")
+	ErrNoBubblewrap = errors.New("bubblewrap (bwrap) is not installed: install it (Debian, Ubuntu: apt-get install bubblewrap; " +
+		"Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)")
+)

@@ -65,6 +65,16 @@ func SandboxNote() string {
 		"and this kernel is older than 6.14, the first to bound processes per PID namespace; a fork bomb runs until the command's timeout"
 }
 
+// SandboxMissing reports what a Sandbox lacks here at all, without starting one: Linux
+// (ErrNotLinux) and bubblewrap (ErrNoBubblewrap). nil does not promise that one starts;
+// SandboxReady tells.
+func SandboxMissing() error {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		return ErrNoBubblewrap
+	}
+	return nil
+}
+
 func probeSandbox() error {
 	if ok, why := Confinement(); !ok {
 		return errors.New(strings.Replace(why, ": commands still", "; without them", 1))
@@ -72,9 +82,8 @@ func probeSandbox() error {
 	if _, err := seccompArch(); err != nil {
 		return err
 	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		return errors.New("bubblewrap (bwrap) is not installed: install it (Debian, Ubuntu: apt-get install bubblewrap; " +
-			"Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)")
+	if err := SandboxMissing(); err != nil {
+		return err
 	}
 	var errOut bytes.Buffer
 	c := Command(nil, Confined, sandboxInitPath)

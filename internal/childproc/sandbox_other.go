@@ -3,15 +3,18 @@
 package childproc
 
 import (
-	"errors"
+	"fmt"
 	"runtime"
 )
 
 // SandboxReady reports that a Sandbox cannot run here: bubblewrap and the namespaces it builds
 // on are Linux's.
 func SandboxReady() error {
-	return errors.New("the sandbox is built on bubblewrap, which runs on Linux only, not on " + runtime.GOOS)
+	return fmt.Errorf("%w, not on %s", ErrNotLinux, runtime.GOOS)
 }
+
+// SandboxMissing reports that a Sandbox lacks Linux here.
+func SandboxMissing() error { return ErrNotLinux }
 
 // SandboxNote is "" here: no Sandbox runs at all (SandboxReady).
 func SandboxNote() string { return "" }

@@ -11,6 +11,7 @@ import (
 
 	"massgen/internal/childproc"
 	"massgen/internal/cliagent/clitest"
+	"massgen/internal/command"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
 	"massgen/internal/workspace"
@@ -68,7 +69,7 @@ func testSandbox(t *testing.T, tc cliCase, target string) {
 	defer a.Close()
 	a.Bind(Workspace{Dir: ws.Dir(), Read: []string{ctx}}, filepath.Join(state, "cli"))
 	a.UseSandbox(func(dir string, programs []string) (*childproc.Sandbox, error) {
-		return ws.CLISandbox(&workspace.SandboxOptions{}, os.Getenv("HOME"), dir, programs)
+		return command.CLISandbox(ws, &command.SandboxOptions{}, os.Getenv("HOME"), dir, programs)
 	})
 	chunks, err := collect(t, a, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write the file."}},
 		Tools: prompt.Tools(nil)})

@@ -1,15 +1,17 @@
 package config
 
 import (
+	"errors"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
+
+	"massgen/internal/childproc"
 )
 
 // MassGen v0.1.96's OS sandbox for commands (command_line_execution_mode: srt, the
 // command_line_srt_* keys of massgen/backend/_excluded_params.py), which this build runs on
-// bubblewrap (workspace.SandboxOptions).
+// bubblewrap (command.SandboxOptions).
 
 // executionModeKey is agents[].backend.command_line_execution_mode.
 func executionModeKey() Key {
@@ -58,10 +60,13 @@ func executionMode(w *walker, v *value) bool {
 		w.refused[v.f.loc] = true
 		return false
 	case "srt":
-		if runtime.GOOS != "linux" {
+		// The cheap half of the check massgen makes before it starts (command.SandboxReady),
+		// without starting a sandbox here.
+		switch err := childproc.SandboxMissing(); {
+		case errors.Is(err, childproc.ErrNotLinux):
 			w.warnAt(v.f.loc, "command_line_execution_mode: srt runs on Linux only (it is built on bubblewrap)",
 				"massgen refuses to start with it here; use `local` on "+runtime.GOOS, v.f.keyN)
-		} else if _, err := exec.LookPath("bwrap"); err != nil {
+		case err != nil:
 			w.warnAt(v.f.loc, "command_line_execution_mode: srt needs bubblewrap (bwrap), which is not installed here",
 				"install it before running (apt-get install bubblewrap); without it massgen stops at the start rather than run the commands unsandboxed", v.f.keyN)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"massgen/internal/command"
 	"massgen/internal/config"
 	"massgen/internal/redact"
 )
@@ -45,7 +46,7 @@ func Reasons(cfg *config.Config) []string {
 		}
 		if b.Tools.CommandLine {
 			mode := "unsandboxed"
-			if b.Tools.ExecutionMode == "srt" {
+			if command.Sandboxed(b.Tools.ExecutionMode) {
 				mode = "sandboxed"
 			}
 			add("runs shell commands (enable_mcp_command_line, %s)", mode)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"massgen/internal/tool"
 )
 
 // Limits on the paths tools receive.
@@ -40,13 +42,14 @@ var defaultExclusions = map[string]bool{
 	".DS_Store": true, "massgen_logs": true,
 }
 
-type access int
+// Access is what a tool is about to do with a path.
+type Access int
 
 const (
-	read access = iota
-	write
-	remove // like write, but the last component is not resolved: a link is deleted, not its target
-	move   // the source of a move: checked as remove, with messages that say "moved"
+	Read Access = iota
+	Write
+	Remove // like Write, but the last component is not resolved: a link is deleted, not its target
+	Move   // the source of a move: checked as Remove, with messages that say "moved"
 )
 
 // target is a checked path: abs is resolved, rel is abs relative to g.root.
@@ -61,7 +64,7 @@ type target struct {
 
 // check resolves raw and checks acc against what the agent holds at this moment. Errors are
 // written for the model: they say what is allowed.
-func (a *Agent) check(raw string, acc access) (target, error) {
+func (a *Agent) check(raw string, acc Access) (target, error) {
 	t, err := a.resolve(raw, acc)
 	if err == nil && a.afterCheck != nil {
 		a.afterCheck(t.abs)
@@ -69,7 +72,7 @@ func (a *Agent) check(raw string, acc access) (target, error) {
 	return t, err
 }
 
-func (a *Agent) resolve(raw string, acc access) (target, error) {
+func (a *Agent) resolve(raw string, acc Access) (target, error) {
 	if err := a.checkSyntax(raw); err != nil {
 		return target{}, err
 	}
@@ -80,7 +83,7 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 	p = filepath.Clean(p)
 	var abs string
 	var err error
-	if (acc == remove || acc == move) && filepath.Dir(p) != p {
+	if (acc == Remove || acc == Move) && filepath.Dir(p) != p {
 		abs, err = realPath(filepath.Dir(p))
 		abs = filepath.Join(abs, filepath.Base(p))
 	} else {
@@ -91,10 +94,10 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 		if deepest(grants, p) == nil {
 			return target{}, a.outside(raw, grants, final)
 		}
-		return target{}, fmt.Errorf("%s cannot be used: %w", show(raw), err)
+		return target{}, fmt.Errorf("%s cannot be used: %w", tool.Quote(raw), err)
 	}
 	g := deepest(grants, abs)
-	if g == nil || systemPath(abs) {
+	if g == nil || SystemPath(abs) {
 		return target{}, a.outside(raw, grants, final)
 	}
 	// massgen's trees are refused before anything else is said about them; a secret file
@@ -110,7 +113,7 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 		return target{}, c.refusal(raw, abs, a.run.snapDir)
 	}
 	named := a.named(raw)
-	if err := ruled(a.pathRules(), acc != read, abs, named, raw); err != nil {
+	if err := ruled(a.pathRules(), acc != Read, abs, named, raw); err != nil {
 		return target{}, err
 	}
 	t := target{raw: raw, named: named, abs: abs, g: g}
@@ -119,7 +122,7 @@ func (a *Agent) resolve(raw string, acc access) (target, error) {
 		base, t.flags = filepath.Dir(g.path), oNoFollow
 	}
 	if t.rel, err = filepath.Rel(base, abs); err != nil {
-		return target{}, fmt.Errorf("%s cannot be used: %w", show(raw), err)
+		return target{}, fmt.Errorf("%s cannot be used: %w", tool.Quote(raw), err)
 	}
 	return t, nil
 }
@@ -129,12 +132,12 @@ func (a *Agent) checkSyntax(raw string) error {
 	case raw == "":
 		return fmt.Errorf("the path is empty: give a path relative to your workspace %s, or an absolute path", a.dir)
 	case strings.IndexByte(raw, 0) >= 0:
-		return fmt.Errorf("%s contains a NUL byte; paths cannot contain one", show(raw))
+		return fmt.Errorf("%s contains a NUL byte; paths cannot contain one", tool.Quote(raw))
 	case len(raw) > maxPath:
 		return fmt.Errorf("the path is %d bytes long; the limit is %d", len(raw), maxPath)
 	case strings.HasPrefix(raw, "~"):
 		return fmt.Errorf(`%s: "~" is not expanded here. Use a path relative to your workspace %s, or an absolute path`,
-			show(raw), a.dir)
+			tool.Quote(raw), a.dir)
 	}
 	for c := range strings.SplitSeq(raw, string(filepath.Separator)) {
 		if len(c) > maxComponent {
@@ -145,59 +148,59 @@ func (a *Agent) checkSyntax(raw string) error {
 }
 
 // allow decides acc on abs, which lies in g.
-func (a *Agent) allow(g *grant, abs string, acc access, final bool, raw string) error {
-	if acc == read {
+func (a *Agent) allow(g *grant, abs string, acc Access, final bool, raw string) error {
+	if acc == Read {
 		return nil
 	}
 	switch g.kind {
 	case kindSnapshots:
 		return fmt.Errorf("%s is in the agents' shared snapshots, which are read-only. Copy what you need into your workspace %s (copy_file) and change it there",
-			show(raw), a.dir)
+			tool.Quote(raw), a.dir)
 	case kindContext:
 		if !g.write {
 			return fmt.Errorf("%s is in the read-only context path %s. You can write only inside your workspace %s",
-				show(raw), g.path, a.dir)
+				tool.Quote(raw), g.path, a.dir)
 		}
 		if !final {
 			return fmt.Errorf("%s is in the context path %s, which only the agent presenting the final answer may change; until then it is read-only. Prepare your changes in your workspace %s",
-				show(raw), g.path, a.dir)
+				tool.Quote(raw), g.path, a.dir)
 		}
 		for _, p := range g.protected {
-			if within(p, abs) {
+			if Within(p, abs) {
 				return fmt.Errorf("%s is protected inside the context path %s: it can be read but never changed or deleted",
-					show(raw), g.path)
+					tool.Quote(raw), g.path)
 			}
 		}
 		if rel, err := filepath.Rel(g.path, abs); err == nil {
 			for c := range strings.SplitSeq(rel, string(filepath.Separator)) {
 				if defaultExclusions[c] {
 					return fmt.Errorf("%s is read-only: agents never change %s inside a context path (read-only there: .git, .env, node_modules, __pycache__, .venv, .massgen, massgen_logs and the like)",
-						show(raw), c)
+						tool.Quote(raw), c)
 				}
 			}
 		}
 	}
-	if acc == remove {
+	if acc == Remove {
 		if abs == g.path {
-			return fmt.Errorf("%s is the top of %s and cannot be deleted; delete what is inside it instead", show(raw), describeKind(g))
+			return fmt.Errorf("%s is the top of %s and cannot be deleted; delete what is inside it instead", tool.Quote(raw), describeKind(g))
 		}
 		if b := filepath.Base(abs); b == ".git" || b == ".massgen" {
-			return fmt.Errorf("%s is a %s directory; it is never deleted by the file tools", show(raw), b)
+			return fmt.Errorf("%s is a %s directory; it is never deleted by the file tools", tool.Quote(raw), b)
 		}
 	}
-	if acc == move {
+	if acc == Move {
 		if abs == g.path {
-			return fmt.Errorf("%s is the top of %s and cannot be moved; move what is inside it instead", show(raw), describeKind(g))
+			return fmt.Errorf("%s is the top of %s and cannot be moved; move what is inside it instead", tool.Quote(raw), describeKind(g))
 		}
 		if b := filepath.Base(abs); b == ".git" || b == ".massgen" {
-			return fmt.Errorf("%s is a %s directory; it is never moved or deleted by the file tools", show(raw), b)
+			return fmt.Errorf("%s is a %s directory; it is never moved or deleted by the file tools", tool.Quote(raw), b)
 		}
 	}
 	return nil
 }
 
 func (a *Agent) outside(raw string, grants []*grant, final bool) error {
-	return fmt.Errorf("%s is outside what you can access. %s", show(raw), a.holdings(grants, final))
+	return fmt.Errorf("%s is outside what you can access. %s", tool.Quote(raw), a.holdings(grants, final))
 }
 
 // holdings describes the roots for the model.
@@ -240,7 +243,7 @@ func describeKind(g *grant) string {
 func deepest(grants []*grant, abs string) *grant {
 	var best *grant
 	for _, g := range grants {
-		ok := within(g.path, abs)
+		ok := Within(g.path, abs)
 		if g.file {
 			ok = abs == g.path
 		}
@@ -251,17 +254,17 @@ func deepest(grants []*grant, abs string) *grant {
 	return best
 }
 
-// within reports whether p is base or lies below it. Both are clean absolute paths.
-func within(base, p string) bool {
+// Within reports whether p is base or lies below it. Both are clean absolute paths.
+func Within(base, p string) bool {
 	if base == string(filepath.Separator) {
 		return true
 	}
 	return p == base || strings.HasPrefix(p, base+string(filepath.Separator))
 }
 
-// systemPath reports whether abs is in /proc, /sys or /dev, which no tool ever reaches.
-func systemPath(abs string) bool {
-	return within("/proc", abs) || within("/sys", abs) || within("/dev", abs)
+// SystemPath reports whether abs is in /proc, /sys or /dev, which no tool ever reaches.
+func SystemPath(abs string) bool {
+	return Within("/proc", abs) || Within("/sys", abs) || Within("/dev", abs)
 }
 
 // realPath resolves the symbolic links in the clean absolute path p. For a path that does not
@@ -316,14 +319,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// show quotes a path for a message, clipped so that a huge argument stays readable.
-func show(raw string) string {
-	if len(raw) > 200 {
-		raw = raw[:200] + "..."
-	}
-	return fmt.Sprintf("%q", raw)
 }
 
 // exemptFromReadBeforeDelete are caches MassGen lets agents delete unread.

@@ -31,11 +31,9 @@ type Agent struct {
 	touched          map[string]bool // resolved paths read or created by the agent's tools
 	rules            PathRules       // the permission rules on paths; nil: none (rules.go)
 
-	shells shellSet // background shells, stopped by Run.Close (shells.go)
-
-	proxyMu sync.Mutex
-	proxies map[string]*netProxy // by allowed domains; nil once closed (netproxy.go)
-	closed  bool
+	resMu     sync.Mutex
+	residents []Resident // what runs in the workspace (Attach)
+	closed    bool
 
 	// afterCheck, when set by a test, runs between the permission check and the file
 	// operation, to swap files in as an attacker would.
@@ -96,7 +94,7 @@ func newContextGrant(c ContextPath) (*grant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s must exist: %w", c.Path, err)
 	}
-	if real == "/" || systemPath(real) {
+	if real == "/" || SystemPath(real) {
 		return nil, fmt.Errorf("%s would expose the system; name a project directory or file", c.Path)
 	}
 	info, err := os.Stat(real)
@@ -112,7 +110,7 @@ func newContextGrant(c ContextPath) (*grant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("protected path %s: %w", p, err)
 		}
-		if !within(real, rp) {
+		if !Within(real, rp) {
 			return nil, fmt.Errorf("protected path %s is outside %s", p, c.Path)
 		}
 		g.protected = append(g.protected, rp)
@@ -233,7 +231,7 @@ func (a *Agent) Snapshot() error {
 // e.g. to <log dir>/final/<winner>/workspace. Links and special files are treated as by
 // Snapshot.
 func (a *Agent) CopyOut(dst string) error {
-	if abs, err := filepath.Abs(dst); err == nil && within(a.dir, abs) {
+	if abs, err := filepath.Abs(dst); err == nil && Within(a.dir, abs) {
 		return fmt.Errorf("workspace: copy %s out: %s is inside the workspace", a.id, dst)
 	}
 	a.snapMu.Lock()
@@ -299,36 +297,14 @@ func (a *Agent) close() error {
 	for _, g := range a.contexts {
 		errs = append(errs, g.root.Close())
 	}
-	a.proxyMu.Lock()
+	a.resMu.Lock()
 	a.closed = true
-	for _, p := range a.proxies {
-		errs = append(errs, p.Close())
+	for _, r := range a.residents {
+		errs = append(errs, r.Close())
 	}
-	a.proxies = nil
-	a.proxyMu.Unlock()
+	a.residents = nil
+	a.resMu.Unlock()
 	return errors.Join(errs...)
-}
-
-// proxyFor is the agent's network proxy for the allowed domains, started on first use.
-func (a *Agent) proxyFor(domains []string) (*netProxy, error) {
-	key := strings.Join(domains, "\x00")
-	a.proxyMu.Lock()
-	defer a.proxyMu.Unlock()
-	if a.closed {
-		return nil, errors.New("the session has ended")
-	}
-	if p := a.proxies[key]; p != nil {
-		return p, nil
-	}
-	p, err := startProxy(slices.Clone(domains))
-	if err != nil {
-		return nil, err
-	}
-	if a.proxies == nil {
-		a.proxies = map[string]*netProxy{}
-	}
-	a.proxies[key] = p
-	return p, nil
 }
 
 // grants returns what the agent holds at this moment, with the final-write state.

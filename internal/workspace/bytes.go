@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"massgen/internal/tool"
 )
 
 // ReadBytes reads the regular file at raw (relative to the workspace, or absolute) when the
@@ -14,7 +16,7 @@ import (
 // are written for the model. It is for tools that send a file elsewhere (the media tools), so
 // the file counts as read, as read_file's do.
 func (a *Agent) ReadBytes(raw string, max int64) (abs string, data []byte, err error) {
-	t, err := a.check(raw, read)
+	t, err := a.check(raw, Read)
 	if err != nil {
 		return "", nil, err
 	}
@@ -24,14 +26,14 @@ func (a *Agent) ReadBytes(raw string, max int64) (abs string, data []byte, err e
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Size() > max {
-		return t.abs, nil, fmt.Errorf("%s is %s; the limit is %s", show(raw), sizeText(st.Size()), sizeText(max))
+		return t.abs, nil, fmt.Errorf("%s is %s; the limit is %s", tool.Quote(raw), sizeText(st.Size()), sizeText(max))
 	}
 	data, err = io.ReadAll(io.LimitReader(f, max+1))
 	switch {
 	case err != nil:
 		return t.abs, nil, errors.New(fail(t, err).Content)
 	case int64(len(data)) > max: // it grew while being read
-		return t.abs, nil, fmt.Errorf("%s is larger than the limit of %s", show(raw), sizeText(max))
+		return t.abs, nil, fmt.Errorf("%s is larger than the limit of %s", tool.Quote(raw), sizeText(max))
 	}
 	a.touch(t.abs)
 	return t.abs, data, nil
@@ -41,7 +43,7 @@ func (a *Agent) ReadBytes(raw string, max int64) (abs string, data []byte, err e
 // same confinement as write_file; missing parent directories are created. An existing file
 // is not replaced: the caller picks another name.
 func (a *Agent) WriteNew(raw string, data []byte) (abs string, err error) {
-	t, err := a.check(raw, write)
+	t, err := a.check(raw, Write)
 	if err != nil {
 		return "", err
 	}
@@ -50,7 +52,7 @@ func (a *Agent) WriteNew(raw string, data []byte) (abs string, err error) {
 	}
 	if err := writeThrough(t, data, os.O_CREATE|os.O_EXCL); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return t.abs, fmt.Errorf("%s already exists", show(raw))
+			return t.abs, fmt.Errorf("%s already exists", tool.Quote(raw))
 		}
 		return t.abs, errors.New(fail(t, err).Content)
 	}

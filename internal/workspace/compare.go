@@ -83,7 +83,7 @@ func summarize(ctx context.Context, r *os.Root, name string, flags int, keep int
 // compareFail is fail with a hint for the compare tools.
 func compareFail(t target, err error, other string) tool.Result {
 	if errors.Is(err, errIsDir) {
-		return tool.Errorf(fmt.Sprintf("%s is a directory; %s", show(t.raw), other))
+		return tool.Errorf(fmt.Sprintf("%s is a directory; %s", tool.Quote(t.raw), other))
 	}
 	return fail(t, err)
 }
@@ -93,14 +93,14 @@ func (a *Agent) compareFiles(ctx context.Context, args string) tool.Result {
 		Path1 string `json:"path1"`
 		Path2 string `json:"path2"`
 	}
-	if r, ok := parse(args, &in, `{"path1": "app.py", "path2": "/.../snapshots/agent2/app.py"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path1": "app.py", "path2": "/.../snapshots/agent2/app.py"}`); !ok {
 		return r
 	}
-	t1, err := a.check(in.Path1, read)
+	t1, err := a.check(in.Path1, Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	t2, err := a.check(in.Path2, read)
+	t2, err := a.check(in.Path2, Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -186,14 +186,14 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 		Path2           string `json:"path2"`
 		ShowContentDiff bool   `json:"show_content_diff"`
 	}
-	if r, ok := parse(args, &in, `{"path1": "/.../snapshots/agent2", "path2": "."}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path1": "/.../snapshots/agent2", "path2": "."}`); !ok {
 		return r
 	}
 	var ts [2]target
 	var trees [2]map[string]treeEntry
 	var cut [2]bool
 	for i, raw := range []string{in.Path1, in.Path2} {
-		t, err := a.check(raw, read)
+		t, err := a.check(raw, Read)
 		if err != nil {
 			return tool.Errorf(err.Error())
 		}
@@ -205,7 +205,7 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 		case !info.IsDir() && !info.Mode().IsRegular():
 			return tool.Errorf(special(info.Mode()).message(raw))
 		case !info.IsDir():
-			return tool.Errorf(fmt.Sprintf("%s is a file; compare_directories compares two directories (use compare_files for files)", show(raw)))
+			return tool.Errorf(fmt.Sprintf("%s is a file; compare_directories compares two directories (use compare_files for files)", tool.Quote(raw)))
 		}
 		ts[i] = t
 		if trees[i], cut[i], err = a.treeEntries(ctx, t, lim.entries); err != nil {

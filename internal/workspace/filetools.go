@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"massgen/internal/provider"
 	"massgen/internal/tool"
 )
 
@@ -45,52 +43,35 @@ func (a *Agent) Tools() tool.Set {
 	boolean := func(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
 	integer := func(desc string) map[string]any { return map[string]any{"type": "integer", "description": desc} }
 	set := tool.Set{
-		{Spec: spec("read_file", "Read a text file (at most 256 KiB per call; use start_line to continue). Images, audio, video, archives, office documents and PDFs are refused."+seen+where,
+		{Spec: tool.Spec("read_file", "Read a text file (at most 256 KiB per call; use start_line to continue). Images, audio, video, archives, office documents and PDFs are refused."+seen+where,
 			map[string]any{
 				"path": str("File to read."), "start_line": integer("First line to return, from 1 (default 1)."),
 				"max_lines": integer("Number of lines to return (default: as many as fit)."),
 			}, "path"), Run: a.readFile},
-		{Spec: spec("write_file", "Create or overwrite a text file with content; missing parent directories are created. Writable: your workspace (and, for the final presentation only, context paths marked writable)."+inPlace+short,
+		{Spec: tool.Spec("write_file", "Create or overwrite a text file with content; missing parent directories are created. Writable: your workspace (and, for the final presentation only, context paths marked writable)."+inPlace+short,
 			map[string]any{"path": str("File to write."), "content": str("The complete new content.")}, "path", "content"), Run: a.writeFile},
-		{Spec: spec("edit_file", "Replace old_string with new_string in a file. old_string must occur exactly once, matching the file exactly (spaces and line breaks included)."+inPlace+short,
+		{Spec: tool.Spec("edit_file", "Replace old_string with new_string in a file. old_string must occur exactly once, matching the file exactly (spaces and line breaks included)."+inPlace+short,
 			map[string]any{"path": str("File to edit."), "old_string": str("Exact text to replace."), "new_string": str("Replacement text.")},
 			"path", "old_string", "new_string"), Run: a.editFile},
-		{Spec: spec("list_directory", "List a directory: subdirectories end with /, files show their size, links their target (at most 1000 entries); hidden entries are counted, not named."+seen+where,
+		{Spec: tool.Spec("list_directory", "List a directory: subdirectories end with /, files show their size, links their target (at most 1000 entries); hidden entries are counted, not named."+seen+where,
 			map[string]any{"path": str("Directory to list (default: your workspace)."), "recursive": boolean("List everything below, not just the top level.")}),
 			Run: a.listDirectory},
-		{Spec: spec("search_files", "Search the contents of text files under a directory for a substring (or a regular expression) and return file:line: text for each matching line."+short,
+		{Spec: tool.Spec("search_files", "Search the contents of text files under a directory for a substring (or a regular expression) and return file:line: text for each matching line."+short,
 			map[string]any{
 				"pattern": str("Text to look for."), "path": str("Directory or file to search (default: your workspace)."),
 				"regex": boolean("Treat pattern as an RE2 regular expression."), "case_insensitive": boolean("Ignore case."),
 				"max_results": integer("Most matching lines to return (default 100, at most 1000)."),
 			}, "pattern"), Run: a.searchFiles},
-		{Spec: spec("copy_file", "Copy a file or a whole directory, e.g. from another agent's shared snapshot into your workspace. Missing parent directories are created."+short,
+		{Spec: tool.Spec("copy_file", "Copy a file or a whole directory, e.g. from another agent's shared snapshot into your workspace. Missing parent directories are created."+short,
 			map[string]any{
 				"source": str("File or directory to copy."), "destination": str("Path of the copy."),
 				"overwrite": boolean("Replace an existing destination (default false)."),
 			}, "source", "destination"), Run: a.copyFile},
-		{Spec: spec("delete_file", "Delete a file, or a directory with recursive=true. A file can be deleted only after you read or created it."+short,
+		{Spec: tool.Spec("delete_file", "Delete a file, or a directory with recursive=true. A file can be deleted only after you read or created it."+short,
 			map[string]any{"path": str("File or directory to delete."), "recursive": boolean("Delete a non-empty directory and everything in it.")}, "path"),
 			Run: a.deleteFile},
 	}
 	return append(set, a.extraTools(where, short)...)
-}
-
-func spec(name, desc string, props map[string]any, required ...string) provider.ToolSpec {
-	return provider.ToolSpec{Name: name, Description: desc, Parameters: map[string]any{
-		"type": "object", "properties": props, "required": append([]string{}, required...),
-	}}
-}
-
-// parse decodes args into v; on failure it returns the Result to send back.
-func parse(args string, v any, example string) (tool.Result, bool) {
-	if strings.TrimSpace(args) == "" {
-		args = "{}"
-	}
-	if err := json.Unmarshal([]byte(args), v); err != nil {
-		return tool.Errorf(fmt.Sprintf("invalid arguments (%v); send a JSON object like %s", err, example)), false
-	}
-	return tool.Result{}, true
 }
 
 // fail turns a file-system error on t into a message for the model.
@@ -99,15 +80,15 @@ func fail(t target, err error) tool.Result {
 	var rf *refusedFile
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return tool.Errorf(fmt.Sprintf("%s does not exist (resolved to %s); list_directory shows what is there", show(t.raw), t.abs))
+		return tool.Errorf(fmt.Sprintf("%s does not exist (resolved to %s); list_directory shows what is there", tool.Quote(t.raw), t.abs))
 	case errors.Is(err, errIsDir):
-		return tool.Errorf(fmt.Sprintf("%s is a directory; use list_directory to see what it holds", show(t.raw)))
+		return tool.Errorf(fmt.Sprintf("%s is a directory; use list_directory to see what it holds", tool.Quote(t.raw)))
 	case errors.As(err, &rf):
 		return tool.Errorf(rf.message(t.raw))
 	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
-		return tool.Errorf(fmt.Sprintf("%s leads outside what you can access (a symbolic link changed while it was being opened); refused", show(t.raw)))
+		return tool.Errorf(fmt.Sprintf("%s leads outside what you can access (a symbolic link changed while it was being opened); refused", tool.Quote(t.raw)))
 	}
-	return tool.Errorf(fmt.Sprintf("%s: %v", show(t.raw), unwrapPath(err)))
+	return tool.Errorf(fmt.Sprintf("%s: %v", tool.Quote(t.raw), unwrapPath(err)))
 }
 
 func (a *Agent) readFile(_ context.Context, args string) tool.Result {
@@ -116,13 +97,13 @@ func (a *Agent) readFile(_ context.Context, args string) tool.Result {
 		StartLine int    `json:"start_line"`
 		MaxLines  int    `json:"max_lines"`
 	}
-	if r, ok := parse(args, &in, `{"path": "notes.md"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path": "notes.md"}`); !ok {
 		return r
 	}
 	if msg := binaryRefusal(in.Path); msg != "" {
 		return tool.Errorf(msg)
 	}
-	t, err := a.check(in.Path, read)
+	t, err := a.check(in.Path, Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -136,7 +117,7 @@ func (a *Agent) readFile(_ context.Context, args string) tool.Result {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := br.Peek(8000); bytes.IndexByte(head, 0) >= 0 {
-		return tool.Errorf(fmt.Sprintf("%s looks like a binary file (it contains NUL bytes); read_file reads text only", show(in.Path)))
+		return tool.Errorf(fmt.Sprintf("%s looks like a binary file (it contains NUL bytes); read_file reads text only", tool.Quote(in.Path)))
 	}
 	start := max(in.StartLine, 1)
 	var out []byte
@@ -169,7 +150,7 @@ func (a *Agent) readFile(_ context.Context, args string) tool.Result {
 	a.touch(t.abs)
 	switch {
 	case len(out) == 0 && start > 1:
-		return tool.Result{Content: fmt.Sprintf("(%s has only %d lines)", show(in.Path), line-1)}
+		return tool.Result{Content: fmt.Sprintf("(%s has only %d lines)", tool.Quote(in.Path), line-1)}
 	case len(out) == 0:
 		return tool.Result{Content: "(empty file)"}
 	case note != "":
@@ -183,13 +164,13 @@ func (a *Agent) writeFile(_ context.Context, args string) tool.Result {
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
 	}
-	if r, ok := parse(args, &in, `{"path": "notes.md", "content": "..."}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path": "notes.md", "content": "..."}`); !ok {
 		return r
 	}
 	if in.Content == nil {
 		return tool.Errorf(`content is missing; send {"path": "...", "content": "..."} (content may be "")`)
 	}
-	t, err := a.check(in.Path, write)
+	t, err := a.check(in.Path, Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -220,13 +201,13 @@ func (a *Agent) editFile(_ context.Context, args string) tool.Result {
 		OldString string `json:"old_string"`
 		NewString string `json:"new_string"`
 	}
-	if r, ok := parse(args, &in, `{"path": "main.go", "old_string": "...", "new_string": "..."}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path": "main.go", "old_string": "...", "new_string": "..."}`); !ok {
 		return r
 	}
 	if in.OldString == "" {
 		return tool.Errorf("old_string is empty; copy the exact text to replace from read_file (use write_file to replace a whole file)")
 	}
-	t, err := a.check(in.Path, write)
+	t, err := a.check(in.Path, Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -240,15 +221,15 @@ func (a *Agent) editFile(_ context.Context, args string) tool.Result {
 		return fail(t, err)
 	}
 	if len(data) > maxEdit {
-		return tool.Errorf(fmt.Sprintf("%s is larger than %d MiB; edit_file does not rewrite files that large", show(in.Path), maxEdit>>20))
+		return tool.Errorf(fmt.Sprintf("%s is larger than %d MiB; edit_file does not rewrite files that large", tool.Quote(in.Path), maxEdit>>20))
 	}
 	text := string(data)
 	switch n := strings.Count(text, in.OldString); n {
 	case 0:
-		return tool.Errorf(fmt.Sprintf("old_string was not found in %s. It must match the file exactly, spaces and line breaks included; read the file and copy the text", show(in.Path)))
+		return tool.Errorf(fmt.Sprintf("old_string was not found in %s. It must match the file exactly, spaces and line breaks included; read the file and copy the text", tool.Quote(in.Path)))
 	case 1:
 	default:
-		return tool.Errorf(fmt.Sprintf("old_string occurs %d times in %s; it must occur exactly once. Include more of the surrounding lines to make it unique", n, show(in.Path)))
+		return tool.Errorf(fmt.Sprintf("old_string occurs %d times in %s; it must occur exactly once. Include more of the surrounding lines to make it unique", n, tool.Quote(in.Path)))
 	}
 	i := strings.Index(text, in.OldString)
 	text = text[:i] + in.NewString + text[i+len(in.OldString):]
@@ -283,7 +264,7 @@ var binaryKinds = func() map[string]string {
 func binaryRefusal(p string) string {
 	ext := strings.ToLower(filepath.Ext(p))
 	if kind, ok := binaryKinds[ext]; ok {
-		return fmt.Sprintf("%s is %s (%s); read_file reads text files only. Work with it by name (copy_file, or a command if you have execute_command)", show(p), kind, ext)
+		return fmt.Sprintf("%s is %s (%s); read_file reads text files only. Work with it by name (copy_file, or a command if you have execute_command)", tool.Quote(p), kind, ext)
 	}
 	return ""
 }

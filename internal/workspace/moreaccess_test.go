@@ -134,7 +134,7 @@ func TestAttacks_MoreToolsSymlinkSwappedAfterCheck(t *testing.T) {
 	mustOK(t, call(t, f.alice, "write_file", map[string]any{"path": "made.txt", "content": "made"}))
 	swapped := 0
 	f.alice.afterCheck = func(abs string) {
-		if !within(sub, abs) {
+		if !Within(sub, abs) {
 			return
 		}
 		swapped++

@@ -31,20 +31,20 @@ func (a *Agent) extraTools(where, short string) tool.Set {
 	boolean := func(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
 	writable := " Writable: your workspace (and, for the final presentation only, context paths marked writable)."
 	return tool.Set{
-		{Spec: spec("create_directory", "Create a directory and any missing parent directories; an existing directory is left as it is."+writable+short,
+		{Spec: tool.Spec("create_directory", "Create a directory and any missing parent directories; an existing directory is left as it is."+writable+short,
 			map[string]any{"path": str("Directory to create.")}, "path"), Run: a.createDirectory},
-		{Spec: spec("move_file", "Move or rename a file or directory. destination is the new path itself, not a folder to move into; missing parent directories are created. An existing destination file is replaced only with overwrite=true; an existing directory never is. As with delete_file, a file can be moved only after you read or created it."+writable+short,
+		{Spec: tool.Spec("move_file", "Move or rename a file or directory. destination is the new path itself, not a folder to move into; missing parent directories are created. An existing destination file is replaced only with overwrite=true; an existing directory never is. As with delete_file, a file can be moved only after you read or created it."+writable+short,
 			map[string]any{
 				"source": str("File or directory to move."), "destination": str("Its new path."),
 				"overwrite": boolean("Replace an existing destination file (default false)."),
 			}, "source", "destination"), Run: a.moveFile},
-		{Spec: spec("read_multiple_files", fmt.Sprintf("Read up to %d text files in one call, each as read_file does; each file comes under a header with its path, and a file that cannot be read shows its error without failing the others (%d KiB in all).", maxReadMany, maxReadManyBytes>>10)+where,
+		{Spec: tool.Spec("read_multiple_files", fmt.Sprintf("Read up to %d text files in one call, each as read_file does; each file comes under a header with its path, and a file that cannot be read shows its error without failing the others (%d KiB in all).", maxReadMany, maxReadManyBytes>>10)+where,
 			map[string]any{"paths": map[string]any{"type": "array", "items": str("A file to read."), "description": fmt.Sprintf("Files to read (1 to %d).", maxReadMany)}}, "paths"),
 			Run: a.readMultipleFiles},
-		{Spec: spec("compare_files", "Compare two text files line by line: returns a unified diff, or says they are identical. Binary files are compared by size and SHA-256 only."+short,
+		{Spec: tool.Spec("compare_files", "Compare two text files line by line: returns a unified diff, or says they are identical. Binary files are compared by size and SHA-256 only."+short,
 			map[string]any{"path1": str("First file (the - side of the diff)."), "path2": str("Second file (the + side).")}, "path1", "path2"),
 			Run: a.compareFiles},
-		{Spec: spec("compare_directories", "Compare two directory trees: lists what is only in the first, only in the second, and files that differ (by size, then content), e.g. another agent's shared snapshot under "+a.run.snapDir+"/<label> against your workspace. .git, node_modules and similar folders are not descended into."+short,
+		{Spec: tool.Spec("compare_directories", "Compare two directory trees: lists what is only in the first, only in the second, and files that differ (by size, then content), e.g. another agent's shared snapshot under "+a.run.snapDir+"/<label> against your workspace. .git, node_modules and similar folders are not descended into."+short,
 			map[string]any{
 				"path1": str("First directory."), "path2": str("Second directory."),
 				"show_content_diff": boolean("Also show unified diffs of the differing text files (default false)."),
@@ -57,10 +57,10 @@ func (a *Agent) createDirectory(_ context.Context, args string) tool.Result {
 	var in struct {
 		Path string `json:"path"`
 	}
-	if r, ok := parse(args, &in, `{"path": "src/utils"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path": "src/utils"}`); !ok {
 		return r
 	}
-	t, err := a.check(in.Path, write)
+	t, err := a.check(in.Path, Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -68,11 +68,11 @@ func (a *Agent) createDirectory(_ context.Context, args string) tool.Result {
 		if info.IsDir() {
 			return tool.Result{Content: fmt.Sprintf("%s already exists as a directory; nothing to do.", t.abs)}
 		}
-		return tool.Errorf(fmt.Sprintf("%s already exists and is a file, not a directory; choose another path (or delete the file first with delete_file)", show(in.Path)))
+		return tool.Errorf(fmt.Sprintf("%s already exists and is a file, not a directory; choose another path (or delete the file first with delete_file)", tool.Quote(in.Path)))
 	}
 	if err := mkdirAll(t.g.root, t.rel, t.g.own()); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
-			return tool.Errorf(fmt.Sprintf("cannot create %s: one of its parents is a file, not a directory", show(in.Path)))
+			return tool.Errorf(fmt.Sprintf("cannot create %s: one of its parents is a file, not a directory", tool.Quote(in.Path)))
 		}
 		return fail(t, err)
 	}
@@ -86,17 +86,17 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		Destination string `json:"destination"`
 		Overwrite   bool   `json:"overwrite"`
 	}
-	if r, ok := parse(args, &in, `{"source": "draft.md", "destination": "docs/final.md"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"source": "draft.md", "destination": "docs/final.md"}`); !ok {
 		return r
 	}
 	if in.Destination == "" {
 		return tool.Errorf("destination is empty; give the new path (relative to your workspace " + a.dir + ")")
 	}
-	src, err := a.check(in.Source, move)
+	src, err := a.check(in.Source, Move)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	dst, err := a.check(in.Destination, write)
+	dst, err := a.check(in.Destination, Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -113,8 +113,8 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 	switch {
 	case src.abs == dst.abs:
 		return tool.Errorf(fmt.Sprintf("source and destination are the same path (%s); give a different destination", src.abs))
-	case isDir && within(src.abs, dst.abs):
-		return tool.Errorf(fmt.Sprintf("destination %s is inside the directory being moved, %s; a directory cannot be moved into itself", show(in.Destination), show(in.Source)))
+	case isDir && Within(src.abs, dst.abs):
+		return tool.Errorf(fmt.Sprintf("destination %s is inside the directory being moved, %s; a directory cannot be moved into itself", tool.Quote(in.Destination), tool.Quote(in.Source)))
 	}
 	if old, err := dst.g.root.Lstat(dst.rel); err == nil {
 		// A link moved onto its own target (or one name of a file onto another) would leave
@@ -122,18 +122,18 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		srcFile, serr := src.g.root.Stat(src.rel)
 		dstFile, derr := dst.g.root.Stat(dst.rel)
 		if serr == nil && derr == nil && os.SameFile(srcFile, dstFile) {
-			return tool.Errorf(fmt.Sprintf("%s and %s are the same file; nothing to move", show(in.Source), show(in.Destination)))
+			return tool.Errorf(fmt.Sprintf("%s and %s are the same file; nothing to move", tool.Quote(in.Source), tool.Quote(in.Destination)))
 		}
 		switch m := old.Mode(); {
 		case !old.IsDir() && !m.IsRegular() && m&fs.ModeSymlink == 0:
 			return tool.Errorf(special(m).message(in.Destination))
 		case old.IsDir():
 			return tool.Errorf(fmt.Sprintf("%s is an existing directory and is never replaced by a move. To move into it, name the full new path (e.g. %s); to replace it, delete it first with delete_file",
-				show(in.Destination), show(filepath.Join(in.Destination, filepath.Base(src.abs)))))
+				tool.Quote(in.Destination), tool.Quote(filepath.Join(in.Destination, filepath.Base(src.abs)))))
 		case isDir:
-			return tool.Errorf(fmt.Sprintf("%s is an existing file and %s a directory; a directory cannot replace a file. Choose another destination", show(in.Destination), show(in.Source)))
+			return tool.Errorf(fmt.Sprintf("%s is an existing file and %s a directory; a directory cannot replace a file. Choose another destination", tool.Quote(in.Destination), tool.Quote(in.Source)))
 		case !in.Overwrite:
-			return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", show(in.Destination)))
+			return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", tool.Quote(in.Destination)))
 		}
 	}
 	var moved []string // paths below the source, slash-separated ("" for the source itself)
@@ -143,7 +143,7 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		}
 	} else {
 		if info.Mode().IsRegular() && !a.wasTouched(src.abs) && !exemptFromReadBeforeDelete(src.abs) {
-			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then move it. Files are moved or deleted only after they have been looked at", show(in.Source)))
+			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then move it. Files are moved or deleted only after they have been looked at", tool.Quote(in.Source)))
 		}
 		moved = []string{""}
 	}
@@ -165,9 +165,9 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		var le *os.LinkError
 		switch {
 		case strings.Contains(err.Error(), "escapes"):
-			return tool.Errorf(fmt.Sprintf("moving %s to %s leads outside what you can access (a symbolic link changed while it was being used); refused", show(in.Source), show(in.Destination)))
+			return tool.Errorf(fmt.Sprintf("moving %s to %s leads outside what you can access (a symbolic link changed while it was being used); refused", tool.Quote(in.Source), tool.Quote(in.Destination)))
 		case errors.As(err, &le):
-			return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v", show(in.Source), show(in.Destination), le.Err))
+			return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v", tool.Quote(in.Source), tool.Quote(in.Destination), le.Err))
 		}
 		return fail(src, err)
 	}
@@ -205,11 +205,11 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 			return nil
 		}
 		from := filepath.Join(src.abs, filepath.FromSlash(w))
-		if err := a.allow(src.g, from, move, final, from); err != nil {
+		if err := a.allow(src.g, from, Move, final, from); err != nil {
 			return err
 		}
 		to := filepath.Join(dst.abs, filepath.FromSlash(w))
-		if err := a.allow(dst.g, to, write, final, to); err != nil {
+		if err := a.allow(dst.g, to, Write, final, to); err != nil {
 			return err
 		}
 		if err := errors.Join(ruled(rules, true, from, src.named, from), ruled(rules, true, to, dst.named, to)); err != nil {
@@ -225,7 +225,7 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 		if errors.As(err, &pe) {
 			return fail(src, err).Content
 		}
-		return fmt.Sprintf("cannot move %s: %v", show(src.raw), err)
+		return fmt.Sprintf("cannot move %s: %v", tool.Quote(src.raw), err)
 	}
 	if msg := holdsHidden(src.raw, hidden, "moved", "Move"); msg != "" {
 		return msg
@@ -239,13 +239,13 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 func (a *Agent) holdsOthers(t target, verb, Verb string) string {
 	grants, _ := a.grants()
 	for _, g := range grants {
-		if g != t.g && g.path != t.abs && within(t.abs, g.path) {
-			return fmt.Sprintf("%s holds %s, which you access separately; it cannot be %s. %s the other entries one by one", show(t.raw), g.path, verb, Verb)
+		if g != t.g && g.path != t.abs && Within(t.abs, g.path) {
+			return fmt.Sprintf("%s holds %s, which you access separately; it cannot be %s. %s the other entries one by one", tool.Quote(t.raw), g.path, verb, Verb)
 		}
 	}
 	for _, h := range a.run.hiddenPaths() {
-		if within(t.abs, h) {
-			return fmt.Sprintf("%s holds massgen's private files (other agents' workspaces or logs); it cannot be %s. %s the other entries one by one", show(t.raw), verb, Verb)
+		if Within(t.abs, h) {
+			return fmt.Sprintf("%s holds massgen's private files (other agents' workspaces or logs); it cannot be %s. %s the other entries one by one", tool.Quote(t.raw), verb, Verb)
 		}
 	}
 	return ""
@@ -263,14 +263,14 @@ func unreadMessage(raw string, unread []string, verb string) string {
 		unread = unread[:5]
 	}
 	return fmt.Sprintf("%s holds files you have not read or created: %s%s. Read them first (read_file), or %s only what you made",
-		show(raw), strings.Join(unread, ", "), more, verb)
+		tool.Quote(raw), strings.Join(unread, ", "), more, verb)
 }
 
 // copyThenDelete moves src to dst where no rename can: it copies, and removes the source only
 // when everything was copied. On failure it returns the Result to send and false.
 func (a *Agent) copyThenDelete(ctx context.Context, src, dst target, info fs.FileInfo, rawSrc, rawDst string) (tool.Result, bool) {
 	if !info.IsDir() && !info.Mode().IsRegular() {
-		return tool.Errorf(fmt.Sprintf("%s is a symbolic link or special file, which cannot be moved to another directory tree; recreate it there instead", show(rawSrc))), false
+		return tool.Errorf(fmt.Sprintf("%s is a symbolic link or special file, which cannot be moved to another directory tree; recreate it there instead", tool.Quote(rawSrc))), false
 	}
 	_, statErr := dst.g.root.Lstat(dst.rel)
 	fresh := statErr != nil
@@ -286,10 +286,10 @@ func (a *Agent) copyThenDelete(ctx context.Context, src, dst target, info fs.Fil
 		if errors.As(err, &pe) {
 			return fail(dst, err), false
 		}
-		return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v; nothing was moved", show(rawSrc), show(rawDst), err)), false
+		return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v; nothing was moved", tool.Quote(rawSrc), tool.Quote(rawDst), err)), false
 	}
 	if err := src.g.root.RemoveAll(src.rel); err != nil {
-		return tool.Errorf(fmt.Sprintf("%s was copied to %s, but the original could not be removed (%v); both now exist", show(rawSrc), dst.abs, unwrapPath(err))), false
+		return tool.Errorf(fmt.Sprintf("%s was copied to %s, but the original could not be removed (%v); both now exist", tool.Quote(rawSrc), dst.abs, unwrapPath(err))), false
 	}
 	return tool.Result{}, true
 }
@@ -298,7 +298,7 @@ func (a *Agent) readMultipleFiles(ctx context.Context, args string) tool.Result 
 	var in struct {
 		Paths []string `json:"paths"`
 	}
-	if r, ok := parse(args, &in, `{"paths": ["README.md", "src/main.py"]}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"paths": ["README.md", "src/main.py"]}`); !ok {
 		return r
 	}
 	switch n := len(in.Paths); {
@@ -313,7 +313,7 @@ func (a *Agent) readMultipleFiles(ctx context.Context, args string) tool.Result 
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "=== %s ===\n", show(p))
+		fmt.Fprintf(&b, "=== %s ===\n", tool.Quote(p))
 		room := maxReadManyBytes - b.Len()
 		if err := ctx.Err(); err != nil {
 			failed++

@@ -3,6 +3,8 @@ package workspace
 import (
 	"fmt"
 	"path/filepath"
+
+	"massgen/internal/tool"
 )
 
 // PathRules are the permission rules on paths (permission.Policy). The permission gate judges
@@ -55,7 +57,7 @@ func ruled(rules PathRules, write bool, abs, named, raw string) error {
 		leads = " (it is " + abs + ")"
 	}
 	return fmt.Errorf("%s%s: %s; the call did not run. Do not try to reach it another way (another tool, a link, a folder above it): do the task without it, or say in your answer what you would need",
-		show(raw), leads, why)
+		tool.Quote(raw), leads, why)
 }
 
 // readable reports whether the rules let the agent read abs, reached from named.

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"massgen/internal/tool"
 )
 
 // errConcealed: copyTree's visit leaves the entry out.
@@ -45,8 +47,10 @@ var (
 	envTemplates = map[string]bool{".env.example": true, ".env.sample": true, ".env.template": true}
 )
 
-// secretPattern returns the table entry the file at abs matches ("*.pem", ".git/config"), or "".
-func secretPattern(abs string) string {
+// SecretPattern returns the secret-file rule the file at abs matches (".env", "*.pem",
+// ".git/config"), or "": inside context paths such files are hidden unless a context path
+// names them.
+func SecretPattern(abs string) string {
 	name := strings.ToLower(filepath.Base(abs))
 	parent := strings.ToLower(filepath.Base(filepath.Dir(abs)))
 	ext := filepath.Ext(name)
@@ -90,7 +94,7 @@ func (v view) conceal(g *grant, abs string) (concealment, bool) {
 	for _, h := range v.hidden {
 		// A grant inside a hidden tree (the agent's own workspace, the snapshots) is the
 		// agent's own way in; the tree is hidden only from grants that contain it.
-		if within(h, abs) && !within(h, g.path) {
+		if Within(h, abs) && !Within(h, g.path) {
 			return concealment{private: true}, true
 		}
 	}
@@ -104,7 +108,7 @@ func (v view) conceal(g *grant, abs string) (concealment, bool) {
 			}
 		}
 	}
-	if p := secretPattern(abs); p != "" && !v.named[abs] {
+	if p := SecretPattern(abs); p != "" && !v.named[abs] {
 		return concealment{secret: p}, true
 	}
 	return concealment{}, false
@@ -114,8 +118,8 @@ func (v view) conceal(g *grant, abs string) (concealment, bool) {
 func (c concealment) refusal(raw, abs, snapDir string) error {
 	if c.private {
 		return fmt.Errorf("%s is private to massgen (other agents' workspaces and logs); the agents' shared work is under %s",
-			show(raw), snapDir)
+			tool.Quote(raw), snapDir)
 	}
 	return fmt.Errorf("%s may hold secrets (it matches %s), so agents cannot read, copy, search, compare or change it. To allow it, list the file itself under context_paths (- path: %s)",
-		show(raw), c.secret, abs)
+		tool.Quote(raw), c.secret, abs)
 }

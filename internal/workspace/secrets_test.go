@@ -296,8 +296,8 @@ func TestSecretPattern(t *testing.T) {
 		"/p/secrets.yaml": "secrets.yaml", "/p/secrets.yml": "secrets.yml", "/p/secrets.json": "secrets.json",
 		"/p/secrets.toml": "secrets.toml", "/p/secrets.go": "", "/p/secrets.py": "", "/p/secrets": "",
 	} {
-		if got := secretPattern(p); got != want {
-			t.Errorf("secretPattern(%q) = %q, want %q", p, got, want)
+		if got := SecretPattern(p); got != want {
+			t.Errorf("SecretPattern(%q) = %q, want %q", p, got, want)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"massgen/internal/tool"
 )
 
 var (
@@ -34,9 +36,9 @@ func (e *refusedFile) Unwrap() error { return e.kind }
 // message is the refusal for the model, naming raw, the path the tool was given.
 func (e *refusedFile) message(raw string) string {
 	if e.inside != "" {
-		return fmt.Sprintf("stopped at %s inside %s: it %s", show(e.inside), show(raw), e.Error())
+		return fmt.Sprintf("stopped at %s inside %s: it %s", tool.Quote(e.inside), tool.Quote(raw), e.Error())
 	}
-	return fmt.Sprintf("%s %s", show(raw), e.Error())
+	return fmt.Sprintf("%s %s", tool.Quote(raw), e.Error())
 }
 
 // special describes a file of mode m that is neither regular nor a directory.

@@ -239,3 +239,23 @@ func TestHardLinks_WritesRefused(t *testing.T) {
 	// Once the name has one link again, writes work.
 	mustOK(t, call(t, a, "write_file", args{"path": "linked.txt", "content": "mine"}))
 }
+
+// A named pipe never blocks a tool or a snapshot.
+func TestSpecialFiles_Skipped(t *testing.T) {
+	r, _ := newRun(t)
+	a := newAgent(t, r, "alice", "agent1")
+	if err := syscall.Mkfifo(filepath.Join(a.Dir(), "pipe.txt"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	writeFile(t, filepath.Join(a.Dir(), "ok.txt"), "needle")
+	mustFail(t, call(t, a, "read_file", map[string]any{"path": "pipe.txt"}), "not a regular file")
+	if got := mustOK(t, call(t, a, "search_files", map[string]any{"pattern": "needle"})); !strings.Contains(got, "ok.txt:1:") {
+		t.Errorf("search = %s", got)
+	}
+	if err := a.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(a.SnapshotDir(), "pipe.txt")); !os.IsNotExist(err) {
+		t.Error("the pipe was copied into the snapshot")
+	}
+}

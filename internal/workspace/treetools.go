@@ -54,7 +54,7 @@ func hiddenNote(n int) string {
 	return fmt.Sprintf("\n[%s not shown: massgen's private folders, files that may hold secrets, or paths your permission rules keep from you]", entryCount(n))
 }
 
-// holdsHidden refuses to verb (delete, move) the tree at raw as a whole when it holds n
+// holdsHidden refuses to verb (delete, Move) the tree at raw as a whole when it holds n
 // concealed entries: the walk that checks the tree never saw them, and the removal or rename
 // would take them along. "" when n is 0.
 func holdsHidden(raw string, n int, verb, Verb string) string {
@@ -62,7 +62,7 @@ func holdsHidden(raw string, n int, verb, Verb string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s holds %s hidden from agents (massgen's private folders, files that may hold secrets, or paths your permission rules keep from you); it cannot be %s as a whole. %s the other entries one by one",
-		show(raw), entryCount(n), verb, Verb)
+		tool.Quote(raw), entryCount(n), verb, Verb)
 }
 
 // walkRoot visits rel and everything below it in root, stopping when ctx is done. fn gets each
@@ -92,13 +92,13 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 		Path      string `json:"path"`
 		Recursive bool   `json:"recursive"`
 	}
-	if r, ok := parse(args, &in, `{"path": "."}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path": "."}`); !ok {
 		return r
 	}
 	if in.Path == "" {
 		in.Path = "."
 	}
-	t, err := a.check(in.Path, read)
+	t, err := a.check(in.Path, Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -166,7 +166,7 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 		CaseInsensitive bool   `json:"case_insensitive"`
 		MaxResults      int    `json:"max_results"`
 	}
-	if r, ok := parse(args, &in, `{"pattern": "TODO", "path": "."}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"pattern": "TODO", "path": "."}`); !ok {
 		return r
 	}
 	if in.Pattern == "" {
@@ -195,7 +195,7 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 	if in.Path == "" {
 		in.Path = "."
 	}
-	t, err := a.check(in.Path, read)
+	t, err := a.check(in.Path, Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -277,17 +277,17 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 		Destination string `json:"destination"`
 		Overwrite   bool   `json:"overwrite"`
 	}
-	if r, ok := parse(args, &in, `{"source": "/.../snapshots/agent1/app.py", "destination": "app.py"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"source": "/.../snapshots/agent1/app.py", "destination": "app.py"}`); !ok {
 		return r
 	}
 	if in.Destination == "" {
 		return tool.Errorf("destination is empty; give the path of the copy (relative to your workspace " + a.dir + ")")
 	}
-	src, err := a.check(in.Source, read)
+	src, err := a.check(in.Source, Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	dst, err := a.check(in.Destination, write)
+	dst, err := a.check(in.Destination, Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -302,11 +302,11 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 	v := a.viewOf(grants)
 	// A destination in a part of the source the copy never enters (the workspace under a
 	// project's .massgen) cannot make the copy copy itself.
-	if _, skipped := v.conceal(src.g, dst.abs); info.IsDir() && within(src.abs, dst.abs) && !skipped {
-		return tool.Errorf(fmt.Sprintf("destination %s is inside the source directory %s; copy somewhere else", show(in.Destination), show(in.Source)))
+	if _, skipped := v.conceal(src.g, dst.abs); info.IsDir() && Within(src.abs, dst.abs) && !skipped {
+		return tool.Errorf(fmt.Sprintf("destination %s is inside the source directory %s; copy somewhere else", tool.Quote(in.Destination), tool.Quote(in.Source)))
 	}
 	if _, err := dst.g.root.Lstat(dst.rel); err == nil && !in.Overwrite {
-		return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", show(in.Destination)))
+		return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", tool.Quote(in.Destination)))
 	}
 	if err := mkdirAll(dst.g.root, filepath.Dir(dst.rel), dst.g.own()); err != nil {
 		return fail(dst, err)
@@ -320,7 +320,7 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 		}
 		abs := filepath.Join(dst.abs, filepath.FromSlash(w))
 		_, final := a.grants()
-		if err := a.allow(dst.g, abs, write, final, abs); err != nil {
+		if err := a.allow(dst.g, abs, Write, final, abs); err != nil {
 			return err
 		}
 		if err := ruled(rules, true, abs, dst.named, abs); err != nil {
@@ -365,10 +365,10 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		Path      string `json:"path"`
 		Recursive bool   `json:"recursive"`
 	}
-	if r, ok := parse(args, &in, `{"path": "old.txt"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"path": "old.txt"}`); !ok {
 		return r
 	}
-	t, err := a.check(in.Path, remove)
+	t, err := a.check(in.Path, Remove)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
@@ -378,7 +378,7 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 	}
 	if !info.IsDir() {
 		if info.Mode().IsRegular() && !a.wasTouched(t.abs) && !exemptFromReadBeforeDelete(t.abs) {
-			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then delete it. Files are deleted only after they have been looked at", show(in.Path)))
+			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then delete it. Files are deleted only after they have been looked at", tool.Quote(in.Path)))
 		}
 		if err := t.g.root.Remove(t.rel); err != nil {
 			return fail(t, err)
@@ -398,7 +398,7 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		}
 		entries++
 		abs := filepath.Join(t.abs, filepath.FromSlash(w))
-		if err := a.allow(t.g, abs, remove, final, abs); err != nil {
+		if err := a.allow(t.g, abs, Remove, final, abs); err != nil {
 			return err
 		}
 		if err := ruled(rules, true, abs, t.named, abs); err != nil {
@@ -414,13 +414,13 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 		if errors.As(err, &pe) {
 			return fail(t, err)
 		}
-		return tool.Errorf(fmt.Sprintf("cannot delete %s: %v", show(in.Path), err))
+		return tool.Errorf(fmt.Sprintf("cannot delete %s: %v", tool.Quote(in.Path), err))
 	}
 	if msg := holdsHidden(in.Path, hidden, "deleted", "Delete"); msg != "" {
 		return tool.Errorf(msg)
 	}
 	if entries > 0 && !in.Recursive {
-		return tool.Errorf(fmt.Sprintf("%s is a directory that is not empty (%d entries); set recursive to true to delete it with everything in it", show(in.Path), entries))
+		return tool.Errorf(fmt.Sprintf("%s is a directory that is not empty (%d entries); set recursive to true to delete it with everything in it", tool.Quote(in.Path), entries))
 	}
 	if msg := unreadMessage(in.Path, unread, "delete"); msg != "" {
 		return tool.Errorf(msg)

@@ -1,5 +1,7 @@
 // Package workspace owns the per-agent working directories of one run, the snapshots agents
-// share, and the file and command tools confined to what each agent holds.
+// share, and the rules of what each agent may read and change there; the file tools are built
+// on it, and the command package (execute_command, the srt sandbox) asks it what an agent
+// holds (Agent.Resolve, Agent.Sight) and attaches what it starts to the run (Agent.Attach).
 //
 // Layout of a run (nothing is shared between two runs, not even of one config):
 //
@@ -197,11 +199,10 @@ func (r *Run) Agent(id, label string) (*Agent, error) {
 	return a, nil
 }
 
-// Close stops the background shells of every agent (each process group gets SIGTERM, then
-// SIGKILL after a short grace; all shells at once) and returns once they and their output
-// readers are gone, then releases the directory handles of the run and its agents. Files stay
-// on disk. File tools and start_background_shell called after Close fail (the other shell
-// tools still report on the stopped shells). Close is idempotent.
+// Close stops what runs in every agent's workspace (Resident.Stop, all at once: the command
+// package's background shells) and returns once it is gone, then closes the residents and
+// releases the directory handles of the run and its agents. Files stay on disk. File tools
+// called after Close fail. Close is idempotent.
 func (r *Run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -209,7 +210,7 @@ func (r *Run) Close() error {
 		return nil
 	}
 	r.closed = true // no agent is added from now on
-	stopShells(slices.Collect(maps.Values(r.agents)))
+	stopResidents(slices.Collect(maps.Values(r.agents)))
 	errs := []error{r.snapshots.Close()}
 	for _, a := range r.agents {
 		errs = append(errs, a.close())
@@ -217,20 +218,23 @@ func (r *Run) Close() error {
 	return errors.Join(errs...)
 }
 
-// StopShells stops every agent's background shells and refuses new ones, as Close does, while
-// the files stay usable: the winner's workspace is copied out once nothing writes into it.
-func (r *Run) StopShells() {
+// StopResidents stops what runs in every agent's workspace (Resident.Stop), as Close does,
+// while the files stay usable: the winner's workspace is copied out once nothing writes into
+// it.
+func (r *Run) StopResidents() {
 	r.mu.Lock()
 	agents := slices.Collect(maps.Values(r.agents))
 	r.mu.Unlock()
-	stopShells(agents)
+	stopResidents(agents)
 }
 
-// stopShells stops the shells of all the agents at once and waits for them.
-func stopShells(agents []*Agent) {
+// stopResidents stops the residents of all the agents at once and waits for them.
+func stopResidents(agents []*Agent) {
 	var wg sync.WaitGroup
 	for _, a := range agents {
-		wg.Go(a.shells.stopAll)
+		for _, res := range a.attached() {
+			wg.Go(res.Stop)
+		}
 	}
 	wg.Wait()
 }

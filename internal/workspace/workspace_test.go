@@ -109,7 +109,7 @@ func TestNewRun_Layout(t *testing.T) {
 	if want := filepath.Join(r.Dir(), "snapshots", "agent1"); a.SnapshotDir() != want {
 		t.Errorf("SnapshotDir = %s, want %s", a.SnapshotDir(), want)
 	}
-	if !isDir(a.Dir()) || !isDir(r.SnapshotsDir()) {
+	if !isRealDir(a.Dir()) || !isRealDir(r.SnapshotsDir()) {
 		t.Error("workspace or snapshots directory missing")
 	}
 }
@@ -443,4 +443,11 @@ func canExchange(t *testing.T) bool {
 		t.Fatal("mkdir in temp dir")
 	}
 	return exchange(a, b) == nil
+}
+
+// setVar sets *p to v and returns what restores it.
+func setVar[T any](p *T, v T) func() {
+	old := *p
+	*p = v
+	return func() { *p = old }
 }

@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"massgen/internal/childproc"
+	"massgen/internal/workspace"
 )
 
 // A CLI's program folders are shown read-only, but never one that holds the home folder: a
@@ -20,7 +21,7 @@ func TestCLISandbox_ProgramFoldersNeverShowTheHome(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run, err := NewRun(t.TempDir(), "run")
+	run, err := workspace.NewRun(t.TempDir(), "run")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestCLISandbox_ProgramFoldersNeverShowTheHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := filepath.Join(t.TempDir(), "cli")
-	sb, err := a.CLISandbox(&SandboxOptions{}, home, state, []string{home, bin, "/"})
+	sb, err := CLISandbox(a, &SandboxOptions{}, home, state, []string{home, bin, "/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workspace
+package command
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,14 +16,14 @@ import (
 	"massgen/internal/tool"
 )
 
-func commandAgent(t *testing.T, opts CommandOptions) (*fixture, tool.Tool) {
+func commandAgent(t *testing.T, opts Options) (*fixture, tool.Tool) {
 	t.Helper()
 	f := newFixture(t)
-	return f, mustFind(t, f.alice.CommandTools(opts), "execute_command")
+	return f, mustFind(t, Tools(f.alice, opts), "execute_command")
 }
 
 func TestCommand_RunsInWorkspace(t *testing.T) {
-	f, cmd := commandAgent(t, CommandOptions{})
+	f, cmd := commandAgent(t, Options{})
 	got := mustOK(t, run(t, cmd, map[string]any{"command": "pwd; echo out; echo err >&2"}))
 	want := "Exit code: 0\n[stdout]\n" + f.alice.Dir() + "\nout\n[stderr]\nerr"
 	if got != want {
@@ -47,7 +46,7 @@ func TestCommand_RunsInWorkspace(t *testing.T) {
 }
 
 func TestCommand_ExitCodeIsError(t *testing.T) {
-	_, cmd := commandAgent(t, CommandOptions{})
+	_, cmd := commandAgent(t, Options{})
 	res := run(t, cmd, map[string]any{"command": "echo partial; exit 3"})
 	mustFail(t, res, "Command failed with exit code 3.")
 	if !strings.Contains(res.Content, "[stdout]\npartial") {
@@ -56,7 +55,7 @@ func TestCommand_ExitCodeIsError(t *testing.T) {
 }
 
 func TestCommand_TimeoutKillsProcessGroup(t *testing.T) {
-	_, cmd := commandAgent(t, CommandOptions{})
+	_, cmd := commandAgent(t, Options{})
 	mk := proctest.Marker()
 	start := time.Now()
 	res := run(t, cmd, map[string]any{"command": "sleep " + mk + " & sleep " + mk, "timeout_seconds": 1})
@@ -68,17 +67,17 @@ func TestCommand_TimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestCommand_TimeoutClampedAndCancel(t *testing.T) {
-	_, cmd := commandAgent(t, CommandOptions{MaxTimeout: time.Second})
+	_, cmd := commandAgent(t, Options{MaxTimeout: time.Second})
 	res := run(t, cmd, map[string]any{"command": "sleep 30", "timeout_seconds": 100})
 	mustFail(t, res, "lowered to the maximum, 1")
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, cmd = commandAgent(t, CommandOptions{})
+	_, cmd = commandAgent(t, Options{})
 	mustFail(t, cmd.Run(ctx, `{"command": "sleep 30"}`), "cancelled")
 }
 
 func TestCommand_OutputCap(t *testing.T) {
-	_, cmd := commandAgent(t, CommandOptions{OutputLimit: 1024})
+	_, cmd := commandAgent(t, Options{OutputLimit: 1024})
 	res := mustOK(t, run(t, cmd, map[string]any{"command": "head -c 100000 /dev/zero | tr '\\0' a; head -c 5000 /dev/zero | tr '\\0' b >&2"}))
 	for _, want := range []string{"[stdout truncated: 100000 bytes in total, the first 1024 shown]", "[stderr truncated: 5000 bytes in total, the first 1024 shown]"} {
 		if !strings.Contains(res, want) {
@@ -107,7 +106,7 @@ func TestCommand_EnvironmentIsAllowListed(t *testing.T) {
 	}
 	for _, tool := range []string{"execute_command", "start_background_shell"} {
 		t.Run(tool, func(t *testing.T) {
-			f := newShellFixture(t, CommandOptions{Env: list, PassEnv: []string{"GRANTED", "MYTOOL_*"}})
+			f := newShellFixture(t, Options{Env: list, PassEnv: []string{"GRANTED", "MYTOOL_*"}})
 			var got string
 			if tool == "execute_command" {
 				got = mustOK(t, f.call(t, tool, map[string]any{"command": "env"}))
@@ -131,14 +130,14 @@ func TestCommand_EnvironmentIsAllowListed(t *testing.T) {
 			}
 		})
 	}
-	desc := mustFind(t, newShellFixture(t, CommandOptions{PassEnv: []string{"GRANTED"}}).set, "execute_command").Spec.Description
+	desc := mustFind(t, newShellFixture(t, Options{PassEnv: []string{"GRANTED"}}).set, "execute_command").Spec.Description
 	if !strings.Contains(desc, "PATH, HOME") || !strings.Contains(desc, "GRANTED (no API keys)") || !strings.Contains(desc, "every process it started is killed") {
 		t.Errorf("description: %s", desc)
 	}
 }
 
 func TestCommand_VenvOnPath(t *testing.T) {
-	f, cmd := commandAgent(t, CommandOptions{Env: []string{"PATH=/usr/bin:/bin"}})
+	f, cmd := commandAgent(t, Options{Env: []string{"PATH=/usr/bin:/bin"}})
 	venv := filepath.Join(f.alice.Dir(), ".venv")
 	writeFile(t, filepath.Join(venv, "bin", "tool"), "#!/bin/sh\necho from venv\n")
 	got := mustOK(t, run(t, cmd, map[string]any{"command": `echo "$VIRTUAL_ENV|$PATH"`}))
@@ -148,7 +147,7 @@ func TestCommand_VenvOnPath(t *testing.T) {
 }
 
 func TestCommand_Streaming(t *testing.T) {
-	_, cmd := commandAgent(t, CommandOptions{})
+	_, cmd := commandAgent(t, Options{})
 	var mu sync.Mutex
 	var chunks []string
 	firstAt := time.Time{}
@@ -174,7 +173,7 @@ func TestCommand_Streaming(t *testing.T) {
 }
 
 func TestCommand_DangerousRefused(t *testing.T) {
-	f, cmd := commandAgent(t, CommandOptions{})
+	f, cmd := commandAgent(t, Options{})
 	for _, c := range []string{
 		"rm -rf /", "/bin/rm -rf /", "rm -rf / --no-preserve-root", "rm -fr /*", "rm -r ~", "cd /tmp && rm -Rf *", `rm -rf "$HOME"`,
 		"dd if=/dev/zero of=disk.img", "echo x > /dev/sda", ":(){ :|:& };:", "bomb() { bomb | bomb & }; bomb",
@@ -201,7 +200,7 @@ func TestCommand_DangerousRefused(t *testing.T) {
 }
 
 func TestCommand_AllowedAndBlockedLists(t *testing.T) {
-	opts := CommandOptions{Allowed: []string{`echo\b`, `ls`}, Blocked: []string{`secret`}}
+	opts := Options{Allowed: []string{`echo\b`, `ls`}, Blocked: []string{`secret`}}
 	if err := opts.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +210,7 @@ func TestCommand_AllowedAndBlockedLists(t *testing.T) {
 	mustFail(t, run(t, cmd, map[string]any{"command": "x=1; echo ok"}), "Command not allowed")
 	mustFail(t, run(t, cmd, map[string]any{"command": "echo secret"}), "blocked by command_line_blocked_commands")
 
-	bad := CommandOptions{Allowed: []string{"("}, Blocked: []string{"[a"}}
+	bad := Options{Allowed: []string{"("}, Blocked: []string{"[a"}}
 	err := bad.Validate()
 	if err == nil || !strings.Contains(err.Error(), "command_line_allowed_commands[0]") || !strings.Contains(err.Error(), "command_line_blocked_commands[0]") {
 		t.Fatalf("Validate = %v", err)
@@ -221,7 +220,7 @@ func TestCommand_AllowedAndBlockedLists(t *testing.T) {
 }
 
 func TestCommand_WriteTargetsChecked(t *testing.T) {
-	f, cmd := commandAgent(t, CommandOptions{})
+	f, cmd := commandAgent(t, Options{})
 	readme := filepath.Join(f.project, "readme.md")
 	for c, want := range map[string]string{
 		"echo x > " + readme:                                  "read-only context path",
@@ -264,25 +263,5 @@ func TestWriteTargets(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("writeTargets(%q) = %q, want %q", cmd, got, want)
 		}
-	}
-}
-
-// A named pipe never blocks a tool or a snapshot.
-func TestSpecialFiles_Skipped(t *testing.T) {
-	r, _ := newRun(t)
-	a := newAgent(t, r, "alice", "agent1")
-	if err := syscall.Mkfifo(filepath.Join(a.Dir(), "pipe.txt"), 0o644); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	writeFile(t, filepath.Join(a.Dir(), "ok.txt"), "needle")
-	mustFail(t, call(t, a, "read_file", map[string]any{"path": "pipe.txt"}), "not a regular file")
-	if got := mustOK(t, call(t, a, "search_files", map[string]any{"pattern": "needle"})); !strings.Contains(got, "ok.txt:1:") {
-		t.Errorf("search = %s", got)
-	}
-	if err := a.Snapshot(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Lstat(filepath.Join(a.SnapshotDir(), "pipe.txt")); !os.IsNotExist(err) {
-		t.Error("the pipe was copied into the snapshot")
 	}
 }

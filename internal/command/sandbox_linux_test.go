@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ import (
 	"massgen/internal/childproc"
 	"massgen/internal/childproc/proctest"
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
 // needSandbox skips a test where the srt sandbox cannot run for a reason outside massgen (no
@@ -55,11 +56,11 @@ func sandboxed(t *testing.T, f *fixture, mode, home string, lim childproc.Limits
 	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
 	env = append(env, "OPENAI_API_KEY="+sandboxKey, "HOME="+home)
-	opts := CommandOptions{Env: env, Sandbox: &SandboxOptions{ReadMode: mode, AllowRead: []string{exe}, Limits: lim}}
+	opts := Options{Env: env, Sandbox: &SandboxOptions{ReadMode: mode, AllowRead: []string{exe}, Limits: lim}}
 	if err := opts.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return mustFind(t, f.alice.CommandTools(opts), "execute_command")
+	return mustFind(t, Tools(f.alice, opts), "execute_command")
 }
 
 // helperCommand runs the test binary inside the sandbox as TestSandboxHelper in mode.
@@ -109,8 +110,8 @@ func TestSandbox_AllowedDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := CommandOptions{Sandbox: &SandboxOptions{AllowRead: []string{exe}, AllowedDomains: []string{"allowed.test"}}}
-	set := f.alice.CommandTools(opts)
+	opts := Options{Sandbox: &SandboxOptions{AllowRead: []string{exe}, AllowedDomains: []string{"allowed.test"}}}
+	set := Tools(f.alice, opts)
 	cmd := mustFind(t, set, "execute_command")
 	if !strings.Contains(cmd.Spec.Description, "only to allowed.test") {
 		t.Errorf("the description does not name the allowed hosts: %s", cmd.Spec.Description)
@@ -244,7 +245,7 @@ func TestSandbox_ReadModes(t *testing.T) {
 	writeFile(t, filepath.Join(project, "main.go"), "package main")
 	writeFile(t, filepath.Join(project, "deep", "server.pem"), "PEM SECRET")
 	writeFile(t, filepath.Join(project, "massgen_logs", "log.txt"), "old logs")
-	r, err := NewRun(filepath.Join(project, ".massgen", "workspaces"), "run1")
+	r, err := workspace.NewRun(filepath.Join(project, ".massgen", "workspaces"), "run1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestSandbox_ReadModes(t *testing.T) {
 	}
 	alice, bob := newAgent(t, r, "alice", "agent1"), newAgent(t, r, "bob", "agent2")
 	writeFile(t, filepath.Join(bob.Dir(), "bob.txt"), "bob private")
-	if err := alice.SetContextPaths([]ContextPath{{Path: project}}); err != nil {
+	if err := alice.SetContextPaths([]workspace.ContextPath{{Path: project}}); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{run: r, alice: alice}
@@ -331,7 +332,7 @@ func TestSandbox_NothingOutlivesIt(t *testing.T) {
 		proctest.RequireNone(t, mk, 3*time.Second)
 	}
 
-	sf := &shellFixture{fixture: f, set: f.alice.CommandTools(CommandOptions{Sandbox: &SandboxOptions{}})}
+	sf := &shellFixture{fixture: f, set: Tools(f.alice, Options{Sandbox: &SandboxOptions{}})}
 	mk := proctest.Marker()
 	id, _ := sf.start(t, fmt.Sprintf("setsid sh -c 'sleep 0.3; echo later; sleep %s' & echo started; exit 0", mk))
 	eventually(t, "the lingering process's output", func() bool { return strings.Contains(sf.output(t, id, 0), "later") })
@@ -344,8 +345,8 @@ func TestSandbox_NeverFallsBack(t *testing.T) {
 	needSandbox(t)
 	f := newFixture(t)
 	mk := proctest.Marker()
-	opts := CommandOptions{Sandbox: &SandboxOptions{ReadMode: "bogus"}}
-	cmd := mustFind(t, f.alice.CommandTools(opts), "execute_command")
+	opts := Options{Sandbox: &SandboxOptions{ReadMode: "bogus"}}
+	cmd := mustFind(t, Tools(f.alice, opts), "execute_command")
 	mustFail(t, run(t, cmd, map[string]any{"command": "echo ran > ran-" + mk}), "Command not run: the sandbox cannot be set up")
 	if _, err := os.Stat(filepath.Join(f.alice.Dir(), "ran-"+mk)); err == nil {
 		t.Error("the command ran")

@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func both(t *testing.T, f func(t *testing.T)) {
 // When execute_command returns, nothing the command started is left, however it detached.
 func TestCommand_NothingOutlivesIt(t *testing.T) {
 	both(t, func(t *testing.T) {
-		_, cmd := commandAgent(t, CommandOptions{})
+		_, cmd := commandAgent(t, Options{})
 		for name, tmpl := range detachTechniques {
 			mk := proctest.Marker()
 			res := mustOK(t, run(t, cmd, map[string]any{"command": fmt.Sprintf(tmpl, mk) + "\nsleep 0.2; echo done"}))
@@ -43,7 +43,7 @@ func TestCommand_NothingOutlivesIt(t *testing.T) {
 // detached.
 func TestShells_NothingOutlivesThem(t *testing.T) {
 	both(t, func(t *testing.T) {
-		f := newShellFixture(t, CommandOptions{})
+		f := newShellFixture(t, Options{})
 		for _, tmpl := range detachTechniques {
 			mk := proctest.Marker()
 			id, _ := f.start(t, fmt.Sprintf(tmpl, mk)+"\necho started; sleep "+mk)
@@ -87,7 +87,7 @@ func TestWorkspaceHelper(t *testing.T) {
 			fmt.Println("Harden:", err)
 		}
 	}
-	opts := CommandOptions{}
+	opts := Options{}
 	if os.Getenv("WORKSPACE_TEST_SANDBOX") != "" {
 		opts.Sandbox = &SandboxOptions{}
 	}

@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func envNamed(name string, patterns []string) bool {
 }
 
 // envNote tells the model what its commands' environment holds and how far they are confined.
-func envNote(opts CommandOptions) string {
+func envNote(opts Options) string {
 	names := strings.Join(append(append([]string{}, commandEnvNames...), opts.PassEnv...), ", ")
 	note := "Commands get only these environment variables: " + names + " (no API keys)."
 	if o := opts.Sandbox; o != nil {

@@ -1,4 +1,9 @@
-package workspace
+// Package command runs an agent's shell commands in its workspace: execute_command, the
+// background shells, and, under command_line_execution_mode: srt, the bubblewrap sandbox built
+// from what the agent holds (workspace.Agent.Sight). It is the one package that decides about
+// the sandbox: whether a mode runs in it (Sandboxed), whether it can run here
+// (SandboxOptions.Ready), what a command or a coding-agent CLI sees in it (CLISandbox).
+package command
 
 import (
 	"context"
@@ -12,11 +17,12 @@ import (
 
 	"massgen/internal/childproc"
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
-// CommandOptions configure execute_command (backend keys enable_mcp_command_line and
+// Options configure execute_command (backend keys enable_mcp_command_line and
 // command_line_*). The zero value gives MassGen's defaults.
-type CommandOptions struct {
+type Options struct {
 	// DefaultTimeout applies when a call sets no timeout_seconds; 0 means 60 s.
 	DefaultTimeout time.Duration
 	// MaxTimeout caps timeout_seconds; 0 means 10 minutes.
@@ -40,21 +46,27 @@ type CommandOptions struct {
 }
 
 // Validate reports invalid Allowed and Blocked patterns, naming the config key and index, and
-// a Sandbox that cannot run here (SandboxReady).
-func (o CommandOptions) Validate() error {
+// a Sandbox that cannot run here (SandboxOptions.Ready).
+func (o Options) Validate() error {
 	if err := newCommandFilter(o.Allowed, o.Blocked).err; err != nil {
 		return err
 	}
 	if o.Sandbox != nil {
-		if err := o.Sandbox.Validate(); err != nil {
-			return err
-		}
-		return SandboxReady()
+		return o.Sandbox.Ready()
 	}
 	return nil
 }
 
-func (o CommandOptions) withDefaults() CommandOptions {
+// ConfinementNote says what of the commands' confinement does not hold here, for the user to
+// see at startup, or "" (SandboxNote with a sandbox, CommandConfinement without).
+func (o Options) ConfinementNote() string {
+	if o.Sandbox != nil {
+		return SandboxNote()
+	}
+	return CommandConfinement()
+}
+
+func (o Options) withDefaults() Options {
 	if o.DefaultTimeout <= 0 {
 		o.DefaultTimeout = 60 * time.Second
 	}
@@ -71,11 +83,11 @@ func (o CommandOptions) withDefaults() CommandOptions {
 	return o
 }
 
-// CommandTools returns execute_command followed by the background shell tools
+// Tools returns execute_command followed by the background shell tools
 // (start_background_shell, get_background_shell_output, get_background_shell_status,
 // kill_background_shell and list_background_shells, see shells.go), which share its rules.
 //
-// execute_command runs `sh -c <command>` in the agent's workspace (or a work_dir inside it)
+// execute_command runs `sh -c <command>` in the workspace ws (or a work_dir inside it)
 // with a timeout, stdout and stderr captured separately, capped, and streamed through
 // tool.Output as they arrive. A non-zero exit is an error result carrying the output. Invalid
 // patterns in opts make every call fail with the reason (see Validate).
@@ -96,7 +108,8 @@ func (o CommandOptions) withDefaults() CommandOptions {
 // Without opts.Sandbox this is not a file-system sandbox: a command can read and write whatever
 // files the user running massgen can, and use the network. With it (MassGen's srt mode), each
 // command runs in a bubblewrap sandbox built from the agent's grants (see SandboxOptions).
-func (a *Agent) CommandTools(opts CommandOptions) tool.Set {
+func Tools(ws *workspace.Agent, opts Options) tool.Set {
+	a := attachTo(ws)
 	opts = opts.withDefaults()
 	filter := newCommandFilter(opts.Allowed, opts.Blocked)
 	desc := fmt.Sprintf("Run a shell command (sh -c) in your workspace %s and return its exit code, stdout and stderr (each capped at %d KiB). "+
@@ -105,9 +118,9 @@ func (a *Agent) CommandTools(opts CommandOptions) tool.Set {
 		"for servers, watchers and other commands that keep running, use start_background_shell. "+
 		"Output of other agents is readable under %s. "+
 		"sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace. %s",
-		a.dir, opts.OutputLimit>>10, int(opts.DefaultTimeout.Seconds()), int(opts.MaxTimeout.Seconds()), a.run.snapDir, envNote(opts))
+		a.ws.Dir(), opts.OutputLimit>>10, int(opts.DefaultTimeout.Seconds()), int(opts.MaxTimeout.Seconds()), a.ws.SnapshotsDir(), envNote(opts))
 	execute := tool.Tool{
-		Spec: spec("execute_command", desc, map[string]any{
+		Spec: tool.Spec("execute_command", desc, map[string]any{
 			"command":         map[string]any{"type": "string", "description": "Shell command line."},
 			"timeout_seconds": map[string]any{"type": "integer", "description": "Timeout in seconds."},
 			"work_dir":        map[string]any{"type": "string", "description": "Directory to run in, relative to your workspace (default: the workspace)."},
@@ -117,13 +130,13 @@ func (a *Agent) CommandTools(opts CommandOptions) tool.Set {
 	return append(tool.Set{execute}, a.shellTools(opts, filter)...)
 }
 
-func (a *Agent) execute(ctx context.Context, args string, opts CommandOptions, filter commandFilter) tool.Result {
+func (a *agent) execute(ctx context.Context, args string, opts Options, filter commandFilter) tool.Result {
 	var in struct {
 		Command        string `json:"command"`
 		TimeoutSeconds int    `json:"timeout_seconds"`
 		WorkDir        string `json:"work_dir"`
 	}
-	if r, ok := parse(args, &in, `{"command": "ls -la"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"command": "ls -la"}`); !ok {
 		return r
 	}
 	dir, msg := a.checkCommand(in.Command, in.WorkDir, filter)
@@ -145,7 +158,7 @@ func (a *Agent) execute(ctx context.Context, args string, opts CommandOptions, f
 // allow and block lists, work_dir an existing directory inside the workspace, literal write
 // targets the agent may write) and returns the directory to run command in, or why it must not
 // run.
-func (a *Agent) checkCommand(command, workDir string, filter commandFilter) (dir, refusal string) {
+func (a *agent) checkCommand(command, workDir string, filter commandFilter) (dir, refusal string) {
 	if strings.TrimSpace(command) == "" {
 		return "", `command is empty; send {"command": "..."}`
 	}
@@ -155,16 +168,16 @@ func (a *Agent) checkCommand(command, workDir string, filter commandFilter) (dir
 	if msg := filter.refuse(command); msg != "" {
 		return "", msg
 	}
-	dir = a.dir
+	dir = a.ws.Dir()
 	if workDir != "" {
-		t, err := a.check(workDir, read)
-		if err != nil || t.g != a.ws {
-			return "", fmt.Sprintf("work_dir %s must be inside your workspace %s", show(workDir), a.dir)
+		t, err := a.ws.Resolve(workDir, workspace.Read)
+		if err != nil || !t.InWorkspace() {
+			return "", fmt.Sprintf("work_dir %s must be inside your workspace %s", tool.Quote(workDir), a.ws.Dir())
 		}
-		if info, err := t.g.root.Stat(t.rel); err != nil || !info.IsDir() {
-			return "", fmt.Sprintf("work_dir %s is not an existing directory in your workspace %s", show(workDir), a.dir)
+		if info, err := t.Stat(); err != nil || !info.IsDir() {
+			return "", fmt.Sprintf("work_dir %s is not an existing directory in your workspace %s", tool.Quote(workDir), a.ws.Dir())
 		}
-		dir = t.abs
+		dir = t.Abs()
 	}
 	if msg := a.checkWriteTargets(command, dir); msg != "" {
 		return "", msg
@@ -175,9 +188,9 @@ func (a *Agent) checkCommand(command, workDir string, filter commandFilter) (dir
 // commandEnv is the environment commands run with in dir: the variables of opts.Env that
 // commandEnvNames or opts.PassEnv allow, PWD, and the workspace's .venv activated when there is
 // one.
-func (a *Agent) commandEnv(opts CommandOptions, dir string) []string {
+func (a *agent) commandEnv(opts Options, dir string) []string {
 	env := append(allowedEnv(opts.Env, opts.PassEnv), "PWD="+dir)
-	if venv := filepath.Join(a.dir, ".venv"); isDir(filepath.Join(venv, "bin")) {
+	if venv := filepath.Join(a.ws.Dir(), ".venv"); isDir(filepath.Join(venv, "bin")) {
 		env = withVenv(env, venv)
 	}
 	return env
@@ -185,7 +198,7 @@ func (a *Agent) commandEnv(opts CommandOptions, dir string) []string {
 
 // prepare sets what cmd runs with in dir: the allowed environment and, with opts.Sandbox, the
 // sandbox the agent's grants give at this moment.
-func (a *Agent) prepare(cmd *childproc.Cmd, opts CommandOptions, dir string) error {
+func (a *agent) prepare(cmd *childproc.Cmd, opts Options, dir string) error {
 	cmd.Dir, cmd.Env = dir, a.commandEnv(opts, dir)
 	if opts.Sandbox == nil {
 		return nil
@@ -202,30 +215,30 @@ func (a *Agent) prepare(cmd *childproc.Cmd, opts CommandOptions, dir string) err
 }
 
 // checkWriteTargets refuses a command whose literal write targets the agent may not write.
-func (a *Agent) checkWriteTargets(command, dir string) string {
+func (a *agent) checkWriteTargets(command, dir string) string {
 	paths, deletes := writeTargets(command)
 	for i, p := range paths {
 		if harmlessTarget(p) || strings.ContainsAny(p, "$`") {
 			continue
 		}
 		if strings.HasPrefix(p, "~") {
-			return fmt.Sprintf("Command refused: it writes to %s, in your home directory; write inside your workspace %s", show(p), a.dir)
+			return fmt.Sprintf("Command refused: it writes to %s, in your home directory; write inside your workspace %s", tool.Quote(p), a.ws.Dir())
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		acc := write
+		acc := workspace.Write
 		if deletes[i] {
-			acc = remove
+			acc = workspace.Remove
 		}
-		if _, err := a.resolve(p, acc); err != nil {
+		if _, err := a.ws.Resolve(p, acc); err != nil {
 			return "Command refused: " + err.Error()
 		}
 	}
 	return ""
 }
 
-func (a *Agent) runCommand(ctx context.Context, command, dir string, timeout time.Duration, opts CommandOptions, note string) tool.Result {
+func (a *agent) runCommand(ctx context.Context, command, dir string, timeout time.Duration, opts Options, note string) tool.Result {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := childproc.Command(runCtx, childproc.Confined, "sh", "-c", command)

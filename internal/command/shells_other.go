@@ -1,6 +1,6 @@
 //go:build !linux
 
-package workspace
+package command
 
 // groupAlive reports whether the process group pgid still exists. Without an init the shell is
 // the group's leader, already reaped when this is asked, so except does not matter.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package workspace
+package command
 
 import "massgen/internal/childproc/procfs"
 

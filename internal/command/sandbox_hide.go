@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"massgen/internal/workspace"
 )
 
 // What a sandbox hides beyond massgen's private trees. Keys reach massgen from files a command
@@ -20,7 +22,7 @@ import (
 // file tools conceal in a context path (secret files, massgen's folders) found in massgen's
 // working folder and in the agent's workspace and snapshots. private and named are the view's
 // (privateTrees, files granted by name).
-func sandboxSecrets(o *SandboxOptions, home string, grants []*grant, private []string, named map[string]bool) ([]string, error) {
+func sandboxSecrets(o *SandboxOptions, home string, roots []workspace.Root, private []string, named map[string]bool) ([]string, error) {
 	var out []string
 	if home != "" {
 		out = append(out, filepath.Join(home, ".massgen"))
@@ -30,27 +32,27 @@ func sandboxSecrets(o *SandboxOptions, home string, grants []*grant, private []s
 			out = append(out, p)
 		}
 	}
-	for _, g := range grants {
-		if g.kind == kindContext {
+	for _, g := range roots {
+		if g.Context {
 			continue // contextInside hides what lies there, as the file tools see it
 		}
-		found, err := scanConcealed(g.path, named, nil)
+		found, err := scanConcealed(g.Path, named, nil)
 		if errors.Is(err, errTooBig) {
 			return nil, fmt.Errorf("%s holds more than %d files and folders, too many to check for secret files before each sandboxed command; remove what the agent no longer needs",
-				g.path, maxContextScan)
+				g.Path, maxContextScan)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s cannot be checked for secret files: %w", g.path, err)
+			return nil, fmt.Errorf("%s cannot be checked for secret files: %w", g.Path, err)
 		}
 		out = append(out, found...)
 	}
-	found, err := workDirSecrets(o, home, grants, private, named)
+	found, err := workDirSecrets(o, home, roots, private, named)
 	return append(out, found...), err
 }
 
 // workDirSecrets are the secret files and massgen folders in the folder massgen runs in, where
 // the sandbox shows it: the .env massgen loaded lies there, and so may a config with a key.
-func workDirSecrets(o *SandboxOptions, home string, grants []*grant, private []string, named map[string]bool) ([]string, error) {
+func workDirSecrets(o *SandboxOptions, home string, roots []workspace.Root, private []string, named map[string]bool) ([]string, error) {
 	wd, err := os.Getwd()
 	if err == nil {
 		wd, err = filepath.EvalSymlinks(wd)
@@ -58,14 +60,14 @@ func workDirSecrets(o *SandboxOptions, home string, grants []*grant, private []s
 	if err != nil || wd == string(filepath.Separator) || !shownBy(o, home, wd) {
 		return nil, nil
 	}
-	for _, g := range grants {
-		if !g.file && within(g.path, wd) {
+	for _, g := range roots {
+		if !g.File && workspace.Within(g.Path, wd) {
 			return nil, nil // scanned as that grant
 		}
 	}
 	found, err := scanConcealed(wd, named, func(p string, d fs.DirEntry) error {
 		// Grants inside are scanned as grants; massgen's trees are hidden whole.
-		if d.IsDir() && (slices.Contains(private, p) || slices.ContainsFunc(grants, func(g *grant) bool { return g.path == p })) {
+		if d.IsDir() && (slices.Contains(private, p) || slices.ContainsFunc(roots, func(g workspace.Root) bool { return g.Path == p })) {
 			return filepath.SkipDir
 		}
 		return nil
@@ -84,19 +86,19 @@ func workDirSecrets(o *SandboxOptions, home string, grants []*grant, private []s
 // system, or an allow_read entry.
 func shownBy(o *SandboxOptions, home, p string) bool {
 	for _, a := range o.AllowRead {
-		if a = expandHome(a, home); a != "" && within(a, p) {
+		if a = expandHome(a, home); a != "" && workspace.Within(a, p) {
 			return true
 		}
 	}
 	switch {
-	case within("/tmp", p):
+	case workspace.Within("/tmp", p):
 		return false // every sandbox has a /tmp of its own
 	case o.ReadMode == ReadOpen:
 		return true
 	case o.ReadMode == ReadStrict:
-		return slices.ContainsFunc(strictSystem, func(d string) bool { return within(d, p) })
+		return slices.ContainsFunc(strictSystem, func(d string) bool { return workspace.Within(d, p) })
 	}
-	return !within("/home", p) && !within("/root", p) && (home == "" || !within(home, p))
+	return !workspace.Within("/home", p) && !workspace.Within("/root", p) && (home == "" || !workspace.Within(home, p))
 }
 
 // scanConcealed walks the folder root and returns what the file tools conceal inside a
@@ -119,7 +121,7 @@ func scanConcealed(root string, named map[string]bool, visit func(p string, d fs
 		if p == root {
 			return nil
 		}
-		if massgenDirs[d.Name()] || secretPattern(p) != "" && !named[p] && d.Type()&fs.ModeSymlink == 0 {
+		if slices.Contains(workspace.MassgenDirs(), d.Name()) || workspace.SecretPattern(p) != "" && !named[p] && d.Type()&fs.ModeSymlink == 0 {
 			hide = append(hide, p)
 			if d.IsDir() {
 				return filepath.SkipDir

@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"context"
@@ -53,24 +53,24 @@ var (
 // shellDefaultLines is what get_background_shell_output returns without lines.
 const shellDefaultLines = 100
 
-// shellTools returns the background shell tools of CommandTools.
-func (a *Agent) shellTools(opts CommandOptions, filter commandFilter) tool.Set {
+// shellTools returns the background shell tools of Tools.
+func (a *agent) shellTools(opts Options, filter commandFilter) tool.Set {
 	idParam := map[string]any{"shell_id": map[string]any{"type": "string", "description": "The id start_background_shell returned (shell_ and 8 hex digits)."}}
 	return tool.Set{
 		{
-			Spec: spec("start_background_shell", fmt.Sprintf("Start a shell command (sh -c) in the background in your workspace %s and return its id (shell_ and 8 hex digits) at once, "+
+			Spec: tool.Spec("start_background_shell", fmt.Sprintf("Start a shell command (sh -c) in the background in your workspace %s and return its id (shell_ and 8 hex digits) at once, "+
 				"without waiting for it: for dev servers, watchers and other long-running commands. It has no timeout and no stdin; it runs until it exits, "+
 				"kill_background_shell stops it, or the session ends, which kills it and every process it started. At most %d run at once. "+
 				"The last %d lines of its stdout and of its stderr are kept (lines over %d KiB are cut); read them with get_background_shell_output. "+
 				"Same rules as execute_command: only the allowed environment variables, no API keys; sudo, su, chmod, chown, dd, rm -rf / and similar commands are refused; writes belong in your workspace.",
-				a.dir, shellMaxRunning, shellBufferLines, shellLineBytes>>10), map[string]any{
+				a.ws.Dir(), shellMaxRunning, shellBufferLines, shellLineBytes>>10), map[string]any{
 				"command":  map[string]any{"type": "string", "description": "Shell command line, e.g. \"npm run dev\"."},
 				"work_dir": map[string]any{"type": "string", "description": "Directory to run in, relative to your workspace (default: the workspace)."},
 			}, "command"),
 			Run: func(_ context.Context, args string) tool.Result { return a.startShell(args, opts, filter) },
 		},
 		{
-			Spec: spec("get_background_shell_output", fmt.Sprintf("Return the last lines of a background shell's stdout and of its stderr, separately, and whether it still runs. "+
+			Spec: tool.Spec("get_background_shell_output", fmt.Sprintf("Return the last lines of a background shell's stdout and of its stderr, separately, and whether it still runs. "+
 				"lines defaults to %d; at most the last %d lines of each stream are kept, and each stream's part of the answer is capped at %d KiB (its last bytes are shown).",
 				shellDefaultLines, shellBufferLines, opts.OutputLimit>>10), map[string]any{
 				"shell_id": idParam["shell_id"],
@@ -79,30 +79,30 @@ func (a *Agent) shellTools(opts CommandOptions, filter commandFilter) tool.Set {
 			Run: func(_ context.Context, args string) tool.Result { return a.shellOutput(args, opts) },
 		},
 		{
-			Spec: spec("get_background_shell_status", "Return a background shell's status as JSON: running, exited (with its exit_code, or the signal that ended it) or killed, "+
+			Spec: tool.Spec("get_background_shell_status", "Return a background shell's status as JSON: running, exited (with its exit_code, or the signal that ended it) or killed, "+
 				"its runtime in seconds, and how many lines it wrote to stdout and stderr.", idParam, "shell_id"),
 			Run: func(_ context.Context, args string) tool.Result { return a.shellStatus(args) },
 		},
 		{
-			Spec: spec("kill_background_shell", fmt.Sprintf("Stop a background shell and every process it started: SIGTERM to its process group, then, once that group has ended or after %s, "+
+			Spec: tool.Spec("kill_background_shell", fmt.Sprintf("Stop a background shell and every process it started: SIGTERM to its process group, then, once that group has ended or after %s, "+
 				"every process it started is killed, even ones that detached (setsid, nohup). "+
 				"On a shell that already exited it kills what the shell left running, if anything. Its output stays readable.", shellGrace), idParam, "shell_id"),
 			Run: func(_ context.Context, args string) tool.Result { return a.killShell(args) },
 		},
 		{
-			Spec: spec("list_background_shells", fmt.Sprintf("List your background shells, running and finished, as JSON: id, command, work_dir, status, exit code, runtime. "+
+			Spec: tool.Spec("list_background_shells", fmt.Sprintf("List your background shells, running and finished, as JSON: id, command, work_dir, status, exit code, runtime. "+
 				"At most %d run at once; the %d most recent are listed.", shellMaxRunning, shellMaxKept), map[string]any{}),
 			Run: func(_ context.Context, _ string) tool.Result { return a.listShells() },
 		},
 	}
 }
 
-func (a *Agent) startShell(args string, opts CommandOptions, filter commandFilter) tool.Result {
+func (a *agent) startShell(args string, opts Options, filter commandFilter) tool.Result {
 	var in struct {
 		Command string `json:"command"`
 		WorkDir string `json:"work_dir"`
 	}
-	if r, ok := parse(args, &in, `{"command": "npm run dev"}`); !ok {
+	if r, ok := tool.Decode(args, &in, `{"command": "npm run dev"}`); !ok {
 		return r
 	}
 	dir, msg := a.checkCommand(in.Command, in.WorkDir, filter)
@@ -120,15 +120,15 @@ func (a *Agent) startShell(args string, opts CommandOptions, filter commandFilte
 }
 
 // lookup finds the shell named in args.
-func (a *Agent) lookup(args string) (*shell, tool.Result, bool) {
+func (a *agent) lookup(args string) (*shell, tool.Result, bool) {
 	var in struct {
 		ShellID string `json:"shell_id"`
 	}
 	return a.lookupInto(args, &in, &in.ShellID)
 }
 
-func (a *Agent) lookupInto(args string, v any, id *string) (*shell, tool.Result, bool) {
-	if r, ok := parse(args, v, `{"shell_id": "shell_1a2b3c4d"}`); !ok {
+func (a *agent) lookupInto(args string, v any, id *string) (*shell, tool.Result, bool) {
+	if r, ok := tool.Decode(args, v, `{"shell_id": "shell_1a2b3c4d"}`); !ok {
 		return nil, r, false
 	}
 	if *id == "" {
@@ -136,12 +136,12 @@ func (a *Agent) lookupInto(args string, v any, id *string) (*shell, tool.Result,
 	}
 	s := a.shells.get(*id)
 	if s == nil {
-		return nil, tool.Errorf(fmt.Sprintf("no background shell %s; list_background_shells shows yours", show(*id))), false
+		return nil, tool.Errorf(fmt.Sprintf("no background shell %s; list_background_shells shows yours", tool.Quote(*id))), false
 	}
 	return s, tool.Result{}, true
 }
 
-func (a *Agent) shellOutput(args string, opts CommandOptions) tool.Result {
+func (a *agent) shellOutput(args string, opts Options) tool.Result {
 	var in struct {
 		ShellID string `json:"shell_id"`
 		Lines   *int   `json:"lines"`
@@ -164,7 +164,7 @@ func (a *Agent) shellOutput(args string, opts CommandOptions) tool.Result {
 	return tool.Result{Content: strings.TrimRight(b.String(), "\n")}
 }
 
-func (a *Agent) shellStatus(args string) tool.Result {
+func (a *agent) shellStatus(args string) tool.Result {
 	s, r, ok := a.lookup(args)
 	if !ok {
 		return r
@@ -172,7 +172,7 @@ func (a *Agent) shellStatus(args string) tool.Result {
 	return jsonResult(s.info())
 }
 
-func (a *Agent) killShell(args string) tool.Result {
+func (a *agent) killShell(args string) tool.Result {
 	s, r, ok := a.lookup(args)
 	if !ok {
 		return r
@@ -189,7 +189,7 @@ func (a *Agent) killShell(args string) tool.Result {
 	}
 }
 
-func (a *Agent) listShells() tool.Result {
+func (a *agent) listShells() tool.Result {
 	shells := a.shells.all()
 	out := struct {
 		Shells     []shellInfo `json:"shells"`

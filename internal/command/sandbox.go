@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"massgen/internal/childproc"
+	"massgen/internal/workspace"
 )
 
 // SandboxOptions configure MassGen's command_line_execution_mode: srt (v0.1.96), its OS
@@ -72,6 +73,19 @@ var hostSecrets = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 var homeSecrets = []string{".ssh", ".aws", ".gnupg", ".netrc", ".npmrc", ".pypirc", ".docker/config.json",
 	".git-credentials", ".kube", ".azure", ".config/gcloud", ".config/gh"}
 
+// Sandboxed reports whether command_line_execution_mode mode runs commands in the sandbox
+// ("srt"); "local" and "" run them on this machine.
+func Sandboxed(mode string) bool { return mode == "srt" }
+
+// Ready reports an unknown read mode, or why no sandbox can run here (SandboxReady): the one
+// check before commands, or a coding-agent CLI, are given a sandbox.
+func (o *SandboxOptions) Ready() error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return SandboxReady()
+}
+
 // Validate reports an unknown read mode.
 func (o *SandboxOptions) Validate() error {
 	switch o.ReadMode {
@@ -110,7 +124,7 @@ func (o *SandboxOptions) describe() string {
 
 // sandbox is the childproc.Sandbox of a command the agent starts now; home is the home
 // directory of the command's environment.
-func (a *Agent) sandbox(o *SandboxOptions, home string) (*childproc.Sandbox, error) {
+func (a *agent) sandbox(o *SandboxOptions, home string) (*childproc.Sandbox, error) {
 	sb, m, err := a.sandboxMounts(o, home)
 	if err != nil {
 		return nil, err
@@ -121,16 +135,16 @@ func (a *Agent) sandbox(o *SandboxOptions, home string) (*childproc.Sandbox, err
 
 // sandboxMounts is sandbox with its Mounts still open to additions that keep hidden what
 // must stay so.
-func (a *Agent) sandboxMounts(o *SandboxOptions, home string) (*childproc.Sandbox, *mounts, error) {
+func (a *agent) sandboxMounts(o *SandboxOptions, home string) (*childproc.Sandbox, *mounts, error) {
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
 	home = cleanHome(home)
 	sb := &childproc.Sandbox{Limits: o.Limits, Base: baseView(o.ReadMode, home)}
-	grants, final := a.grants()
-	v := a.viewOf(grants)
-	private := privateTrees(v.hidden)
-	secrets, err := sandboxSecrets(o, home, grants, private, v.named)
+	sight := a.ws.Sight()
+	roots := sight.Roots
+	private := privateTrees(sight.Hidden)
+	secrets, err := sandboxSecrets(o, home, roots, private, sight.Named)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,20 +166,20 @@ func (a *Agent) sandboxMounts(o *SandboxOptions, home string) (*childproc.Sandbo
 		if p == "" || !exists(p) {
 			continue
 		}
-		if i := slices.IndexFunc(hidden, func(h string) bool { return within(h, p) }); i >= 0 {
+		if i := slices.IndexFunc(hidden, func(h string) bool { return workspace.Within(h, p) }); i >= 0 {
 			return nil, nil, fmt.Errorf("command_line_srt_allow_read: %s is inside %s, massgen's own or a file that may hold keys, which commands never see", raw, hidden[i])
 		}
 		m.tree(childproc.ReadOnly, p, p)
 	}
-	slices.SortStableFunc(grants, func(x, y *grant) int { return len(x.path) - len(y.path) })
-	for _, g := range grants {
+	slices.SortStableFunc(roots, func(x, y workspace.Root) int { return len(x.Path) - len(y.Path) })
+	for _, g := range roots {
 		kind := childproc.ReadOnly
-		if g.kind == kindWorkspace || g.kind == kindContext && g.write && final {
+		if g.Writable {
 			kind = childproc.Writable
 		}
-		m.tree(kind, g.path, g.path)
-		if g.kind == kindContext && !g.file {
-			if err := m.contextInside(g, kind == childproc.Writable, v.named); err != nil {
+		m.tree(kind, g.Path, g.Path)
+		if g.Context && !g.File {
+			if err := m.contextInside(g, g.Writable, sight.Named); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -192,7 +206,7 @@ func (m *mounts) add(x childproc.Mount) { m.list = append(m.list, x) }
 func (m *mounts) tree(kind childproc.MountKind, src, dst string) {
 	m.add(childproc.Mount{Kind: kind, Src: src, Dst: dst})
 	for _, h := range m.hidden {
-		if within(dst, h) && !within(h, dst) {
+		if workspace.Within(dst, h) && !workspace.Within(h, dst) {
 			m.add(childproc.Mount{Kind: childproc.Hidden, Dst: h})
 		}
 	}
@@ -202,23 +216,23 @@ func (m *mounts) tree(kind childproc.MountKind, src, dst string) {
 // folders, secret files not named by a context path) and, when g is writable, shows its
 // protected paths and default exclusions read-only. The read-only folders come first: they
 // show the host's tree as it is, secrets included, which the hidden entries then cover.
-func (m *mounts) contextInside(g *grant, writable bool, named map[string]bool) error {
+func (m *mounts) contextInside(g workspace.Root, writable bool, named map[string]bool) error {
 	var keep []string
 	if writable {
-		keep = append(keep, g.protected...)
+		keep = append(keep, g.Protected...)
 	}
-	hide, err := scanConcealed(g.path, named, func(p string, d fs.DirEntry) error {
-		if writable && defaultExclusions[d.Name()] && d.Type()&fs.ModeSymlink == 0 {
+	hide, err := scanConcealed(g.Path, named, func(p string, d fs.DirEntry) error {
+		if writable && workspace.ReadOnlyInContext(d.Name()) && d.Type()&fs.ModeSymlink == 0 {
 			keep = append(keep, p)
 		}
 		return nil
 	})
 	if errors.Is(err, errTooBig) {
 		return fmt.Errorf("the context path %s holds more than %d files and folders, too many to check for secret files before each sandboxed command; "+
-			"name a smaller folder in context_paths", g.path, maxContextScan)
+			"name a smaller folder in context_paths", g.Path, maxContextScan)
 	}
 	if err != nil {
-		return fmt.Errorf("the context path %s cannot be read: %w", g.path, err)
+		return fmt.Errorf("the context path %s cannot be read: %w", g.Path, err)
 	}
 	slices.SortStableFunc(keep, func(x, y string) int { return len(x) - len(y) })
 	for _, p := range keep {
@@ -290,13 +304,13 @@ func privateTrees(hidden []string) []string {
 	out := slices.Clone(hidden)
 	for _, h := range hidden {
 		for p := h; p != filepath.Dir(p); p = filepath.Dir(p) {
-			if massgenDirs[filepath.Base(p)] && !slices.Contains(out, p) {
+			if slices.Contains(workspace.MassgenDirs(), filepath.Base(p)) && !slices.Contains(out, p) {
 				out = append(out, p)
 			}
 		}
 	}
 	if wd, err := os.Getwd(); err == nil {
-		for d := range massgenDirs {
+		for _, d := range workspace.MassgenDirs() {
 			if p := filepath.Join(wd, d); exists(p) && !slices.Contains(out, p) {
 				out = append(out, p)
 			}
@@ -316,7 +330,7 @@ func cleanHome(home string) string {
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		home = real
 	}
-	if home == "/" || systemPath(home) || slices.ContainsFunc(strictSystem, func(d string) bool { return within(d, home) }) {
+	if home == "/" || workspace.SystemPath(home) || slices.ContainsFunc(strictSystem, func(d string) bool { return workspace.Within(d, home) }) {
 		return ""
 	}
 	return home

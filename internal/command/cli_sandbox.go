@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"massgen/internal/childproc"
+	"massgen/internal/workspace"
 )
 
 // cliAddressSpace bounds a sandboxed CLI's virtual memory: in effect, not at all.
@@ -19,10 +20,11 @@ const cliAddressSpace = 1 << 46
 // The CLI's own file and shell tools, and everything they start, stay inside. It shares the
 // network: the CLI calls its model's API and massgen's tool server on loopback itself, so
 // command_line_srt_network_allowed_domains cannot apply (the caller refuses it).
-func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs []string) (*childproc.Sandbox, error) {
+func CLISandbox(ws *workspace.Agent, o *SandboxOptions, userHome, state string, programs []string) (*childproc.Sandbox, error) {
 	if o == nil {
 		return nil, errors.New("no sandbox options")
 	}
+	a := &agent{ws: ws} // without proxies: the CLI shares the network
 	opts := *o
 	opts.AllowedDomains = nil
 	sb, m, err := a.sandboxMounts(&opts, userHome)
@@ -38,7 +40,7 @@ func (a *Agent) CLISandbox(o *SandboxOptions, userHome, state string, programs [
 		p = expandHome(p, userHome)
 		// A program folder that holds the home folder (a ~/bin/claude's prefix is ~) would
 		// show all of it, ~/.ssh included: the narrower folders in the list show the program.
-		if p == "" || p == string(filepath.Separator) || home != "" && within(p, home) || !exists(p) {
+		if p == "" || p == string(filepath.Separator) || home != "" && workspace.Within(p, home) || !exists(p) {
 			continue
 		}
 		m.tree(childproc.ReadOnly, p, p) // what the sandbox hides below stays hidden

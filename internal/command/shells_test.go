@@ -1,6 +1,6 @@
 //go:build unix
 
-package workspace
+package command
 
 import (
 	"encoding/json"
@@ -34,10 +34,10 @@ type shellFixture struct {
 	set tool.Set
 }
 
-func newShellFixture(t *testing.T, opts CommandOptions) *shellFixture {
+func newShellFixture(t *testing.T, opts Options) *shellFixture {
 	t.Helper()
 	f := newFixture(t)
-	return &shellFixture{fixture: f, set: f.alice.CommandTools(opts)}
+	return &shellFixture{fixture: f, set: Tools(f.alice, opts)}
 }
 
 func (f *shellFixture) call(t *testing.T, name string, args map[string]any) tool.Result {
@@ -88,7 +88,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func TestShells_ToolNames(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	var names []string
 	for _, s := range f.set.Specs() {
 		names = append(names, s.Name)
@@ -110,7 +110,7 @@ func TestShells_ToolNames(t *testing.T) {
 }
 
 func TestShells_OutputOverTimeAndStatus(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, _ := f.start(t, "echo out1; echo err1 >&2; while [ ! -e go ]; do sleep 0.02; done; echo out2; echo out3; echo err2 >&2; printf partial; exit 3")
 	eventually(t, "the first lines", func() bool {
 		out := f.output(t, id, 0)
@@ -148,7 +148,7 @@ func TestShells_WorkDirAndEnv(t *testing.T) {
 	t.Setenv("FOO_API_KEY", "sk-fake-1")
 	t.Setenv("GITHUB_TOKEN", "ghp-fake-2")
 	t.Setenv("MASSGEN_PLAIN", "visible")
-	f := newShellFixture(t, CommandOptions{PassEnv: []string{"MASSGEN_PLAIN"}})
+	f := newShellFixture(t, Options{PassEnv: []string{"MASSGEN_PLAIN"}})
 	if err := os.Mkdir(filepath.Join(f.alice.Dir(), "wd"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestShells_WorkDirAndEnv(t *testing.T) {
 }
 
 func TestShells_Refused(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{Blocked: []string{`forbidden`}})
+	f := newShellFixture(t, Options{Blocked: []string{`forbidden`}})
 	for c, want := range map[string]string{
 		"sudo ls":                     "Dangerous command pattern",
 		"rm -rf /":                    "Dangerous command pattern",
@@ -191,7 +191,7 @@ func TestShells_Refused(t *testing.T) {
 }
 
 func TestShells_UnknownID(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	for _, name := range []string{"get_background_shell_output", "get_background_shell_status", "kill_background_shell"} {
 		mustFail(t, f.call(t, name, map[string]any{"shell_id": "shell_deadbeef"}), `no background shell "shell_deadbeef"`)
 		mustFail(t, f.call(t, name, map[string]any{}), "shell_id is missing")
@@ -200,7 +200,7 @@ func TestShells_UnknownID(t *testing.T) {
 }
 
 func TestShells_KillRunningKillsGroup(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, pgid := f.start(t, "sleep 300 & sleep 300")
 	eventually(t, "the sleeps", func() bool { return len(proctest.GroupMembers(t, pgid)) >= 2 })
 	start := time.Now()
@@ -224,7 +224,7 @@ func TestShells_KillRunningKillsGroup(t *testing.T) {
 
 func TestShells_KillEscalatesToSIGKILL(t *testing.T) {
 	defer setVar(&shellGrace, 300*time.Millisecond)()
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, pgid := f.start(t, "trap '' TERM; echo ready; while :; do sleep 0.05; done")
 	eventually(t, "the trap", func() bool { return strings.Contains(f.output(t, id, 0), "ready") })
 	start := time.Now()
@@ -245,7 +245,7 @@ func TestShells_KillEscalatesToSIGKILL(t *testing.T) {
 // once the whole group has ended or the grace is over.
 func TestShells_KillWaitsForTheGroupToFinish(t *testing.T) {
 	defer setVar(&shellGrace, 5*time.Second)()
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, _ := f.start(t, "(trap 'sleep 0.5; echo cleaned > cleaned.txt; exit 0' TERM; echo ready; while :; do sleep 0.05; done) & wait")
 	eventually(t, "the child's trap", func() bool { return strings.Contains(f.output(t, id, 0), "ready") })
 	start := time.Now()
@@ -261,7 +261,7 @@ func TestShells_KillWaitsForTheGroupToFinish(t *testing.T) {
 
 // A shell that exited can still be killed: what it left running dies.
 func TestShells_KillExited(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, pgid := f.start(t, "sleep 300 >/dev/null 2>&1 & echo started")
 	eventually(t, "the exit", func() bool { return f.status(t, id).Status == "exited" })
 	if st := f.status(t, id); st.ExitCode == nil || *st.ExitCode != 0 {
@@ -288,7 +288,7 @@ func TestShells_KillExited(t *testing.T) {
 }
 
 func TestShells_MaxRunning(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	var ids []string
 	for range shellMaxRunning {
 		id, _ := f.start(t, "sleep 300")
@@ -314,7 +314,7 @@ func TestShells_MaxRunning(t *testing.T) {
 
 func TestShells_OldFinishedShellsForgotten(t *testing.T) {
 	defer setVar(&shellMaxKept, 3)()
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	var ids []string
 	for i := range 4 {
 		id, _ := f.start(t, fmt.Sprintf("echo %d", i))
@@ -327,7 +327,7 @@ func TestShells_OldFinishedShellsForgotten(t *testing.T) {
 
 func TestShells_RingBufferKeepsLastLines(t *testing.T) {
 	defer setVar(&shellBufferLines, 5)()
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, _ := f.start(t, "i=1; while [ $i -le 20 ]; do echo line$i; i=$((i+1)); done")
 	eventually(t, "the exit", func() bool { return f.status(t, id).Status == "exited" })
 	eventually(t, "the last line", func() bool { return strings.Contains(f.output(t, id, 0), "line20") })
@@ -363,7 +363,7 @@ func TestLineRing(t *testing.T) {
 }
 
 func TestShells_OutputCapped(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{OutputLimit: 1024})
+	f := newShellFixture(t, Options{OutputLimit: 1024})
 	id, _ := f.start(t, "i=0; while [ $i -lt 500 ]; do echo 0123456789; i=$((i+1)); done; echo end")
 	eventually(t, "the exit", func() bool { return f.status(t, id).Status == "exited" })
 	eventually(t, "the last line", func() bool { return strings.Contains(f.output(t, id, 0), "end") })
@@ -381,8 +381,8 @@ func TestShells_OutputCapped(t *testing.T) {
 func TestShells_RunCloseStopsEverything(t *testing.T) {
 	defer setVar(&shellGrace, 300*time.Millisecond)()
 	ignore := goleak.IgnoreCurrent()
-	f := newShellFixture(t, CommandOptions{})
-	bobSet := f.bob.CommandTools(CommandOptions{})
+	f := newShellFixture(t, Options{})
+	bobSet := Tools(f.bob, Options{})
 	var pgids []int
 	for _, c := range []string{"sleep 300 & sleep 300", "trap '' TERM; while :; do sleep 0.05; done", "sleep 300 >/dev/null 2>&1 & exit 0", "yes"} {
 		_, pgid := f.start(t, c)
@@ -419,7 +419,7 @@ func TestShells_RunCloseStopsEverything(t *testing.T) {
 func TestShells_NoGoroutineLeak(t *testing.T) {
 	defer setVar(&shellDrain, 100*time.Millisecond)()
 	ignore := goleak.IgnoreCurrent()
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	id, _ := f.start(t, "echo hi")
 	eventually(t, "the exit", func() bool { return f.status(t, id).Status == "exited" })
 	mustOK(t, f.call(t, "kill_background_shell", map[string]any{"shell_id": id}))
@@ -442,21 +442,21 @@ func setVar[T any](p *T, v T) func() {
 	return func() { *p = old }
 }
 
-// StopShells ends the shells before the winner's workspace is copied out, and leaves the files
+// StopResidents ends the shells before the winner's workspace is copied out, and leaves the files
 // usable: a shell writing into the workspace stops writing.
 func TestShells_StopShellsKeepsFiles(t *testing.T) {
-	f := newShellFixture(t, CommandOptions{})
+	f := newShellFixture(t, Options{})
 	_, pgid := f.start(t, "while :; do date >> log.txt; sleep 0.01; done")
 	log := filepath.Join(f.alice.Dir(), "log.txt")
 	eventually(t, "the log", func() bool { _, err := os.Stat(log); return err == nil })
-	f.run.StopShells()
+	f.run.StopResidents()
 	if left := proctest.GroupMembers(t, pgid); len(left) > 0 {
-		t.Errorf("processes survived StopShells: %v", left)
+		t.Errorf("processes survived StopResidents: %v", left)
 	}
 	before := readFile(t, log)
 	time.Sleep(50 * time.Millisecond)
 	if after := readFile(t, log); after != before {
-		t.Error("the shell still writes after StopShells")
+		t.Error("the shell still writes after StopResidents")
 	}
 	mustFail(t, f.call(t, "start_background_shell", map[string]any{"command": "sleep 300"}), "the session has ended")
 	mustOK(t, call(t, f.alice, "write_file", map[string]any{"path": "after.txt", "content": "still writable"}))

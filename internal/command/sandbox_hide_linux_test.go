@@ -1,4 +1,4 @@
-package workspace
+package command
 
 import (
 	"encoding/base64"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"massgen/internal/childproc"
+	"massgen/internal/workspace"
 )
 
 // keyProject is massgen run from a project outside home, as in a container's /work or a CI
@@ -72,8 +73,8 @@ func TestSandbox_HidesMassgenSecrets(t *testing.T) {
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			env := []string{"PATH=/usr/bin:/bin", "HOME=" + k.home}
-			opts := CommandOptions{Env: env, Sandbox: k.options(c.mode)}
-			cmd := mustFind(t, k.f.alice.CommandTools(opts), "execute_command")
+			opts := Options{Env: env, Sandbox: k.options(c.mode)}
+			cmd := mustFind(t, Tools(k.f.alice, opts), "execute_command")
 			res := run(t, cmd, map[string]any{"command": script.String(), "timeout_seconds": 20})
 			t.Log(res.Content)
 			for _, s := range append(c.shown, "done") {
@@ -97,7 +98,7 @@ func TestSandbox_HidesMassgenSecrets(t *testing.T) {
 func TestCLISandbox_HidesMassgenSecrets(t *testing.T) {
 	k := newKeyProject(t)
 	for _, mode := range []string{ReadConfined, ReadOpen} {
-		sb, err := k.f.alice.CLISandbox(k.options(mode), k.home, filepath.Join(t.TempDir(), "cli"), []string{k.project, filepath.Dir(k.config)})
+		sb, err := CLISandbox(k.f.alice, k.options(mode), k.home, filepath.Join(t.TempDir(), "cli"), []string{k.project, filepath.Dir(k.config)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestCLISandbox_HidesMassgenSecrets(t *testing.T) {
 // coveredBy is the kind of the last of mounts at or above p: what the sandbox shows there.
 func coveredBy(mounts []childproc.Mount, p string) (childproc.MountKind, bool) {
 	for i := len(mounts) - 1; i >= 0; i-- {
-		if within(mounts[i].Dst, p) {
+		if workspace.Within(mounts[i].Dst, p) {
 			return mounts[i].Kind, true
 		}
 	}
