@@ -317,14 +317,16 @@ func statusSummary(fsys fs.FS, n int, now time.Time) TurnSummary {
 		}
 		return t
 	}
-	// Only events.jsonl, or nothing: the process died before its first status.json, or is
-	// writing it right now.
-	if f, err := fsys.Open("events.jsonl"); err == nil {
-		if start, err := firstEvent(f, "events.jsonl"); err == nil {
-			t.Question, t.StartedAt = start.Question, start.Time
-		}
-		_ = f.Close()
+	// Only events.jsonl: the process died before its first status.json, or is writing it right
+	// now. Without it either, nothing says what happened.
+	f, err := fsys.Open("events.jsonl")
+	if err != nil {
+		return t
 	}
+	if start, err := firstEvent(f, "events.jsonl"); err == nil {
+		t.Question, t.StartedAt = start.Question, start.Time
+	}
+	_ = f.Close()
 	t.Status = StatusIncomplete
 	if recentlyWritten(fsys, now) {
 		t.Status = StatusRunning
