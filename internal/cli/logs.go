@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"massgen/internal/event"
-	"massgen/internal/provider"
 	"massgen/internal/runlog"
 	"massgen/internal/termtext"
 	"massgen/internal/usage"
@@ -172,123 +171,14 @@ func (lf *logsFlags) target(args []string, now time.Time) (string, error) {
 	return logTarget(lf.rootDir(), arg, now)
 }
 
-// turnReport is one turn in massgen logs summary.
-type turnReport struct {
-	Turn       int           `json:"turn"`
-	Dir        string        `json:"dir"`
-	Question   string        `json:"question"`
-	Status     string        `json:"status"`
-	ExitCode   *int          `json:"exit_code,omitempty"`
-	Error      string        `json:"error,omitempty"`
-	Duration   float64       `json:"duration_seconds"`
-	Agents     []agentReport `json:"agents"`
-	Answers    int           `json:"answers"`
-	Votes      []voteReport  `json:"votes"`
-	Winner     string        `json:"winner,omitempty"`
-	WinnerAns  string        `json:"winner_answer,omitempty"`
-	Tokens     tokenReport   `json:"tokens"`
-	CostUSD    float64       `json:"cost_usd"`
-	CostKnown  bool          `json:"cost_known"`
-	Incomplete string        `json:"incomplete,omitempty"`
-	// Latency is the wall time and the critical path in one line; CriticalPathSeconds its
-	// calls added up.
-	Latency             string  `json:"latency,omitempty"`
-	CriticalPathSeconds float64 `json:"critical_path_seconds,omitempty"`
-}
-
-type agentReport struct {
-	ID        string      `json:"id"`
-	Label     string      `json:"label"`
-	Backend   string      `json:"backend"`
-	Model     string      `json:"model,omitempty"`
-	Status    string      `json:"status"`
-	Answers   int         `json:"answers"`
-	Votes     int         `json:"votes_cast"`
-	Errors    int         `json:"errors"`
-	Tokens    tokenReport `json:"tokens"`
-	CostUSD   float64     `json:"cost_usd"`
-	CostKnown bool        `json:"cost_known"`
-}
-
-type voteReport struct {
-	Answer string   `json:"answer"`
-	Author string   `json:"author"`
-	Votes  int      `json:"votes"`
-	Voters []string `json:"voters"`
-}
-
-type tokenReport struct {
-	Input     int64 `json:"input"`
-	Cached    int64 `json:"cached_input"`
-	Output    int64 `json:"output"`
-	Reasoning int64 `json:"reasoning"`
-	Estimated bool  `json:"estimated,omitempty"`
-}
-
-func tokens(u provider.Usage) tokenReport {
-	return tokenReport{Input: u.InputTokens, Cached: u.CachedInputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, Estimated: u.Estimated}
-}
-
-func (t *tokenReport) add(o tokenReport) {
-	t.Input, t.Cached, t.Output, t.Reasoning = t.Input+o.Input, t.Cached+o.Cached, t.Output+o.Output, t.Reasoning+o.Reasoning
-	t.Estimated = t.Estimated || o.Estimated
-}
-
 // sessionReport is massgen logs summary.
 type sessionReport struct {
-	Dir       string       `json:"dir"`
-	Turns     []turnReport `json:"turns"`
-	Duration  float64      `json:"duration_seconds"`
-	Tokens    tokenReport  `json:"tokens"`
-	CostUSD   float64      `json:"cost_usd"`
-	CostKnown bool         `json:"cost_known"`
-}
-
-// reportTurn folds one turn's events.jsonl (at most runlog.MaxEventsRead of it).
-func reportTurn(dir string, n int, now time.Time) turnReport {
-	r := turnReport{Turn: n, Dir: absPath(dir), Status: runlog.StatusUnknown, Agents: []agentReport{}, Votes: []voteReport{}}
-	t, err := runlog.ReadTurnLimited(dir)
-	if err != nil {
-		r.Status, r.Incomplete = runlog.StatusIncomplete, err.Error()
-		return r
-	}
-	s := t.State
-	r.Question, r.Incomplete = s.Question, t.Incomplete
-	switch {
-	case s.Ended:
-		code := s.ExitCode
-		r.Status, r.ExitCode, r.Error = s.SessionStatus, &code, s.SessionError
-	default:
-		// Running or dead: the status files know which.
-		r.Status = runlog.StatusIncomplete
-		if sess, err := runlog.ReadSession(filepath.Dir(dir), filepath.Base(filepath.Dir(dir)), now); err == nil {
-			for _, tt := range sess.Turns {
-				if tt.N == n && tt.Status == runlog.StatusRunning {
-					r.Status = runlog.StatusRunning
-				}
-			}
-		}
-	}
-	end := s.LastTime
-	if s.Ended {
-		end = s.EndTime
-	}
-	if cp := s.CriticalPath(end); len(cp.Steps) > 0 {
-		r.Latency, r.CriticalPathSeconds = cp.Summary(), cp.Path.Seconds()
-	}
-	if !s.StartTime.IsZero() {
-		r.Duration = max(0, end.Sub(s.StartTime).Seconds())
-	}
-	for _, a := range s.Agents {
-		r.Agents = append(r.Agents, agentReport{ID: a.ID, Label: a.Label, Backend: a.Backend, Model: a.Model, Status: string(a.Status),
-			Answers: len(a.Answers), Votes: a.VotesCast, Errors: a.Errors, Tokens: tokens(a.Usage), CostUSD: a.CostUSD, CostKnown: a.CostKnown()})
-	}
-	for _, c := range s.Tally() {
-		r.Votes = append(r.Votes, voteReport{Answer: c.AnswerLabel, Author: c.Agent, Votes: c.Votes, Voters: c.Voters})
-	}
-	r.Answers, r.Winner, r.WinnerAns = s.Totals.Answers, s.Winner, s.WinnerAnswer
-	r.Tokens, r.CostUSD, r.CostKnown = tokens(s.Totals.Usage), s.Totals.CostUSD, s.CostKnown()
-	return r
+	Dir       string              `json:"dir"`
+	Turns     []runlog.TurnReport `json:"turns"`
+	Duration  float64             `json:"duration_seconds"`
+	Tokens    runlog.Tokens       `json:"tokens"`
+	CostUSD   float64             `json:"cost_usd"`
+	CostKnown bool                `json:"cost_known"`
 }
 
 // turnDirs returns the turn folders of dir (a session or a turn folder) with their numbers.
@@ -311,10 +201,10 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 	}
 	rep := sessionReport{Dir: absPath(dir), CostKnown: true}
 	for i, d := range dirs {
-		t := reportTurn(d, ns[i], now)
+		t := runlog.ReportTurn(runlog.ReadTurnSummary(absPath(d), ns[i], now), now)
 		rep.Turns = append(rep.Turns, t)
-		rep.Duration += t.Duration
-		rep.Tokens.add(t.Tokens)
+		rep.Duration += t.DurationSeconds
+		rep.Tokens.Add(t.Tokens)
 		rep.CostUSD += t.CostUSD
 		rep.CostKnown = rep.CostKnown && t.CostKnown
 	}
@@ -325,25 +215,25 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 	tw := termtext.NewWriter(w)
 	fmt.Fprintf(tw, "%s · %s\n", rep.Dir, plural(len(rep.Turns), "turn"))
 	for _, t := range rep.Turns {
-		fmt.Fprintf(tw, "\nTurn %d · %s · %s · %s\n", t.Turn, statusText(t), seconds(t.Duration), t.cost())
+		fmt.Fprintf(tw, "\nTurn %d · %s · %s · %s\n", t.Turn, statusText(t), seconds(t.DurationSeconds), turnCost(t))
 		fmt.Fprintf(tw, "  Question: %s\n", oneLine(t.Question, 200))
 		var agents []string
 		for _, a := range t.Agents {
 			agents = append(agents, fmt.Sprintf("%s (%s): %s, %s%s", a.ID, strings.TrimSpace(a.Backend+" "+a.Model),
-				plural(a.Answers, "answer"), plural(a.Votes, "vote"), errorsText(a.Errors)))
+				plural(a.Answers, "answer"), plural(a.VotesCast, "vote"), errorsText(a.Errors)))
 		}
 		fmt.Fprintf(tw, "  Agents:   %s\n", cmp.Or(strings.Join(agents, "; "), "-"))
 		var votes []string
-		for _, v := range t.Votes {
+		for _, v := range t.Tally {
 			votes = append(votes, fmt.Sprintf("%s by %s: %d (%s)", v.Answer, v.Author, v.Votes, strings.Join(v.Voters, ", ")))
 		}
 		fmt.Fprintf(tw, "  Answers:  %d · votes: %s\n", t.Answers, cmp.Or(strings.Join(votes, "; "), "none counted"))
 		if t.Winner != "" {
-			fmt.Fprintf(tw, "  Winner:   %s (%s)\n", t.Winner, t.WinnerAns)
+			fmt.Fprintf(tw, "  Winner:   %s (%s)\n", t.Winner, t.WinnerAnswer)
 		}
 		fmt.Fprintf(tw, "  Tokens:   %s\n", tokenText(t.Tokens))
-		if t.Latency != "" {
-			fmt.Fprintf(tw, "  Latency:  %s\n", t.Latency)
+		if t.Latency != nil && len(t.Latency.CriticalPath) > 0 {
+			fmt.Fprintf(tw, "  Latency:  %s\n", t.Latency.Summary)
 		}
 		if t.Error != "" {
 			fmt.Fprintf(tw, "  Error:    %s\n", oneLine(t.Error, 300))
@@ -358,11 +248,11 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 	return nil
 }
 
-func (t turnReport) cost() usage.Amount {
+func turnCost(t runlog.TurnReport) usage.Amount {
 	return usage.Amount{USD: t.CostUSD, Known: t.CostKnown, Estimated: t.Tokens.Estimated}
 }
 
-func statusText(t turnReport) string {
+func statusText(t runlog.TurnReport) string {
 	if t.Status == runlog.StatusIncomplete {
 		return "interrupted (killed or crashed: massgen resume finishes it)"
 	}
@@ -386,8 +276,8 @@ func seconds(s float64) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-func tokenText(t tokenReport) string {
-	s := fmt.Sprintf("%s in (%s cached) / %s out (%s reasoning)", count(t.Input), count(t.Cached), count(t.Output), count(t.Reasoning))
+func tokenText(t runlog.Tokens) string {
+	s := fmt.Sprintf("%s in (%s cached) / %s out (%s reasoning)", count(t.Input), count(t.CachedInput), count(t.Output), count(t.Reasoning))
 	if t.Estimated {
 		s += ", partly estimated"
 	}

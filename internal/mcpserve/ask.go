@@ -16,6 +16,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/event"
 	"massgen/internal/readmodel"
+	"massgen/internal/runlog"
 	"massgen/internal/usage"
 )
 
@@ -30,34 +31,18 @@ type AskInput struct {
 
 // AskResult is ask_team's structured result.
 type AskResult struct {
-	Answer    string  `json:"answer" jsonschema:"the final answer, as the presenting agent wrote it"`
-	Winner    string  `json:"winner" jsonschema:"the id of the agent that presented the final answer; empty when no agent answered"`
-	Votes     []Vote  `json:"votes" jsonschema:"the votes that counted at the end, in agent order"`
-	CostUSD   float64 `json:"cost_usd" jsonschema:"what the session's model calls cost, in US dollars"`
-	CostKnown bool    `json:"cost_known" jsonschema:"false when some model has no price, so cost_usd is not its whole cost"`
-	Tokens    Tokens  `json:"tokens"`
-	LogDir    string  `json:"log_dir" jsonschema:"the session's log folder (absolute), for read_session and massgen logs"`
-	SessionID string  `json:"session_id" jsonschema:"the session's log folder name, log_<timestamp>"`
-	Team      string  `json:"team"`
-	Status    string  `json:"status" jsonschema:"completed, timeout (the best answer so far), failed or interrupted"`
-	ExitCode  int     `json:"exit_code" jsonschema:"the exit code massgen would have ended with: 0 ok, 2 failed, 3 timeout, 4 interrupted"`
-	Error     string  `json:"error,omitempty"`
-}
-
-// Vote is one vote that counted.
-type Vote struct {
-	Voter  string `json:"voter"`
-	For    string `json:"for"`
-	Reason string `json:"reason"`
-}
-
-// Tokens adds up a session's token usage.
-type Tokens struct {
-	Input       int64 `json:"input"`
-	CachedInput int64 `json:"cached_input"`
-	Output      int64 `json:"output"`
-	Reasoning   int64 `json:"reasoning"`
-	Estimated   bool  `json:"estimated,omitempty"`
+	Answer    string        `json:"answer" jsonschema:"the final answer, as the presenting agent wrote it"`
+	Winner    string        `json:"winner" jsonschema:"the id of the agent that presented the final answer; empty when no agent answered"`
+	Votes     []runlog.Vote `json:"votes" jsonschema:"the votes that counted at the end, in agent order"`
+	CostUSD   float64       `json:"cost_usd" jsonschema:"what the session's model calls cost, in US dollars"`
+	CostKnown bool          `json:"cost_known" jsonschema:"false when some model has no price, so cost_usd is not its whole cost"`
+	Tokens    runlog.Tokens `json:"tokens"`
+	LogDir    string        `json:"log_dir" jsonschema:"the session's log folder (absolute), for read_session and massgen logs"`
+	SessionID string        `json:"session_id" jsonschema:"the session's log folder name, log_<timestamp>"`
+	Team      string        `json:"team"`
+	Status    string        `json:"status" jsonschema:"completed, timeout (the best answer so far), failed or interrupted"`
+	ExitCode  int           `json:"exit_code" jsonschema:"the exit code massgen would have ended with: 0 ok, 2 failed, 3 timeout, 4 interrupted"`
+	Error     string        `json:"error,omitempty"`
 }
 
 // maxPaths bounds ask_team's files and context_paths together.
@@ -243,10 +228,9 @@ func samePath(a, b string) bool {
 // result is what a session that ran reports.
 func result(team string, res app.Result, st *readmodel.State) AskResult {
 	out := AskResult{
-		Answer: res.FinalAnswer, Winner: res.Winner, Votes: []Vote{}, Team: team,
+		Answer: res.FinalAnswer, Winner: res.Winner, Votes: []runlog.Vote{}, Team: team,
 		CostUSD: res.CostUSD, CostKnown: st.CostKnown(), Status: res.Status, ExitCode: res.ExitCode,
-		Tokens: Tokens{Input: res.Usage.InputTokens, CachedInput: res.Usage.CachedInputTokens, Output: res.Usage.OutputTokens,
-			Reasoning: res.Usage.ReasoningTokens, Estimated: res.Usage.Estimated},
+		Tokens:    runlog.TokensOf(res.Usage),
 		SessionID: res.Session,
 	}
 	if res.Dir != "" {
@@ -254,7 +238,7 @@ func result(team string, res app.Result, st *readmodel.State) AskResult {
 	}
 	for _, a := range st.Agents {
 		if v := a.Vote; v != nil && v.Version == st.Version {
-			out.Votes = append(out.Votes, Vote{Voter: a.ID, For: v.Target, Reason: v.Reason})
+			out.Votes = append(out.Votes, runlog.Vote{Voter: a.ID, For: v.Target, Reason: v.Reason})
 		}
 	}
 	if res.Err != nil {
@@ -309,7 +293,7 @@ func toolResult(out AskResult, res app.Result) *mcp.CallToolResult {
 	return r
 }
 
-func votesFor(votes []Vote, id string) int {
+func votesFor(votes []runlog.Vote, id string) int {
 	n := 0
 	for _, v := range votes {
 		if v.For == id {

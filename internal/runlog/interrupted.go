@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"time"
 
 	"massgen/internal/event"
@@ -72,7 +72,7 @@ func ReadInterrupted(dir string) (*Interrupted, error) {
 		ConfigHash string   `json:"config_hash"`
 		Args       []string `json:"args"`
 	}
-	if readCappedJSON(filepath.Join(dir, "metadata.json"), &m) == nil {
+	if readCappedJSON(os.DirFS(dir), "metadata.json", &m) == nil {
 		it.ConfigPath, it.ConfigHash, it.Args = m.ConfigPath, m.ConfigHash, m.Args
 	}
 	return it, nil
@@ -150,7 +150,7 @@ func RepairFinished(dir string, now time.Time) (bool, error) {
 			Status string `json:"status"`
 		} `json:"meta"`
 	}
-	if readCappedJSON(filepath.Join(dir, "status.json"), &st) == nil && st.Meta.Status == t.State.SessionStatus {
+	if readCappedJSON(os.DirFS(dir), "status.json", &st) == nil && st.Meta.Status == t.State.SessionStatus {
 		return false, nil
 	}
 	var m struct {
@@ -162,7 +162,7 @@ func RepairFinished(dir string, now time.Time) (bool, error) {
 		PID        int             `json:"pid"`
 		Host       string          `json:"host"`
 	}
-	_ = readCappedJSON(filepath.Join(dir, "metadata.json"), &m)
+	_ = readCappedJSON(os.DirFS(dir), "metadata.json", &m)
 	r := &Recorder{dir: dir, meta: Meta{Version: m.Version, ConfigPath: m.ConfigPath, ConfigHash: m.ConfigHash, Config: m.Config,
 		Args: m.Args, PID: m.PID, Host: m.Host}, state: t.State}
 	r.table = NewTableOn(t.State)

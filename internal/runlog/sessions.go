@@ -181,7 +181,7 @@ func ReadSession(root, id string, now time.Time) (Session, error) {
 			continue
 		}
 		n, _ := strconv.Atoi(strings.TrimPrefix(e.Name(), "turn_"))
-		s.Turns = append(s.Turns, readTurnSummary(filepath.Join(dir, e.Name()), n, now))
+		s.Turns = append(s.Turns, ReadTurnSummary(filepath.Join(dir, e.Name()), n, now))
 	}
 	slices.SortFunc(s.Turns, func(a, b TurnSummary) int { return a.N - b.N })
 	if len(s.Turns) > 0 && !s.Turns[0].StartedAt.IsZero() {
@@ -254,12 +254,20 @@ type statusRead struct {
 	} `json:"usage"`
 }
 
-// readTurnSummary describes the turn folder dir from metadata.json (written when the turn
-// ended), else status.json (while it runs, or after a crash), else events.jsonl alone.
-func readTurnSummary(dir string, n int, now time.Time) TurnSummary {
-	t := TurnSummary{N: n, Dir: dir, Status: StatusUnknown}
+// ReadTurnSummary describes the turn folder dir, turn n, from its files (see ReadTurnSummaryFS).
+func ReadTurnSummary(dir string, n int, now time.Time) TurnSummary {
+	t := ReadTurnSummaryFS(os.DirFS(dir), n, now)
+	t.Dir = dir
+	return t
+}
+
+// ReadTurnSummaryFS describes turn n from the turn folder fsys: metadata.json (written when the
+// turn ended), else status.json (while it runs, or after a crash), else events.jsonl alone.
+// Dir is left empty. Callers that must not leave a root pass an os.Root's FS.
+func ReadTurnSummaryFS(fsys fs.FS, n int, now time.Time) TurnSummary {
+	t := TurnSummary{N: n, Status: StatusUnknown}
 	var m metadataRead
-	if readCappedJSON(filepath.Join(dir, "metadata.json"), &m) == nil {
+	if readCappedJSON(fsys, "metadata.json", &m) == nil {
 		t.Question, t.ConfigPath, t.Args = m.Question, m.ConfigPath, m.Args
 		t.Duration, t.ExitCode, t.Error = m.DurationSeconds, m.ExitCode, m.Error
 		t.Status = knownStatus(m.Status)
@@ -280,21 +288,21 @@ func readTurnSummary(dir string, n int, now time.Time) TurnSummary {
 		// Written when the session started: it runs, or its process died; status.json says
 		// which, and how far it got.
 		team, cfgPath, args := t.Team, t.ConfigPath, t.Args
-		t = statusSummary(dir, n, now)
+		t = statusSummary(fsys, n, now)
 		t.Team, t.ConfigPath, t.Args = team, cfgPath, args
 		if t.Status == StatusRunning && m.PID > 0 && gone(m.PID, m.Host) {
 			t.Status = StatusIncomplete // its process is not there any more
 		}
 		return t
 	}
-	return statusSummary(dir, n, now)
+	return statusSummary(fsys, n, now)
 }
 
-// statusSummary describes the turn folder dir from status.json, else events.jsonl alone.
-func statusSummary(dir string, n int, now time.Time) TurnSummary {
-	t := TurnSummary{N: n, Dir: dir, Status: StatusUnknown}
+// statusSummary describes turn n from status.json, else events.jsonl alone.
+func statusSummary(fsys fs.FS, n int, now time.Time) TurnSummary {
+	t := TurnSummary{N: n, Status: StatusUnknown}
 	var st statusRead
-	if readCappedJSON(filepath.Join(dir, "status.json"), &st) == nil {
+	if readCappedJSON(fsys, "status.json", &st) == nil {
 		t.Question, t.Duration = st.Meta.Question, st.Meta.ElapsedSeconds
 		t.Status, t.ExitCode = knownStatus(st.Meta.Status), st.Results.ExitCode
 		if st.Meta.StartTime > 0 {
@@ -309,21 +317,26 @@ func statusSummary(dir string, n int, now time.Time) TurnSummary {
 		}
 		return t
 	}
-	// Only events.jsonl, or nothing: the process died before its first status.json, or is
-	// writing it right now.
-	if start, err := FirstEvent(dir); err == nil {
+	// Only events.jsonl: the process died before its first status.json, or is writing it right
+	// now. Without it either, nothing says what happened.
+	f, err := fsys.Open("events.jsonl")
+	if err != nil {
+		return t
+	}
+	if start, err := firstEvent(f, "events.jsonl"); err == nil {
 		t.Question, t.StartedAt = start.Question, start.Time
 	}
+	_ = f.Close()
 	t.Status = StatusIncomplete
-	if recentlyWritten(dir, now) {
+	if recentlyWritten(fsys, now) {
 		t.Status = StatusRunning
 	}
 	return t
 }
 
-// recentlyWritten reports whether dir/events.jsonl was written within LiveWithin of now.
-func recentlyWritten(dir string, now time.Time) bool {
-	info, err := os.Stat(filepath.Join(dir, "events.jsonl"))
+// recentlyWritten reports whether the turn's events.jsonl was written within LiveWithin of now.
+func recentlyWritten(fsys fs.FS, now time.Time) bool {
+	info, err := fs.Stat(fsys, "events.jsonl")
 	return err == nil && now.Sub(info.ModTime()) < LiveWithin
 }
 
@@ -345,9 +358,15 @@ func (t tokensJSON) usage() provider.Usage {
 
 func fromUnix(sec float64) time.Time { return time.UnixMicro(int64(sec * 1e6)) }
 
-// readJSON decodes path into v if it is a regular file of at most maxJSONFile bytes.
-func readCappedJSON(path string, v any) error {
-	data, err := readCapped(path, maxJSONFile, false)
+// readCappedJSON decodes name in fsys into v if it is a regular file of at most maxJSONFile
+// bytes.
+func readCappedJSON(fsys fs.FS, name string, v any) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := readCappedFile(f, name, maxJSONFile, false)
 	if err != nil {
 		return err
 	}
@@ -362,6 +381,10 @@ func readCapped(path string, limit int64, prefix bool) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readCappedFile(f, path, limit, prefix)
+}
+
+func readCappedFile(f fs.File, path string, limit int64, prefix bool) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -389,7 +412,12 @@ func FirstEvent(dir string) (Started, error) {
 		return Started{}, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return firstEvent(f, dir+"/events.jsonl")
+}
+
+// firstEvent reads the session_started event that opens r, the log at path.
+func firstEvent(r io.Reader, path string) (Started, error) {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), event.ReadLimit)
 	for sc.Scan() {
 		if len(sc.Bytes()) == 0 {
@@ -397,16 +425,16 @@ func FirstEvent(dir string) (Started, error) {
 		}
 		var e event.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return Started{}, fmt.Errorf("runlog: %s/events.jsonl: first event: %w", dir, err)
+			return Started{}, fmt.Errorf("runlog: %s: first event: %w", path, err)
 		}
 		p, ok := e.Payload.(event.SessionStarted)
 		if !ok {
-			return Started{}, fmt.Errorf("runlog: %s/events.jsonl opens with %s, not session_started", dir, e.Payload.Type())
+			return Started{}, fmt.Errorf("runlog: %s opens with %s, not session_started", path, e.Payload.Type())
 		}
 		return Started{SessionStarted: p, Time: e.Time}, nil
 	}
 	if err := sc.Err(); err != nil {
-		return Started{}, fmt.Errorf("runlog: %s/events.jsonl: %w", dir, err)
+		return Started{}, fmt.Errorf("runlog: %s: %w", path, err)
 	}
-	return Started{}, fmt.Errorf("runlog: %s/events.jsonl holds no event", dir)
+	return Started{}, fmt.Errorf("runlog: %s holds no event", path)
 }

@@ -31,41 +31,49 @@ type statusFile struct {
 	// Ours: the MCP servers and their latest status ("died" once one died mid-run).
 	MCPServers map[string]statusServer `json:"mcp_servers,omitempty"`
 	// Ours: the wall time and the critical path, the calls that determined it.
-	Latency *statusLatency `json:"latency,omitempty"`
+	Latency *Latency `json:"latency,omitempty"`
 }
 
-type statusLatency struct {
-	WallSeconds         float64      `json:"wall_seconds"`
-	CriticalPathSeconds float64      `json:"critical_path_seconds"`
-	Calls               int          `json:"calls"`
-	CriticalPath        []statusStep `json:"critical_path"`
+// Latency is a session's wall time and critical path (readmodel.CriticalPath), as status.json
+// and reports write it.
+type Latency struct {
+	WallSeconds         float64    `json:"wall_seconds"`
+	CriticalPathSeconds float64    `json:"critical_path_seconds"`
+	Calls               int        `json:"calls"`
+	CriticalPath        []PathStep `json:"critical_path"`
 	// Omitted counts the earliest steps of the path left out of CriticalPath.
 	Omitted int `json:"critical_path_omitted,omitempty"`
+	// Summary is the path in one line, as massgen logs prints it.
+	Summary string `json:"summary"`
 }
 
-type statusStep struct {
+// PathStep is one call on the critical path.
+type PathStep struct {
 	Agent string `json:"agent"`
 	Kind  string `json:"kind"`
 	Name  string `json:"name"`
+	// Outcome is what the call led to: "agent1.2", "vote for agent1.2", "final answer" or "".
+	Outcome string `json:"outcome,omitempty"`
 	// StartSeconds is when the call started, from the session's start.
 	StartSeconds float64 `json:"start_seconds"`
 	Seconds      float64 `json:"seconds"`
 }
 
-func latencyJSON(s *readmodel.State, end time.Time) *statusLatency {
+// latencyOf is s's critical path up to end; nil before the first call.
+func latencyOf(s *readmodel.State, end time.Time) *Latency {
 	cp := s.CriticalPath(end)
 	if cp.Calls == 0 {
 		return nil
 	}
-	l := &statusLatency{WallSeconds: round3(cp.Wall.Seconds()), CriticalPathSeconds: round3(cp.Path.Seconds()), Calls: cp.Calls,
-		CriticalPath: []statusStep{}}
+	l := &Latency{WallSeconds: round3(cp.Wall.Seconds()), CriticalPathSeconds: round3(cp.Path.Seconds()), Calls: cp.Calls,
+		CriticalPath: []PathStep{}, Summary: cp.Summary()}
 	steps := cp.Steps
 	if len(steps) > maxPathShown {
 		l.Omitted = len(steps) - maxPathShown
 		steps = steps[l.Omitted:]
 	}
 	for _, st := range steps {
-		l.CriticalPath = append(l.CriticalPath, statusStep{Agent: st.Agent, Kind: st.Kind, Name: st.Name,
+		l.CriticalPath = append(l.CriticalPath, PathStep{Agent: st.Agent, Kind: st.Kind, Name: st.Name, Outcome: st.Outcome,
 			StartSeconds: round3(st.Start.Sub(s.StartTime).Seconds()), Seconds: round3(st.Seconds())})
 	}
 	return l
@@ -309,7 +317,7 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 	f.Results.EndReason = optional(s.EndReason)
 	if s.Ended {
 		// Once, at the end: the path is over every call, too much to redo on every update.
-		f.Latency = latencyJSON(s, end)
+		f.Latency = latencyOf(s, end)
 	}
 	b, err := marshalIndent(f)
 	if err != nil {

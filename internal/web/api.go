@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/readmodel"
 )
 
 // The dashboard's JSON API. Errors use the same {"error": {...}} shape as the chat API.
@@ -70,23 +71,11 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": s.listSessions(limit)})
 }
 
-// sessionDetail is a summary with the agents and the final answer. Notice says why a session
-// that is not running has no end in its log (its process died).
+// sessionDetail is a session's report. Notice says why a session that is not running has no
+// end in its log (its process died).
 type sessionDetail struct {
 	summary
-	Agents      []agentState `json:"agents"`
-	FinalAnswer string       `json:"final_answer,omitempty"`
-	Notice      string       `json:"notice,omitempty"`
-}
-
-type agentState struct {
-	ID      string `json:"id"`
-	Label   string `json:"label"`
-	Backend string `json:"backend"`
-	Model   string `json:"model,omitempty"`
-	Status  string `json:"status"`
-	Answers int    `json:"answers"`
-	Votes   int    `json:"votes"`
+	Notice string `json:"notice,omitempty"`
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
@@ -100,38 +89,30 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer root.Close()
-	var events []event.Event
+	var st *readmodel.State // nil for a session running here: report folds what it holds
 	notice := ""
-	if ss := s.lookup(id); ss != nil {
-		events, _ = ss.snapshot()
-	} else if t, err := readLog(root, id); err == nil {
-		events, notice = t.Events, t.Incomplete
-	} else if info, serr := root.Stat(id); !errors.Is(err, fs.ErrNotExist) || serr != nil || !info.IsDir() {
-		notFound(w, id)
-		return
-	} else {
-		// The turn folder exists without a log: its process died as it started. The files
-		// that are there still describe it.
-		notice = "session did not finish: it has no events.jsonl; the process may have died as it started"
+	if s.lookup(id) == nil {
+		t, err := readLog(root, id)
+		info, serr := root.Stat(id)
+		switch {
+		case err == nil:
+			st, notice = t.State, t.Incomplete
+		case !errors.Is(err, fs.ErrNotExist) || serr != nil || !info.IsDir():
+			notFound(w, id)
+			return
+		default:
+			// The turn folder exists without a log: its process died as it started. The
+			// files that are there still describe it.
+			notice = "session did not finish: it has no events.jsonl; the process may have died as it started"
+		}
 	}
-	st := fold(events)
-	d := sessionDetail{summary: s.summary(root, id), Agents: []agentState{}}
+	d := sessionDetail{summary: s.report(root, id, st)}
 	if notice != "" && !d.Running {
 		d.Notice = notice
 		switch d.Status {
 		case "running", "unknown":
 			d.Status = "incomplete"
 		}
-	}
-	if d.Question == "" {
-		d.Question = st.Question
-	}
-	for _, a := range st.Agents {
-		d.Agents = append(d.Agents, agentState{ID: a.ID, Label: a.Label, Backend: a.Backend, Model: a.Model,
-			Status: string(a.Status), Answers: len(a.Answers), Votes: a.VotesCast})
-	}
-	if st.Final != nil {
-		d.FinalAnswer = st.Final.Content
 	}
 	writeJSON(w, http.StatusOK, d)
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"io/fs"
 	"math"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"massgen/internal/event"
 	"massgen/internal/readmodel"
@@ -22,84 +20,14 @@ import (
 // every file is then opened through an os.Root on the log root, which refuses any path
 // (symbolic links included) that would leave it.
 
-// summary is one session in the dashboard's list.
+// summary is one session in the dashboard's list and, with the fold of its log, its detail:
+// runlog's turn report and what only the dashboard knows.
 type summary struct {
-	ID              string     `json:"id"`         // log_<ts>/turn_<n>
-	SessionID       string     `json:"session_id"` // log_<ts>
-	Turn            int        `json:"turn"`
-	Team            string     `json:"team,omitempty"`
-	Question        string     `json:"question"`
-	Status          string     `json:"status"` // running, completed, timeout, interrupted, failed, incomplete or unknown
-	Running         bool       `json:"running"`
-	Winner          string     `json:"winner,omitempty"`
-	StartedAt       *time.Time `json:"started_at,omitempty"`
-	DurationSeconds float64    `json:"duration_seconds"`
-	ExitCode        *int       `json:"exit_code,omitempty"`
-	Error           string     `json:"error,omitempty"`
-	Tokens          tokenCount `json:"tokens"`
-	CostUSD         float64    `json:"cost_usd"`
-	// CostKnown is false when part of the cost is unknown (logs written before it was
-	// recorded count as known): the list then says "unknown", never $0.
-	CostKnown bool `json:"cost_known"`
-}
-
-type tokenCount struct {
-	Input       int64 `json:"input"`
-	CachedInput int64 `json:"cached_input"`
-	Output      int64 `json:"output"`
-	Reasoning   int64 `json:"reasoning"`
-	Total       int64 `json:"total"`
-	// Estimated: some calls were cut off before their usage was reported (see engine).
-	Estimated bool `json:"estimated,omitempty"`
-}
-
-type fileTokens struct {
-	Input     int64 `json:"input_tokens"`
-	Cached    int64 `json:"cached_input_tokens"`
-	Output    int64 `json:"output_tokens"`
-	Reasoning int64 `json:"reasoning_tokens"`
-	Estimated bool  `json:"estimated"`
-}
-
-func (t fileTokens) count() tokenCount {
-	return tokenCount{Input: t.Input, CachedInput: t.Cached, Output: t.Output, Reasoning: t.Reasoning, Total: t.Input + t.Output, Estimated: t.Estimated}
-}
-
-// metadataFile is what the list reads from metadata.json.
-type metadataFile struct {
-	Question        string     `json:"question"`
-	ConfigPath      string     `json:"config_path"`
-	Args            []string   `json:"args"`
-	StartedAt       *time.Time `json:"started_at"`
-	DurationSeconds float64    `json:"duration_seconds"`
-	Status          string     `json:"status"`
-	ExitCode        *int       `json:"exit_code"`
-	Error           string     `json:"error"`
-	Winner          *string    `json:"winner"`
-	Totals          struct {
-		Usage     fileTokens `json:"usage"`
-		CostUSD   float64    `json:"cost_usd"`
-		CostKnown *bool      `json:"cost_known"`
-	} `json:"totals"`
-}
-
-// statusFile is what the list reads from status.json while there is no metadata.json yet.
-type statusFile struct {
-	Meta struct {
-		LastUpdated    float64 `json:"last_updated"`
-		Question       string  `json:"question"`
-		StartTime      float64 `json:"start_time"`
-		ElapsedSeconds float64 `json:"elapsed_seconds"`
-		Status         string  `json:"status"`
-	} `json:"meta"`
-	Results struct {
-		Winner *string `json:"winner"`
-	} `json:"results"`
-	Usage struct {
-		fileTokens
-		CostUSD   float64 `json:"cost_usd"`
-		CostKnown *bool   `json:"cost_known"`
-	} `json:"usage"`
+	ID        string `json:"id"`         // log_<ts>/turn_<n>
+	SessionID string `json:"session_id"` // log_<ts>
+	Team      string `json:"team,omitempty"`
+	Running   bool   `json:"running"`
+	runlog.TurnReport
 }
 
 // sessionParam reads and checks the {log}/{turn} path values; on failure it has answered 400.
@@ -161,99 +89,49 @@ func (s *Server) listSessions(limit int) []summary {
 	return out
 }
 
-// summary describes session id: live from memory when it runs here, else from its files.
-func (s *Server) summary(root *os.Root, id string) summary {
-	if ss := s.lookup(id); ss != nil {
-		events, _ := ss.snapshot()
-		return s.stateSummary(id, ss.team, fold(events))
-	}
+// summary describes session id from its files alone: the list reads no log (see report).
+func (s *Server) summary(root *os.Root, id string) summary { return s.report(root, id, nil) }
+
+// report describes session id: live from memory when it runs here, else from its files (read
+// through root, so no link leads out of it) and st, the fold of its log when there is one.
+func (s *Server) report(root *os.Root, id string, st *readmodel.State) summary {
 	log, turn, _ := strings.Cut(id, "/")
 	n, _ := strconv.Atoi(strings.TrimPrefix(turn, "turn_"))
-	sum := summary{ID: id, SessionID: log, Turn: n, Status: "unknown"}
-	var m metadataFile
-	if b, err := root.ReadFile(id + "/metadata.json"); err == nil && json.Unmarshal(b, &m) == nil {
-		sum.Team = s.teamOf(m)
-		sum.Question, sum.Status, sum.StartedAt = m.Question, m.Status, m.StartedAt
-		sum.DurationSeconds, sum.ExitCode, sum.Error = m.DurationSeconds, m.ExitCode, m.Error
-		if m.Winner != nil {
-			sum.Winner = *m.Winner
-		}
-		sum.Tokens, sum.CostUSD, sum.CostKnown = m.Totals.Usage.count(), m.Totals.CostUSD, known(m.Totals.CostKnown)
+	sum := summary{ID: id, SessionID: log}
+	if ss := s.lookup(id); ss != nil {
+		events, _ := ss.snapshot()
+		st := fold(events)
+		sum.Team, sum.Running = ss.team, !st.Ended
+		sum.TurnReport = runlog.Report(runlog.TurnSummary{N: n, Status: runlog.StatusRunning, CostKnown: true}, st, s.now())
+		sum.CostUSD = math.Round(sum.CostUSD*1e9) / 1e9
 		return sum
 	}
-	var st statusFile
-	if b, err := root.ReadFile(id + "/status.json"); err == nil && json.Unmarshal(b, &st) == nil {
-		sum.Question, sum.Status = st.Meta.Question, st.Meta.Status
-		sum.DurationSeconds = st.Meta.ElapsedSeconds
-		if st.Meta.StartTime > 0 {
-			t := unixTime(st.Meta.StartTime)
-			sum.StartedAt = &t
-		}
-		if st.Results.Winner != nil {
-			sum.Winner = *st.Results.Winner
-		}
-		sum.Tokens, sum.CostUSD, sum.CostKnown = st.Usage.count(), st.Usage.CostUSD, known(st.Usage.CostKnown)
-		// Running elsewhere (another instance on the same volume) or abandoned by a crash.
-		sum.Running = sum.Status == "running" && time.Since(unixTime(st.Meta.LastUpdated)) < liveWithin
-		if sum.Status == "running" && !sum.Running {
-			sum.Status = "incomplete"
-		}
-		return sum
+	t := runlog.TurnSummary{N: n, Status: runlog.StatusUnknown}
+	if sub, err := fs.Sub(root.FS(), id); err == nil {
+		t = runlog.ReadTurnSummaryFS(sub, n, s.now())
 	}
-	// Only events.jsonl: the process died before its first status.json, or is writing it.
-	if info, err := root.Stat(id + "/events.jsonl"); err == nil {
-		sum.Running = time.Since(info.ModTime()) < liveWithin
-		sum.Status = "incomplete"
-		if sum.Running {
-			sum.Status = "running"
-		}
-	}
-	return sum
-}
-
-// known reads a cost_known field; files written before it existed count as known.
-func known(b *bool) bool { return b == nil || *b }
-
-// stateSummary describes a session from its folded events.
-func (s *Server) stateSummary(id, team string, st *readmodel.State) summary {
-	log, _, _ := strings.Cut(id, "/")
-	sum := summary{ID: id, SessionID: log, Turn: st.Turn, Team: team, Question: st.Question, Status: "running",
-		Running: !st.Ended, Winner: st.Winner, CostUSD: math.Round(st.Totals.CostUSD*1e9) / 1e9, CostKnown: st.CostKnown()}
-	u := st.Totals.Usage
-	sum.Tokens = tokenCount{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens,
-		Reasoning: u.ReasoningTokens, Total: u.InputTokens + u.OutputTokens}
-	if !st.StartTime.IsZero() {
-		start := st.StartTime
-		sum.StartedAt = &start
-		end := s.now()
-		if st.Ended {
-			end = st.EndTime
-		}
-		sum.DurationSeconds = max(0, end.Sub(start).Seconds())
-	}
-	if st.Ended {
-		code := st.ExitCode
-		sum.Status, sum.ExitCode, sum.Error = st.SessionStatus, &code, st.SessionError
-	}
+	sum.Team = s.teamOf(t.Args, t.ConfigPath)
+	sum.TurnReport = runlog.Report(t, st, s.now())
+	sum.Running = sum.Status == runlog.StatusRunning
 	return sum
 }
 
 // teamOf names the team a finished session ran: the NAME of the "serve --config NAME=FILE"
 // this server records in its sessions' args, else the team served from the same config file,
 // else the file's name.
-func (s *Server) teamOf(m metadataFile) string {
-	if len(m.Args) == 4 && m.Args[1] == "serve" && m.Args[2] == "--config" {
-		if name, _, ok := strings.Cut(m.Args[3], "="); ok {
+func (s *Server) teamOf(args []string, configPath string) string {
+	if len(args) == 4 && args[1] == "serve" && args[2] == "--config" {
+		if name, _, ok := strings.Cut(args[3], "="); ok {
 			return name
 		}
 	}
-	if m.ConfigPath == "" {
+	if configPath == "" {
 		return ""
 	}
-	if name, ok := s.teamByPath(m.ConfigPath); ok {
+	if name, ok := s.teamByPath(configPath); ok {
 		return name
 	}
-	base := filepath.Base(m.ConfigPath)
+	base := filepath.Base(configPath)
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
@@ -274,9 +152,4 @@ func fold(events []event.Event) *readmodel.State {
 		st.Apply(e)
 	}
 	return st
-}
-
-func unixTime(sec float64) time.Time {
-	whole, frac := math.Modf(sec)
-	return time.Unix(int64(whole), int64(frac*1e9))
 }

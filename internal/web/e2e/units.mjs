@@ -2,7 +2,7 @@
 //   node internal/web/e2e/units.mjs
 import assert from 'node:assert/strict';
 import { diffLines } from '../static/diff.js';
-import { newModel, apply, criticalPath } from '../static/state.js';
+import { newModel, apply } from '../static/state.js';
 
 const ops = (a, b) => diffLines(a, b).map((l) => l.op + l.text).join('|');
 assert.equal(ops('a\nb\nc', 'a\nb\nc'), ' a| b| c');
@@ -45,5 +45,4 @@ assert.deepEqual([tool.name, tool.result, tool.ms], ['read_file', 'data', 12]);
 assert.deepEqual([m.byId.b.usage.input, m.byId.b.usage.cached, m.byId.b.usage.output, m.byId.b.usage.reasoning, m.byId.b.toolCalls], [100, 40, 7, 3, 1]);
 assert.equal(m.byId.b.rounds[1].cost, 0.01, 'usage counts in the round it was spent in');
 assert.equal(m.byId.b.status, 'winner');
-assert.deepEqual(criticalPath(m).map((a) => a.label), ['agent2.1', 'agent2.2'], 'agent2.1 saw no answer: the path starts there');
 console.log('ok');

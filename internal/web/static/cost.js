@@ -1,12 +1,12 @@
 // Cost and time: tokens (input, cached, output, reasoning), cost and tool use per agent and per
 // round (an agent's coordination turn), the budget used against max_cost_usd, and the critical
-// path: the chain of answers the winning answer waited on.
+// path: the model and tool calls that determined the end time, as the server computes it for
+// massgen logs (latency, from /api/sessions/{id}; null until fetched).
 import { el, fmt } from './dom.js';
-import { criticalPath } from './state.js';
 
 const cols = ['', 'Calls', 'Input', 'Cached', 'Output', 'Reasoning', 'Cost', 'Tool calls', 'Tool time', 'Time', 'Outcome'];
 
-export function costView(m) {
+export function costView(m, latency) {
   const total = m.agents.reduce((s, a) => s + a.usage.cost, 0);
   const budget = m.settings.max_cost_usd || 0;
   const unpriced = m.agents.filter((a) => a.unpriced);
@@ -32,18 +32,25 @@ export function costView(m) {
     num(m.agents.reduce((s, a) => s + a.toolCalls, 0)), el('td', { class: 'num', text: fmt.ms(m.agents.reduce((s, a) => s + a.toolMs, 0)) }),
     el('td', { class: 'num', text: fmt.duration(m.duration ?? (m.last - m.start) / 1000) }), el('td')));
 
-  const path = criticalPath(m);
   return el('div', { class: 'cost', id: 'cost' },
     budget ? budgetBar(total, budget) : el('p', { class: 'muted', text: 'No budget: the config sets no orchestrator.max_cost_usd.' }),
     unpriced.length ? el('p', { class: 'muted', text: `Price unknown for ${unpriced.map((a) => `${a.label} (${a.model || a.backend})`).join(', ')}: their cost is not counted, and max_cost_usd cannot stop them.` }) : null,
     el('div', { class: 'scroll-x' }, el('table', { class: 'cost-table' }, el('thead', {}, el('tr', {}, cols.map((h) => el('th', { text: h })))), el('tbody', {}, rows))),
-    el('h3', { text: 'Critical path' }),
-    path.length ? el('ol', { class: 'critical', id: 'critical-path' }, path.map((ans, i) => el('li', {},
-      el('strong', { text: ans.label }), ` by ${ans.agent} at +${((ans.t - m.start) / 1000).toFixed(1)}s`,
-      i ? el('span', { class: 'muted', text: ` (${((ans.t - path[i - 1].t) / 1000).toFixed(1)} s after ${path[i - 1].label})` }) : null)),
-    m.final ? el('li', {}, el('strong', { text: 'final answer' }), ` at +${((m.final.t - m.start) / 1000).toFixed(1)}s`,
-      el('span', { class: 'muted', text: ` (${((m.final.t - path[path.length - 1].t) / 1000).toFixed(1)} s of voting and presenting)` })) : null)
-      : el('p', { class: 'muted', text: 'No winning answer yet.' }));
+    el('h3', { text: 'Critical path' }), criticalView(latency));
+}
+
+// criticalView lists the path's calls as massgen logs words them: what each led to (an answer,
+// a vote, the final answer; else the agent and its stage or tool) and when it ended.
+function criticalView(latency) {
+  const steps = latency?.critical_path || [];
+  if (!steps.length) return el('p', { class: 'muted', text: 'No model call yet.' });
+  return el('div', {},
+    el('p', { class: 'muted', id: 'critical-summary', text: latency.summary }),
+    el('ol', { class: 'critical', id: 'critical-path' },
+      latency.critical_path_omitted ? el('li', { class: 'muted', text: `${latency.critical_path_omitted} earlier calls` }) : null,
+      steps.map((s) => el('li', {}, el('strong', { text: s.outcome || `${s.agent} ${s.name}` }),
+        ` at +${(s.start_seconds + s.seconds).toFixed(1)}s`,
+        el('span', { class: 'muted', text: ` (${s.agent}: ${s.kind} ${s.name}, ${s.seconds.toFixed(1)} s)` })))));
 }
 
 function num(n) { return el('td', { class: 'num', text: (n ?? 0).toLocaleString() }); }

@@ -3,7 +3,7 @@
 // column each), timeline, answers, votes, files and cost. The same view serves the live
 // stream and the replay. Keys: 1-9 an agent's column, g agents, t timeline, a answers,
 // v votes, w files, c cost, ? help, Esc closes a dialog.
-import { el, fmt, badge, modal, postJSON } from './dom.js';
+import { el, fmt, badge, modal, postJSON, api } from './dom.js';
 import { renderMarkdown } from './md.js';
 import { newModel, apply } from './state.js';
 import { AgentsView } from './agents.js';
@@ -179,11 +179,30 @@ export class SessionView {
         p.replaceChildren(votesView(m));
         break;
       case 'cost':
-        p.replaceChildren(costView(m));
+        p.replaceChildren(costView(m, this.latency));
+        this.fetchLatency();
         break;
       default:
     }
     this.drawn[this.tab] = m.rev;
+  }
+
+  // fetchLatency asks the server for the critical path of the events drawn so far, at most one
+  // request at a time and one a second; the answer redraws the cost pane.
+  fetchLatency() {
+    const rev = this.m.rev;
+    if (this.latencyRev === rev || this.latencyBusy) return;
+    this.latencyBusy = true;
+    const wait = Math.max(0, 1000 - (Date.now() - (this.latencyAt || 0)));
+    setTimeout(() => api(`/api/sessions/${this.id}`).then((r) => r.json()).then((d) => {
+      this.latency = d.latency || null;
+      this.latencyRev = rev;
+      this.drawn.cost = null;
+    }).catch(() => { this.latencyRev = rev; }).finally(() => {
+      this.latencyBusy = false;
+      this.latencyAt = Date.now();
+      this.schedule();
+    }), wait);
   }
 
   open(kind, key) {

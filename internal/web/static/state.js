@@ -287,21 +287,3 @@ export function latestOf(m, label) {
 export function winningAnswer(m) {
   return m.answerByLabel[m.answerLabel] || (m.winner ? latestOf(m, m.byId[m.winner]?.label) : null);
 }
-
-// criticalPath walks back from the winning answer through the answer each one saw last: the
-// chain of answers the result waited on, oldest first.
-export function criticalPath(m) {
-  const path = [];
-  let cur = winningAnswer(m);
-  const seen = new Set();
-  while (cur && !seen.has(cur.label)) {
-    seen.add(cur.label);
-    path.unshift(cur);
-    const ctx = cur.context.map((l) => m.answerByLabel[l]).filter((x) => x && x.t <= cur.t);
-    // The agent's own previous answer also gates the next one.
-    const own = m.answers.filter((x) => x.agent === cur.agent && x.t < cur.t).pop();
-    if (own) ctx.push(own);
-    cur = ctx.sort((x, y) => x.t - y.t).pop();
-  }
-  return path;
-}
