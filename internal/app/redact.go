@@ -1,14 +1,14 @@
 package app
 
 import (
-	"regexp"
+	"massgen/internal/lazy"
 
 	"massgen/internal/config"
 	"massgen/internal/redact"
 )
 
 // secretKey matches parameter names whose values must never be logged.
-var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|authorization|credential)`)
+var secretKey = lazy.Regexp(`(?i)(api[_-]?key|token|secret|password|authorization|credential)`)
 
 // Redacted returns the config as metadata.json shows it: every secret replaced, so the log
 // directory can be shared.
@@ -56,7 +56,7 @@ func redactValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			if secretKey.MatchString(k) {
+			if secretKey().MatchString(k) {
 				out[k] = redact.Marker
 				continue
 			}

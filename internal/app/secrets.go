@@ -58,7 +58,7 @@ func mcpSecrets(s mcptool.Server, getenv func(string) string) []string {
 	out := redact.URLSecrets(s.URL)
 	for _, m := range []map[string]string{s.Env, s.Headers} {
 		for k, v := range m {
-			if !secretKey.MatchString(k) {
+			if !secretKey().MatchString(k) {
 				continue
 			}
 			// "Authorization: Bearer <token>": the token is the secret, the scheme is not.

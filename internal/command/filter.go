@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // danger is one of MassGen's always-refused command patterns.
@@ -21,21 +22,23 @@ type danger struct {
 const cmd = `(?:^|[;&|(` + "`" + `\n]|\$\(|\b(?:then|do|else)\s)\s*(?:!\s*)?(?:\w+=\S*\s+)*` +
 	`(?:(?:env|nohup|time|exec|command|builtin|nice|xargs|timeout\s+\S+)(?:\s+-\S+)*\s+)*(?:\S*/)?`
 
-var dangers = []danger{
-	{re: regexp.MustCompile(cmd + `rm\s+(?:-[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-[\w-]+\s+)*["']?(?:/|/\*|~|~/|~/\*|\*|\$HOME|\$\{HOME\}|\$HOME/\*)["']?(?:\s|$|[;&|)])`),
-		why: "recursive deletion of /, ~ or *", hint: "delete named files or directories inside your workspace"},
-	{re: regexp.MustCompile(cmd + `dd\s`), why: "dd (raw disk copy)", hint: "use cp"},
-	{re: regexp.MustCompile(`>\s*/dev/(?:sd|hd|nvme|xvd|vd|mmcblk|disk)`), why: "writing to a disk device"},
-	{re: regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}`), why: "fork bomb"},
-	{re: regexp.MustCompile(`\w+\s*\(\s*\)\s*\{\s*\w+\s*\|\s*\w+\s*&\s*\}`), why: "fork bomb"},
-	{re: regexp.MustCompile(cmd + `mv\s[^;&|]*\s/dev/null(?:\s|$|[;&|)])`), why: "moving files to /dev/null", hint: "delete them with rm"},
-	{re: regexp.MustCompile(cmd + `(?:mkfs(?:\.\w+)?|fdisk|sfdisk|parted|wipefs)(?:\s|$)`), why: "formatting or partitioning disks"},
-	{re: regexp.MustCompile(cmd + `format\s`), why: "formatting disks"},
-	{re: regexp.MustCompile(cmd + `(?:sudo|su|doas)(?:\s|$)`), why: "privilege escalation (sudo, su)",
-		hint: "commands run with your own rights only"},
-	{re: regexp.MustCompile(cmd + `(?:chmod|chown|chgrp)(?:\s|$)`), why: "changing permissions or owners (chmod, chown)",
-		hint: "run scripts with sh script.sh or python script.py instead of making them executable"},
-}
+var dangers = sync.OnceValue(func() []danger {
+	return []danger{
+		{re: regexp.MustCompile(cmd + `rm\s+(?:-[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-[\w-]+\s+)*["']?(?:/|/\*|~|~/|~/\*|\*|\$HOME|\$\{HOME\}|\$HOME/\*)["']?(?:\s|$|[;&|)])`),
+			why: "recursive deletion of /, ~ or *", hint: "delete named files or directories inside your workspace"},
+		{re: regexp.MustCompile(cmd + `dd\s`), why: "dd (raw disk copy)", hint: "use cp"},
+		{re: regexp.MustCompile(`>\s*/dev/(?:sd|hd|nvme|xvd|vd|mmcblk|disk)`), why: "writing to a disk device"},
+		{re: regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}`), why: "fork bomb"},
+		{re: regexp.MustCompile(`\w+\s*\(\s*\)\s*\{\s*\w+\s*\|\s*\w+\s*&\s*\}`), why: "fork bomb"},
+		{re: regexp.MustCompile(cmd + `mv\s[^;&|]*\s/dev/null(?:\s|$|[;&|)])`), why: "moving files to /dev/null", hint: "delete them with rm"},
+		{re: regexp.MustCompile(cmd + `(?:mkfs(?:\.\w+)?|fdisk|sfdisk|parted|wipefs)(?:\s|$)`), why: "formatting or partitioning disks"},
+		{re: regexp.MustCompile(cmd + `format\s`), why: "formatting disks"},
+		{re: regexp.MustCompile(cmd + `(?:sudo|su|doas)(?:\s|$)`), why: "privilege escalation (sudo, su)",
+			hint: "commands run with your own rights only"},
+		{re: regexp.MustCompile(cmd + `(?:chmod|chown|chgrp)(?:\s|$)`), why: "changing permissions or owners (chmod, chown)",
+			hint: "run scripts with sh script.sh or python script.py instead of making them executable"},
+	}
+})
 
 // commandFilter holds the compiled allow and block lists.
 type commandFilter struct {
@@ -72,7 +75,7 @@ func (f commandFilter) refuse(command string) string {
 	if f.err != nil {
 		return fmt.Sprintf("Commands are disabled: the command filter is misconfigured: %v", f.err)
 	}
-	for _, d := range dangers {
+	for _, d := range dangers() {
 		if m := d.re.FindString(command); m != "" {
 			msg := fmt.Sprintf("Dangerous command pattern: %s (%q) is never run", d.why, strings.TrimSpace(m))
 			if d.hint != "" {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"massgen/internal/lazy"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,8 +70,8 @@ func ExposedCustomToolName(name string) string {
 }
 
 var (
-	pythonName = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	toolName   = lazyRegexp(`^[A-Za-z0-9_-]{1,64}$`)
+	pythonName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	toolName   = lazy.Regexp(`^[A-Za-z0-9_-]{1,64}$`)
 )
 
 // customToolEntry is an entry as written, before its functions are expanded.

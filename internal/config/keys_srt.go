@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"massgen/internal/lazy"
 	"os"
 	"runtime"
 	"strings"
@@ -86,7 +87,7 @@ func dockerMissing() string {
 	return "/var/run/docker.sock does not exist and DOCKER_HOST is not set"
 }
 
-var domainName = lazyRegexp(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+var domainName = lazy.Regexp(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
 // allowedDomains reads command_line_srt_network_allowed_domains: host names, each optionally
 // *.-prefixed for its subdomains.

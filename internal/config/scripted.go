@@ -2,13 +2,14 @@ package config
 
 import (
 	"fmt"
+	"massgen/internal/lazy"
 	"slices"
 	"strings"
 )
 
 var (
 	voteModes = []string{"longest", "first", "last", "self"}
-	voteLabel = lazyRegexp(`^agent[1-9][0-9]*$`)
+	voteLabel = lazy.Regexp(`^agent[1-9][0-9]*$`)
 )
 
 func script(f func(s *Script, v value)) func(*walker, *target, value) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"massgen/internal/lazy"
 	"os"
 	"regexp"
 	"strings"
@@ -71,8 +72,8 @@ type Tools struct {
 }
 
 var (
-	mcpName = lazyRegexp(`^[A-Za-z0-9_-]{1,100}$`)
-	envName = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
+	mcpName = lazy.Regexp(`^[A-Za-z0-9_-]{1,100}$`)
+	envName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]{0,200}\*?$`)
 )
 
 func mcp(f func(s *MCPServer, v value)) func(*walker, *target, value) {
@@ -264,7 +265,7 @@ func contextPathAfter(w *walker, t *target, f field, _ map[string]field) {
 	}
 }
 
-var envRef = lazyRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = lazy.Regexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // checkVars warns about ${VAR}s that are not set here: validation runs without secrets, so it
 // is not an error until massgen runs.

@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"massgen/internal/lazy"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // letters are the choice letters a multiple-choice item may use.
@@ -10,19 +12,21 @@ const letters = "ABCDEFGHIJ"
 
 // The ways an answer names its choice, most explicit first; the letter itself is always a
 // capital, so "the answer is a bit longer" chooses nothing.
-var choiceRes = []*regexp.Regexp{
-	// "Answer: C", "The answer is (C)", "final answer: **C**", "answer is option C".
-	regexp.MustCompile(`(?i:\banswer)(?:\s+(?i:is))?\s*[:=]?\s*(?:\*\*)?\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*\b([A-J])\b`),
-	// \boxed{C}, \boxed{\text{C}}.
-	regexp.MustCompile(`\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-J])\b`),
-	// **C**, **(C)**, **C.** or **C)** starting a bold phrase.
-	regexp.MustCompile(`\*\*\s*\(?([A-J])(?:\)|\.|:|\*\*)`),
-	// (C).
-	regexp.MustCompile(`\(([A-J])\)`),
-}
+var choiceRes = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// "Answer: C", "The answer is (C)", "final answer: **C**", "answer is option C".
+		regexp.MustCompile(`(?i:\banswer)(?:\s+(?i:is))?\s*[:=]?\s*(?:\*\*)?\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*\b([A-J])\b`),
+		// \boxed{C}, \boxed{\text{C}}.
+		regexp.MustCompile(`\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-J])\b`),
+		// **C**, **(C)**, **C.** or **C)** starting a bold phrase.
+		regexp.MustCompile(`\*\*\s*\(?([A-J])(?:\)|\.|:|\*\*)`),
+		// (C).
+		regexp.MustCompile(`\(([A-J])\)`),
+	}
+})
 
 // standaloneRe finds a capital letter standing alone, the last resort.
-var standaloneRe = regexp.MustCompile(`\b([A-J])\b`)
+var standaloneRe = lazy.Regexp(`\b([A-J])\b`)
 
 // ExtractChoice returns the letter an answer chooses. It looks, in order, for an answer
 // phrase ("Answer: C", "The answer is (C)"), \boxed{C}, a bold letter (**C**), a letter in
@@ -35,7 +39,7 @@ func ExtractChoice(answer string, choices []string) (string, bool) {
 	if len(choices) > 0 {
 		valid = letters[:len(choices)]
 	}
-	for _, re := range choiceRes {
+	for _, re := range choiceRes() {
 		if l, ok := lastLetter(re, answer, valid, false); ok {
 			return l, true
 		}
@@ -45,7 +49,7 @@ func ExtractChoice(answer string, choices []string) (string, bool) {
 			return letters[k : k+1], true
 		}
 	}
-	return lastLetter(standaloneRe, answer, valid, true)
+	return lastLetter(standaloneRe(), answer, valid, true)
 }
 
 // lastLetter is the last match of re whose letter is valid; word skips A and I used as words.

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"massgen/internal/lazy"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -28,14 +28,14 @@ const (
 const runStamp = "20060102_150405"
 
 var (
-	stampRe  = regexp.MustCompile(`^\d{8}_\d{6}(_\d+)?$`)
-	unsafeRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+	stampRe  = lazy.Regexp(`^\d{8}_\d{6}(_\d+)?$`)
+	unsafeRe = lazy.Regexp(`[^A-Za-z0-9._-]+`)
 )
 
 // DatasetName is the dataset's file name without its extension, made safe for a folder name.
 func DatasetName(path string) string {
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	name = unsafeRe.ReplaceAllString(name, "_")
+	name = unsafeRe().ReplaceAllString(name, "_")
 	if name == "" || name == "." || name == ".." {
 		return "dataset"
 	}
@@ -69,7 +69,7 @@ func LatestRunDir(root, dataset string) (string, error) {
 	best, bestKey := "", ""
 	for _, e := range entries {
 		stamp, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.IsDir() || !stampRe.MatchString(stamp) {
+		if !ok || !e.IsDir() || !stampRe().MatchString(stamp) {
 			continue
 		}
 		if st, err := os.Stat(filepath.Join(root, e.Name(), ResultsFile)); err != nil || !st.Mode().IsRegular() {

@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"regexp"
+	"massgen/internal/lazy"
 	"strconv"
 	"strings"
 	"unicode"
@@ -11,11 +11,11 @@ import (
 // Where an answer states its result, most explicit first. A model's final answer is prose
 // with working in it; the result is the number it marks, else the last number it writes.
 var (
-	boxedRe  = regexp.MustCompile(`\\boxed\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}`)
-	hashesRe = regexp.MustCompile(`####\s*([^\n]*)`)
+	boxedRe  = lazy.Regexp(`\\boxed\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}`)
+	hashesRe = lazy.Regexp(`####\s*([^\n]*)`)
 	// "answer is 42", "Answer: 42", "final answer = 42": the first number after the last such
 	// phrase on its line. A bare "answer" ("to answer this, 5 + 6 = 11") is not one.
-	answerNumRe = regexp.MustCompile(`(?i)\banswer\s*(?:is\s*:?|:|=)([^\n]*)`)
+	answerNumRe = lazy.Regexp(`(?i)\banswer\s*(?:is\s*:?|:|=)([^\n]*)`)
 )
 
 // ExtractNumber reads the number an answer gives: the last number inside the last
@@ -25,17 +25,17 @@ var (
 // before or a percent sign after (50% reads as 50: the sign is ignored) and may be fractions (3/4 reads as 0.75).
 // Digits glued to a letter (agent1, H2O, x2) are not numbers.
 func ExtractNumber(s string) (float64, bool) {
-	if m := boxedRe.FindAllStringSubmatch(s, -1); len(m) > 0 {
+	if m := boxedRe().FindAllStringSubmatch(s, -1); len(m) > 0 {
 		if nums := numbers(m[len(m)-1][1]); len(nums) > 0 {
 			return nums[len(nums)-1], true
 		}
 	}
-	if m := hashesRe.FindAllStringSubmatch(s, -1); len(m) > 0 {
+	if m := hashesRe().FindAllStringSubmatch(s, -1); len(m) > 0 {
 		if nums := numbers(m[len(m)-1][1]); len(nums) > 0 {
 			return nums[0], true
 		}
 	}
-	if m := answerNumRe.FindAllStringSubmatch(s, -1); len(m) > 0 {
+	if m := answerNumRe().FindAllStringSubmatch(s, -1); len(m) > 0 {
 		if nums := numbers(m[len(m)-1][1]); len(nums) > 0 {
 			return nums[0], true
 		}

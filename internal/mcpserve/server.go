@@ -12,9 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"massgen/internal/lazy"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"time"
 
@@ -93,7 +93,7 @@ type Server struct {
 	sessions sync.WaitGroup // the sessions' app.Run calls
 }
 
-var teamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var teamName = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // New checks opts and returns a server. It starts nothing: serve it with ServeStdio,
 // ServeListener or Handler, or connect a transport with Connect.
@@ -113,7 +113,7 @@ func New(opts Options) (*Server, error) {
 		maxQ: opts.MaxQuestionBytes, run: opts.Run, now: opts.Now,
 	}
 	for _, t := range opts.Teams {
-		if !teamName.MatchString(t.Name) {
+		if !teamName().MatchString(t.Name) {
 			return nil, fmt.Errorf("mcpserve: team name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", t.Name)
 		}
 		if t.Config == nil {

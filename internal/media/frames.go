@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"massgen/internal/lazy"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +49,7 @@ const frameScale = `scale=w=min(iw\,if(gte(iw\,ih)\,2000\,768)):h=min(ih\,if(gte
 var demuxers = map[string]string{".mp4": "mov", ".mov": "mov", ".avi": "avi", ".mkv": "matroska", ".webm": "matroska"}
 
 // ffAddress is the "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d0c0ffee00] " ffmpeg starts messages with.
-var ffAddress = regexp.MustCompile(`\[[^\]]* @ 0x[0-9a-f]+\] `)
+var ffAddress = lazy.Regexp(`\[[^\]]* @ 0x[0-9a-f]+\] `)
 
 // frame is one extracted frame.
 type frame struct {
@@ -358,7 +358,7 @@ func (r ffRunner) run(ctx context.Context, bin string, limit int64, args ...stri
 	_ = pp.Stderr.Close()
 	// ffmpeg names the input as it was given, and its parts by address; the model knows the
 	// video by its own name.
-	msg = clipText(strings.ReplaceAll(ffAddress.ReplaceAllString(msg, ""), "file:"+r.input, r.name), maxToolMessage)
+	msg = clipText(strings.ReplaceAll(ffAddress().ReplaceAllString(msg, ""), "file:"+r.input, r.name), maxToolMessage)
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("taking frames of %s was cut off: %w", r.name, context.Cause(ctx))

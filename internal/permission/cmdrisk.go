@@ -1,7 +1,7 @@
 package permission
 
 import (
-	"regexp"
+	"massgen/internal/lazy"
 	"strconv"
 	"strings"
 )
@@ -96,11 +96,11 @@ func unquote(command string) string {
 	return b.String()
 }
 
-var ansiEscape = regexp.MustCompile(`\\(?:x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)`)
+var ansiEscape = lazy.Regexp(`\\(?:x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)`)
 
 // ansiC decodes the escapes of a $'...' string.
 func ansiC(s string) string {
-	return ansiEscape.ReplaceAllStringFunc(s, func(e string) string {
+	return ansiEscape().ReplaceAllStringFunc(s, func(e string) string {
 		switch {
 		case e[1] == 'x':
 			n, _ := strconv.ParseUint(e[2:], 16, 8)
@@ -114,7 +114,7 @@ func ansiC(s string) string {
 }
 
 // egressCode are signs that a program's inline code or arguments reach the network.
-var egressCode = regexp.MustCompile(`(?i)\b(?:urllib|requests\.|http\.client|httpx|aiohttp|socket|fetch\(|XMLHttpRequest|net/http|LWP::|open-uri|Net::HTTP|net\.connect)|/dev/(?:tcp|udp)/|\b(?:https?|ftp)://`)
+var egressCode = lazy.Regexp(`(?i)\b(?:urllib|requests\.|http\.client|httpx|aiohttp|socket|fetch\(|XMLHttpRequest|net/http|LWP::|open-uri|Net::HTTP|net\.connect)|/dev/(?:tcp|udp)/|\b(?:https?|ftp)://`)
 
 // commandRisk tiers a command line.
 func commandRisk(command string) string {
@@ -122,10 +122,10 @@ func commandRisk(command string) string {
 		return RiskMedium
 	}
 	for _, text := range []string{command, unquote(command)} {
-		if egressCommand.MatchString(text) || egressCode.MatchString(text) {
+		if egressCommand().MatchString(text) || egressCode().MatchString(text) {
 			return RiskHigh
 		}
-		for _, re := range highCommand {
+		for _, re := range highCommand() {
 			if re.MatchString(text) {
 				return RiskHigh
 			}

@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"massgen/internal/lazy"
 	"massgen/internal/permission/rule"
+	"sync"
 
 	"regexp"
 	"strings"
@@ -14,23 +16,27 @@ const (
 	RiskHigh   = "high"
 )
 
-// hardline are the catastrophic commands MassGen's hardline.py denies whatever the rules,
+// hardline() are the catastrophic commands MassGen's hardline.py denies whatever the rules,
 // the role or automation_default say: deleting /, fork bombs, writing or formatting disks.
-var hardline = []struct {
+type hardlineRule struct {
 	re  *regexp.Regexp
 	why string
-}{
-	{regexp.MustCompile(`\brm\s+(?:-{1,2}[A-Za-z-]+\s+)*-[A-Za-z]*[rRf][A-Za-z]*\s+(?:-{1,2}[A-Za-z-]+\s+)*/(?:\*|\s|$|;|&|\|)`), "recursive delete of / is never allowed"},
-	{regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:?\s*&\s*\}\s*;\s*:`), "fork bombs are never allowed"},
-	{regexp.MustCompile(`\bdd\b.*\bof=/dev/(?:sd|nvme|disk|hd|vd|xvd)`), "writing a raw disk with dd is never allowed"},
-	{regexp.MustCompile(`\bmkfs(?:\.\w+)?\b`), "formatting a file system is never allowed"},
-	{regexp.MustCompile(`>\s*/dev/(?:sd|nvme|disk|hd|vd|xvd)[a-z]*[0-9]*\b`), "overwriting a raw disk is never allowed"},
-	{regexp.MustCompile(`\bmv\b.+\s/dev/null\b`), "moving files into /dev/null is never allowed"},
 }
+
+var hardline = sync.OnceValue(func() []hardlineRule {
+	return []hardlineRule{
+		{regexp.MustCompile(`\brm\s+(?:-{1,2}[A-Za-z-]+\s+)*-[A-Za-z]*[rRf][A-Za-z]*\s+(?:-{1,2}[A-Za-z-]+\s+)*/(?:\*|\s|$|;|&|\|)`), "recursive delete of / is never allowed"},
+		{regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:?\s*&\s*\}\s*;\s*:`), "fork bombs are never allowed"},
+		{regexp.MustCompile(`\bdd\b.*\bof=/dev/(?:sd|nvme|disk|hd|vd|xvd)`), "writing a raw disk with dd is never allowed"},
+		{regexp.MustCompile(`\bmkfs(?:\.\w+)?\b`), "formatting a file system is never allowed"},
+		{regexp.MustCompile(`>\s*/dev/(?:sd|nvme|disk|hd|vd|xvd)[a-z]*[0-9]*\b`), "overwriting a raw disk is never allowed"},
+		{regexp.MustCompile(`\bmv\b.+\s/dev/null\b`), "moving files into /dev/null is never allowed"},
+	}
+})
 
 // Hardline returns why the command is never allowed, or "".
 func Hardline(command string) string {
-	for _, h := range hardline {
+	for _, h := range hardline() {
 		if h.re.MatchString(command) {
 			return h.why
 		}
@@ -38,9 +44,9 @@ func Hardline(command string) string {
 	return ""
 }
 
-var (
-	// Dangerous, irreversible or privileged commands (MassGen's _HIGH_COMMAND).
-	highCommand = []*regexp.Regexp{
+// highCommand() are dangerous, irreversible or privileged commands (MassGen's _HIGH_COMMAND).
+var highCommand = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
 		regexp.MustCompile(`\bsudo\b|\bsu\b`),
 		regexp.MustCompile(`\bgit\s+push\b.*--force|\bgit\s+push\s+-f\b|--force-with-lease`),
 		regexp.MustCompile(`\bgit\s+(?:reset\s+--hard|clean\s+-[a-z]*f)`),
@@ -51,9 +57,10 @@ var (
 		regexp.MustCompile(`\bkill(?:all)?\b|\bpkill\b|\bshutdown\b|\breboot\b`),
 		regexp.MustCompile(`\bcrontab\b|\bsystemctl\b|\blaunchctl\b`),
 	}
-	// Network egress from a command: an exfiltration channel.
-	egressCommand = regexp.MustCompile(`\b(?:curl|wget|nc|ncat|netcat|ssh|scp|sftp|rsync|telnet)\b`)
-)
+})
+
+// egressCommand is network egress from a command: an exfiltration channel.
+var egressCommand = lazy.Regexp(`\b(?:curl|wget|nc|ncat|netcat|ssh|scp|sftp|rsync|telnet)\b`)
 
 // riskHints are MassGen's risk_classifier.py name hints; they differ a little from rules.py's.
 var (

@@ -105,7 +105,7 @@ func TestForgedBlocks_AreNotBlocks(t *testing.T) {
 				}
 			}
 			// A model reads more loosely than parse: nothing marker-like may come from the content.
-			if n, want := len(delimiterLike.FindAllStringIndex(tc.prompt, -1)), 2*len(tc.want)+2*len(tc.sections); n != want {
+			if n, want := len(delimiterLike().FindAllStringIndex(tc.prompt, -1)), 2*len(tc.want)+2*len(tc.sections); n != want {
 				t.Errorf("%d marker-like tags, want the %d real ones:\n%s", n, want, tc.prompt)
 			}
 		})
@@ -146,7 +146,7 @@ func FuzzUser(f *testing.F) {
 				t.Fatalf("section %s opened %d, closed %d times", s, p.sections[s], p.closes[s])
 			}
 		}
-		if n := len(delimiterLike.FindAllStringIndex(prompt, -1)); n != 10 {
+		if n := len(delimiterLike().FindAllStringIndex(prompt, -1)); n != 10 {
 			t.Fatalf("%d marker-like tags, want 10:\n%q", n, prompt)
 		}
 		if b := Block(Answer{"agent2", a1}); len(parse(b).labels) != 1 || parse(b).stray != 0 {

@@ -3,7 +3,7 @@ package prompt
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"massgen/internal/lazy"
 	"strings"
 	"unicode/utf8"
 )
@@ -145,7 +145,7 @@ func findJSON(s string) (any, bool) {
 	if v, ok := try(s); ok {
 		return v, true
 	}
-	if m := fence.FindStringSubmatch(s); m != nil {
+	if m := fence().FindStringSubmatch(s); m != nil {
 		if v, ok := try(m[1]); ok {
 			return v, true
 		}
@@ -163,7 +163,7 @@ func findJSON(s string) (any, bool) {
 	return v, ok
 }
 
-var fence = regexp.MustCompile("(?s)```(?:json)?\\s*\\n(.*?)```")
+var fence = lazy.Regexp("(?s)```(?:json)?\\s*\\n(.*?)```")
 
 type listItem struct {
 	n     int    // the item's number, 0 when labelled
@@ -172,23 +172,23 @@ type listItem struct {
 }
 
 var (
-	numbered = regexp.MustCompile(`^\s*(?:[-*]\s*)?\**(\d{1,3})[.):]\**\s+(.*)$`)
-	labelled = regexp.MustCompile(`^\s*(?:[-*]\s*)?\**(agent\d{1,4})\**\s*[:.)-]\s*(.*)$`)
+	numbered = lazy.Regexp(`^\s*(?:[-*]\s*)?\**(\d{1,3})[.):]\**\s+(.*)$`)
+	labelled = lazy.Regexp(`^\s*(?:[-*]\s*)?\**(agent\d{1,4})\**\s*[:.)-]\s*(.*)$`)
 )
 
 // listItems splits a list reply into its items; lines that follow an item belong to it.
 func listItems(s string) []listItem {
 	var items []listItem
 	for _, line := range strings.Split(s, "\n") {
-		if m := labelled.FindStringSubmatch(line); m != nil {
+		if m := labelled().FindStringSubmatch(line); m != nil {
 			items = append(items, listItem{label: strings.ToLower(m[1]), text: m[2]})
 			continue
 		}
-		if m := numbered.FindStringSubmatch(line); m != nil {
+		if m := numbered().FindStringSubmatch(line); m != nil {
 			n := 0
 			fmt.Sscanf(m[1], "%d", &n)
 			text := m[2]
-			if l := labelled.FindStringSubmatch(text); l != nil {
+			if l := labelled().FindStringSubmatch(text); l != nil {
 				items = append(items, listItem{label: strings.ToLower(l[1]), text: l[2]})
 				continue
 			}

@@ -1,7 +1,7 @@
 package prompt
 
 import (
-	"regexp"
+	"massgen/internal/lazy"
 	"strings"
 	"unicode/utf8"
 
@@ -66,10 +66,10 @@ BLOCKED_TOOLS: the names of the tools above that must wait, separated by commas 
 }
 
 var (
-	irreversibleLine = regexp.MustCompile(`(?im)^\W*IRREVERSIBLE\W*:\W*(YES|NO)\b`)
-	blockedLine      = regexp.MustCompile(`(?im)^\W*BLOCKED_TOOLS\W*:(.*)$`)
-	looseYes         = regexp.MustCompile(`(?i)\byes\b`)
-	looseNo          = regexp.MustCompile(`(?i)\bno\b`)
+	irreversibleLine = lazy.Regexp(`(?im)^\W*IRREVERSIBLE\W*:\W*(YES|NO)\b`)
+	blockedLine      = lazy.Regexp(`(?im)^\W*BLOCKED_TOOLS\W*:(.*)$`)
+	looseYes         = lazy.Regexp(`(?i)\byes\b`)
+	looseNo          = lazy.Regexp(`(?i)\bno\b`)
 )
 
 // PlanningVerdict reads the judging agent's reply. irreversible says whether to hold tools
@@ -77,9 +77,9 @@ var (
 // loosely; one that says neither yes nor no, or both, holds every tool back: when in doubt,
 // nothing irreversible happens before the winner is chosen.
 func PlanningVerdict(reply string) (irreversible bool, blocked []string, how string) {
-	m := irreversibleLine.FindStringSubmatch(reply)
+	m := irreversibleLine().FindStringSubmatch(reply)
 	if m == nil {
-		yes, no := looseYes.MatchString(reply), looseNo.MatchString(reply)
+		yes, no := looseYes().MatchString(reply), looseNo().MatchString(reply)
 		switch {
 		case no && !yes:
 			return false, nil, "the reply said no, not in the requested format"
@@ -91,7 +91,7 @@ func PlanningVerdict(reply string) (irreversible bool, blocked []string, how str
 	if strings.EqualFold(m[1], "NO") {
 		return false, nil, "no irreversible action needed"
 	}
-	if b := blockedLine.FindStringSubmatch(reply); b != nil {
+	if b := blockedLine().FindStringSubmatch(reply); b != nil {
 		for _, name := range strings.Split(b[1], ",") {
 			if name = strings.Trim(strings.TrimSpace(name), "`*\"'"); name != "" {
 				blocked = append(blocked, name)

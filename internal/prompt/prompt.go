@@ -5,9 +5,9 @@ package prompt
 
 import (
 	"massgen/internal/coord"
+	"massgen/internal/lazy"
 
 	"fmt"
-	"regexp"
 	"strings"
 
 	"massgen/internal/provider"
@@ -30,7 +30,7 @@ func Block(a Answer) string {
 // markers: <agent2>, <end of agent1>, </agent1>, <END OF ORIGINAL MESSAGE>, < current answers>,
 // in any case and spacing. It is deliberately wider than the markers themselves, because the
 // reader that matters is a model, not a parser.
-var delimiterLike = regexp.MustCompile(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|original\s+message|current\s+answers|` +
+var delimiterLike = lazy.Regexp(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|original\s+message|current\s+answers|` +
 	`conversation\s+history|voting\s+results|all\s+answers))`)
 
 // Escape neutralises every marker-like tag in text that came from a model or a user (answers,
@@ -44,7 +44,7 @@ func Escape(text string) string {
 	if !strings.Contains(text, "<") {
 		return text
 	}
-	return delimiterLike.ReplaceAllString(text, "‹$1")
+	return delimiterLike().ReplaceAllString(text, "‹$1")
 }
 
 func blocks(answers []Answer) string {

@@ -4,11 +4,14 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // secretParam matches query parameter names whose values are credentials (?key=, ?api-key=,
 // ?access_token=, ?sig=, ...).
-var secretParam = regexp.MustCompile(`(?i)(key|token|secret|pass|pwd|auth|sig|credential|session)`)
+var secretParam = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(key|token|secret|pass|pwd|auth|sig|credential|session)`)
+})
 
 // URL returns raw as it may be shown: the userinfo (user:password@, or a token given as the
 // user) and the values of credential-like query parameters replaced by Marker. Text that does
@@ -74,7 +77,7 @@ func redactQuery(q string) string {
 		if n, err := url.QueryUnescape(name); err == nil {
 			name = n
 		}
-		if secretParam.MatchString(name) {
+		if secretParam().MatchString(name) {
 			parts[i] = p[:strings.IndexByte(p, '=')+1] + Marker
 		}
 	}
@@ -115,7 +118,7 @@ func URLSecrets(raw string) []string {
 			if n, err := url.QueryUnescape(name); err == nil {
 				name = n
 			}
-			if !secretParam.MatchString(name) {
+			if !secretParam().MatchString(name) {
 				continue
 			}
 			plain := val

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"massgen/internal/lazy"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,14 +23,14 @@ import (
 // Session folders are log_<timestamp>[_<n>] and their turns turn_<n>, as app names them;
 // nothing else under the log root is read.
 var (
-	sessionName = regexp.MustCompile(`^log_[0-9]{8}_[0-9]{6}(_[0-9]{1,9}){0,2}$`)
-	turnName    = regexp.MustCompile(`^turn_[1-9][0-9]{0,5}$`)
+	sessionName = lazy.Regexp(`^log_[0-9]{8}_[0-9]{6}(_[0-9]{1,9}){0,2}$`)
+	turnName    = lazy.Regexp(`^turn_[1-9][0-9]{0,5}$`)
 )
 
 // IsSessionName and IsTurnName report whether a folder name is one massgen writes for a
 // session or a turn: whatever else lies in a log root is never read.
-func IsSessionName(name string) bool { return sessionName.MatchString(name) }
-func IsTurnName(name string) bool    { return turnName.MatchString(name) }
+func IsSessionName(name string) bool { return sessionName().MatchString(name) }
+func IsTurnName(name string) bool    { return turnName().MatchString(name) }
 
 // Read limits for a log that may be cut off, huge or written by someone else: a file above
 // its limit is read up to the limit (JSON files: not at all) and never whole into memory.
@@ -55,7 +55,7 @@ const (
 )
 
 // IsSessionID reports whether id names a session folder (log_<timestamp>).
-func IsSessionID(id string) bool { return sessionName.MatchString(id) }
+func IsSessionID(id string) bool { return sessionName().MatchString(id) }
 
 // Session is one log_<timestamp> folder: a session of one or more turns.
 type Session struct {
@@ -151,7 +151,7 @@ func SessionIDs(root string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() && sessionName.MatchString(e.Name()) {
+		if e.IsDir() && sessionName().MatchString(e.Name()) {
 			ids = append(ids, e.Name())
 		}
 	}
@@ -163,7 +163,7 @@ func SessionIDs(root string) ([]string, error) {
 // hostile: what cannot be read makes a sparser summary, never an error or a panic. The error
 // is for an id that is not a session folder.
 func ReadSession(root, id string, now time.Time) (Session, error) {
-	if !sessionName.MatchString(id) {
+	if !sessionName().MatchString(id) {
 		return Session{}, fmt.Errorf("runlog: %q is not a session id (log_<timestamp>)", id)
 	}
 	dir := filepath.Join(root, id)
@@ -177,7 +177,7 @@ func ReadSession(root, id string, now time.Time) (Session, error) {
 	s := Session{ID: id, Dir: dir, Start: folderStart(id)}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !e.IsDir() || !turnName.MatchString(e.Name()) {
+		if !e.IsDir() || !turnName().MatchString(e.Name()) {
 			continue
 		}
 		n, _ := strconv.Atoi(strings.TrimPrefix(e.Name(), "turn_"))

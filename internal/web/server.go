@@ -7,6 +7,7 @@ package web
 
 import (
 	"massgen/internal/httpserve"
+	"massgen/internal/lazy"
 
 	"context"
 	"errors"
@@ -16,7 +17,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -99,7 +99,7 @@ type Server struct {
 	wg      sync.WaitGroup      // session goroutines
 }
 
-var teamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var teamName = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // TeamName returns the name a config is served under by default: its file's base name without
 // the extension ("examples/demo.yaml" is "demo").
@@ -148,7 +148,7 @@ func NewServer(opts Options) (*Server, error) {
 		s.readTimeout = defaultReadTimeout
 	}
 	for name, cfg := range opts.Teams {
-		if !teamName.MatchString(name) {
+		if !teamName().MatchString(name) {
 			return nil, fmt.Errorf("web: team name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 		}
 		if cfg == nil {

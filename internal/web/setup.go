@@ -125,7 +125,7 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := "wizard"
-	if teamName.MatchString(body.Name) {
+	if teamName().MatchString(body.Name) {
 		name = body.Name
 	}
 	_, rep := validate(name+".yaml", body.YAML)
@@ -144,7 +144,7 @@ func (s *Server) handleSave(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, maxConfigBody, &body) {
 		return
 	}
-	if !teamName.MatchString(body.Name) {
+	if !teamName().MatchString(body.Name) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_name", "name",
 			"the name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit; it names the team and its file")
 		return
