@@ -79,6 +79,18 @@ func TestReleaseScript(t *testing.T) {
 		}
 	}
 
+	// The size every download and every start pays. Issue 22 asked for under 60 MB; what
+	// stands between is the official provider SDKs (openai-go and anthropic-sdk-go are about
+	// half of the code) and genai's dependencies (go-cmp and grpc's tracing keep the linker
+	// from dropping unused methods), which the design keeps. This budget holds the gains:
+	// 90.7 MB before massgen-temporal, mdterm and the roff man pages.
+	const budget = 76 << 20
+	if st, err := os.Stat(linux); err != nil {
+		t.Error(err)
+	} else if st.Size() > budget {
+		t.Errorf("the stripped linux/amd64 massgen is %d bytes, over its budget of %d: see what grew with go version -m and go tool nm -size -sort size", st.Size(), budget)
+	}
+
 	sums := readSums(t, filepath.Join(out, "SHA256SUMS"))
 	if len(sums) != 2 {
 		t.Errorf("SHA256SUMS lists %d files, want massgen and massgen-temporal: %v", len(sums), sums)
