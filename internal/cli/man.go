@@ -91,7 +91,9 @@ func manPage(c *cobra.Command, h manHeaderInfo) string {
 	var b strings.Builder
 	dashed := strings.ReplaceAll(c.CommandPath(), " ", "-")
 	fmt.Fprintf(&b, ".TH \"MASSGEN\" \"1\" \"%s\" \"%s\" \"massgen manual\"\n.nh\n.ad l\n", h.date.Format("Jan 2006"), strings.NewReplacer(`\`, `\e`, `"`, `'`).Replace(h.source))
-	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roffEscape(dashed), roffText(c.Short))
+	// Page names (massgen-serve) keep their plain hyphens: they are what man and whatis look
+	// up, and command names hold nothing roff would read.
+	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", dashed, roffText(c.Short))
 	fmt.Fprintf(&b, ".SH SYNOPSIS\n\\fB%s\\fP\n", roffText(c.UseLine()))
 	long := c.Long
 	if long == "" {
@@ -109,13 +111,13 @@ func manPage(c *cobra.Command, h manHeaderInfo) string {
 	}
 	var also []string
 	if c.HasParent() {
-		also = append(also, fmt.Sprintf("\\fB%s(1)\\fP", roffEscape(strings.ReplaceAll(c.Parent().CommandPath(), " ", "-"))))
+		also = append(also, fmt.Sprintf("\\fB%s(1)\\fP", strings.ReplaceAll(c.Parent().CommandPath(), " ", "-")))
 	}
 	subs := slices.Clone(c.Commands())
 	slices.SortFunc(subs, func(x, y *cobra.Command) int { return strings.Compare(x.Name(), y.Name()) })
 	for _, sub := range subs {
 		if sub.IsAvailableCommand() && !sub.IsAdditionalHelpTopicCommand() {
-			also = append(also, fmt.Sprintf("\\fB%s-%s(1)\\fP", roffEscape(dashed), roffEscape(sub.Name())))
+			also = append(also, fmt.Sprintf("\\fB%s-%s(1)\\fP", dashed, sub.Name()))
 		}
 	}
 	if len(also) > 0 {
