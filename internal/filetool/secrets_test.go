@@ -1,6 +1,7 @@
-package workspace
+package filetool
 
 import (
+	"massgen/internal/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // holding massgen's own state (.massgen/workspaces with the run, .massgen/massgen_logs with
 // this session's and an older session's logs) and files that hold secrets.
 type projectFixture struct {
-	run        *Run
-	alice, bob *Agent
+	run        *workspace.Run
+	alice, bob *workspace.Agent
 	proj       string
 	logs       string // .massgen/massgen_logs
 }
@@ -80,7 +81,7 @@ func newProjectFixture(t *testing.T) *projectFixture {
 	}
 	writeFile(t, filepath.Join(f.logs, "log_old", "turn_1", "events.jsonl"), `{"system_prompt": "SECRET-old-run"}`)
 	writeFile(t, filepath.Join(f.logs, "log_now", "turn_1", "events.jsonl"), `{"system_prompt": "SECRET-this-run"}`)
-	if f.run, err = NewRun(filepath.Join(f.proj, ".massgen", "workspaces"), "run1"); err != nil {
+	if f.run, err = workspace.NewRun(filepath.Join(f.proj, ".massgen", "workspaces"), "run1"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.run.Close() })
@@ -91,8 +92,8 @@ func newProjectFixture(t *testing.T) *projectFixture {
 	f.alice = newAgent(t, f.run, "alice", "agent1")
 	f.bob = newAgent(t, f.run, "bob", "agent2")
 	writeFile(t, filepath.Join(f.bob.Dir(), "private.md"), "bob's SECRET draft")
-	for _, a := range []*Agent{f.alice, f.bob} {
-		if err := a.SetContextPaths([]ContextPath{{Path: f.proj}}); err != nil {
+	for _, a := range []*workspace.Agent{f.alice, f.bob} {
+		if err := a.SetContextPaths([]workspace.ContextPath{{Path: f.proj}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,7 +238,7 @@ func TestSecrets_GrantedByName(t *testing.T) {
 	f := newProjectFixture(t)
 	a := f.alice
 	env := filepath.Join(f.proj, ".env")
-	if err := a.SetContextPaths([]ContextPath{{Path: f.proj}, {Path: env}}); err != nil {
+	if err := a.SetContextPaths([]workspace.ContextPath{{Path: f.proj}, {Path: env}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustOK(t, call(t, a, "read_file", map[string]any{"path": env})); got != projectSecrets[".env"] {
@@ -256,7 +257,7 @@ func TestSecrets_GrantedByName(t *testing.T) {
 func TestSecrets_TreesHoldingThemStay(t *testing.T) {
 	f := newProjectFixture(t)
 	a := f.alice
-	if err := a.SetContextPaths([]ContextPath{{Path: f.proj, Write: true}}); err != nil {
+	if err := a.SetContextPaths([]workspace.ContextPath{{Path: f.proj, Write: true}}); err != nil {
 		t.Fatal(err)
 	}
 	a.GrantFinal()
@@ -296,8 +297,8 @@ func TestSecretPattern(t *testing.T) {
 		"/p/secrets.yaml": "secrets.yaml", "/p/secrets.yml": "secrets.yml", "/p/secrets.json": "secrets.json",
 		"/p/secrets.toml": "secrets.toml", "/p/secrets.go": "", "/p/secrets.py": "", "/p/secrets": "",
 	} {
-		if got := SecretPattern(p); got != want {
-			t.Errorf("SecretPattern(%q) = %q, want %q", p, got, want)
+		if got := workspace.SecretPattern(p); got != want {
+			t.Errorf("workspace.SecretPattern(%q) = %q, want %q", p, got, want)
 		}
 	}
 }
