@@ -258,7 +258,7 @@ func (a *files) compareDirs(ctx context.Context, args string, lim compareLimits)
 }
 
 // treeEntries lists the tree at t, at most limit entries (full reports that it stopped),
-// leaving out what the agent may not see (Agent.walk) and not descending into noDescend
+// leaving out what the agent may not see (workspace.Agent.Walk) and not descending into noDescend
 // directories.
 func (a *files) treeEntries(ctx context.Context, t workspace.Target, limit int) (map[string]treeEntry, bool, error) {
 	m := map[string]treeEntry{}
