@@ -12,6 +12,7 @@ import (
 	"massgen/internal/coord"
 	"massgen/internal/customtool"
 	"massgen/internal/event"
+	"massgen/internal/filetool"
 	"massgen/internal/mcptool"
 	"massgen/internal/private"
 	"massgen/internal/tool"
@@ -80,7 +81,7 @@ func (b *toolBuild) workspaceTools(_ context.Context, at *agentTools) error {
 	ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
 	at.ws, b.tb.ws[a.ID] = ws, ws
 	if at.cli == nil {
-		at.set = append(at.set, ws.Tools()...)
+		at.set = append(at.set, filetool.Tools(ws)...)
 		return nil
 	}
 	if err := bindCLI(at.cli, b.tb.run, ws, paths); err != nil {

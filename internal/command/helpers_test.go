@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"massgen/internal/filetool"
 	"massgen/internal/tool"
 	"massgen/internal/workspace"
 	"massgen/internal/workspace/workspacetest"
@@ -42,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 // call runs the file tool called name of a with args.
 func call(t *testing.T, a *workspace.Agent, name string, args map[string]any) tool.Result {
 	t.Helper()
-	tl, ok := a.Tools().Find(name)
+	tl, ok := filetool.Tools(a).Find(name)
 	if !ok {
 		t.Fatalf("no tool %s", name)
 	}

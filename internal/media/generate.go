@@ -14,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
+	"massgen/internal/filetool"
 	"massgen/internal/tool"
 )
 
@@ -265,7 +266,7 @@ func (ts *toolset) save(dir, name, ext string, data []byte) (string, error) {
 		if n > 1 {
 			file = fmt.Sprintf("%s_%d.%s", name, n, ext)
 		}
-		abs, err := ts.o.Workspace.WriteNew(path.Join(dir, file), data)
+		abs, err := filetool.WriteNew(ts.o.Workspace, path.Join(dir, file), data)
 		if err == nil {
 			return abs, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"massgen/internal/filetool"
 	"massgen/internal/tool"
 )
 
@@ -40,7 +41,7 @@ func (ts *toolset) load(path, want string) (part, string, error) {
 	if want == "" && kind == kindFile {
 		return part{}, "", fmt.Errorf("%s is a document; read_media takes images, audio and video (understand_file reads documents)", path)
 	}
-	abs, data, err := ts.o.Workspace.ReadBytes(path, maxInput[kind])
+	abs, data, err := filetool.ReadBytes(ts.o.Workspace, path, maxInput[kind])
 	if err != nil {
 		return part{}, abs, err
 	}
@@ -282,7 +283,7 @@ func (ts *toolset) understandFile(ctx context.Context, path, prompt, model strin
 			_, _, err := ts.load(path, kindFile)
 			return nil, err
 		}
-		abs, data, err := ts.o.Workspace.ReadBytes(path, maxTextFileScan)
+		abs, data, err := filetool.ReadBytes(ts.o.Workspace, path, maxTextFileScan)
 		if err != nil {
 			return nil, err
 		}

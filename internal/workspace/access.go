@@ -35,11 +35,15 @@ type grant struct {
 	root      *os.Root
 }
 
-// defaultExclusions are read-only inside writable context paths (MassGen's list).
-var defaultExclusions = map[string]bool{
-	".massgen": true, ".env": true, ".git": true, "node_modules": true, "__pycache__": true,
-	".venv": true, "venv": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true,
-	".DS_Store": true, "massgen_logs": true,
+// ReadOnlyInContext reports whether an entry of this name stays read-only inside a writable
+// context path (MassGen's default exclusions).
+func ReadOnlyInContext(name string) bool {
+	switch name {
+	case ".massgen", ".env", ".git", "node_modules", "__pycache__", ".venv", "venv", ".pytest_cache",
+		".mypy_cache", ".ruff_cache", ".DS_Store", "massgen_logs":
+		return true
+	}
+	return false
 }
 
 // Access is what a tool is about to do with a path.
@@ -62,16 +66,8 @@ type target struct {
 	flags int // extra open flags (no-follow for a file grant)
 }
 
-// check resolves raw and checks acc against what the agent holds at this moment. Errors are
+// resolve resolves raw and checks acc against what the agent holds at this moment. Errors are
 // written for the model: they say what is allowed.
-func (a *Agent) check(raw string, acc Access) (target, error) {
-	t, err := a.resolve(raw, acc)
-	if err == nil && a.afterCheck != nil {
-		a.afterCheck(t.abs)
-	}
-	return t, err
-}
-
 func (a *Agent) resolve(raw string, acc Access) (target, error) {
 	if err := a.checkSyntax(raw); err != nil {
 		return target{}, err
@@ -173,7 +169,7 @@ func (a *Agent) allow(g *grant, abs string, acc Access, final bool, raw string) 
 		}
 		if rel, err := filepath.Rel(g.path, abs); err == nil {
 			for c := range strings.SplitSeq(rel, string(filepath.Separator)) {
-				if defaultExclusions[c] {
+				if ReadOnlyInContext(c) {
 					return fmt.Errorf("%s is read-only: agents never change %s inside a context path (read-only there: .git, .env, node_modules, __pycache__, .venv, .massgen, massgen_logs and the like)",
 						tool.Quote(raw), c)
 				}
@@ -291,7 +287,7 @@ func resolveOnce(p string) (string, error) {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return "", unwrapPath(err)
+			return "", UnwrapPath(err)
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {
@@ -304,7 +300,7 @@ func resolveOnce(p string) (string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", errVanished
 	} else if err != nil {
-		return "", unwrapPath(err)
+		return "", UnwrapPath(err)
 	}
 	for i := len(rest) - 1; i >= 0; i-- {
 		r = filepath.Join(r, rest[i])
@@ -312,24 +308,11 @@ func resolveOnce(p string) (string, error) {
 	return r, nil
 }
 
-// unwrapPath drops the operation and path from an *fs.PathError, leaving the reason.
-func unwrapPath(err error) error {
+// UnwrapPath drops the operation and path from an *fs.PathError, leaving the reason.
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
-}
-
-// exemptFromReadBeforeDelete are caches MassGen lets agents delete unread.
-func exemptFromReadBeforeDelete(abs string) bool {
-	if strings.HasSuffix(abs, ".pyc") {
-		return true
-	}
-	for c := range strings.SplitSeq(abs, string(filepath.Separator)) {
-		if c == "__pycache__" || c == ".pytest_cache" {
-			return true
-		}
-	}
-	return false
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Agent is one agent's view of the run: its workspace, the snapshots, its context paths and
-// the tools confined to them. Its methods are safe for concurrent use.
+// what it may do with them (Resolve and the access API in sight.go and entries.go). Its methods are safe for concurrent use.
 type Agent struct {
 	run       *Run
 	id, label string
@@ -34,10 +34,6 @@ type Agent struct {
 	resMu     sync.Mutex
 	residents []Resident // what runs in the workspace (Attach)
 	closed    bool
-
-	// afterCheck, when set by a test, runs between the permission check and the file
-	// operation, to swap files in as an attacker would.
-	afterCheck func(abs string)
 }
 
 // ID is the agent's real id, which names its workspace folder.
@@ -254,7 +250,7 @@ func (a *Agent) shareTo(dst string) error {
 	}
 	return copyInto(a.ws.root, dst, func(w string, _ bool) error {
 		if !readable(rules, filepath.Join(a.dir, filepath.FromSlash(w)), a.dir) {
-			return errConcealed
+			return ErrConcealed
 		}
 		return nil
 	})
@@ -271,7 +267,7 @@ func (a *Agent) Seed(dir string) error {
 	defer src.Close()
 	a.snapMu.Lock()
 	defer a.snapMu.Unlock()
-	if _, err := copyTree(context.Background(), src, ".", a.ws.root, ".", true, nil); err != nil {
+	if _, err := CopyTree(context.Background(), src, ".", a.ws.root, ".", true, nil); err != nil {
 		return fmt.Errorf("workspace: seed %s: %w", a.id, err)
 	}
 	return nil
@@ -312,18 +308,6 @@ func (a *Agent) grants() ([]*grant, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]*grant{a.ws, a.snap}, a.contexts...), a.final
-}
-
-func (a *Agent) touch(abs string) {
-	a.mu.Lock()
-	a.touched[abs] = true
-	a.mu.Unlock()
-}
-
-func (a *Agent) wasTouched(abs string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return !a.readBeforeDelete || a.touched[abs]
 }
 
 func isEmpty(r *os.Root) (bool, error) {

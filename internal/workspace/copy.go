@@ -13,7 +13,7 @@ import (
 )
 
 // copyInto copies the whole of src into the private folder dst (a snapshot, a log's copy),
-// created if missing; visit is copyTree's.
+// created if missing; visit is CopyTree's.
 func copyInto(src *os.Root, dst string, visit func(within string, dir bool) error) error {
 	if err := private.MkdirAll(dst); err != nil {
 		return err
@@ -23,38 +23,39 @@ func copyInto(src *os.Root, dst string, visit func(within string, dir bool) erro
 		return err
 	}
 	defer out.Close()
-	_, err = copyTree(context.Background(), src, ".", out, ".", true, visit)
+	_, err = CopyTree(context.Background(), src, ".", out, ".", true, visit)
 	return err
 }
 
-type copyStats struct {
-	files, dirs, skipped int
-	hidden               int // entries visit concealed (errConcealed)
-	bytes                int64
+// CopyStats counts what CopyTree did.
+type CopyStats struct {
+	Files, Dirs, Skipped int
+	Hidden               int // entries visit concealed (ErrConcealed)
+	Bytes                int64
 }
 
-// copyTree copies srcRel under src (a file or a directory) to dstRel under dst, overwriting
+// CopyTree copies srcRel under src (a file or a directory) to dstRel under dst, overwriting
 // files; own says dst is one of massgen's own trees, whose copies are private (modes.go).
 // Every access goes through the two roots, so nothing outside them is read or written.
 // visit, when set, is called before each entry is created with its slash-separated path
 // relative to the copied tree ("" for the top) and may refuse it, or leave it (and what is
-// below it) out by returning errConcealed. Relative symbolic links that stay inside the tree
+// below it) out by returning ErrConcealed. Relative symbolic links that stay inside the tree
 // are recreated; other links and special files are skipped. A destination file that is
-// special or has other hard links stops the copy (openWrite).
-func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, dstRel string, own bool,
+// special or has other hard links stops the copy (OpenWrite).
+func CopyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, dstRel string, own bool,
 	visit func(within string, dir bool) error,
-) (copyStats, error) {
-	var st copyStats
+) (CopyStats, error) {
+	var st CopyStats
 	err := walkRoot(ctx, src, srcRel, func(p, within string, d fs.DirEntry) error {
 		target := filepath.Join(dstRel, filepath.FromSlash(within))
 		if visit != nil {
 			err := visit(within, d.IsDir())
 			switch {
-			case errors.Is(err, errConcealed) && d.IsDir():
-				st.hidden++
+			case errors.Is(err, ErrConcealed) && d.IsDir():
+				st.Hidden++
 				return fs.SkipDir
-			case errors.Is(err, errConcealed):
-				st.hidden++
+			case errors.Is(err, ErrConcealed):
+				st.Hidden++
 				return nil
 			case err != nil:
 				return err
@@ -62,24 +63,24 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 		}
 		switch t := d.Type(); {
 		case d.IsDir():
-			st.dirs++
-			return mkdirAll(dst, target, own)
+			st.Dirs++
+			return MkdirAll(dst, target, own)
 		case t.IsRegular():
-			in, err := openRegular(src, p, oNoFollow)
-			if errors.Is(err, errNotRegular) || errors.Is(err, errIsDir) {
-				st.skipped++ // swapped while walking
+			in, err := OpenRegular(src, p, oNoFollow)
+			if errors.Is(err, errNotRegular) || errors.Is(err, ErrIsDir) {
+				st.Skipped++ // swapped while walking
 				return nil
 			} else if err != nil {
 				return err
 			}
 			n, err := copyFile(in, dst, target, own)
 			_ = in.Close()
-			var rf *refusedFile
+			var rf *RefusedFile
 			if errors.As(err, &rf) && within != "" {
 				rf.inside = within
 			}
-			st.files++
-			st.bytes += n
+			st.Files++
+			st.Bytes += n
 			return err
 		case t&fs.ModeSymlink != 0:
 			link, err := src.Readlink(p)
@@ -87,14 +88,14 @@ func copyTree(ctx context.Context, src *os.Root, srcRel string, dst *os.Root, ds
 				return err
 			}
 			if within == "" || filepath.IsAbs(link) || !filepath.IsLocal(path.Join(path.Dir(within), filepath.ToSlash(link))) {
-				st.skipped++
+				st.Skipped++
 				return nil
 			}
 			_ = dst.Remove(target)
-			st.files++
+			st.Files++
 			return dst.Symlink(link, target)
 		default:
-			st.skipped++
+			st.Skipped++
 			return nil
 		}
 	})
@@ -111,7 +112,7 @@ func copyFile(in *os.File, dst *os.Root, target string, own bool) (int64, error)
 	if old, err := dst.Lstat(target); err == nil && old.Mode()&fs.ModeSymlink != 0 {
 		_ = dst.Remove(target) // replace a link, never write through it
 	}
-	out, err := openWrite(dst, target, os.O_CREATE|oNoFollow, copyMode(info.Mode(), own))
+	out, err := OpenWrite(dst, target, os.O_CREATE|oNoFollow, copyMode(info.Mode(), own))
 	if err != nil {
 		return 0, err
 	}

@@ -12,17 +12,17 @@ import (
 // where what the tools create gets the ordinary modes any program's would.
 func (g *grant) own() bool { return g.kind != kindContext }
 
-// mkdirAll creates rel and its missing parents under root: private folders in massgen's own
+// MkdirAll creates rel and its missing parents under root: private folders in massgen's own
 // trees, ordinary ones (umask applied) elsewhere.
-func mkdirAll(root *os.Root, rel string, own bool) error {
+func MkdirAll(root *os.Root, rel string, own bool) error {
 	if own {
 		return private.MkdirAllIn(root, rel)
 	}
 	return root.MkdirAll(rel, 0o755)
 }
 
-// newFileMode is the mode of a file a tool creates: private in massgen's own trees.
-func newFileMode(own bool) fs.FileMode {
+// NewFileMode is the mode of a file a tool creates: private in massgen's own trees.
+func NewFileMode(own bool) fs.FileMode {
 	if own {
 		return private.FileMode
 	}

@@ -1,7 +1,7 @@
 package workspace
 
 // What an agent may see. One rule, conceal, decides it for a path given to a tool (resolve)
-// and for every entry a walk yields (Agent.walk, copy_file's source tree), so that a tree
+// and for every entry a walk yields (Agent.Walk, copy_file's source tree), so that a tree
 // walked from above never shows what a direct read of the same path would refuse.
 //
 // Concealed are:
@@ -9,7 +9,7 @@ package workspace
 //     real ids, the staging folder), the paths given to Run.HidePath (the logs), and, inside a
 //     context path, every folder named .massgen or massgen_logs (massgen's state and the logs
 //     of every run, with system prompts and every tool argument);
-//   - inside a context path, files that commonly hold secrets (secretPattern), unless a
+//   - inside a context path, files that commonly hold secrets (SecretPattern), unless a
 //     context path entry names the file itself.
 //
 // The agent's workspace and the snapshots hold only what agents made, so only the first rule
@@ -24,47 +24,70 @@ import (
 	"massgen/internal/tool"
 )
 
-// errConcealed: copyTree's visit leaves the entry out.
-var errConcealed = errors.New("hidden from agents")
+// ErrConcealed: CopyTree's visit leaves the entry out.
+var ErrConcealed = errors.New("hidden from agents")
 
-// massgenDirs are folders of massgen's own inside a project: its state and logs.
-var massgenDirs = map[string]bool{".massgen": true, "massgen_logs": true}
-
-// Secret files, by lower-cased name. Keep the table tight: a name here is hidden in every
-// context path, so it must rarely be an ordinary source file or folder (a folder named
-// "credentials" is a common package name; "secrets.go" is code). Templates of .env files are
-// readable: they document the variables and hold placeholders.
-var (
-	secretNames = map[string]bool{
-		".env": true, ".git-credentials": true, ".netrc": true, "_netrc": true, ".npmrc": true,
-		".pypirc": true, ".pgpass": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true,
-		"id_ed25519": true, "credentials.json": true, ".credentials.json": true,
-		"secrets.json": true, "secrets.yaml": true, "secrets.yml": true, "secrets.toml": true,
-	}
-	secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true}
-	// secretInDir are names secret only in the folder named by the key.
-	secretInDir  = map[string]string{".git": "config", ".aws": "credentials", ".docker": "config.json"}
-	envTemplates = map[string]bool{".env.example": true, ".env.sample": true, ".env.template": true}
-)
+// massgenDir reports whether a folder of this name is massgen's own inside a project: its
+// state and logs.
+func massgenDir(name string) bool { return name == ".massgen" || name == "massgen_logs" }
 
 // SecretPattern returns the secret-file rule the file at abs matches (".env", "*.pem",
 // ".git/config"), or "": inside context paths such files are hidden unless a context path
-// names them.
+// names them. Keep the rules tight: a name here is hidden in every context path, so it must
+// rarely be an ordinary source file or folder (a folder named "credentials" is a common
+// package name; "secrets.go" is code). Templates of .env files are readable: they document
+// the variables and hold placeholders.
 func SecretPattern(abs string) string {
 	name := strings.ToLower(filepath.Base(abs))
 	parent := strings.ToLower(filepath.Base(filepath.Dir(abs)))
 	ext := filepath.Ext(name)
 	switch {
-	case secretNames[name]:
+	case secretName(name):
 		return name
-	case strings.HasPrefix(name, ".env.") && !envTemplates[name]:
+	case strings.HasPrefix(name, ".env.") && !envTemplate(name):
 		return ".env.*"
-	case secretExts[ext] && name != ext:
+	case secretExt(ext) && name != ext:
 		return "*" + ext
-	case secretInDir[parent] == name:
+	case secretInDir(parent) == name:
 		return parent + "/" + name
 	}
 	return ""
+}
+
+// secretName reports whether a file of this lower-cased name is secret wherever it lies.
+func secretName(name string) bool {
+	switch name {
+	case ".env", ".git-credentials", ".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", "id_rsa",
+		"id_dsa", "id_ecdsa", "id_ed25519", "credentials.json", ".credentials.json", "secrets.json",
+		"secrets.yaml", "secrets.yml", "secrets.toml":
+		return true
+	}
+	return false
+}
+
+func secretExt(ext string) bool {
+	switch ext {
+	case ".pem", ".key", ".p12", ".pfx":
+		return true
+	}
+	return false
+}
+
+// secretInDir is the name secret only inside a folder of this name, or "".
+func secretInDir(dir string) string {
+	switch dir {
+	case ".git":
+		return "config"
+	case ".aws":
+		return "credentials"
+	case ".docker":
+		return "config.json"
+	}
+	return ""
+}
+
+func envTemplate(name string) bool {
+	return name == ".env.example" || name == ".env.sample" || name == ".env.template"
 }
 
 // view is what one tool call may see, taken once so that a walk asks the same of every entry.
@@ -103,7 +126,7 @@ func (v view) conceal(g *grant, abs string) (concealment, bool) {
 	}
 	if rel, err := filepath.Rel(g.path, abs); err == nil && rel != "." {
 		for c := range strings.SplitSeq(rel, string(filepath.Separator)) {
-			if massgenDirs[c] {
+			if massgenDir(c) {
 				return concealment{private: true}, true
 			}
 		}

@@ -2,26 +2,42 @@ package workspace
 
 import (
 	"io/fs"
-	"maps"
-	"slices"
+	"os"
 )
 
-// What the agent's other rooms (the command package's sandbox and work_dir checks) need of
-// the grants: the same rules as the file tools, read from outside.
+// What the agent's other rooms (the file tools, the command package's sandbox and work_dir
+// checks) need of the grants: the same rules, read from outside.
 
-// Target is a path the agent may use now as Resolve was asked.
+// Target is a path the agent may use now as Resolve was asked. Use it through Root and Rel,
+// never through Abs, so that a link swapped in after the check cannot lead outside.
 type Target struct{ t target }
 
 // Resolve checks raw (relative to the workspace, or absolute) for acc against what the agent
-// holds at this moment, with the file tools' rules: symbolic links resolved, massgen's trees
-// and secret files hidden, the path rules applied. Errors are written for the model.
+// holds at this moment: symbolic links resolved, massgen's trees and secret files hidden, the
+// path rules applied. Errors are written for the model: they say what is allowed.
 func (a *Agent) Resolve(raw string, acc Access) (Target, error) {
-	t, err := a.check(raw, acc)
+	t, err := a.resolve(raw, acc)
 	return Target{t}, err
 }
 
+// Raw is the path as the agent gave it.
+func (t Target) Raw() string { return t.t.raw }
+
 // Abs is the path with its symbolic links resolved.
 func (t Target) Abs() string { return t.t.abs }
+
+// Root is the root the path was checked in; Rel names the path inside it.
+func (t Target) Root() *os.Root { return t.t.g.root }
+
+// Rel is the path relative to Root.
+func (t Target) Rel() string { return t.t.rel }
+
+// Flags are the extra open flags the path needs (no-follow where a context path names a file).
+func (t Target) Flags() int { return t.t.flags }
+
+// Own reports whether the path lies in one of massgen's own trees (a workspace or the
+// snapshots), where what is created is private (MkdirAll, NewFileMode).
+func (t Target) Own() bool { return t.t.g.own() }
 
 // InWorkspace reports whether the path lies in the agent's own workspace.
 func (t Target) InWorkspace() bool { return t.t.g.kind == kindWorkspace }
@@ -66,8 +82,4 @@ func (a *Agent) Sight() Sight {
 
 // MassgenDirs are the names of massgen's own folders of state and logs (.massgen,
 // massgen_logs), hidden inside context paths.
-func MassgenDirs() []string { return slices.Sorted(maps.Keys(massgenDirs)) }
-
-// ReadOnlyInContext reports whether an entry of this name (.git, node_modules, ...) stays
-// read-only inside a writable context path.
-func ReadOnlyInContext(name string) bool { return defaultExclusions[name] }
+func MassgenDirs() []string { return []string{".massgen", "massgen_logs"} }

@@ -2,7 +2,7 @@ package workspace
 
 // The file tools open regular files only. A command can put a named pipe, a socket or a
 // device where a file was: opening a pipe for writing blocks until a reader comes, so a tool
-// would hang the run. Every open goes through openRegular or openWrite, which open without
+// would hang the run. Every open goes through OpenRegular or OpenWrite, which open without
 // blocking and decide on the descriptor itself (fstat), so nothing can be swapped in between
 // a check and the open.
 
@@ -15,34 +15,36 @@ import (
 	"massgen/internal/tool"
 )
 
+// ErrIsDir: OpenRegular or OpenWrite was given a directory.
+var ErrIsDir = errors.New("is a directory")
+
 var (
-	errIsDir      = errors.New("is a directory")
 	errNotRegular = errors.New("is not a regular file")
 	errHardLinked = errors.New("has other hard links")
 )
 
-// refusedFile is a file the tools will not open. inside, when set, is the slash-separated
+// RefusedFile is a file the tools will not open. inside, when set, is the slash-separated
 // entry of a copied tree it was met at.
-type refusedFile struct {
+type RefusedFile struct {
 	what   string // "is a named pipe (FIFO), not a regular file"
 	advice string
 	kind   error // errNotRegular or errHardLinked
 	inside string
 }
 
-func (e *refusedFile) Error() string { return e.what + "; " + e.advice }
-func (e *refusedFile) Unwrap() error { return e.kind }
+func (e *RefusedFile) Error() string { return e.what + "; " + e.advice }
+func (e *RefusedFile) Unwrap() error { return e.kind }
 
-// message is the refusal for the model, naming raw, the path the tool was given.
-func (e *refusedFile) message(raw string) string {
+// Message is the refusal for the model, naming raw, the path the tool was given.
+func (e *RefusedFile) Message(raw string) string {
 	if e.inside != "" {
 		return fmt.Sprintf("stopped at %s inside %s: it %s", tool.Quote(e.inside), tool.Quote(raw), e.Error())
 	}
 	return fmt.Sprintf("%s %s", tool.Quote(raw), e.Error())
 }
 
-// special describes a file of mode m that is neither regular nor a directory.
-func special(m fs.FileMode) *refusedFile {
+// Special describes a file of mode m that is neither regular nor a directory.
+func Special(m fs.FileMode) *RefusedFile {
 	kind := "a special file"
 	switch {
 	case m&fs.ModeNamedPipe != 0:
@@ -54,15 +56,15 @@ func special(m fs.FileMode) *refusedFile {
 	case m&fs.ModeDevice != 0:
 		kind = "a block device"
 	}
-	return &refusedFile{
+	return &RefusedFile{
 		what:   "is " + kind + ", not a regular file",
 		advice: "file tools read and write regular files only (delete_file removes it)",
 		kind:   errNotRegular,
 	}
 }
 
-func hardLinked(n uint64) *refusedFile {
-	return &refusedFile{
+func hardLinked(n uint64) *RefusedFile {
+	return &RefusedFile{
 		what:   fmt.Sprintf("has %d hard links", n),
 		advice: "writing to it would change the file under its other names too, and those may lie outside what you can access. Write a new file instead (delete this name first, or choose another)",
 		kind:   errHardLinked,
@@ -76,7 +78,7 @@ func openError(r *os.Root, name string, err error) error {
 		return err
 	}
 	if info, lerr := r.Lstat(name); lerr == nil && !info.Mode().IsRegular() && !info.IsDir() {
-		return special(info.Mode())
+		return Special(info.Mode())
 	}
 	return err
 }
@@ -88,15 +90,15 @@ func checkOpened(f *os.File) (fs.FileInfo, error) {
 	case err != nil:
 		return nil, err
 	case info.IsDir():
-		return nil, errIsDir
+		return nil, ErrIsDir
 	case !info.Mode().IsRegular():
-		return nil, special(info.Mode())
+		return nil, Special(info.Mode())
 	}
 	return info, nil
 }
 
-// openRegular opens name under r for reading, refusing directories and special files.
-func openRegular(r *os.Root, name string, flags int) (*os.File, error) {
+// OpenRegular opens name under r for reading, refusing directories and special files.
+func OpenRegular(r *os.Root, name string, flags int) (*os.File, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|oNonBlock|flags, 0)
 	if err != nil {
 		return nil, openError(r, name, err)
@@ -108,11 +110,11 @@ func openRegular(r *os.Root, name string, flags int) (*os.File, error) {
 	return f, nil
 }
 
-// openWrite opens name under r to replace its content (created with perm when flags hold
+// OpenWrite opens name under r to replace its content (created with perm when flags hold
 // os.O_CREATE), refusing special files and files with other hard links: those may be the
 // inode of a file outside every grant, linked in by a command. The file is truncated only
 // after the checks, on the descriptor they were made on.
-func openWrite(r *os.Root, name string, flags int, perm fs.FileMode) (*os.File, error) {
+func OpenWrite(r *os.Root, name string, flags int, perm fs.FileMode) (*os.File, error) {
 	f, err := r.OpenFile(name, os.O_WRONLY|oNonBlock|flags, perm)
 	if err != nil {
 		return nil, openError(r, name, err)
@@ -132,3 +134,7 @@ func openWrite(r *os.Root, name string, flags int, perm fs.FileMode) (*os.File, 
 	}
 	return f, nil
 }
+
+// NoFollow is the open flag that refuses a symbolic link as the last component of a name
+// (none where the system has no such flag): entries met in a walk are opened with it.
+const NoFollow = oNoFollow

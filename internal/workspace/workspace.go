@@ -1,6 +1,6 @@
 // Package workspace owns the per-agent working directories of one run, the snapshots agents
-// share, and the rules of what each agent may read and change there; the file tools are built
-// on it, and the command package (execute_command, the srt sandbox) asks it what an agent
+// share, and the rules of what each agent may read and change there; the filetool package's
+// file tools are built on it (Agent.Resolve, Agent.Walk, Agent.Tree), and the command package (execute_command, the srt sandbox) asks it what an agent
 // holds (Agent.Resolve, Agent.Sight) and attaches what it starts to the run (Agent.Attach).
 //
 // Layout of a run (nothing is shared between two runs, not even of one config):
@@ -19,7 +19,7 @@
 // presenter where the config says so) after resolving symbolic links, and then used through an
 // os.Root opened on the granted root, so a link swapped in after the check cannot escape.
 //
-// Beyond the grants, the file tools
+// Beyond the grants, the file tools (through the helpers here)
 //   - open regular files only, without blocking, and decide on the opened descriptor: a named
 //     pipe, a socket or a device a command left under a file's name is refused at once, never
 //     waited on (special_files.go);

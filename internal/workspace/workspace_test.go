@@ -1,7 +1,9 @@
 package workspace
 
 import (
-	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +13,6 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
-
-	"massgen/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -41,40 +41,41 @@ func newAgent(t *testing.T, r *Run, id, label string) *Agent {
 	return a
 }
 
-// call runs the tool called name of a with args marshalled to JSON.
-func call(t *testing.T, a *Agent, name string, args map[string]any) tool.Result {
-	t.Helper()
-	tl, ok := a.Tools().Find(name)
-	if !ok {
-		t.Fatalf("no tool %s", name)
-	}
-	return run(t, tl, args)
-}
-
-func run(t *testing.T, tl tool.Tool, args map[string]any) tool.Result {
-	t.Helper()
-	b, err := json.Marshal(args)
+// readAs reads the file at raw as the agent may now: checked by Resolve, opened through the
+// root it was checked in (the file tools' way, which the filetool package tests in full).
+func readAs(a *Agent, raw string) (string, error) {
+	t, err := a.Resolve(raw, Read)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	return tl.Run(t.Context(), string(b))
+	f, err := OpenRegular(t.Root(), t.Rel(), t.Flags())
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	return string(b), err
 }
 
-func mustOK(t *testing.T, r tool.Result) string {
-	t.Helper()
-	if r.IsError {
-		t.Fatalf("unexpected error result: %s", r.Content)
+// writeAs replaces the file at raw with content as the agent may now (see readAs).
+func writeAs(a *Agent, raw, content string) error {
+	t, err := a.Resolve(raw, Write)
+	if err != nil {
+		return err
 	}
-	return r.Content
+	f, err := OpenWrite(t.Root(), t.Rel(), t.Flags()|os.O_CREATE, NewFileMode(t.Own()))
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	return errors.Join(err, f.Close())
 }
 
-func mustFail(t *testing.T, r tool.Result, want string) {
+// mustRefuse fails the test unless err says want.
+func mustRefuse(t *testing.T, err error, want string) {
 	t.Helper()
-	if !r.IsError {
-		t.Fatalf("want an error containing %q, got success: %s", want, r.Content)
-	}
-	if !strings.Contains(r.Content, want) {
-		t.Fatalf("error %q does not contain %q", r.Content, want)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v does not contain %q", err, want)
 	}
 }
 
@@ -149,7 +150,9 @@ func TestNewRun_ParallelRunsShareNothing(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = r.Close() })
 		a := newAgent(t, r, "alice", "agent1")
-		mustOK(t, call(t, a, "write_file", map[string]any{"path": "out.txt", "content": id}))
+		if err := writeAs(a, "out.txt", id); err != nil {
+			t.Fatal(err)
+		}
 		if err := a.Snapshot(); err != nil {
 			t.Fatal(err)
 		}
@@ -166,8 +169,10 @@ func TestNewRun_ParallelRunsShareNothing(t *testing.T) {
 		t.Errorf("run 2 snapshot = %q", got)
 	}
 	// One run's agent cannot read the other run's files.
-	mustFail(t, call(t, a, "read_file", map[string]any{"path": filepath.Join(b.Dir(), "out.txt")}), "outside what you can access")
-	mustFail(t, call(t, a, "read_file", map[string]any{"path": filepath.Join(b.SnapshotDir(), "out.txt")}), "outside what you can access")
+	_, err := readAs(a, filepath.Join(b.Dir(), "out.txt"))
+	mustRefuse(t, err, "outside what you can access")
+	_, err = readAs(a, filepath.Join(b.SnapshotDir(), "out.txt"))
+	mustRefuse(t, err, "outside what you can access")
 }
 
 func TestSnapshot_CopyReplaceEmptyKeep(t *testing.T) {
@@ -214,9 +219,9 @@ func TestSnapshot_CopyReplaceEmptyKeep(t *testing.T) {
 	if got := readFile(t, filepath.Join(alice.Dir(), "a.txt")); got != "one" {
 		t.Errorf("workspace emptied: a.txt = %q", got)
 	}
-	// Bob reads it through his tools, by label.
-	if got := mustOK(t, call(t, bob, "read_file", map[string]any{"path": filepath.Join(r.SnapshotsDir(), "agent1", "a.txt")})); got != "one" {
-		t.Errorf("bob reads %q", got)
+	// Bob reads it through his grants, by label.
+	if got, err := readAs(bob, filepath.Join(r.SnapshotsDir(), "agent1", "a.txt")); err != nil || got != "one" {
+		t.Errorf("bob reads %q, %v", got, err)
 	}
 
 	// A new snapshot replaces the old one entirely.
@@ -308,13 +313,13 @@ func TestSnapshot_ConcurrentReaders(t *testing.T) {
 	atomic := canExchange(t)
 	p := filepath.Join(alice.SnapshotDir(), "a.txt")
 	for range 200 {
-		res := call(t, bob, "read_file", map[string]any{"path": p})
-		if !res.IsError && len(res.Content) != 1000 {
-			t.Errorf("partial read: %d bytes", len(res.Content))
+		got, err := readAs(bob, p)
+		if err == nil && len(got) != 1000 {
+			t.Errorf("partial read: %d bytes", len(got))
 			break
 		}
-		if res.IsError && (atomic || !strings.Contains(res.Content, "does not exist")) {
-			t.Errorf("read during replacement: %s", res.Content)
+		if err != nil && (atomic || !errors.Is(err, fs.ErrNotExist)) {
+			t.Errorf("read during replacement: %v", err)
 			break
 		}
 	}
@@ -371,12 +376,16 @@ func TestCopyPrevious_SeedsEveryAgent(t *testing.T) {
 		if err := a.SetContextPaths([]ContextPath{{Path: prev}}); err != nil {
 			t.Fatal(err)
 		}
-		if got := mustOK(t, call(t, a, "read_file", map[string]any{"path": "site/index.html"})); !strings.Contains(got, "v1") {
-			t.Errorf("%s's seeded copy reads %q", id, got)
+		if got, err := readAs(a, "site/index.html"); err != nil || !strings.Contains(got, "v1") {
+			t.Errorf("%s's seeded copy reads %q, %v", id, got, err)
 		}
-		mustOK(t, call(t, a, "write_file", map[string]any{"path": "site/index.html", "content": "<h1>" + id + "</h1>"}))
-		mustOK(t, call(t, a, "read_file", map[string]any{"path": filepath.Join(prev, "site", "index.html")}))
-		mustFail(t, call(t, a, "write_file", map[string]any{"path": filepath.Join(prev, "site", "index.html"), "content": "x"}), "read-only")
+		if err := writeAs(a, "site/index.html", "<h1>"+id+"</h1>"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readAs(a, filepath.Join(prev, "site", "index.html")); err != nil {
+			t.Fatal(err)
+		}
+		mustRefuse(t, writeAs(a, filepath.Join(prev, "site", "index.html"), "x"), "read-only")
 	}
 	if got := readFile(t, filepath.Join(prev, "site", "index.html")); got != "<h1>v1</h1>" {
 		t.Errorf("the previous turn's copy changed: %q", got)
@@ -424,15 +433,6 @@ func TestMergeContextPaths_OrchestratorWins(t *testing.T) {
 	if len(got) != 2 || got[0].Path != want[0].Path || got[0].Write || got[1].Path != "/q" {
 		t.Errorf("MergeContextPaths = %+v, want %+v", got, want)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // canExchange reports whether this machine swaps directories atomically in the test's temp dir.

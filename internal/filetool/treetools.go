@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 import (
 	"bufio"
@@ -7,43 +7,22 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
-// noDescend are directories list_directory and search_files do not walk into.
-var noDescend = map[string]bool{
-	".git": true, "node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
-	".massgen": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true,
-}
-
-// walk visits t and what lies below it that the agent may see, through t's root; within is
-// slash-separated and relative to t ("" for t itself). An entry a direct access would refuse
-// as concealed (view.conceal) or the permission rules keep from reading (PathRules) is left
-// out, such a folder not entered; walk returns how many entries it left out.
-func (a *Agent) walk(ctx context.Context, t target, fn func(within string, d fs.DirEntry) error) (int, error) {
-	grants, _ := a.grants()
-	v := a.viewOf(grants)
-	rules := a.pathRules()
-	hidden := 0
-	err := walkRoot(ctx, t.g.root, t.rel, func(_, w string, d fs.DirEntry) error {
-		if w != "" {
-			abs := filepath.Join(t.abs, filepath.FromSlash(w))
-			if _, ok := v.conceal(t.g, abs); ok || !readable(rules, abs, t.named) {
-				hidden++
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-		}
-		return fn(w, d)
-	})
-	return hidden, err
+// noDescend reports whether list_directory, search_files and compare_directories leave a
+// directory of this name unexpanded.
+func noDescend(name string) bool {
+	switch name {
+	case ".git", "node_modules", ".venv", "venv", "__pycache__", ".massgen", ".pytest_cache", ".mypy_cache", ".ruff_cache":
+		return true
+	}
+	return false
 }
 
 // hiddenNote tells the model that n entries were left out, without naming them.
@@ -54,7 +33,7 @@ func hiddenNote(n int) string {
 	return fmt.Sprintf("\n[%s not shown: massgen's private folders, files that may hold secrets, or paths your permission rules keep from you]", entryCount(n))
 }
 
-// holdsHidden refuses to verb (delete, Move) the tree at raw as a whole when it holds n
+// holdsHidden refuses to verb (delete, workspace.Move) the tree at raw as a whole when it holds n
 // concealed entries: the walk that checks the tree never saw them, and the removal or rename
 // would take them along. "" when n is 0.
 func holdsHidden(raw string, n int, verb, Verb string) string {
@@ -65,29 +44,7 @@ func holdsHidden(raw string, n int, verb, Verb string) string {
 		tool.Quote(raw), entryCount(n), verb, Verb)
 }
 
-// walkRoot visits rel and everything below it in root, stopping when ctx is done. fn gets each
-// entry's path in root and its slash-separated path relative to rel ("" for rel itself).
-func walkRoot(ctx context.Context, root *os.Root, rel string, fn func(p, within string, d fs.DirEntry) error) error {
-	start := filepath.ToSlash(rel)
-	return fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		within := p
-		switch {
-		case p == start:
-			within = ""
-		case start != ".":
-			within = strings.TrimPrefix(p, start+"/")
-		}
-		return fn(p, within, d)
-	})
-}
-
-func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
+func (a *files) listDirectory(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Path      string `json:"path"`
 		Recursive bool   `json:"recursive"`
@@ -98,23 +55,23 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 	if in.Path == "" {
 		in.Path = "."
 	}
-	t, err := a.check(in.Path, Read)
+	t, err := a.check(in.Path, workspace.Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	info, err := t.g.root.Stat(t.rel)
+	info, err := t.Root().Stat(t.Rel())
 	if err != nil {
 		return fail(t, err)
 	}
 	switch {
 	case !info.IsDir() && !info.Mode().IsRegular():
-		return tool.Errorf(special(info.Mode()).message(in.Path))
+		return tool.Errorf(workspace.Special(info.Mode()).Message(in.Path))
 	case !info.IsDir():
-		return tool.Result{Content: fmt.Sprintf("%s is a file of %d bytes (read it with read_file).", t.abs, info.Size())}
+		return tool.Result{Content: fmt.Sprintf("%s is a file of %d bytes (read it with read_file).", t.Abs(), info.Size())}
 	}
 	var lines []string
 	full := false
-	hidden, err := a.walk(ctx, t, func(within string, d fs.DirEntry) error {
+	hidden, err := a.ws.Walk(ctx, t, func(within string, d fs.DirEntry) error {
 		if within == "" {
 			return nil
 		}
@@ -123,7 +80,7 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 			return fs.SkipAll
 		}
 		switch {
-		case d.IsDir() && in.Recursive && noDescend[d.Name()]:
+		case d.IsDir() && in.Recursive && noDescend(d.Name()):
 			lines = append(lines, within+"/ (not expanded)")
 			return fs.SkipDir
 		case d.IsDir():
@@ -132,7 +89,7 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 				return fs.SkipDir
 			}
 		case d.Type()&fs.ModeSymlink != 0:
-			link, _ := t.g.root.Readlink(filepath.Join(t.rel, within))
+			link, _ := t.Root().Readlink(filepath.Join(t.Rel(), within))
 			lines = append(lines, within+" -> "+link)
 		case d.Type().IsRegular():
 			size := int64(0)
@@ -149,16 +106,16 @@ func (a *Agent) listDirectory(ctx context.Context, args string) tool.Result {
 		return fail(t, err)
 	}
 	if len(lines) == 0 {
-		return tool.Result{Content: fmt.Sprintf("%s is empty.", t.abs) + hiddenNote(hidden)}
+		return tool.Result{Content: fmt.Sprintf("%s is empty.", t.Abs()) + hiddenNote(hidden)}
 	}
-	out := fmt.Sprintf("%s:\n%s", t.abs, strings.Join(lines, "\n"))
+	out := fmt.Sprintf("%s:\n%s", t.Abs(), strings.Join(lines, "\n"))
 	if full {
 		out += fmt.Sprintf("\n[listing stopped at %d entries; list a subdirectory to see more]", maxList)
 	}
 	return tool.Result{Content: out + hiddenNote(hidden)}
 }
 
-func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
+func (a *files) searchFiles(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Pattern         string `json:"pattern"`
 		Path            string `json:"path"`
@@ -195,20 +152,20 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 	if in.Path == "" {
 		in.Path = "."
 	}
-	t, err := a.check(in.Path, Read)
+	t, err := a.check(in.Path, workspace.Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	if info, err := t.g.root.Stat(t.rel); err != nil {
+	if info, err := t.Root().Stat(t.Rel()); err != nil {
 		return fail(t, err)
 	} else if !info.IsDir() && !info.Mode().IsRegular() {
-		return tool.Errorf(special(info.Mode()).message(in.Path))
+		return tool.Errorf(workspace.Special(info.Mode()).Message(in.Path))
 	}
 	var hits []string
 	skipped := 0
-	hidden, err := a.walk(ctx, t, func(within string, d fs.DirEntry) error {
+	hidden, err := a.ws.Walk(ctx, t, func(within string, d fs.DirEntry) error {
 		if d.IsDir() {
-			if within != "" && noDescend[d.Name()] {
+			if within != "" && noDescend(d.Name()) {
 				return fs.SkipDir
 			}
 			return nil
@@ -221,7 +178,7 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 		}
 		name := within
 		if name == "" {
-			name = filepath.Base(t.abs)
+			name = filepath.Base(t.Abs())
 		}
 		if !searchFile(t, within, name, match, limit, &hits) {
 			skipped++
@@ -232,9 +189,9 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 		return fail(t, err)
 	}
 	if len(hits) == 0 {
-		return tool.Result{Content: fmt.Sprintf("No matches for %q under %s.", in.Pattern, t.abs) + hiddenNote(hidden)}
+		return tool.Result{Content: fmt.Sprintf("No matches for %q under %s.", in.Pattern, t.Abs()) + hiddenNote(hidden)}
 	}
-	out := fmt.Sprintf("Matches under %s:\n%s", t.abs, strings.Join(hits, "\n"))
+	out := fmt.Sprintf("Matches under %s:\n%s", t.Abs(), strings.Join(hits, "\n"))
 	if len(hits) >= limit {
 		out += fmt.Sprintf("\n[stopped at %d matches; narrow the path or the pattern]", limit)
 	}
@@ -245,8 +202,8 @@ func (a *Agent) searchFiles(ctx context.Context, args string) tool.Result {
 }
 
 // searchFile appends the matching lines of one file; it reports false for a file it skipped.
-func searchFile(t target, within, name string, match func(string) bool, limit int, hits *[]string) bool {
-	f, err := openRegular(t.g.root, filepath.Join(t.rel, filepath.FromSlash(within)), 0)
+func searchFile(t workspace.Target, within, name string, match func(string) bool, limit int, hits *[]string) bool {
+	f, err := workspace.OpenRegular(t.Root(), filepath.Join(t.Rel(), filepath.FromSlash(within)), 0)
 	if err != nil {
 		return false
 	}
@@ -271,7 +228,7 @@ func searchFile(t target, within, name string, match func(string) bool, limit in
 	return true
 }
 
-func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
+func (a *files) copyFile(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Source      string `json:"source"`
 		Destination string `json:"destination"`
@@ -281,49 +238,46 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 		return r
 	}
 	if in.Destination == "" {
-		return tool.Errorf("destination is empty; give the path of the copy (relative to your workspace " + a.dir + ")")
+		return tool.Errorf("destination is empty; give the path of the copy (relative to your workspace " + a.ws.Dir() + ")")
 	}
-	src, err := a.check(in.Source, Read)
+	src, err := a.check(in.Source, workspace.Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	dst, err := a.check(in.Destination, Write)
+	dst, err := a.check(in.Destination, workspace.Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	info, err := src.g.root.Stat(src.rel)
+	info, err := src.Root().Stat(src.Rel())
 	if err != nil {
 		return fail(src, err)
 	}
 	if !info.IsDir() && !info.Mode().IsRegular() {
-		return tool.Errorf(special(info.Mode()).message(in.Source))
+		return tool.Errorf(workspace.Special(info.Mode()).Message(in.Source))
 	}
-	grants, _ := a.grants()
-	v := a.viewOf(grants)
+	from, to := a.ws.Tree(src), a.ws.Tree(dst)
 	// A destination in a part of the source the copy never enters (the workspace under a
 	// project's .massgen) cannot make the copy copy itself.
-	if _, skipped := v.conceal(src.g, dst.abs); info.IsDir() && Within(src.abs, dst.abs) && !skipped {
+	if info.IsDir() && workspace.Within(src.Abs(), dst.Abs()) && !from.Concealed(dst.Abs()) {
 		return tool.Errorf(fmt.Sprintf("destination %s is inside the source directory %s; copy somewhere else", tool.Quote(in.Destination), tool.Quote(in.Source)))
 	}
-	if _, err := dst.g.root.Lstat(dst.rel); err == nil && !in.Overwrite {
+	if _, err := dst.Root().Lstat(dst.Rel()); err == nil && !in.Overwrite {
 		return tool.Errorf(fmt.Sprintf("%s already exists; set overwrite to true to replace it, or choose another destination", tool.Quote(in.Destination)))
 	}
-	if err := mkdirAll(dst.g.root, filepath.Dir(dst.rel), dst.g.own()); err != nil {
+	if err := workspace.MkdirAll(dst.Root(), filepath.Dir(dst.Rel()), dst.Own()); err != nil {
 		return fail(dst, err)
 	}
 	var created []string
-	rules := a.pathRules()
 	visit := func(w string, dir bool) error {
-		from := filepath.Join(src.abs, filepath.FromSlash(w))
-		if _, ok := v.conceal(src.g, from); ok && w != "" || !readable(rules, from, src.named) {
-			return errConcealed
+		old := filepath.Join(src.Abs(), filepath.FromSlash(w))
+		if w != "" && from.Concealed(old) || !from.Readable(old) {
+			return workspace.ErrConcealed
 		}
-		abs := filepath.Join(dst.abs, filepath.FromSlash(w))
-		_, final := a.grants()
-		if err := a.allow(dst.g, abs, Write, final, abs); err != nil {
+		abs := filepath.Join(dst.Abs(), filepath.FromSlash(w))
+		if err := to.Allow(abs, workspace.Write); err != nil {
 			return err
 		}
-		if err := ruled(rules, true, abs, dst.named, abs); err != nil {
+		if err := to.Ruled(abs, true); err != nil {
 			return err
 		}
 		if len(created) == maxCopy {
@@ -332,35 +286,35 @@ func (a *Agent) copyFile(ctx context.Context, args string) tool.Result {
 		created = append(created, abs)
 		return nil
 	}
-	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, dst.g.own(), visit)
+	st, err := workspace.CopyTree(ctx, src.Root(), src.Rel(), dst.Root(), dst.Rel(), dst.Own(), visit)
 	for _, p := range created {
-		a.touch(p)
+		a.ws.Touch(p)
 	}
 	if err != nil {
 		var pe *fs.PathError
-		var rf *refusedFile
+		var rf *workspace.RefusedFile
 		switch {
 		case errors.As(err, &rf):
-			return tool.Errorf(rf.message(in.Destination))
+			return tool.Errorf(rf.Message(in.Destination))
 		case errors.As(err, &pe):
 			return fail(dst, err)
 		}
-		return tool.Errorf(fmt.Sprintf("copy stopped: %v (%d files copied)", err, st.files))
+		return tool.Errorf(fmt.Sprintf("copy stopped: %v (%d files copied)", err, st.Files))
 	}
-	msg := fmt.Sprintf("Copied %s to %s", src.abs, dst.abs)
+	msg := fmt.Sprintf("Copied %s to %s", src.Abs(), dst.Abs())
 	if info.IsDir() {
-		msg += fmt.Sprintf(" (%d files, %d bytes)", st.files, st.bytes)
+		msg += fmt.Sprintf(" (%d files, %d bytes)", st.Files, st.Bytes)
 	}
-	if st.skipped > 0 {
-		msg += fmt.Sprintf("; skipped %d links or special files", st.skipped)
+	if st.Skipped > 0 {
+		msg += fmt.Sprintf("; skipped %d links or special files", st.Skipped)
 	}
-	if st.hidden > 0 {
-		msg += fmt.Sprintf("; left out %s hidden from agents (massgen's private folders, or files that may hold secrets)", entryCount(st.hidden))
+	if st.Hidden > 0 {
+		msg += fmt.Sprintf("; left out %s hidden from agents (massgen's private folders, or files that may hold secrets)", entryCount(st.Hidden))
 	}
 	return tool.Result{Content: msg + "."}
 }
 
-func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
+func (a *files) deleteFile(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Path      string `json:"path"`
 		Recursive bool   `json:"recursive"`
@@ -368,43 +322,42 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 	if r, ok := tool.Decode(args, &in, `{"path": "old.txt"}`); !ok {
 		return r
 	}
-	t, err := a.check(in.Path, Remove)
+	t, err := a.check(in.Path, workspace.Remove)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	info, err := t.g.root.Lstat(t.rel)
+	info, err := t.Root().Lstat(t.Rel())
 	if err != nil {
 		return fail(t, err)
 	}
 	if !info.IsDir() {
-		if info.Mode().IsRegular() && !a.wasTouched(t.abs) && !exemptFromReadBeforeDelete(t.abs) {
+		if info.Mode().IsRegular() && !a.ws.Touched(t.Abs()) && !exemptFromReadBeforeDelete(t.Abs()) {
 			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then delete it. Files are deleted only after they have been looked at", tool.Quote(in.Path)))
 		}
-		if err := t.g.root.Remove(t.rel); err != nil {
+		if err := t.Root().Remove(t.Rel()); err != nil {
 			return fail(t, err)
 		}
-		return tool.Result{Content: fmt.Sprintf("Deleted %s.", t.abs)}
+		return tool.Result{Content: fmt.Sprintf("Deleted %s.", t.Abs())}
 	}
 	if msg := a.holdsOthers(t, "deleted", "Delete"); msg != "" {
 		return tool.Errorf(msg)
 	}
 	var unread []string
 	entries := 0
-	_, final := a.grants()
-	rules := a.pathRules()
-	hidden, err := a.walk(ctx, t, func(w string, d fs.DirEntry) error {
+	tree := a.ws.Tree(t)
+	hidden, err := a.ws.Walk(ctx, t, func(w string, d fs.DirEntry) error {
 		if w == "" {
 			return nil
 		}
 		entries++
-		abs := filepath.Join(t.abs, filepath.FromSlash(w))
-		if err := a.allow(t.g, abs, Remove, final, abs); err != nil {
+		abs := filepath.Join(t.Abs(), filepath.FromSlash(w))
+		if err := tree.Allow(abs, workspace.Remove); err != nil {
 			return err
 		}
-		if err := ruled(rules, true, abs, t.named, abs); err != nil {
+		if err := tree.Ruled(abs, true); err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && !a.wasTouched(abs) && !exemptFromReadBeforeDelete(abs) {
+		if d.Type().IsRegular() && !a.ws.Touched(abs) && !exemptFromReadBeforeDelete(abs) {
 			unread = append(unread, w)
 		}
 		return nil
@@ -425,10 +378,10 @@ func (a *Agent) deleteFile(ctx context.Context, args string) tool.Result {
 	if msg := unreadMessage(in.Path, unread, "delete"); msg != "" {
 		return tool.Errorf(msg)
 	}
-	if err := t.g.root.RemoveAll(t.rel); err != nil {
+	if err := t.Root().RemoveAll(t.Rel()); err != nil {
 		return fail(t, err)
 	}
-	return tool.Result{Content: fmt.Sprintf("Deleted directory %s (%d entries).", t.abs, entries)}
+	return tool.Result{Content: fmt.Sprintf("Deleted directory %s (%d entries).", t.Abs(), entries)}
 }
 
 // entryCount is "1 entry", "2 entries".

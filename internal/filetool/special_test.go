@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 import (
 	"net"
@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
 // promptly runs the tool call and fails the test when it does not return within a few
 // seconds: an open of a named pipe for writing blocks until a reader comes. unblock, when set,
 // is called on a timeout to release the call, so the suite goes on.
-func promptly(t *testing.T, a *Agent, name string, args map[string]any, unblock func()) tool.Result {
+func promptly(t *testing.T, a *workspace.Agent, name string, args map[string]any, unblock func()) tool.Result {
 	t.Helper()
-	tl, ok := a.Tools().Find(name)
+	tl, ok := toolsOf(a).Find(name)
 	if !ok {
 		t.Fatalf("no tool %s", name)
 	}
@@ -57,7 +58,7 @@ func drainFIFO(p string) func() {
 
 // specialFixture is an agent whose workspace holds a named pipe, a Unix socket, a regular
 // file ok.txt already read, and two trees src/ and dst/ where dst/a.txt is a pipe.
-func specialFixture(t *testing.T) (*Agent, map[string]string) {
+func specialFixture(t *testing.T) (*workspace.Agent, map[string]string) {
 	t.Helper()
 	r, _ := newRun(t)
 	a := newAgent(t, r, "alice", "agent1")

@@ -1,4 +1,13 @@
-package workspace
+// Package filetool is the file tools an agent works with in its workspace, the shared
+// snapshots and its context paths: read_file, write_file, edit_file, list_directory,
+// search_files, copy_file, delete_file, create_directory, move_file, read_multiple_files,
+// compare_files and compare_directories, and ReadBytes and WriteNew for the media tools.
+//
+// Every path goes through workspace.Agent.Resolve, and every entry of a tree through
+// workspace.Agent.Walk and workspace.Agent.Tree, so the access rules live in one place
+// (package workspace); files are then used through the os.Root the path was checked in, so a
+// link swapped in after the check cannot lead outside.
+package filetool
 
 import (
 	"bufio"
@@ -11,8 +20,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
 // Output caps of the file tools.
@@ -25,16 +36,34 @@ const (
 	maxSearchIn = 4 << 20   // files larger than this are not searched
 )
 
-// Tools returns the file tools confined to what the agent holds: read_file, write_file,
-// edit_file, list_directory, search_files, copy_file and delete_file, then MassGen's
-// create_directory, move_file, read_multiple_files, compare_files and compare_directories
-// (moretools.go, compare.go). Their descriptions name the agent's directories, so call it after
+// Tools returns the file tools confined to what ws holds: read_file, write_file, edit_file,
+// list_directory, search_files, copy_file and delete_file, then MassGen's create_directory,
+// move_file, read_multiple_files, compare_files and compare_directories (moretools.go,
+// compare.go). Their descriptions name the agent's directories, so call it after
 // SetContextPaths. Permissions are checked on every call, so GrantFinal and RevokeFinal take
 // effect without rebuilding the tools.
-func (a *Agent) Tools() tool.Set {
-	grants, _ := a.grants()
-	where := " " + a.holdings(grants, false)
-	short := " Relative paths resolve in your workspace " + a.dir + "."
+func Tools(ws *workspace.Agent) tool.Set { return (&files{ws: ws}).tools() }
+
+// files is the file tools of one agent.
+type files struct {
+	ws *workspace.Agent
+	// afterCheck, when set by a test, runs between the permission check and the file
+	// operation, to swap files in as an attacker would.
+	afterCheck func(abs string)
+}
+
+// check resolves raw for acc (workspace.Agent.Resolve).
+func (a *files) check(raw string, acc workspace.Access) (workspace.Target, error) {
+	t, err := a.ws.Resolve(raw, acc)
+	if err == nil && a.afterCheck != nil {
+		a.afterCheck(t.Abs())
+	}
+	return t, err
+}
+
+func (a *files) tools() tool.Set {
+	where := " " + a.ws.Holdings()
+	short := " Relative paths resolve in your workspace " + a.ws.Dir() + "."
 	// What the tools refuse everywhere, said once where a model would otherwise find out by
 	// trial (secrets.go, special_files.go).
 	seen := " Regular files and directories only (pipes, sockets and devices are refused); inside context paths, massgen's folders and files that commonly hold secrets (.env, .git/config, private keys, credentials) are hidden unless a context path names the file."
@@ -75,23 +104,23 @@ func (a *Agent) Tools() tool.Set {
 }
 
 // fail turns a file-system error on t into a message for the model.
-func fail(t target, err error) tool.Result {
+func fail(t workspace.Target, err error) tool.Result {
 	var pe *fs.PathError
-	var rf *refusedFile
+	var rf *workspace.RefusedFile
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return tool.Errorf(fmt.Sprintf("%s does not exist (resolved to %s); list_directory shows what is there", tool.Quote(t.raw), t.abs))
-	case errors.Is(err, errIsDir):
-		return tool.Errorf(fmt.Sprintf("%s is a directory; use list_directory to see what it holds", tool.Quote(t.raw)))
+		return tool.Errorf(fmt.Sprintf("%s does not exist (resolved to %s); list_directory shows what is there", tool.Quote(t.Raw()), t.Abs()))
+	case errors.Is(err, workspace.ErrIsDir):
+		return tool.Errorf(fmt.Sprintf("%s is a directory; use list_directory to see what it holds", tool.Quote(t.Raw())))
 	case errors.As(err, &rf):
-		return tool.Errorf(rf.message(t.raw))
+		return tool.Errorf(rf.Message(t.Raw()))
 	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
-		return tool.Errorf(fmt.Sprintf("%s leads outside what you can access (a symbolic link changed while it was being opened); refused", tool.Quote(t.raw)))
+		return tool.Errorf(fmt.Sprintf("%s leads outside what you can access (a symbolic link changed while it was being opened); refused", tool.Quote(t.Raw())))
 	}
-	return tool.Errorf(fmt.Sprintf("%s: %v", tool.Quote(t.raw), unwrapPath(err)))
+	return tool.Errorf(fmt.Sprintf("%s: %v", tool.Quote(t.Raw()), workspace.UnwrapPath(err)))
 }
 
-func (a *Agent) readFile(_ context.Context, args string) tool.Result {
+func (a *files) readFile(_ context.Context, args string) tool.Result {
 	var in struct {
 		Path      string `json:"path"`
 		StartLine int    `json:"start_line"`
@@ -103,14 +132,14 @@ func (a *Agent) readFile(_ context.Context, args string) tool.Result {
 	if msg := binaryRefusal(in.Path); msg != "" {
 		return tool.Errorf(msg)
 	}
-	t, err := a.check(in.Path, Read)
+	t, err := a.check(in.Path, workspace.Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	if msg := binaryRefusal(t.abs); msg != "" {
+	if msg := binaryRefusal(t.Abs()); msg != "" {
 		return tool.Errorf(msg)
 	}
-	f, err := openRegular(t.g.root, t.rel, t.flags)
+	f, err := workspace.OpenRegular(t.Root(), t.Rel(), t.Flags())
 	if err != nil {
 		return fail(t, err)
 	}
@@ -147,7 +176,7 @@ func (a *Agent) readFile(_ context.Context, args string) tool.Result {
 			break
 		}
 	}
-	a.touch(t.abs)
+	a.ws.Touch(t.Abs())
 	switch {
 	case len(out) == 0 && start > 1:
 		return tool.Result{Content: fmt.Sprintf("(%s has only %d lines)", tool.Quote(in.Path), line-1)}
@@ -159,7 +188,7 @@ func (a *Agent) readFile(_ context.Context, args string) tool.Result {
 	return tool.Result{Content: string(out)}
 }
 
-func (a *Agent) writeFile(_ context.Context, args string) tool.Result {
+func (a *files) writeFile(_ context.Context, args string) tool.Result {
 	var in struct {
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
@@ -170,24 +199,24 @@ func (a *Agent) writeFile(_ context.Context, args string) tool.Result {
 	if in.Content == nil {
 		return tool.Errorf(`content is missing; send {"path": "...", "content": "..."} (content may be "")`)
 	}
-	t, err := a.check(in.Path, Write)
+	t, err := a.check(in.Path, workspace.Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	if err := mkdirAll(t.g.root, filepath.Dir(t.rel), t.g.own()); err != nil {
+	if err := workspace.MkdirAll(t.Root(), filepath.Dir(t.Rel()), t.Own()); err != nil {
 		return fail(t, err)
 	}
 	if err := writeThrough(t, []byte(*in.Content), os.O_CREATE); err != nil {
 		return fail(t, err)
 	}
-	a.touch(t.abs)
-	return tool.Result{Content: fmt.Sprintf("Wrote %d bytes to %s.", len(*in.Content), t.abs)}
+	a.ws.Touch(t.Abs())
+	return tool.Result{Content: fmt.Sprintf("Wrote %d bytes to %s.", len(*in.Content), t.Abs())}
 }
 
 // writeThrough replaces the content of t through its root; special files and files with
-// other hard links are refused (openWrite).
-func writeThrough(t target, data []byte, flags int) error {
-	f, err := openWrite(t.g.root, t.rel, t.flags|flags, newFileMode(t.g.own()))
+// other hard links are refused (workspace.OpenWrite).
+func writeThrough(t workspace.Target, data []byte, flags int) error {
+	f, err := workspace.OpenWrite(t.Root(), t.Rel(), t.Flags()|flags, workspace.NewFileMode(t.Own()))
 	if err != nil {
 		return err
 	}
@@ -195,7 +224,7 @@ func writeThrough(t target, data []byte, flags int) error {
 	return errors.Join(err, f.Close())
 }
 
-func (a *Agent) editFile(_ context.Context, args string) tool.Result {
+func (a *files) editFile(_ context.Context, args string) tool.Result {
 	var in struct {
 		Path      string `json:"path"`
 		OldString string `json:"old_string"`
@@ -207,11 +236,11 @@ func (a *Agent) editFile(_ context.Context, args string) tool.Result {
 	if in.OldString == "" {
 		return tool.Errorf("old_string is empty; copy the exact text to replace from read_file (use write_file to replace a whole file)")
 	}
-	t, err := a.check(in.Path, Write)
+	t, err := a.check(in.Path, workspace.Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	f, err := openRegular(t.g.root, t.rel, t.flags)
+	f, err := workspace.OpenRegular(t.Root(), t.Rel(), t.Flags())
 	if err != nil {
 		return fail(t, err)
 	}
@@ -236,12 +265,12 @@ func (a *Agent) editFile(_ context.Context, args string) tool.Result {
 	if err := writeThrough(t, []byte(text), 0); err != nil {
 		return fail(t, err)
 	}
-	a.touch(t.abs)
-	return tool.Result{Content: fmt.Sprintf("Replaced 1 occurrence in %s (line %d).", t.abs, strings.Count(text[:i], "\n")+1)}
+	a.ws.Touch(t.Abs())
+	return tool.Result{Content: fmt.Sprintf("Replaced 1 occurrence in %s (line %d).", t.Abs(), strings.Count(text[:i], "\n")+1)}
 }
 
-// binaryKinds maps extensions read_file refuses to what they are.
-var binaryKinds = func() map[string]string {
+// binaryKinds maps extensions read_file refuses to what they are, built on first use.
+var binaryKinds = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for kind, exts := range map[string]string{
 		"an image":             ".jpg .jpeg .png .gif .bmp .ico .svg .webp .tiff .tif .heic .avif",
@@ -258,12 +287,12 @@ var binaryKinds = func() map[string]string {
 		}
 	}
 	return m
-}()
+})
 
 // binaryRefusal returns why read_file refuses the path by its extension, or "".
 func binaryRefusal(p string) string {
 	ext := strings.ToLower(filepath.Ext(p))
-	if kind, ok := binaryKinds[ext]; ok {
+	if kind, ok := binaryKinds()[ext]; ok {
 		return fmt.Sprintf("%s is %s (%s); read_file reads text files only. Work with it by name (copy_file, or a command if you have execute_command)", tool.Quote(p), kind, ext)
 	}
 	return ""

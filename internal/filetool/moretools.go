@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 // The file tools MassGen's filesystem and workspace-tools servers add to the basic ones:
 // create_directory, move_file and read_multiple_files here, compare_files and
@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
 // Caps of read_multiple_files.
@@ -26,7 +27,7 @@ const (
 
 // extraTools are the tools after delete_file in Tools. where describes every root, short
 // names the workspace.
-func (a *Agent) extraTools(where, short string) tool.Set {
+func (a *files) extraTools(where, short string) tool.Set {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	boolean := func(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
 	writable := " Writable: your workspace (and, for the final presentation only, context paths marked writable)."
@@ -44,7 +45,7 @@ func (a *Agent) extraTools(where, short string) tool.Set {
 		{Spec: tool.Spec("compare_files", "Compare two text files line by line: returns a unified diff, or says they are identical. Binary files are compared by size and SHA-256 only."+short,
 			map[string]any{"path1": str("First file (the - side of the diff)."), "path2": str("Second file (the + side).")}, "path1", "path2"),
 			Run: a.compareFiles},
-		{Spec: tool.Spec("compare_directories", "Compare two directory trees: lists what is only in the first, only in the second, and files that differ (by size, then content), e.g. another agent's shared snapshot under "+a.run.snapDir+"/<label> against your workspace. .git, node_modules and similar folders are not descended into."+short,
+		{Spec: tool.Spec("compare_directories", "Compare two directory trees: lists what is only in the first, only in the second, and files that differ (by size, then content), e.g. another agent's shared snapshot under "+a.ws.SnapshotsDir()+"/<label> against your workspace. .git, node_modules and similar folders are not descended into."+short,
 			map[string]any{
 				"path1": str("First directory."), "path2": str("Second directory."),
 				"show_content_diff": boolean("Also show unified diffs of the differing text files (default false)."),
@@ -53,34 +54,34 @@ func (a *Agent) extraTools(where, short string) tool.Set {
 	}
 }
 
-func (a *Agent) createDirectory(_ context.Context, args string) tool.Result {
+func (a *files) createDirectory(_ context.Context, args string) tool.Result {
 	var in struct {
 		Path string `json:"path"`
 	}
 	if r, ok := tool.Decode(args, &in, `{"path": "src/utils"}`); !ok {
 		return r
 	}
-	t, err := a.check(in.Path, Write)
+	t, err := a.check(in.Path, workspace.Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	if info, err := t.g.root.Lstat(t.rel); err == nil {
+	if info, err := t.Root().Lstat(t.Rel()); err == nil {
 		if info.IsDir() {
-			return tool.Result{Content: fmt.Sprintf("%s already exists as a directory; nothing to do.", t.abs)}
+			return tool.Result{Content: fmt.Sprintf("%s already exists as a directory; nothing to do.", t.Abs())}
 		}
 		return tool.Errorf(fmt.Sprintf("%s already exists and is a file, not a directory; choose another path (or delete the file first with delete_file)", tool.Quote(in.Path)))
 	}
-	if err := mkdirAll(t.g.root, t.rel, t.g.own()); err != nil {
+	if err := workspace.MkdirAll(t.Root(), t.Rel(), t.Own()); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
 			return tool.Errorf(fmt.Sprintf("cannot create %s: one of its parents is a file, not a directory", tool.Quote(in.Path)))
 		}
 		return fail(t, err)
 	}
-	a.touch(t.abs)
-	return tool.Result{Content: fmt.Sprintf("Created directory %s.", t.abs)}
+	a.ws.Touch(t.Abs())
+	return tool.Result{Content: fmt.Sprintf("Created directory %s.", t.Abs())}
 }
 
-func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
+func (a *files) moveFile(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Source      string `json:"source"`
 		Destination string `json:"destination"`
@@ -90,17 +91,17 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		return r
 	}
 	if in.Destination == "" {
-		return tool.Errorf("destination is empty; give the new path (relative to your workspace " + a.dir + ")")
+		return tool.Errorf("destination is empty; give the new path (relative to your workspace " + a.ws.Dir() + ")")
 	}
-	src, err := a.check(in.Source, Move)
+	src, err := a.check(in.Source, workspace.Move)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	dst, err := a.check(in.Destination, Write)
+	dst, err := a.check(in.Destination, workspace.Write)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	info, err := src.g.root.Lstat(src.rel)
+	info, err := src.Root().Lstat(src.Rel())
 	if err != nil {
 		return fail(src, err)
 	}
@@ -108,28 +109,28 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 	// A rename would not open it, but a pipe or socket moved over a file's name is the trap
 	// the file tools refuse everywhere else; delete_file removes one.
 	if m := info.Mode(); !isDir && !m.IsRegular() && m&fs.ModeSymlink == 0 {
-		return tool.Errorf(special(m).message(in.Source))
+		return tool.Errorf(workspace.Special(m).Message(in.Source))
 	}
 	switch {
-	case src.abs == dst.abs:
-		return tool.Errorf(fmt.Sprintf("source and destination are the same path (%s); give a different destination", src.abs))
-	case isDir && Within(src.abs, dst.abs):
+	case src.Abs() == dst.Abs():
+		return tool.Errorf(fmt.Sprintf("source and destination are the same path (%s); give a different destination", src.Abs()))
+	case isDir && workspace.Within(src.Abs(), dst.Abs()):
 		return tool.Errorf(fmt.Sprintf("destination %s is inside the directory being moved, %s; a directory cannot be moved into itself", tool.Quote(in.Destination), tool.Quote(in.Source)))
 	}
-	if old, err := dst.g.root.Lstat(dst.rel); err == nil {
+	if old, err := dst.Root().Lstat(dst.Rel()); err == nil {
 		// A link moved onto its own target (or one name of a file onto another) would leave
 		// a link to itself, or nothing, where the content was.
-		srcFile, serr := src.g.root.Stat(src.rel)
-		dstFile, derr := dst.g.root.Stat(dst.rel)
+		srcFile, serr := src.Root().Stat(src.Rel())
+		dstFile, derr := dst.Root().Stat(dst.Rel())
 		if serr == nil && derr == nil && os.SameFile(srcFile, dstFile) {
 			return tool.Errorf(fmt.Sprintf("%s and %s are the same file; nothing to move", tool.Quote(in.Source), tool.Quote(in.Destination)))
 		}
 		switch m := old.Mode(); {
 		case !old.IsDir() && !m.IsRegular() && m&fs.ModeSymlink == 0:
-			return tool.Errorf(special(m).message(in.Destination))
+			return tool.Errorf(workspace.Special(m).Message(in.Destination))
 		case old.IsDir():
 			return tool.Errorf(fmt.Sprintf("%s is an existing directory and is never replaced by a move. To move into it, name the full new path (e.g. %s); to replace it, delete it first with delete_file",
-				tool.Quote(in.Destination), tool.Quote(filepath.Join(in.Destination, filepath.Base(src.abs)))))
+				tool.Quote(in.Destination), tool.Quote(filepath.Join(in.Destination, filepath.Base(src.Abs())))))
 		case isDir:
 			return tool.Errorf(fmt.Sprintf("%s is an existing file and %s a directory; a directory cannot replace a file. Choose another destination", tool.Quote(in.Destination), tool.Quote(in.Source)))
 		case !in.Overwrite:
@@ -142,18 +143,18 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 			return tool.Errorf(msg)
 		}
 	} else {
-		if info.Mode().IsRegular() && !a.wasTouched(src.abs) && !exemptFromReadBeforeDelete(src.abs) {
+		if info.Mode().IsRegular() && !a.ws.Touched(src.Abs()) && !exemptFromReadBeforeDelete(src.Abs()) {
 			return tool.Errorf(fmt.Sprintf("%s was not read or created by you; read it first (read_file), then move it. Files are moved or deleted only after they have been looked at", tool.Quote(in.Source)))
 		}
 		moved = []string{""}
 	}
-	if err := mkdirAll(dst.g.root, filepath.Dir(dst.rel), dst.g.own()); err != nil {
+	if err := workspace.MkdirAll(dst.Root(), filepath.Dir(dst.Rel()), dst.Own()); err != nil {
 		return fail(dst, err)
 	}
 	how := ""
 	err = errCrossRoot
-	if src.g.root == dst.g.root {
-		err = src.g.root.Rename(src.rel, dst.rel)
+	if src.Root() == dst.Root() {
+		err = src.Root().Rename(src.Rel(), dst.Rel())
 	}
 	if errors.Is(err, errCrossRoot) || errors.Is(err, syscall.EXDEV) {
 		if r, ok := a.copyThenDelete(ctx, src, dst, info, in.Source, in.Destination); !ok {
@@ -171,16 +172,11 @@ func (a *Agent) moveFile(ctx context.Context, args string) tool.Result {
 		}
 		return fail(src, err)
 	}
-	a.mu.Lock()
-	for _, w := range moved {
-		delete(a.touched, filepath.Join(src.abs, filepath.FromSlash(w)))
-		a.touched[filepath.Join(dst.abs, filepath.FromSlash(w))] = true
-	}
-	a.mu.Unlock()
+	a.ws.Moved(src.Abs(), dst.Abs(), moved)
 	if isDir {
-		return tool.Result{Content: fmt.Sprintf("Moved directory %s to %s (%d entries)%s.", src.abs, dst.abs, len(moved)-1, how)}
+		return tool.Result{Content: fmt.Sprintf("Moved directory %s to %s (%d entries)%s.", src.Abs(), dst.Abs(), len(moved)-1, how)}
 	}
-	return tool.Result{Content: fmt.Sprintf("Moved %s to %s%s.", src.abs, dst.abs, how)}
+	return tool.Result{Content: fmt.Sprintf("Moved %s to %s%s.", src.Abs(), dst.Abs(), how)}
 }
 
 // errCrossRoot: source and destination are in different grants, so one rename cannot move it.
@@ -189,14 +185,13 @@ var errCrossRoot = errors.New("source and destination are in different roots")
 // checkMoveTree checks every entry below the directory src for delete rights (read-before-
 // delete included) and its new place below dst for write rights, and collects the entries.
 // It returns a message for the model, or "".
-func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]string) string {
+func (a *files) checkMoveTree(ctx context.Context, src, dst workspace.Target, moved *[]string) string {
 	if msg := a.holdsOthers(src, "moved", "Move"); msg != "" {
 		return msg
 	}
-	_, final := a.grants()
-	rules := a.pathRules()
+	from, to := a.ws.Tree(src), a.ws.Tree(dst)
 	var unread []string
-	hidden, err := a.walk(ctx, src, func(w string, d fs.DirEntry) error {
+	hidden, err := a.ws.Walk(ctx, src, func(w string, d fs.DirEntry) error {
 		if len(*moved) > maxCopy {
 			return fmt.Errorf("it holds more than %d entries; move smaller parts", maxCopy)
 		}
@@ -204,18 +199,18 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 		if w == "" {
 			return nil
 		}
-		from := filepath.Join(src.abs, filepath.FromSlash(w))
-		if err := a.allow(src.g, from, Move, final, from); err != nil {
+		old := filepath.Join(src.Abs(), filepath.FromSlash(w))
+		if err := from.Allow(old, workspace.Move); err != nil {
 			return err
 		}
-		to := filepath.Join(dst.abs, filepath.FromSlash(w))
-		if err := a.allow(dst.g, to, Write, final, to); err != nil {
+		neu := filepath.Join(dst.Abs(), filepath.FromSlash(w))
+		if err := to.Allow(neu, workspace.Write); err != nil {
 			return err
 		}
-		if err := errors.Join(ruled(rules, true, from, src.named, from), ruled(rules, true, to, dst.named, to)); err != nil {
+		if err := errors.Join(from.Ruled(old, true), to.Ruled(neu, true)); err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && !a.wasTouched(from) && !exemptFromReadBeforeDelete(from) {
+		if d.Type().IsRegular() && !a.ws.Touched(old) && !exemptFromReadBeforeDelete(old) {
 			unread = append(unread, w)
 		}
 		return nil
@@ -225,28 +220,24 @@ func (a *Agent) checkMoveTree(ctx context.Context, src, dst target, moved *[]str
 		if errors.As(err, &pe) {
 			return fail(src, err).Content
 		}
-		return fmt.Sprintf("cannot move %s: %v", tool.Quote(src.raw), err)
+		return fmt.Sprintf("cannot move %s: %v", tool.Quote(src.Raw()), err)
 	}
-	if msg := holdsHidden(src.raw, hidden, "moved", "Move"); msg != "" {
+	if msg := holdsHidden(src.Raw(), hidden, "moved", "Move"); msg != "" {
 		return msg
 	}
-	return unreadMessage(src.raw, unread, "move")
+	return unreadMessage(src.Raw(), unread, "move")
 }
 
 // holdsOthers says why the directory t cannot be moved or deleted as a whole: it holds
 // another grant (a nested context path, with its own rights) or massgen's hidden trees. verb
 // is "moved" or "deleted", and Verb the imperative for the advice. "" means it can.
-func (a *Agent) holdsOthers(t target, verb, Verb string) string {
-	grants, _ := a.grants()
-	for _, g := range grants {
-		if g != t.g && g.path != t.abs && Within(t.abs, g.path) {
-			return fmt.Sprintf("%s holds %s, which you access separately; it cannot be %s. %s the other entries one by one", tool.Quote(t.raw), g.path, verb, Verb)
-		}
-	}
-	for _, h := range a.run.hiddenPaths() {
-		if Within(t.abs, h) {
-			return fmt.Sprintf("%s holds massgen's private files (other agents' workspaces or logs); it cannot be %s. %s the other entries one by one", tool.Quote(t.raw), verb, Verb)
-		}
+func (a *files) holdsOthers(t workspace.Target, verb, Verb string) string {
+	other, private := a.ws.Encloses(t)
+	switch {
+	case other != "":
+		return fmt.Sprintf("%s holds %s, which you access separately; it cannot be %s. %s the other entries one by one", tool.Quote(t.Raw()), other, verb, Verb)
+	case private:
+		return fmt.Sprintf("%s holds massgen's private files (other agents' workspaces or logs); it cannot be %s. %s the other entries one by one", tool.Quote(t.Raw()), verb, Verb)
 	}
 	return ""
 }
@@ -268,19 +259,19 @@ func unreadMessage(raw string, unread []string, verb string) string {
 
 // copyThenDelete moves src to dst where no rename can: it copies, and removes the source only
 // when everything was copied. On failure it returns the Result to send and false.
-func (a *Agent) copyThenDelete(ctx context.Context, src, dst target, info fs.FileInfo, rawSrc, rawDst string) (tool.Result, bool) {
+func (a *files) copyThenDelete(ctx context.Context, src, dst workspace.Target, info fs.FileInfo, rawSrc, rawDst string) (tool.Result, bool) {
 	if !info.IsDir() && !info.Mode().IsRegular() {
 		return tool.Errorf(fmt.Sprintf("%s is a symbolic link or special file, which cannot be moved to another directory tree; recreate it there instead", tool.Quote(rawSrc))), false
 	}
-	_, statErr := dst.g.root.Lstat(dst.rel)
+	_, statErr := dst.Root().Lstat(dst.Rel())
 	fresh := statErr != nil
-	st, err := copyTree(ctx, src.g.root, src.rel, dst.g.root, dst.rel, dst.g.own(), nil)
-	if err == nil && st.skipped > 0 {
-		err = fmt.Errorf("%d symbolic links or special files in it cannot be moved to another directory tree", st.skipped)
+	st, err := workspace.CopyTree(ctx, src.Root(), src.Rel(), dst.Root(), dst.Rel(), dst.Own(), nil)
+	if err == nil && st.Skipped > 0 {
+		err = fmt.Errorf("%d symbolic links or special files in it cannot be moved to another directory tree", st.Skipped)
 	}
 	if err != nil {
 		if fresh { // the destination is ours: take the partial copy away
-			_ = dst.g.root.RemoveAll(dst.rel)
+			_ = dst.Root().RemoveAll(dst.Rel())
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -288,13 +279,13 @@ func (a *Agent) copyThenDelete(ctx context.Context, src, dst target, info fs.Fil
 		}
 		return tool.Errorf(fmt.Sprintf("cannot move %s to %s: %v; nothing was moved", tool.Quote(rawSrc), tool.Quote(rawDst), err)), false
 	}
-	if err := src.g.root.RemoveAll(src.rel); err != nil {
-		return tool.Errorf(fmt.Sprintf("%s was copied to %s, but the original could not be removed (%v); both now exist", tool.Quote(rawSrc), dst.abs, unwrapPath(err))), false
+	if err := src.Root().RemoveAll(src.Rel()); err != nil {
+		return tool.Errorf(fmt.Sprintf("%s was copied to %s, but the original could not be removed (%v); both now exist", tool.Quote(rawSrc), dst.Abs(), workspace.UnwrapPath(err))), false
 	}
 	return tool.Result{}, true
 }
 
-func (a *Agent) readMultipleFiles(ctx context.Context, args string) tool.Result {
+func (a *files) readMultipleFiles(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Paths []string `json:"paths"`
 	}
@@ -343,4 +334,17 @@ func (a *Agent) readMultipleFiles(ctx context.Context, args string) tool.Result 
 		}
 	}
 	return tool.Result{Content: b.String(), IsError: failed == len(in.Paths)}
+}
+
+// exemptFromReadBeforeDelete are caches MassGen lets agents delete unread.
+func exemptFromReadBeforeDelete(abs string) bool {
+	if strings.HasSuffix(abs, ".pyc") {
+		return true
+	}
+	for c := range strings.SplitSeq(abs, string(filepath.Separator)) {
+		if c == "__pycache__" || c == ".pytest_cache" {
+			return true
+		}
+	}
+	return false
 }

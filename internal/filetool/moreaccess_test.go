@@ -1,6 +1,7 @@
-package workspace
+package filetool
 
 import (
+	"massgen/internal/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,8 +134,8 @@ func TestAttacks_MoreToolsSymlinkSwappedAfterCheck(t *testing.T) {
 	writeFile(t, filepath.Join(f.outside, "f.txt"), "outside f")
 	mustOK(t, call(t, f.alice, "write_file", map[string]any{"path": "made.txt", "content": "made"}))
 	swapped := 0
-	f.alice.afterCheck = func(abs string) {
-		if !Within(sub, abs) {
+	hook(t, f.alice, func(abs string) {
+		if !workspace.Within(sub, abs) {
 			return
 		}
 		swapped++
@@ -144,7 +145,7 @@ func TestAttacks_MoreToolsSymlinkSwappedAfterCheck(t *testing.T) {
 		if err := os.Symlink(f.outside, sub); err != nil {
 			t.Fatal(err)
 		}
-	}
+	})
 	const escaped = "leads outside what you can access"
 	for _, c := range []struct {
 		tool string
@@ -160,7 +161,7 @@ func TestAttacks_MoreToolsSymlinkSwappedAfterCheck(t *testing.T) {
 		t.Run(c.tool, func(t *testing.T) {
 			_ = os.Remove(sub)
 			writeFile(t, filepath.Join(sub, "f.txt"), "inside")
-			f.alice.touch(filepath.Join(sub, "f.txt"))
+			f.alice.Touch(filepath.Join(sub, "f.txt"))
 			res := call(t, f.alice, c.tool, c.args)
 			t.Log(res.Content)
 			mustFail(t, res, escaped)

@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"massgen/internal/permission"
+	"massgen/internal/workspace"
 )
 
 const privateSecret = "SECRET-PRIVATE-42"
@@ -14,7 +15,7 @@ const privateSecret = "SECRET-PRIVATE-42"
 // rulesAgent is an agent whose workspace holds proj/private/secret.txt, proj/public.txt, an
 // empty proj/empty, proj/link -> proj/private, and other/private/secret.txt (other content, no
 // rule on it), under the permission rules of c.
-func rulesAgent(t *testing.T, c permission.Config) *Agent {
+func rulesAgent(t *testing.T, c permission.Config) *workspace.Agent {
 	t.Helper()
 	r, _ := newRun(t)
 	a := newAgent(t, r, "alice", "agent1")
@@ -82,7 +83,7 @@ func TestPathRules_ReadDenialHoldsForEveryTool(t *testing.T) {
 		}
 	})
 	t.Run("media input through a link", func(t *testing.T) {
-		if _, data, err := a.ReadBytes("proj/link/secret.txt", 1<<20); err == nil || strings.Contains(string(data), privateSecret) {
+		if _, data, err := ReadBytes(a, "proj/link/secret.txt", 1<<20); err == nil || strings.Contains(string(data), privateSecret) {
 			t.Errorf("ReadBytes = %q, %v; want a refusal", data, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ func TestTools_Names(t *testing.T) {
 	r, _ := newRun(t)
 	a := newAgent(t, r, "alice", "agent1")
 	var names []string
-	for _, s := range a.Tools().Specs() {
+	for _, s := range toolsOf(a).Specs() {
 		names = append(names, s.Name)
 		if !strings.Contains(s.Description, a.Dir()) {
 			t.Errorf("%s description does not name the workspace", s.Name)
@@ -27,7 +27,7 @@ func TestTools_Names(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
-	if d := a.Tools()[0].Spec.Description; !strings.Contains(d, r.SnapshotsDir()) {
+	if d := toolsOf(a)[0].Spec.Description; !strings.Contains(d, r.SnapshotsDir()) {
 		t.Errorf("read_file description does not name the snapshots: %s", d)
 	}
 }

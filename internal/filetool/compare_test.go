@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
 func TestCompareFiles(t *testing.T) {
@@ -157,7 +158,7 @@ func TestCompareDirectories_Caps(t *testing.T) {
 	}
 	with := func(lim compareLimits, args map[string]any) string {
 		t.Helper()
-		tl := tool.Tool{Run: func(ctx context.Context, s string) tool.Result { return a.compareDirs(ctx, s, lim) }}
+		tl := tool.Tool{Run: func(ctx context.Context, s string) tool.Result { return (&files{ws: a}).compareDirs(ctx, s, lim) }}
 		return mustOK(t, run(t, tl, args))
 	}
 	args := map[string]any{"path1": "one", "path2": "two"}
@@ -187,7 +188,7 @@ func TestCompareDirectories_Caps(t *testing.T) {
 // A context path holding the run shows none of it, not even names.
 func TestCompareDirectories_HidesRun(t *testing.T) {
 	f := newFixture(t)
-	if err := f.alice.SetContextPaths([]ContextPath{{Path: f.base}}); err != nil {
+	if err := f.alice.SetContextPaths([]workspace.ContextPath{{Path: f.base}}); err != nil {
 		t.Fatal(err)
 	}
 	got := mustOK(t, call(t, f.alice, "compare_directories", map[string]any{"path1": f.base, "path2": f.project}))

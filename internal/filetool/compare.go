@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 // compare_files and compare_directories. Both only read; neither counts as reading a file for
 // read-before-delete, since neither shows a whole file.
@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"massgen/internal/tool"
+	"massgen/internal/workspace"
 )
 
 // Caps of compare_files.
@@ -46,7 +47,7 @@ type fileSum struct {
 
 // summarize reads the file name in r through once, keeping at most keep bytes of it.
 func summarize(ctx context.Context, r *os.Root, name string, flags int, keep int) (fileSum, error) {
-	f, err := openRegular(r, name, flags)
+	f, err := workspace.OpenRegular(r, name, flags)
 	if err != nil {
 		return fileSum{}, err
 	}
@@ -81,14 +82,14 @@ func summarize(ctx context.Context, r *os.Root, name string, flags int, keep int
 }
 
 // compareFail is fail with a hint for the compare tools.
-func compareFail(t target, err error, other string) tool.Result {
-	if errors.Is(err, errIsDir) {
-		return tool.Errorf(fmt.Sprintf("%s is a directory; %s", tool.Quote(t.raw), other))
+func compareFail(t workspace.Target, err error, other string) tool.Result {
+	if errors.Is(err, workspace.ErrIsDir) {
+		return tool.Errorf(fmt.Sprintf("%s is a directory; %s", tool.Quote(t.Raw()), other))
 	}
 	return fail(t, err)
 }
 
-func (a *Agent) compareFiles(ctx context.Context, args string) tool.Result {
+func (a *files) compareFiles(ctx context.Context, args string) tool.Result {
 	var in struct {
 		Path1 string `json:"path1"`
 		Path2 string `json:"path2"`
@@ -96,32 +97,32 @@ func (a *Agent) compareFiles(ctx context.Context, args string) tool.Result {
 	if r, ok := tool.Decode(args, &in, `{"path1": "app.py", "path2": "/.../snapshots/agent2/app.py"}`); !ok {
 		return r
 	}
-	t1, err := a.check(in.Path1, Read)
+	t1, err := a.check(in.Path1, workspace.Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
-	t2, err := a.check(in.Path2, Read)
+	t2, err := a.check(in.Path2, workspace.Read)
 	if err != nil {
 		return tool.Errorf(err.Error())
 	}
 	const other = "compare_files compares two files (use compare_directories for directories)"
-	s1, err := summarize(ctx, t1.g.root, t1.rel, t1.flags, maxDiffInput)
+	s1, err := summarize(ctx, t1.Root(), t1.Rel(), t1.Flags(), maxDiffInput)
 	if err != nil {
 		return compareFail(t1, err, other)
 	}
-	s2, err := summarize(ctx, t2.g.root, t2.rel, t2.flags, maxDiffInput)
+	s2, err := summarize(ctx, t2.Root(), t2.Rel(), t2.Flags(), maxDiffInput)
 	if err != nil {
 		return compareFail(t2, err, other)
 	}
 	if s1.size == s2.size && s1.sum == s2.sum {
-		return tool.Result{Content: fmt.Sprintf("%s and %s are identical (%d bytes).", t1.abs, t2.abs, s1.size)}
+		return tool.Result{Content: fmt.Sprintf("%s and %s are identical (%d bytes).", t1.Abs(), t2.Abs(), s1.size)}
 	}
-	if why := noLineDiff(t1.abs, t2.abs, s1, s2); why != "" {
+	if why := noLineDiff(t1.Abs(), t2.Abs(), s1, s2); why != "" {
 		return tool.Result{Content: fmt.Sprintf("%s and %s differ (%s, so only their sizes and SHA-256 are compared):\n  %s: %d bytes, sha256 %x\n  %s: %d bytes, sha256 %x",
-			t1.abs, t2.abs, why, t1.abs, s1.size, s1.sum, t2.abs, s2.size, s2.sum)}
+			t1.Abs(), t2.Abs(), why, t1.Abs(), s1.size, s1.sum, t2.Abs(), s2.size, s2.sum)}
 	}
-	d := unifiedDiff(t1.abs, t2.abs, s1.data, s2.data, maxDiffOutput)
-	return tool.Result{Content: diffSummary(t1.abs, t2.abs, d) + d.text + diffNotes(d, "compare smaller files, or read the rest with read_file")}
+	d := unifiedDiff(t1.Abs(), t2.Abs(), s1.data, s2.data, maxDiffOutput)
+	return tool.Result{Content: diffSummary(t1.Abs(), t2.Abs(), d) + d.text + diffNotes(d, "compare smaller files, or read the rest with read_file")}
 }
 
 // noLineDiff says why two files get no line diff, or "".
@@ -169,7 +170,7 @@ func diffNotes(d diffResult, hint string) string {
 	return notes
 }
 
-func (a *Agent) compareDirectories(ctx context.Context, args string) tool.Result {
+func (a *files) compareDirectories(ctx context.Context, args string) tool.Result {
 	return a.compareDirs(ctx, args, defaultCompareLimits)
 }
 
@@ -180,7 +181,7 @@ type treeEntry struct {
 	opaque bool // a directory not descended into
 }
 
-func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits) tool.Result {
+func (a *files) compareDirs(ctx context.Context, args string, lim compareLimits) tool.Result {
 	var in struct {
 		Path1           string `json:"path1"`
 		Path2           string `json:"path2"`
@@ -189,21 +190,21 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 	if r, ok := tool.Decode(args, &in, `{"path1": "/.../snapshots/agent2", "path2": "."}`); !ok {
 		return r
 	}
-	var ts [2]target
+	var ts [2]workspace.Target
 	var trees [2]map[string]treeEntry
 	var cut [2]bool
 	for i, raw := range []string{in.Path1, in.Path2} {
-		t, err := a.check(raw, Read)
+		t, err := a.check(raw, workspace.Read)
 		if err != nil {
 			return tool.Errorf(err.Error())
 		}
-		info, err := t.g.root.Stat(t.rel)
+		info, err := t.Root().Stat(t.Rel())
 		if err != nil {
 			return fail(t, err)
 		}
 		switch {
 		case !info.IsDir() && !info.Mode().IsRegular():
-			return tool.Errorf(special(info.Mode()).message(raw))
+			return tool.Errorf(workspace.Special(info.Mode()).Message(raw))
 		case !info.IsDir():
 			return tool.Errorf(fmt.Sprintf("%s is a file; compare_directories compares two directories (use compare_files for files)", tool.Quote(raw)))
 		}
@@ -217,7 +218,7 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 		return fail(ts[0], err)
 	}
 	w := &capWriter{limit: lim.output}
-	w.raw(fmt.Sprintf("Comparing 1 = %s with 2 = %s:\n", ts[0].abs, ts[1].abs))
+	w.raw(fmt.Sprintf("Comparing 1 = %s with 2 = %s:\n", ts[0].Abs(), ts[1].Abs()))
 	if len(c.only[0])+len(c.only[1])+len(c.differ) == 0 {
 		w.raw(fmt.Sprintf("No differences: %s identical.\n", nounCount(c.identical, "file")))
 	}
@@ -257,12 +258,12 @@ func (a *Agent) compareDirs(ctx context.Context, args string, lim compareLimits)
 }
 
 // treeEntries lists the tree at t, at most limit entries (full reports that it stopped),
-// leaving out what the agent may not see (Agent.walk) and not descending into noDescend
+// leaving out what the agent may not see (workspace.Agent.Walk) and not descending into noDescend
 // directories.
-func (a *Agent) treeEntries(ctx context.Context, t target, limit int) (map[string]treeEntry, bool, error) {
+func (a *files) treeEntries(ctx context.Context, t workspace.Target, limit int) (map[string]treeEntry, bool, error) {
 	m := map[string]treeEntry{}
 	full := false
-	_, err := a.walk(ctx, t, func(w string, d fs.DirEntry) error {
+	_, err := a.ws.Walk(ctx, t, func(w string, d fs.DirEntry) error {
 		if w == "" {
 			return nil
 		}
@@ -273,7 +274,7 @@ func (a *Agent) treeEntries(ctx context.Context, t target, limit int) (map[strin
 		var e treeEntry
 		switch {
 		case d.IsDir():
-			e.kind, e.opaque = 'd', noDescend[d.Name()]
+			e.kind, e.opaque = 'd', noDescend(d.Name())
 			if e.opaque {
 				m[w] = e
 				return fs.SkipDir
@@ -296,8 +297,8 @@ func (a *Agent) treeEntries(ctx context.Context, t target, limit int) (map[strin
 
 // dirComparison collects the result of compare_directories.
 type dirComparison struct {
-	a         *Agent
-	ts        [2]target
+	a         *files
+	ts        [2]workspace.Target
 	lim       compareLimits
 	ctx       context.Context
 	read      int64 // bytes of content read
@@ -309,7 +310,7 @@ type dirComparison struct {
 }
 
 func (c *dirComparison) name(i int, w string) string {
-	return filepath.Join(c.ts[i].rel, filepath.FromSlash(w))
+	return filepath.Join(c.ts[i].Rel(), filepath.FromSlash(w))
 }
 
 func (c *dirComparison) compare(trees [2]map[string]treeEntry) error {
@@ -349,8 +350,8 @@ func (c *dirComparison) compare(trees [2]map[string]treeEntry) error {
 		case x.kind == 's':
 			c.skipped = append(c.skipped, k+" (special file)")
 		case x.kind == 'l':
-			l1, err1 := c.ts[0].g.root.Readlink(c.name(0, k))
-			l2, err2 := c.ts[1].g.root.Readlink(c.name(1, k))
+			l1, err1 := c.ts[0].Root().Readlink(c.name(0, k))
+			l2, err2 := c.ts[1].Root().Readlink(c.name(1, k))
 			switch {
 			case err1 != nil || err2 != nil:
 				c.skipped = append(c.skipped, k+" (link changed while compared)")
@@ -366,12 +367,12 @@ func (c *dirComparison) compare(trees [2]map[string]treeEntry) error {
 			c.skipped = append(c.skipped, fmt.Sprintf("%s (not read: the %s reading limit was reached)", k, byteSize(c.lim.bytes)))
 		default:
 			c.read += 2 * x.size
-			same, err := sameContent(c.ctx, c.ts[0].g.root, c.name(0, k), c.ts[1].g.root, c.name(1, k))
+			same, err := sameContent(c.ctx, c.ts[0].Root(), c.name(0, k), c.ts[1].Root(), c.name(1, k))
 			switch {
 			case c.ctx.Err() != nil:
 				return c.ctx.Err()
 			case err != nil:
-				c.skipped = append(c.skipped, fmt.Sprintf("%s (%v)", k, unwrapPath(err)))
+				c.skipped = append(c.skipped, fmt.Sprintf("%s (%v)", k, workspace.UnwrapPath(err)))
 			case same:
 				c.identical++
 			default:
@@ -407,16 +408,16 @@ func (c *dirComparison) contentDiffs(w *capWriter) int {
 		var s [2]fileSum
 		var err error
 		for j := range s {
-			if s[j], err = summarize(c.ctx, c.ts[j].g.root, c.name(j, k), oNoFollow, maxDiffInput); err != nil {
+			if s[j], err = summarize(c.ctx, c.ts[j].Root(), c.name(j, k), workspace.NoFollow, maxDiffInput); err != nil {
 				break
 			}
 			c.read += s[j].size
 		}
-		abs1 := filepath.Join(c.ts[0].abs, filepath.FromSlash(k))
-		abs2 := filepath.Join(c.ts[1].abs, filepath.FromSlash(k))
+		abs1 := filepath.Join(c.ts[0].Abs(), filepath.FromSlash(k))
+		abs2 := filepath.Join(c.ts[1].Abs(), filepath.FromSlash(k))
 		switch {
 		case err != nil:
-			w.raw(fmt.Sprintf("%s: not shown (%v)\n", k, unwrapPath(err)))
+			w.raw(fmt.Sprintf("%s: not shown (%v)\n", k, workspace.UnwrapPath(err)))
 		case noLineDiff(abs1, abs2, s[0], s[1]) != "":
 			w.raw(fmt.Sprintf("%s: no diff (%s): sha256 %x in 1, %x in 2\n", k, noLineDiff(abs1, abs2, s[0], s[1]), s[0].sum, s[1].sum))
 		default:
@@ -462,12 +463,12 @@ func entryLabel(k string, e treeEntry) string {
 
 // sameContent compares two regular files byte by byte.
 func sameContent(ctx context.Context, r1 *os.Root, n1 string, r2 *os.Root, n2 string) (bool, error) {
-	f1, err := openRegular(r1, n1, oNoFollow)
+	f1, err := workspace.OpenRegular(r1, n1, workspace.NoFollow)
 	if err != nil {
 		return false, err
 	}
 	defer f1.Close()
-	f2, err := openRegular(r2, n2, oNoFollow)
+	f2, err := workspace.OpenRegular(r2, n2, workspace.NoFollow)
 	if err != nil {
 		return false, err
 	}

@@ -1,67 +1,12 @@
-package workspace
+package filetool
 
 import (
+	"massgen/internal/workspace"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// fixture is a run with two agents, an outside directory and three context paths.
-type fixture struct {
-	run                  *Run
-	alice, bob           *Agent
-	base, outside        string
-	project, rw, ctxFile string // read context dir, write context dir, read context file
-	bobSnapFile          string
-}
-
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	r, base := newRun(t)
-	f := &fixture{run: r, base: base, outside: filepath.Join(base, "outside"),
-		project: filepath.Join(base, "project"), rw: filepath.Join(base, "rw"), ctxFile: filepath.Join(base, "single", "only.txt")}
-	writeFile(t, filepath.Join(f.outside, "secret.txt"), "top secret")
-	writeFile(t, filepath.Join(f.project, "readme.md"), "read me")
-	writeFile(t, filepath.Join(f.rw, "file.txt"), "rw file")
-	writeFile(t, filepath.Join(f.rw, "locked.txt"), "locked")
-	writeFile(t, filepath.Join(f.rw, "locked_dir", "inner.txt"), "inner")
-	writeFile(t, filepath.Join(f.rw, ".git", "config"), "[core]")
-	writeFile(t, f.ctxFile, "only")
-	writeFile(t, filepath.Join(base, "single", "sibling.txt"), "sibling")
-	f.alice = newAgent(t, r, "alice", "agent1")
-	f.bob = newAgent(t, r, "bob", "agent2")
-	ctx := []ContextPath{
-		{Path: f.project},
-		{Path: f.rw, Write: true, Protected: []string{"locked.txt", "locked_dir"}},
-		{Path: f.ctxFile},
-	}
-	for _, a := range []*Agent{f.alice, f.bob} {
-		if err := a.SetContextPaths(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFile(t, filepath.Join(f.bob.Dir(), "notes.md"), "bob's notes")
-	if err := f.bob.Snapshot(); err != nil {
-		t.Fatal(err)
-	}
-	f.bobSnapFile = filepath.Join(r.SnapshotsDir(), "agent2", "notes.md")
-	ws := f.alice.Dir()
-	writeFile(t, filepath.Join(ws, "unread.txt"), "never read")
-	writeFile(t, filepath.Join(ws, "sub", "f.txt"), "inside")
-	for link, target := range map[string]string{
-		"link_file":     filepath.Join(f.outside, "secret.txt"),
-		"link_dir":      f.outside,
-		"rel_link_dir":  "../../../../outside",
-		"dangling":      filepath.Join(f.outside, "new.txt"),
-		"link_to_bobws": f.bob.Dir(),
-	} {
-		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return f
-}
 
 // TestAttacks_Refused is the path attack table: every call must fail with a clear message and
 // leave the file system untouched.
@@ -76,7 +21,7 @@ type attack struct {
 
 // runAttacks runs each attack as a subtest on a and checks the refusal; leaks are strings
 // that must not appear in any result.
-func runAttacks(t *testing.T, a *Agent, cases []attack, leaks ...string) {
+func runAttacks(t *testing.T, a *workspace.Agent, cases []attack, leaks ...string) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -84,7 +29,7 @@ func runAttacks(t *testing.T, a *Agent, cases []attack, leaks ...string) {
 				a.GrantFinal()
 				defer a.RevokeFinal()
 			}
-			tl, ok := a.Tools().Find(c.tool)
+			tl, ok := toolsOf(a).Find(c.tool)
 			if !ok {
 				t.Fatalf("no tool %s", c.tool)
 			}
@@ -198,7 +143,7 @@ func TestAttacks_SymlinkSwappedAfterCheck(t *testing.T) {
 				link = "../../../../outside"
 			}
 			swapped := 0
-			f.alice.afterCheck = func(abs string) {
+			hook(t, f.alice, func(abs string) {
 				if filepath.Dir(abs) != filepath.Join(ws, "sub") {
 					return
 				}
@@ -209,7 +154,7 @@ func TestAttacks_SymlinkSwappedAfterCheck(t *testing.T) {
 				if err := os.Symlink(link, filepath.Join(ws, "sub")); err != nil {
 					t.Fatal(err)
 				}
-			}
+			})
 			const escaped = "leads outside what you can access"
 			mustFail(t, call(t, f.alice, "write_file", map[string]any{"path": "sub/new.txt", "content": "pwned"}), escaped)
 			if _, err := os.Stat(filepath.Join(f.outside, "new.txt")); !os.IsNotExist(err) {
@@ -219,7 +164,7 @@ func TestAttacks_SymlinkSwappedAfterCheck(t *testing.T) {
 			for _, tc := range []struct{ tool, name string }{{"read_file", "f.txt"}, {"delete_file", "f.txt"}} {
 				_ = os.Remove(filepath.Join(ws, "sub"))
 				writeFile(t, filepath.Join(ws, "sub", tc.name), "inside")
-				f.alice.touch(filepath.Join(ws, "sub", tc.name))
+				f.alice.Touch(filepath.Join(ws, "sub", tc.name))
 				res := call(t, f.alice, tc.tool, map[string]any{"path": "sub/" + tc.name})
 				mustFail(t, res, escaped)
 				if strings.Contains(res.Content, "outside f") {
@@ -239,7 +184,7 @@ func TestAttacks_SymlinkSwappedAfterCheck(t *testing.T) {
 func TestFinal_WriteOnlyForWinnerAndRevocable(t *testing.T) {
 	f := newFixture(t)
 	p := filepath.Join(f.rw, "file.txt")
-	write := func(a *Agent, content string) string {
+	write := func(a *workspace.Agent, content string) string {
 		t.Helper()
 		res := call(t, a, "write_file", map[string]any{"path": p, "content": content})
 		if res.IsError {
@@ -262,7 +207,7 @@ func TestFinal_WriteOnlyForWinnerAndRevocable(t *testing.T) {
 	mustOK(t, call(t, f.alice, "delete_file", map[string]any{"path": filepath.Join(f.rw, "new"), "recursive": true}))
 	// A writable file context path grants that file only.
 	single := filepath.Join(f.base, "single")
-	if err := f.alice.SetContextPaths([]ContextPath{{Path: f.rw, Write: true}, {Path: filepath.Join(single, "only.txt"), Write: true}}); err != nil {
+	if err := f.alice.SetContextPaths([]workspace.ContextPath{{Path: f.rw, Write: true}, {Path: filepath.Join(single, "only.txt"), Write: true}}); err != nil {
 		t.Fatal(err)
 	}
 	mustOK(t, call(t, f.alice, "write_file", map[string]any{"path": filepath.Join(single, "only.txt"), "content": "changed"}))
@@ -299,7 +244,7 @@ func TestAccess_ReadsAllowed(t *testing.T) {
 // agents' private workspaces.
 func TestAccess_RunHiddenFromContextPaths(t *testing.T) {
 	f := newFixture(t)
-	if err := f.alice.SetContextPaths([]ContextPath{{Path: f.base}}); err != nil {
+	if err := f.alice.SetContextPaths([]workspace.ContextPath{{Path: f.base}}); err != nil {
 		t.Fatal(err)
 	}
 	mustOK(t, call(t, f.alice, "read_file", map[string]any{"path": filepath.Join(f.outside, "secret.txt")}))

@@ -1,4 +1,4 @@
-package workspace
+package filetool
 
 // Line diffs for compare_files and compare_directories: Myers' O(ND) algorithm on the lines
 // left after trimming the common beginning and end, rendered as a unified diff (GNU style,

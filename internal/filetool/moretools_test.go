@@ -1,7 +1,8 @@
-package workspace
+package filetool
 
 import (
 	"fmt"
+	"massgen/internal/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,7 +175,7 @@ func TestMoveFile_AcrossRoots(t *testing.T) {
 
 	// A directory holding another context path is not moved.
 	writeFile(t, filepath.Join(f.rw, "nested", "ro", "x.txt"), "x")
-	if err := a.SetContextPaths([]ContextPath{{Path: f.rw, Write: true}, {Path: filepath.Join(f.rw, "nested", "ro")}}); err != nil {
+	if err := a.SetContextPaths([]workspace.ContextPath{{Path: f.rw, Write: true}, {Path: filepath.Join(f.rw, "nested", "ro")}}); err != nil {
 		t.Fatal(err)
 	}
 	mustFail(t, call(t, a, "move_file", map[string]any{"source": filepath.Join(f.rw, "nested"), "destination": "nested"}),
@@ -249,7 +250,7 @@ func TestMoveFile_HiddenTreesStay(t *testing.T) {
 	if err := f.run.HidePath(logs); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetContextPaths([]ContextPath{{Path: f.base, Write: true}}); err != nil {
+	if err := a.SetContextPaths([]workspace.ContextPath{{Path: f.base, Write: true}}); err != nil {
 		t.Fatal(err)
 	}
 	a.GrantFinal()
@@ -275,7 +276,7 @@ func TestDeleteFile_KeepsNestedGrantsAndHiddenTrees(t *testing.T) {
 	if err := f.run.HidePath(logs); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetContextPaths([]ContextPath{{Path: f.base, Write: true}, {Path: filepath.Join(f.rw, "nested", "ro")}}); err != nil {
+	if err := a.SetContextPaths([]workspace.ContextPath{{Path: f.base, Write: true}, {Path: filepath.Join(f.rw, "nested", "ro")}}); err != nil {
 		t.Fatal(err)
 	}
 	a.GrantFinal()
