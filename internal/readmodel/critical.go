@@ -254,7 +254,8 @@ func max2(a, b time.Time) time.Time {
 // what each led to and when it ended, counted from the session's start: "wall 6.90s,
 // critical path 6.10s over 4 of 12 calls: agent3.1 at +1.0s → agent1.2 at +4.0s → vote for
 // agent1.2 at +5.1s → final answer at +6.9s". A call that led to no answer, vote or final
-// answer is named by its agent and stage or tool. The last 8 calls are shown.
+// answer is named by its agent ("researcher's call with no answer", "researcher ran
+// read_file"). The last 8 calls are shown.
 func (cp CriticalPath) Summary() string {
 	if len(cp.Steps) == 0 {
 		return fmt.Sprintf("wall %.2fs", cp.Wall.Seconds())
@@ -266,8 +267,12 @@ func (cp CriticalPath) Summary() string {
 	parts := make([]string, 0, len(shown))
 	for _, st := range shown {
 		what := st.Outcome
-		if what == "" {
-			what = st.Agent + " " + st.Name
+		switch {
+		case what != "":
+		case st.Kind == StepTool:
+			what = st.Agent + " ran " + st.Name
+		default: // a model call whose answer was dropped (new answers came in) or refused
+			what = st.Agent + "'s call with no answer"
 		}
 		at := st.End.Sub(cp.Start).Seconds()
 		if cp.Start.IsZero() {

@@ -29,7 +29,7 @@ func TestPlain_LatencyLine(t *testing.T) {
 	} {
 		p.Handle(event.Event{Time: t0.Add(time.Duration(e.s * float64(time.Second))), Payload: e.p})
 	}
-	want := "latency: wall 2.00s, critical path 1.50s over 2 of 2 calls: a initial_answer at +1.0s → final answer at +2.0s"
+	want := "latency: wall 2.00s, critical path 1.50s over 2 of 2 calls: a's call with no answer at +1.0s → final answer at +2.0s"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}
