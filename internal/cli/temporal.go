@@ -92,6 +92,10 @@ anything else only to base URLs allowed with --allow-base-url (or ` + durable.Al
 comma- or space-separated). An allowed URL matches its scheme, host, port and path, and any
 path below it. A session that names another endpoint fails, naming the agent and the URL.
 
+The Temporal SDK lives in massgen-temporal, a second binary beside massgen (release folders
+ship it; go build -o massgen-temporal ./cmd/massgen-temporal): massgen hands every command
+line with --temporal to it.
+
   temporal server start-dev --headless &
   massgen worker --temporal 127.0.0.1:7233 &
   massgen --temporal 127.0.0.1:7233 --config examples/demo.yaml "question"`,
