@@ -4,6 +4,7 @@
 package httpserve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -140,13 +141,18 @@ func WriteError(w http.ResponseWriter, status int, typ, code, param, msg string)
 
 // WriteJSON writes v as the JSON body of a status answer; a v that cannot be encoded becomes
 // a 500 with an error body.
+// Text is not HTML-escaped: the body is JSON, never HTML, and a message that says to send
+// "Bearer <token>" should read so, not "Bearer \u003ctoken\u003e".
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"message":"cannot encode the response","type":"server_error","param":null,"code":null}}`)
+		b.Reset()
+		b.WriteString(`{"error":{"message":"cannot encode the response","type":"server_error","param":null,"code":null}}` + "\n")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b.Bytes())
 }

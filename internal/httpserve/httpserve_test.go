@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +55,10 @@ func TestGuard(t *testing.T) {
 		}
 		if w.Code == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 			t.Errorf("%s: a 401 without WWW-Authenticate", tc.name)
+		}
+		// The refusal says what to send as written, not as \u003ctoken\u003e.
+		if w.Code == http.StatusUnauthorized && !strings.Contains(w.Body.String(), "Bearer <token>") {
+			t.Errorf("%s: the 401 body does not say Bearer <token>: %s", tc.name, w.Body)
 		}
 	}
 }
