@@ -105,7 +105,7 @@ func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return exitf(ExitExecution, "cannot listen on %s: %v (is another server on that port? pick another address with --http)", addr, listenReason(err))
 			}
-			url := "http://" + ln.Addr().String() + mcpserve.Path
+			url := listenURL(ln.Addr(), mcpserve.Path)
 			file, unpublish := publishServer("mcp", ln.Addr(), url, token, stderr)
 			defer unpublish()
 			fmt.Fprintf(stdout, "massgen mcp: streamable HTTP at %s, teams: %s\n", url, strings.Join(names, ", "))

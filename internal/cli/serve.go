@@ -110,7 +110,7 @@ and stops.
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			url := "http://" + ln.Addr().String() + "/"
+			url := listenURL(ln.Addr(), "/")
 			file, unpublish := publishServer("serve", ln.Addr(), url, token, stderr)
 			defer unpublish()
 			fmt.Fprintf(stdout, "massgen serve: dashboard at %s\n", withToken(url, token, ""))

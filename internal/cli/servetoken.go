@@ -188,3 +188,14 @@ func printTokenHint(w io.Writer, token, file string) {
 		fmt.Fprintf(w, "  clients send Authorization: Bearer <token>; the token is $%s, or your --token-file\n", tokenEnv)
 	}
 }
+
+// listenURL is the http URL of path on the server listening at a. A server listening on every
+// interface (0.0.0.0, which Go reports as [::]) is named by 127.0.0.1, which reaches it from
+// this machine: "[::]" is not an address a browser opens.
+func listenURL(a net.Addr, path string) string {
+	host := a.String()
+	if tcp, ok := a.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		host = net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+	}
+	return "http://" + host + path
+}

@@ -307,3 +307,22 @@ func TestServe_NoTokenOnLoopback(t *testing.T) {
 		t.Errorf("token %q, exit %d\n%s", s.token, code, out)
 	}
 }
+
+// A server on every interface is announced at an address a browser opens (the review found
+// "dashboard at http://[::]:8125/").
+func TestListenURL(t *testing.T) {
+	for _, tc := range []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8125}, "http://127.0.0.1:8125/"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8125}, "http://127.0.0.1:8125/"},
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}, "http://127.0.0.1:9/"},
+		{&net.TCPAddr{IP: net.ParseIP("192.168.1.5"), Port: 80}, "http://192.168.1.5:80/"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 7}, "http://[::1]:7/"},
+	} {
+		if got := listenURL(tc.addr, "/"); got != tc.want {
+			t.Errorf("listenURL(%v) = %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+}
