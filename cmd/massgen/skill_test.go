@@ -83,8 +83,13 @@ func TestSkillLauncher(t *testing.T) {
 	if err != nil || !strings.Contains(string(answer), "Paris") {
 		t.Fatalf("answer %q: %v", answer, err)
 	}
-	if !strings.HasSuffix(stdout, "--- final answer ---\n"+string(answer)) {
-		t.Errorf("the answer is not printed last:\n%s", stdout)
+	// Printed last, and ended by a newline so the shell's prompt starts on its own line.
+	want := "--- final answer ---\n" + string(answer)
+	if !strings.HasSuffix(want, "\n") {
+		want += "\n"
+	}
+	if !strings.HasSuffix(stdout, want) {
+		t.Errorf("the answer is not printed last, ending in a newline:\n%q", stdout)
 	}
 	sum := readSummary(t, filepath.Join(work, "w", "run_summary.json"))
 	if sum.ExitCode != 0 || sum.LogDir == nil || *sum.LogDir != logDir || sum.OutputFile != result || !sum.Answered {
