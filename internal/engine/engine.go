@@ -498,7 +498,6 @@ func (s *session) finish(start time.Time, r Result) Result {
 	return r
 }
 
-
 func (s *session) fail(i int, err error, timeout bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
