@@ -2,6 +2,7 @@ package mdterm
 
 import (
 	"html"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -64,6 +65,7 @@ func withStyle(spans []span, st style) []span {
 }
 
 func tokenize(s string) []token {
+	ticks := &tickRuns{s: s}
 	var toks []token
 	var text strings.Builder
 	flush := func() {
@@ -96,7 +98,7 @@ func tokenize(s string) []token {
 			i++
 		case c == '`':
 			n := runOf(s[i:], '`')
-			if end := closingTicks(s, i+n, n); end >= 0 {
+			if end := ticks.closer(i+n, n); end >= 0 {
 				flush()
 				toks = append(toks, token{kind: tokCode, text: codeText(s[i+n : end])})
 				i = end + n
@@ -115,7 +117,7 @@ func tokenize(s string) []token {
 			if c == '!' {
 				start++
 			}
-			if label, url, end, ok := link(s, start); ok {
+			if label, url, end, ok := link(s, start, ticks); ok {
 				flush()
 				toks = append(toks, token{kind: tokLink, children: emphasis(tokenize(label)), url: url})
 				i = end
@@ -158,20 +160,34 @@ func tokenize(s string) []token {
 	return toks
 }
 
-// closingTicks finds the run of exactly n backticks that closes a code span opened before
-// from; -1 if there is none.
-func closingTicks(s string, from, n int) int {
-	for i := from; i < len(s); {
-		j := strings.IndexByte(s[i:], '`')
-		if j < 0 {
-			return -1
+// tickRuns indexes the backtick runs of one text by length, so that finding a span's closer
+// is a lookup: scanning ahead from every opener made a model's "`a`a`a..." (or any text with
+// many unmatched backticks) quadratic.
+type tickRuns struct {
+	s     string
+	built bool
+	at    map[int][]int // run length -> where runs of exactly that length start, ascending
+}
+
+// closer finds the run of exactly n backticks at or after from that closes a code span; -1 if
+// there is none.
+func (t *tickRuns) closer(from, n int) int {
+	if !t.built {
+		t.built, t.at = true, map[int][]int{}
+		for i := 0; i < len(t.s); {
+			j := strings.IndexByte(t.s[i:], '`')
+			if j < 0 {
+				break
+			}
+			i += j
+			m := runOf(t.s[i:], '`')
+			t.at[m] = append(t.at[m], i)
+			i += m
 		}
-		i += j
-		m := runOf(s[i:], '`')
-		if m == n {
-			return i
-		}
-		i += m
+	}
+	runs := t.at[n]
+	if k, _ := slices.BinarySearch(runs, from); k < len(runs) {
+		return runs[k]
 	}
 	return -1
 }
@@ -210,18 +226,26 @@ func isASCIIPunct(c byte) bool {
 	return c < utf8.RuneSelf && c > ' ' && c != 0x7f && !isDigit(c) && !unicode.IsLetter(rune(c))
 }
 
+// A link's text and destination are looked for this far ahead and no further: an unclosed
+// "[" or "](" in a model's answer would otherwise make each of thousands of them scan to
+// the end of the text.
+const (
+	maxLinkText = 4 << 10
+	maxLinkURL  = 8 << 10
+)
+
 // link reads "[label](url "title")" at s[i]: the label's source, the url and where the link
 // ends. Brackets nest; code spans and escapes inside the label are skipped over.
-func link(s string, i int) (label, url string, end int, ok bool) {
+func link(s string, i int, ticks *tickRuns) (label, url string, end int, ok bool) {
 	depth := 0
 	j := i
-	for ; j < len(s); j++ {
+	for limit := min(len(s), i+maxLinkText); j < limit; j++ {
 		switch s[j] {
 		case '\\':
 			j++
 		case '`':
 			n := runOf(s[j:], '`')
-			if e := closingTicks(s, j+n, n); e >= 0 {
+			if e := ticks.closer(j+n, n); e >= 0 {
 				j = e + n - 1
 			} else {
 				j += n - 1
@@ -235,7 +259,7 @@ func link(s string, i int) (label, url string, end int, ok bool) {
 			break
 		}
 	}
-	if j >= len(s) || j+1 >= len(s) || s[j+1] != '(' {
+	if depth != 0 || j+1 >= len(s) || s[j+1] != '(' {
 		return "", "", 0, false
 	}
 	label = s[i+1 : j]
@@ -249,7 +273,7 @@ func link(s string, i int) (label, url string, end int, ok bool) {
 		url, k = s[k+1:k+e], k+e+1
 	} else {
 		start, parens := k, 0
-		for ; k < len(s) && s[k] > ' '; k++ {
+		for limit := min(len(s), k+maxLinkURL); k < limit && s[k] > ' '; k++ {
 			if s[k] == '\\' && k+1 < len(s) {
 				k++
 				continue
