@@ -89,3 +89,25 @@ func TestTemporalHandOff_NoCompanion(t *testing.T) {
 		t.Error("a log folder was made: the refusal must come before anything runs")
 	}
 }
+
+// A repository that carries a massgen-temporal, run in with "." on PATH, does not get it
+// started: the companion is looked for beside massgen and on PATH, never in the current
+// folder.
+func TestTemporalHandOff_NotFromTheCurrentFolder(t *testing.T) {
+	self := massgenIn(t, "")
+	work := t.TempDir()
+	marker := filepath.Join(work, "ran")
+	if err := os.WriteFile(filepath.Join(work, "massgen-temporal"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", ".:/usr/bin:/bin")
+	cmd := exec.Command(self, "--config", "@examples/demo", "--temporal", "127.0.0.1:1", "q")
+	cmd.Dir = work
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("err %v, want exit 1; output %s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the current folder's massgen-temporal ran")
+	}
+}
