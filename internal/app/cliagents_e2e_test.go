@@ -58,6 +58,8 @@ func cliTeam(t *testing.T, members []cliMember, scripts map[string]clitest.Scrip
 		fmt.Fprintf(&b, "  - id: %s\n    backend: {type: %s, model: %s, base_url: %q%s}\n", m.id, m.typ, m.model, srv.URL+m.baseSuffix, extra)
 	}
 	b.WriteString("timeout_settings: {agent_timeout_seconds: 120, orchestrator_timeout_seconds: 300}\n")
+	// Every member votes: the tests hold each CLI to the whole protocol, vote included.
+	b.WriteString("orchestrator: {end_when_decided: false}\n")
 	cliPathOnce.Do(func() { _ = os.Setenv("PATH", bins[0]+string(os.PathListSeparator)+os.Getenv("PATH")) })
 	cfg, rep := config.Parse("cli_team.yaml", []byte(b.String()))
 	if !rep.OK() {

@@ -34,7 +34,9 @@ type team struct {
 	cfg     *config.Config
 }
 
-// fourAgents starts one fake server per protocol, faulting the agent named in faults.
+// fourAgents starts one fake server per protocol, faulting the agent named in faults. The team
+// waits for every vote: a call that an early end cuts off is billed by estimate, and these
+// tests hold the cost to what the servers billed.
 func fourAgents(t *testing.T, faults map[string]fault) team {
 	t.Helper()
 	tm := team{servers: map[string]*fakeServer{}, models: map[string]string{
@@ -53,7 +55,7 @@ agents:
     backend: {type: gemini, model: gemini-2.5-flash, base_url: "%s"}
   - id: fast
     backend: {type: groq, model: llama-3.3-70b-versatile, base_url: "%s/openai/v1"}
-orchestrator: {failure_budget: 2}
+orchestrator: {failure_budget: 2, end_when_decided: false}
 timeout_settings: {agent_timeout_seconds: 4, orchestrator_timeout_seconds: 120}
 `, tm.servers["gpt"].URL, tm.servers["claude"].URL, tm.servers["gem"].URL, tm.servers["fast"].URL)
 	cfg, rep := config.Parse("team.yaml", []byte(yaml))

@@ -98,6 +98,7 @@ agents:
   - id: helper
     backend: {type: scripted, answers: ["Paris."], vote: agent1}
 timeout_settings: {agent_timeout_seconds: 10}
+orchestrator: {end_when_decided: false} # gem votes too, through the text protocol
 `, srv.URL)))
 	if !rep.OK() {
 		t.Fatal(rep.Text())

@@ -24,7 +24,7 @@ agents:
       vote: agent1
   - id: other
     backend: {type: scripted, answers: ["Other."], vote: agent1}
-orchestrator: {final_presentation: verbatim}
+orchestrator: {final_presentation: verbatim, end_when_decided: false} # the improvement lands
 `))
 	if !rep.OK() {
 		t.Fatal(rep.Text())

@@ -198,8 +198,13 @@ type Orchestrator struct {
 	Checklist Checklist
 	// EndWhenDecided ends coordination as soon as the votes cast settle the winner: no way the
 	// agents still to vote could vote changes it (coord.Machine.Decided). It saves their rounds
-	// at the price of the improvements they might still have written.
+	// at the price of the improvements they might still have written. On by default: voting
+	// beats further discussion (Kaesberg et al. 2025), so those improvements rarely pay.
 	EndWhenDecided bool
+	// LazyStartAgents, when above 0, starts only that many agents; the others join one at a
+	// time while the agents in play disagree (coord.LazySettings). LazyStartAgreement is how
+	// many agents must back one answer before the rest are given up.
+	LazyStartAgents, LazyStartAgreement int
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
 

@@ -55,7 +55,7 @@ func TestLoad_ScriptedDemo(t *testing.T) {
 			}}},
 		},
 		Orchestrator: Orchestrator{VotingSensitivity: "balanced", AnswerNovelty: "strict", MaxNewAnswersPerAgent: 2,
-			FinalAnswerStrategy: StrategyWinnerReuse, FailureBudget: 2, MaxCostUSD: 0.5,
+			FinalAnswerStrategy: StrategyWinnerReuse, FailureBudget: 2, MaxCostUSD: 0.5, EndWhenDecided: true, LazyStartAgreement: 2,
 			Fairness:         Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator: PersonaGenerator{DiversityMode: "perspective"},
 			Checklist:        Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1}},

@@ -131,9 +131,17 @@ func orchestratorKeys() []Key {
 		{Section: secOrch, Name: "coordination_mode", Type: TypeEnum, Enum: []string{"voting", "decomposition"}, Accept: []string{"voting"},
 			Default: "voting", Status: OffOnly, Since: "0.1.48", Doc: "Voting, or decomposition into subtasks.",
 			Why: "decomposition needs subtasks, the stop tool and a task decomposer"},
-		{Section: secOrch, Name: "end_when_decided", Type: TypeBool, Default: "false", Status: Implemented, Since: "port",
-			Doc: "End coordination once the remaining votes can no longer change the winner, instead of waiting for every vote (saves time and tokens; the remaining agents cannot improve the answers).",
+		{Section: secOrch, Name: "end_when_decided", Type: TypeBool, Default: "true", Status: Implemented, Since: "port",
+			Doc: "End coordination once the remaining votes can no longer change the winner, instead of waiting for every vote; calls still running are cancelled and billed (saves time and tokens; false waits for every vote, as MassGen does).",
 			set: orch(func(o *Orchestrator, v value) { o.EndWhenDecided = v.b })},
+		{Section: secOrch, Name: "lazy_start_agents", Type: TypeInt, Default: "0 (all start at once)", Status: Implemented, Since: "port",
+			Doc:  "Lazy start: only the first N agents start; the others join one at a time while those in play disagree (adaptive consistency: cheaper on easy questions, slower on hard ones).",
+			hint: "use 0 to start every agent at once, or a number of agents below the team's size", check: atLeast(0),
+			set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.LazyStartAgents, t.lazyF = v.n, &v.f }},
+		{Section: secOrch, Name: "lazy_start_agreement", Type: TypeInt, Default: "2", Status: Implemented, Since: "port", Needs: "lazy_start_agents",
+			Doc:  "Lazy start: how many agents must back one answer (its author and its voters) before the agents still held back are given up.",
+			hint: "use at least 2, and no more than the team's size", check: atLeast(2), ex: "2",
+			set: orch(func(o *Orchestrator, v value) { o.LazyStartAgreement = v.n })},
 		{Section: secOrch, Name: "failure_budget", Type: TypeInt, Default: "3", Status: Implemented, Since: "port",
 			Doc: "Consecutive failed turns that make an agent dead.", check: atLeast(1),
 			set: orch(func(o *Orchestrator, v value) { o.FailureBudget = v.n })},
@@ -268,7 +276,29 @@ func orchestratorAfter(w *walker, t *target, f field, present map[string]field) 
 	if g, ok := present["fairness_lead_cap_answers"]; ok && !o.Fairness.Enabled {
 		w.warnAt(g.loc, "`fairness_lead_cap_answers` has no effect with `fairness_enabled: false`", "remove one of them", g.keyN)
 	}
+	if g, ok := present["lazy_start_agents"]; ok && o.SkipVoting && o.LazyStartAgents > 0 {
+		w.errf(g, "remove `lazy_start_agents`, or `skip_voting`",
+			"lazy start needs votes: the agents held back join only while the votes of those in play disagree, and `skip_voting: true` has none")
+	}
 	protocolAfter(w, t, present) // keys_protocol.go
+}
+
+// checkLazy checks lazy_start_agents and lazy_start_agreement against the team's size.
+func (w *walker) checkLazy(t *target, agents int) {
+	o := t.cfg.Orchestrator
+	if t.lazyF == nil || o.LazyStartAgents == 0 || agents == 0 {
+		return
+	}
+	g := *t.lazyF
+	if o.LazyStartAgents >= agents {
+		w.warnAt(g.loc, fmt.Sprintf("`lazy_start_agents: %d` has no effect: the team has %d agents, and all of them start", o.LazyStartAgents, agents),
+			fmt.Sprintf("use a number below %d, or remove it", agents), g.keyN)
+		return
+	}
+	if o.LazyStartAgreement > agents {
+		w.errf(g, fmt.Sprintf("use `lazy_start_agreement` of at most %d", agents),
+			"`lazy_start_agreement: %d` can never be met by a team of %d agents, so every agent would always start", o.LazyStartAgreement, agents)
+	}
 }
 
 // checkPresenter checks presenter_agent against the agents, once both are read.

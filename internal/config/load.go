@@ -271,6 +271,8 @@ func defaults() *Config {
 			AnswerNovelty:       "lenient",
 			FinalAnswerStrategy: StrategyWinnerPresent,
 			FailureBudget:       3,
+			EndWhenDecided:      true,
+			LazyStartAgreement:  2,
 			Fairness:            Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator:    PersonaGenerator{DiversityMode: "perspective"},
 			Checklist:           Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1},
@@ -333,6 +335,7 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	}
 	w.checkAgents(agentDefs)
 	w.checkPresenter(t, agentDefs)
+	w.checkLazy(t, len(agentDefs))
 	w.checkTuning()
 	for _, d := range agentDefs {
 		cfg.Agents = append(cfg.Agents, d.agent)

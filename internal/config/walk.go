@@ -29,6 +29,7 @@ type target struct {
 	// Root-level fields the checks after the whole file need.
 	agentF, agentsF *field
 	presenterF      *field
+	lazyF           *field // lazy_start_agents, checked against the team's size
 	graceF          *field
 	final           *finalSetting
 }

@@ -40,6 +40,9 @@ type Settings struct {
 	FairnessPause bool
 	// Checklist, when set, gates votes on checklists (voting_sensitivity: checklist_gated).
 	Checklist *ChecklistSettings
+	// Lazy, when set, starts only the first agents and holds the others back until the first
+	// disagree (adaptive consistency; see lazy.go).
+	Lazy *LazySettings
 }
 
 // Answer is one accepted answer.
@@ -78,6 +81,9 @@ type agentState struct {
 	// its current turn.
 	checklist      *Checklist
 	checklistCalls int
+	// held: lazy start keeps the agent out of play until Release; it takes no turn, and counts
+	// as a vote still to come.
+	held bool
 }
 
 // Machine holds the protocol state of one coordination. It is not safe for concurrent use.
@@ -98,7 +104,9 @@ func New(s Settings) *Machine {
 	for i := range labels {
 		labels[i] = Label(i)
 	}
-	return &Machine{s: s, agents: make([]agentState, s.Agents), labels: labels}
+	m := &Machine{s: s, agents: make([]agentState, s.Agents), labels: labels}
+	m.holdLazy()
+	return m
 }
 
 // Label returns the stable anonymous label of agent i: agent<i+1>.
@@ -216,7 +224,7 @@ func (m *Machine) End() { m.ended = true }
 // hold a current vote, and no gate holds it back (see Blocked). With SkipVoting an agent acts
 // only until it has an answer.
 func (m *Machine) NeedsTurn(i int) bool {
-	if m.ended || m.agents[i].dead {
+	if m.ended || m.agents[i].dead || m.agents[i].held {
 		return false
 	}
 	if m.s.SkipVoting {

@@ -7,13 +7,18 @@ package coord
 // remaining rounds' time and tokens) gives up the improvements those agents might still
 // write, which is why it is a setting and not the protocol.
 //
-// With every live agent voted it is the same as Converged; with no answer it is false.
+// With every live agent voted it is the same as Converged; with no answer it is false. Agents
+// held back by lazy start count as votes still to come, and while any is held the winner must
+// also be backed by LazySettings.Agreement agents.
 func (m *Machine) Decided() (winner int, ok bool) {
 	if m.Live() == 0 {
 		return -1, false
 	}
 	r := m.Winner()
 	if r.Winner < 0 {
+		return -1, false
+	}
+	if m.anyHeld() && m.backers(r.Winner, r.Tally[r.tallyIndex(r.Winner)].Voters) < m.s.Lazy.Agreement {
 		return -1, false
 	}
 	pending := 0
@@ -42,4 +47,14 @@ func (m *Machine) Decided() (winner int, ok bool) {
 		}
 	}
 	return r.Winner, true
+}
+
+// tallyIndex is the position of agent j's count in Winner's tally (j has an answer).
+func (r Result) tallyIndex(j int) int {
+	for k, c := range r.Tally {
+		if c.Agent == j {
+			return k
+		}
+	}
+	return -1
 }

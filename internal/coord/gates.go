@@ -31,11 +31,12 @@ func (m *Machine) AllAnswered() bool {
 	return m.Live() > 0 && len(m.Unanswered()) == 0
 }
 
-// Unanswered lists the live agents without an answer, in agent order.
+// Unanswered lists the live agents in play (not held back by lazy start) without an answer,
+// in agent order.
 func (m *Machine) Unanswered() []int {
 	var out []int
 	for i, a := range m.agents {
-		if !a.dead && len(a.answers) == 0 {
+		if !a.dead && !a.held && len(a.answers) == 0 {
 			out = append(out, i)
 		}
 	}
@@ -54,6 +55,12 @@ func (m *Machine) Unanswered() []int {
 // and an agent without an answer never waits, so coordination cannot deadlock on these gates.
 func (m *Machine) Blocked(i int) string {
 	a := m.agents[i]
+	if a.held {
+		return lazyHeldReason
+	}
+	if m.awaitingSecondOpinion(i) {
+		return lazyAloneReason
+	}
 	if m.waitingForAnswers(i) {
 		return "voting opens once every agent has answered; waiting for " + labelList(m.Unanswered())
 	}
@@ -97,7 +104,7 @@ func (m *Machine) overLeadCap(i int) (lead int, over bool) {
 }
 
 func (m *Machine) active(i int) bool {
-	if m.agents[i].dead {
+	if m.agents[i].dead || m.agents[i].held {
 		return false
 	}
 	_, voted := m.CurrentVote(i)

@@ -41,6 +41,7 @@ func (m *Machine) Restore(r Restored) error {
 			return fmt.Errorf("coord: answer %s where %s comes next", a.Label, want)
 		}
 		m.agents[a.Agent].answers = append(m.agents[a.Agent].answers, a)
+		m.agents[a.Agent].held = false // lazy start had let it join
 		m.version = a.Version
 	}
 	for _, i := range r.Dead {
@@ -67,6 +68,7 @@ func (m *Machine) Restore(r Restored) error {
 			continue // a dead agent's vote does not count
 		}
 		m.agents[v.Voter].vote = &v
+		m.agents[v.Voter].held = false
 	}
 	for i, f := range r.Failures {
 		if i < n && f > 0 {

@@ -255,6 +255,7 @@ func newSession(o Options) *session {
 			// (FairnessGate.should_pause_agent_for_fairness returns early on disable_injection).
 			FairnessPause: leadCap > 0 && !orch.DisableInjection,
 			Checklist:     gate,
+			Lazy:          lazySettings(orch, len(o.Agents), skip),
 		}),
 	}
 	return s
@@ -553,7 +554,9 @@ func (s *session) checkEndLocked() {
 		s.endLocked(event.EndAllAnswered)
 	case s.m.Converged():
 		s.endLocked(event.EndConsensus)
-	case s.o.Orchestrator.EndWhenDecided && !s.skipVoting && s.decidedLocked():
+	case (s.o.Orchestrator.EndWhenDecided || s.lazy()) && !s.skipVoting && s.decidedLocked():
 		s.endLocked(event.EndDecided)
+	default:
+		s.releaseLocked()
 	}
 }

@@ -136,6 +136,7 @@ func (f *folder) apply(e event.Event) error {
 	switch p := e.Payload.(type) {
 	case event.TurnStarted:
 		if i, ok := f.index[p.Agent]; ok {
+			f.s.m.Release(i) // lazy start had let it join
 			f.logs[i].rounds++
 			f.logs[i].available = p.Available
 		}

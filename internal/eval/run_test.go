@@ -33,6 +33,7 @@ agents:
     backend: {type: scripted, answers: ["-"], latency: 1ms}
 orchestrator:
   defer_voting_until_all_answered: true
+  end_when_decided: false # every vote counted: the figures below are computed from all of them
 `
 
 // dataset holds seven items, one per grader and the tricky cases: the vote picking a wrong
