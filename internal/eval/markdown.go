@@ -124,22 +124,45 @@ func WriteChart(w io.Writer, s Summary) error {
 		axis = "tokens (input + output)"
 	}
 	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`+"\n", (left+width-right)/2, height-12, axis)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end">%s</text>`+"\n", width-right, height-bottom+16, html.EscapeString(spendText(maxCost, byTokens)))
+	maxText := spendText(maxCost, byTokens)
+	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end">%s</text>`+"\n", width-right, height-bottom+16, html.EscapeString(maxText))
 	fmt.Fprintf(&b, `<text x="%g" y="%g">0</text>`+"\n", left, height-bottom+16)
+	// What the points' labels must not cover: the axis numbers, the oracle's label, the points.
+	taken := []labelBox{endTextBox(width-right, height-bottom+16, maxText), textBox(left, height-bottom+16, "0")}
 	fmt.Fprintf(&b, `<text x="16" y="%g" transform="rotate(-90 16 %g)" text-anchor="middle">accuracy</text>`+"\n", (top+height-bottom)/2, (top+height-bottom)/2)
 	if s.OracleAny.Of > 0 {
 		oy := y(s.OracleAny.Rate)
 		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#888" stroke-dasharray="5,4"/>`+"\n", left, oy, width-right, oy)
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" fill="#555">oracle %s</text>`+"\n", width-right+6, oy+4, pct(s.OracleAny))
+		oracle := "oracle " + pct(s.OracleAny)
+		fmt.Fprintf(&b, `<text x="%g" y="%.1f" fill="#555">%s</text>`+"\n", width-right+6, oy+4, oracle)
+		taken = append(taken, textBox(width-right+6, oy+4, oracle))
 	}
+	n := len(pts)
+	lx, want, texts := make([]float64, n), make([]float64, n), make([]string, n)
+	for k, p := range pts {
+		px, py := x(p.cost), y(p.acc.Rate)
+		lx[k], want[k], texts[k] = px+8, py+4, p.name+" "+pct(p.acc)
+		taken = append(taken, labelBox{px - 5, py - 5, px + 5, py + 5})
+	}
+	// The team's label is placed first, so it stays beside its point; labels stay above the
+	// axis title.
+	order := []int{n - 1}
+	for k := range n - 1 {
+		order = append(order, k)
+	}
+	at := placeLabels(lx, want, texts, order, taken, 14, height-24)
 	for k, p := range pts {
 		color := "#4477aa"
-		if k == len(pts)-1 {
+		if k == n-1 {
 			color = "#cc3311" // the team
 		}
 		px, py := x(p.cost), y(p.acc.Rate)
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`+"\n", px, py, color)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%s %s</text>`+"\n", px+8, py+4, html.EscapeString(p.name), pct(p.acc))
+		if at[k] != want[k] {
+			// A label moved off its point's line: a leader line ties them.
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>`+"\n", px+4, py, lx[k]-2, at[k]-4)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%s</text>`+"\n", lx[k], at[k], html.EscapeString(texts[k]))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())

@@ -72,10 +72,12 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 // sessionDetail is a session's report. Notice says why a session that is not running has no
-// end in its log (its process died).
+// end in its log (its process died). Turns are the numbers of the turns its log folder holds
+// (follow-ups continue a session in turn_2, turn_3, ...), so its page links them all.
 type sessionDetail struct {
 	summary
 	Notice string `json:"notice,omitempty"`
+	Turns  []int  `json:"turns"`
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +108,8 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 			notice = "session did not finish: it has no events.jsonl; the process may have died as it started"
 		}
 	}
-	d := sessionDetail{summary: s.report(root, id, st)}
+	log, _, _ := strings.Cut(id, "/")
+	d := sessionDetail{summary: s.report(root, id, st), Turns: turnNumbers(root.FS(), log)}
 	if notice != "" && !d.Running {
 		d.Notice = notice
 		switch d.Status {

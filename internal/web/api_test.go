@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,5 +283,21 @@ func TestNewServer_RejectsBadOptions(t *testing.T) {
 	}
 	if got := TeamName(cfg); got != "demo" {
 		t.Errorf("TeamName = %q", got)
+	}
+}
+
+// A session's detail lists every turn of its log folder, in numeric order, so the page of a
+// follow-up links back to the turns before it (and they to it).
+func TestAPI_SessionDetailListsItsTurns(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, turn := range []string{"turn_1", "turn_2", "turn_10", "notes"} {
+		if err := os.MkdirAll(filepath.Join(e.root, "log_20250101_000001", turn), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"log_20250101_000001/turn_1", "log_20250101_000001/turn_10"} {
+		if got := decode[sessionDetail](t, e.get("/api/sessions/"+id)).Turns; !slices.Equal(got, []int{1, 2, 10}) {
+			t.Errorf("%s lists turns %v, want [1 2 10]", id, got)
+		}
 	}
 }

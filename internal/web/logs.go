@@ -70,16 +70,7 @@ func (s *Server) listSessions(limit int) []summary {
 		if !l.IsDir() || !runlog.IsSessionName(l.Name()) {
 			continue
 		}
-		turns, _ := fs.ReadDir(fsys, l.Name())
-		var ns []int
-		for _, t := range turns {
-			if t.IsDir() && runlog.IsTurnName(t.Name()) {
-				n, _ := strconv.Atoi(strings.TrimPrefix(t.Name(), "turn_"))
-				ns = append(ns, n)
-			}
-		}
-		slices.Sort(ns)
-		for _, n := range slices.Backward(ns) {
+		for _, n := range slices.Backward(turnNumbers(fsys, l.Name())) {
 			if len(out) >= limit {
 				return out
 			}
@@ -87,6 +78,20 @@ func (s *Server) listSessions(limit int) []summary {
 		}
 	}
 	return out
+}
+
+// turnNumbers are the numbers of the turn folders in log folder log, in order.
+func turnNumbers(fsys fs.FS, log string) []int {
+	turns, _ := fs.ReadDir(fsys, log)
+	ns := []int{}
+	for _, t := range turns {
+		if t.IsDir() && runlog.IsTurnName(t.Name()) {
+			n, _ := strconv.Atoi(strings.TrimPrefix(t.Name(), "turn_"))
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	return ns
 }
 
 // summary describes session id from its files alone: the list reads no log (see report).

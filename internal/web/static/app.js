@@ -29,8 +29,7 @@ function showList() {
   const body = el('tbody');
   const error = el('p', { class: 'error', hidden: true });
   const table = el('table', { id: 'sessions', class: 'sessions' },
-    el('thead', {}, el('tr', {}, ['Started', 'Question', 'Team', 'Status', 'Winner', 'Duration', 'Tokens', 'Cost', '']
-      .map((h) => el('th', { text: h })))), body);
+    el('thead', {}, el('tr', {}, columns.map((h) => el('th', { text: h })))), body);
   main.replaceChildren(el('section', {},
     el('div', { class: 'toolbar' }, el('h1', { text: 'Sessions' }), el('a', { class: 'button', href: '#/new', text: 'New run' })),
     error, el('div', { class: 'scroll-x' }, table)));
@@ -55,10 +54,14 @@ function showList() {
   load();
 }
 
+const columns = ['Started', 'Question', 'Team', 'Status', 'Winner', 'Duration', 'Tokens', 'Cost', ''];
+
+// row is one session; each cell names its column (data-label), which a phone shows in place
+// of the header row.
 function row(s) {
   const live = `#/session/${s.id}`;
   const replay = `#/replay/${s.id}`;
-  return el('tr', { 'data-id': s.id },
+  const cells = [
     el('td', { class: 'nowrap when-cell', text: fmt.time(s.started_at) }),
     el('td', { class: 'question' }, el('a', { href: s.running ? live : replay, text: s.question || '(no question)', title: s.question })),
     el('td', { class: 'team-cell', text: s.team || '' }),
@@ -69,7 +72,10 @@ function row(s) {
       title: `${s.tokens?.input} in, ${s.tokens?.output} out` + (s.tokens?.estimated ? ' (partly estimated: calls cut off before their usage was reported)' : '') }),
     el('td', { class: 'num', text: fmt.cost(s.cost_usd, s.cost_known !== false, s.tokens?.estimated) }),
     el('td', { class: 'nowrap links' }, s.running ? el('a', { href: live, text: 'live' }) : null, ' ',
-      el('a', { href: replay, class: 'replay', text: 'replay' })));
+      el('a', { href: replay, class: 'replay', text: 'replay' })),
+  ];
+  cells.forEach((c, i) => { if (columns[i]) c.dataset.label = columns[i]; });
+  return el('tr', { 'data-id': s.id }, cells);
 }
 
 // The new-run form: a team and a question.

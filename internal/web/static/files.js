@@ -38,12 +38,19 @@ export class FilesView {
   files() { return (this.entries || []).filter((e) => !e.dir); }
 
   drawTree(truncated) {
+    // A folder with no file anywhere below it (the snapshot of an answer given with an empty
+    // workspace) has nothing to open: it is left out, and the count says so.
+    const full = new Set();
+    for (const e of this.files()) {
+      for (let i = e.path.indexOf('/'); i > 0; i = e.path.indexOf('/', i + 1)) full.add(e.path.slice(0, i));
+    }
+    const empty = this.entries.filter((e) => e.dir && !full.has(e.path)).length;
     const dirs = new Map([['', el('ul', { role: 'group' })]]);
     for (const e of this.entries) {
       const parent = e.path.includes('/') ? e.path.slice(0, e.path.lastIndexOf('/')) : '';
       const name = e.path.slice(parent.length ? parent.length + 1 : 0);
       const ul = dirs.get(parent);
-      if (!ul) continue;
+      if (!ul || (e.dir && !full.has(e.path))) continue;
       if (e.dir) {
         const sub = el('ul', { role: 'group' });
         dirs.set(e.path, sub);
@@ -56,7 +63,8 @@ export class FilesView {
       }
     }
     const n = this.files().length;
-    this.tree.replaceChildren(el('p', { class: 'muted small', text: `${plural(n, 'file')}${truncated ? ' (the listing was cut off)' : ''}` }), dirs.get(''));
+    const notes = [empty ? `${plural(empty, 'empty folder')} not shown` : '', truncated ? 'the listing was cut off' : ''].filter(Boolean);
+    this.tree.replaceChildren(el('p', { class: 'muted small', id: 'files-count', text: `${plural(n, 'file')}${notes.length ? ` (${notes.join('; ')})` : ''}` }), dirs.get(''));
   }
 
   async open(path) {

@@ -45,6 +45,7 @@ export class SessionView {
     this.statusEl.id = 'session-status';
     this.questionEl = el('h1', { class: 'question', id: 'session-question', text: '…' });
     this.metaEl = el('div', { class: 'meta', id: 'session-meta' });
+    this.turnsEl = el('nav', { class: 'meta turns', id: 'session-turns', 'aria-label': 'Turns of this session', hidden: true });
     const controls = el('div', { class: 'controls' });
     if (this.mode === 'live') {
       this.answerNowBtn = el('button', { type: 'button', id: 'answer-now', text: 'Answer now', title: 'End coordination: the best answer so far is presented', onclick: () => this.answerNow() });
@@ -77,10 +78,27 @@ export class SessionView {
       el('div', { class: 'session-head' },
         el('div', { class: 'head-left' },
           el('div', { class: 'crumbs' }, el('a', { href: '#/', text: 'Sessions' }), ` / ${this.id}`),
-          this.questionEl, this.metaEl),
+          this.questionEl, this.metaEl, this.turnsEl),
         el('div', { class: 'head-right' }, this.statusEl, controls)),
       this.errorEl, this.finalBox, this.steer.root, this.tabBar, ...Object.values(this.panes), this.steer.after);
     this.show('agents', false);
+    this.loadTurns();
+  }
+
+  // loadTurns links the other turns of this session (a follow-up is the next turn of the
+  // same log folder): the server lists the turn folders.
+  async loadTurns() {
+    try {
+      const { turns } = await (await api(`/api/sessions/${this.id}`)).json();
+      const [log, turn] = this.id.split('/');
+      const here = Number(turn.slice('turn_'.length));
+      if (!turns || turns.length < 2) { this.turnsEl.hidden = true; return; }
+      const page = this.mode === 'live' ? 'session' : 'replay';
+      this.turnsEl.replaceChildren('Turns of this session: ', ...turns.flatMap((n, i) => [i ? ' · ' : '',
+        n === here ? el('strong', { 'aria-current': 'page', text: `turn ${n}` })
+          : el('a', { href: `#/${page}/${log}/turn_${n}`, 'data-turn': n, text: `turn ${n}` })]));
+      this.turnsEl.hidden = false;
+    } catch { /* the links are a convenience: the page works without them */ }
   }
 
   show(key, focus = true) {
@@ -241,6 +259,7 @@ export class SessionView {
 
   end(info) {
     if (info?.status && this.m.status === 'running') this.m.status = info.status;
+    if (!this.ended) this.loadTurns();
     this.ended = true;
     this.schedule();
   }

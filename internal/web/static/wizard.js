@@ -23,10 +23,34 @@ export function showSetup(main) {
   const yaml = el('textarea', { id: 'wiz-yaml', rows: 18, spellcheck: 'false', class: 'code-input', 'aria-label': 'The config as YAML' });
   const preview = el('pre', { class: 'code', id: 'wiz-yaml-view', 'aria-hidden': 'true' });
   const report = el('div', { id: 'wiz-report', 'aria-live': 'polite' });
-  const name = el('input', { id: 'wiz-name', name: 'name', placeholder: 'my_team', pattern: '[A-Za-z0-9][A-Za-z0-9._\\-]{0,63}', required: true });
+  // The rule of the server's team names (setup.go), said in full: the browser's own message
+  // for a pattern ("Please match the requested format.") does not say what is allowed.
+  const nameRule = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (no spaces)";
+  const namePattern = '[A-Za-z0-9][A-Za-z0-9._\\-]{0,63}';
+  const name = el('input', { id: 'wiz-name', name: 'name', placeholder: 'my_team', pattern: namePattern, required: true,
+    title: `A team name: ${nameRule}.`, 'aria-describedby': 'wiz-name-rule' });
+  const nameHint = el('p', { class: 'muted small', id: 'wiz-name-rule', text: `A team name is ${nameRule}.` });
+  const checkName = () => {
+    const bad = name.value !== '' && !new RegExp(`^(?:${namePattern})$`).test(name.value);
+    name.setCustomValidity(bad ? `Not a team name: use ${nameRule}.` : '');
+    nameHint.className = bad ? 'error small' : 'muted small';
+    nameHint.textContent = bad ? `"${name.value}" is not a team name: use ${nameRule}.` : `A team name is ${nameRule}.`;
+  };
+  name.addEventListener('input', checkName);
+  name.addEventListener('invalid', checkName);
   const saveBtn = el('button', { type: 'submit', id: 'wiz-save', text: 'Save as a team' });
   const saved = el('div', { id: 'wiz-saved', 'aria-live': 'polite' });
   const examples = el('div', { class: 'picker', id: 'config-picker' });
+  const teamList = el('ul', { class: 'team-list', id: 'team-list' });
+  const drawTeams = async () => {
+    try {
+      const { teams } = await (await api('/api/teams')).json();
+      teamList.replaceChildren(...teams.map((t) => el('li', {}, el('a', { href: `#/new?team=${encodeURIComponent(t.name)}`, text: t.name }),
+        el('span', { class: 'muted small', text: ` ${t.agents.map((a) => a.model || a.backend).join(', ')}` }))));
+    } catch (e) {
+      teamList.replaceChildren(el('li', { class: 'error', text: `Cannot list the teams: ${e.message}` }));
+    }
+  };
   const keysNote = el('p', { class: 'muted', id: 'wiz-keys' });
 
   const agentRows = [];
@@ -113,6 +137,7 @@ export function showSetup(main) {
       if (!r.ok) throw new Error(body.error?.message || `${r.status}`);
       saved.replaceChildren(el('p', { class: 'ok' }, `Saved as ${body.file}; it is served now as team ${body.team}. `,
         el('a', { href: `#/new?team=${encodeURIComponent(body.team)}`, id: 'wiz-run', text: `Run ${body.team}` })));
+      await drawTeams(); // the new team is served now: list it with the others
     } catch (err) {
       saved.replaceChildren(el('p', { class: 'error', text: `Not saved: ${err.message}` }));
     } finally {
@@ -141,7 +166,7 @@ export function showSetup(main) {
         el('div', { class: 'row' }, el('button', { type: 'button', id: 'wiz-validate', class: 'secondary-ink', text: 'Validate', onclick: validate })),
         report,
         el('label', { for: 'wiz-name', text: 'Team name (its file is NAME.yaml in the setup folder)' }),
-        el('div', { class: 'row' }, name, saveBtn), saved)));
+        el('div', { class: 'row' }, name, saveBtn), nameHint, saved)));
 
   main.replaceChildren(el('section', {}, el('h1', { text: 'Setup' }), form,
     el('section', { class: 'card' }, el('h2', { text: 'Configs' }), examples)));
@@ -149,7 +174,6 @@ export function showSetup(main) {
   (async () => {
     try {
       setup = await (await api('/api/setup')).json();
-      const { teams } = await (await api('/api/teams')).json();
       provider.replaceChildren(...setup.providers.map((p) => el('option', { value: p.type,
         text: `${p.type}${p.key_found ? ' · key found' : p.keyless ? ' · no key needed' : ` · no key (${(p.key_env || []).join(' or ')})`}` })));
       const found = setup.providers.filter((p) => p.key_found).map((p) => p.type);
@@ -158,14 +182,16 @@ export function showSetup(main) {
         saveBtn.disabled = true;
         saved.replaceChildren(el('p', { class: 'muted', text: 'This server saves no configs: start it with massgen serve --setup-dir DIR to save teams from here.' }));
       }
-      drawPicker(examples, teams, setup.examples, async (ex) => {
+      drawPicker(examples, teamList, setup.examples, async (ex) => {
         const { yaml: text } = await (await api(`/api/examples/${encodeURIComponent(ex)}`)).json();
         yaml.value = text;
         edited = true;
         show();
         name.value = ex;
+        checkName();
         yaml.focus();
       });
+      await drawTeams();
       onProvider();
     } catch (e) {
       main.prepend(el('p', { class: 'error', text: `Cannot load the setup: ${e.message}` }));
@@ -181,11 +207,9 @@ function drawReport(box, r) {
     el('ul', { class: 'issues' }, issues(r.errors || [], 'err'), issues(r.warnings || [], 'warn')));
 }
 
-function drawPicker(box, teams, examples, load) {
+function drawPicker(box, teamList, examples, load) {
   box.replaceChildren(
-    el('h3', { text: 'Teams this server runs' }),
-    el('ul', { class: 'team-list' }, teams.map((t) => el('li', {}, el('a', { href: `#/new?team=${encodeURIComponent(t.name)}`, text: t.name }),
-      el('span', { class: 'muted small', text: ` ${t.agents.map((a) => a.model || a.backend).join(', ')}` })))),
+    el('h3', { text: 'Teams this server runs' }), teamList,
     el('h3', { text: 'Examples built in (start from one)' }),
     el('ul', { class: 'example-list' }, examples.map((x) => el('li', {},
       el('button', { type: 'button', class: 'link', 'data-example': x.name, text: x.name, onclick: () => load(x.name) }),
