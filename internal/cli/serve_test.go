@@ -33,7 +33,8 @@ func TestServe_RefusesBadSetups(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			code, out, stderr := execute(t, t.Context(), tc.args...)
-			if code != ExitConfig || !tc.want.MatchString(stderr+out) {
+			// The refusals say what to do, without the package prefixes of errors ("web: ").
+			if code != ExitConfig || !tc.want.MatchString(stderr+out) || strings.Contains(stderr, "web: ") {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 			}
 		})
