@@ -12,9 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"massgen/internal/app"
 	"massgen/internal/config"
@@ -23,13 +25,14 @@ import (
 
 func newServe(stdout, stderr io.Writer) *cobra.Command {
 	var configs []string
-	var addr, logRoot string
+	var addr, host, logRoot string
+	var port int
 	var maxSessions int
 	var setupDir string // the only folder the dashboard's setup wizard writes configs to
 	var tf temporalFlags
 	var tok tokenFlags
 	cmd := &cobra.Command{
-		Use:   "serve [--config FILE]... [--setup-dir DIR] [--addr 127.0.0.1:8080] [--token-file FILE | --no-token]",
+		Use:   "serve [--config FILE]... [--setup-dir DIR] [--addr 127.0.0.1:8080 | --host H --port P] [--token-file FILE | --no-token]",
 		Short: "Serve the web dashboard and an OpenAI-compatible API, one model per team",
 		Long: `serve runs a web server for the teams given with --config: a dashboard that lists the
 sessions in the log directory, starts runs and shows them live or replayed, and an
@@ -41,9 +44,12 @@ as "default" (.massgen/config.yaml, ~/.config/massgen/config.yaml, or one built 
 set); with --setup-dir and no such team it starts with the saved ones, or none, and the
 wizard builds the first.
 
-It listens on 127.0.0.1 unless --addr says otherwise. Every request, loopback included, must
-prove it knows the server's token: the API sends "Authorization: Bearer <token>", a browser
-opens the printed URL (/?token=<token>) once and keeps a cookie. The token is
+It listens on 127.0.0.1:8080 unless --addr HOST:PORT (or MassGen's --host and --port) says
+otherwise. MassGen listens on every interface by default; massgen does not, since whoever
+reaches the port can run sessions on your API keys and reach the agents' tools: give --host
+0.0.0.0 to serve the network. Every request, loopback included, must prove it knows the
+server's token: the API sends "Authorization: Bearer <token>", a browser opens the printed
+URL (/?token=<token>) once and keeps a cookie. The token is
 $` + tokenEnv + `, else the first line of --token-file FILE, else a fresh random one;
 it is written, with the URL, to ~/.massgen/servers/serve-PORT.json (readable by you alone,
 removed at exit) for your own tools. --no-token serves without one, on loopback only: any
@@ -60,6 +66,10 @@ and stops.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if maxSessions < 0 {
 				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
+			}
+			var err error
+			if addr, err = serveAddr(cmd.Flags(), addr, host, port); err != nil {
+				return err
 			}
 			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
@@ -129,13 +139,34 @@ and stops.
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&configs, "config", nil, "a team's config `FILE`, NAME=FILE or @examples/NAME; repeat for more teams")
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "the `HOST:PORT` to listen on")
+	f.StringVar(&host, "host", "127.0.0.1", "`HOST` to listen on (MassGen's flag; --addr HOST:PORT says both); 0.0.0.0 serves the network")
+	f.IntVar(&port, "port", 8080, "`PORT` to listen on (MassGen's flag, whose default is 4000; 0 picks a free one)")
 	tok.add(f, "", true)
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
 	f.StringVar(&setupDir, "setup-dir", "", "`DIR` the dashboard's setup wizard saves configs to (as NAME.yaml, served at once as team NAME); without it the wizard only validates")
 	addTemporalFlags(f, &tf)
 	return cmd
+}
+
+// serveAddr is the address serve listens on: --addr, or MassGen's --host and --port, each
+// defaulting to its part of --addr's default. Both ways at once would leave one of them unsaid.
+func serveAddr(f *pflag.FlagSet, addr, host string, port int) (string, error) {
+	split := f.Changed("host") || f.Changed("port")
+	if !split {
+		return addr, nil
+	}
+	if f.Changed("addr") {
+		return "", exitf(ExitConfig, "--addr %s and --host/--port both say where to listen: give --addr HOST:PORT, or --host and --port", addr)
+	}
+	if port < 0 || port > 65535 {
+		return "", exitf(ExitConfig, "--port %d: use a port from 1 to 65535 (0 picks a free one)", port)
+	}
+	if host == "" || strings.ContainsAny(host, "/ ") {
+		return "", exitf(ExitConfig, "--host %q: give a host name or IP address, such as 127.0.0.1 or 0.0.0.0", host)
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port)), nil
 }
 
 // listenReason is why listening failed, without Go's operation text ("address already in

@@ -24,12 +24,17 @@ func TestServe_RefusesBadSetups(t *testing.T) {
 		{"missing file", []string{"serve", "--config", "nope.yaml"}, regexp.MustCompile(`config file not found`)},
 		{"negative cap", []string{"serve", "--config", demo, "--max-sessions", "-1"}, regexp.MustCompile(`--max-sessions -1: use a positive number`)},
 		{"open address without a token", []string{"serve", "--config", demo, "--addr", "0.0.0.0:0", "--no-token"}, regexp.MustCompile(`--no-token serves loopback only`)},
+		{"open host without a token", []string{"serve", "--config", demo, "--host", "0.0.0.0", "--no-token"}, regexp.MustCompile(`--no-token serves loopback only, and 0\.0\.0\.0:8080 is not loopback`)},
+		{"--addr and --port", []string{"serve", "--config", demo, "--addr", "127.0.0.1:9000", "--port", "9001"}, regexp.MustCompile(`--addr 127\.0\.0\.1:9000 and --host/--port both say where to listen`)},
+		{"--addr and --host", []string{"serve", "--config", demo, "--addr", "127.0.0.1:9000", "--host", "::1"}, regexp.MustCompile(`both say where to listen`)},
+		{"bad port", []string{"serve", "--config", demo, "--port", "70000"}, regexp.MustCompile(`--port 70000: use a port from 1 to 65535`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			code, out, stderr := execute(t, t.Context(), tc.args...)
-			if code != ExitConfig || !tc.want.MatchString(stderr+out) {
+			// The refusals say what to do, without the package prefixes of errors ("web: ").
+			if code != ExitConfig || !tc.want.MatchString(stderr+out) || strings.Contains(stderr, "web: ") {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 			}
 		})
@@ -49,6 +54,12 @@ type serving struct {
 // returns how it ended.
 func startServe(t *testing.T, args ...string) serving {
 	t.Helper()
+	return startServeAt(t, func(addr string) []string { return []string{"--addr", addr} }, args...)
+}
+
+// startServeAt is startServe with the flags that name the address it listens on.
+func startServeAt(t *testing.T, listen func(addr string) []string, args ...string) serving {
+	t.Helper()
 	t.Chdir(t.TempDir())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,7 +74,7 @@ func startServe(t *testing.T, args ...string) serving {
 	}
 	done := make(chan ended, 1)
 	go func() {
-		code, out, errOut := execute(t, ctx, append(append([]string{"serve"}, args...), "--addr", addr)...)
+		code, out, errOut := execute(t, ctx, append(append([]string{"serve"}, args...), listen(addr)...)...)
 		done <- ended{code, out, errOut}
 	}()
 	stop := func() (int, string, string) {
@@ -101,6 +112,29 @@ func TestServe_AnswersAndStopsWithItsContext(t *testing.T) {
 	}
 	if !strings.Contains(out, "http://"+s.addr) {
 		t.Errorf("serve did not print its URL:\n%s", out)
+	}
+}
+
+// MassGen's --host and --port name the address as --addr does; a port alone keeps the
+// loopback host.
+func TestServe_HostAndPort(t *testing.T) {
+	demo := repoFile(t, "examples/demo.yaml")
+	for name, listen := range map[string]func(string) []string{
+		"host and port": func(addr string) []string {
+			host, port, _ := net.SplitHostPort(addr)
+			return []string{"--host", host, "--port", port}
+		},
+		"port alone": func(addr string) []string {
+			_, port, _ := net.SplitHostPort(addr)
+			return []string{"--port", port}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := startServeAt(t, listen, "--config", demo)
+			if _, out, _ := s.stop(); !strings.Contains(out, "dashboard at http://"+s.addr+"/?token=") {
+				t.Errorf("serve did not print its URL at %s:\n%s", s.addr, out)
+			}
+		})
 	}
 }
 

@@ -30,7 +30,7 @@ type viewerFlags struct {
 	turn, attempt, port int
 	speed               float64
 	pick, web           bool
-	noBrowser           bool
+	noBrowser, portSet  bool
 	root, configPath    string
 }
 
@@ -49,6 +49,7 @@ a session id; the default is the newest session, and --pick chooses one from a l
 Without a terminal the session is printed as text, as massgen replay does.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			vf.portSet = cmd.Flags().Changed("port")
 			return vf.run(cmd.Context(), args, stdin, stdout, stderr)
 		},
 	}
@@ -75,8 +76,8 @@ func (vf *viewerFlags) run(ctx context.Context, args []string, stdin io.Reader, 
 		return exitf(ExitConfig, "--turn %d: turns count from 1", vf.turn)
 	case vf.port < 0 || vf.port > 65535:
 		return exitf(ExitConfig, "--port %d: use a port from 1 to 65535 (0 picks a free one)", vf.port)
-	case !vf.web && (vf.configPath != "" || vf.noBrowser):
-		return exitf(ExitConfig, "--config and --no-browser go with --web")
+	case !vf.web && (vf.configPath != "" || vf.noBrowser || vf.portSet):
+		return exitf(ExitConfig, "--config, --port and --no-browser go with --web: add --web to watch in the browser")
 	case vf.pick && len(args) > 0:
 		return exitf(ExitConfig, "--pick chooses the session: give it or LOGDIR, not both")
 	}
@@ -232,7 +233,7 @@ func (vf *viewerFlags) serve(ctx context.Context, turn string, stdout, stderr io
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(vf.port))
 	ln, err := srv.Listen(addr)
 	if err != nil {
-		return exitf(ExitExecution, "viewer --web: cannot listen on %s: %v (pick another port with --port)", addr, errors.Unwrap(err))
+		return exitf(ExitExecution, "viewer --web: cannot listen on %s: %v (pick another port with --port)", addr, listenReason(err))
 	}
 	page := withToken("http://"+ln.Addr().String()+"/", token, fmt.Sprintf("#/replay/%s?speed=%s", id, strconv.FormatFloat(vf.speed, 'g', -1, 64)))
 	_, unpublish := publishServer("viewer", ln.Addr(), "http://"+ln.Addr().String()+"/", token, stderr)

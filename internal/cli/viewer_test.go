@@ -60,6 +60,7 @@ func TestViewer_Errors(t *testing.T) {
 		{[]string{"viewer", "--attempt", "2"}, "", "this build writes one attempt per turn"},
 		{[]string{"viewer", "--replay-speed", "-1"}, "", "--replay-speed -1"},
 		{[]string{"viewer", "--no-browser"}, "", "go with --web"},
+		{[]string{"viewer", "--port", "9000"}, "", "--port and --no-browser go with --web"},
 		{[]string{"viewer", "--pick"}, "7\n", `--pick: "7" is not a number from 1 to 1`},
 		{[]string{"viewer", "--pick"}, "", "--pick needs an answer"},
 		{[]string{"viewer", "--port", "70000", "--web"}, "", "--port 70000"},
@@ -126,5 +127,16 @@ func TestReplay_DefaultsToTheNewestSession(t *testing.T) {
 	t.Chdir(t.TempDir())
 	if code, _, errs := massgen(t, "", "replay"); code != ExitConfig || !strings.Contains(errs, "no sessions in") {
 		t.Errorf("no sessions: exit %d %s", code, errs)
+	}
+}
+
+// massgen viewer without LOGDIR and without any session says so, and how to make one.
+func TestViewer_NoSessions(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{{"viewer"}, {"viewer", "--web", "--no-browser"}} {
+		code, out, errs := massgen(t, "", args...)
+		if code != 1 || !strings.Contains(errs, `no sessions in .massgen/massgen_logs yet: run massgen "your question" to start one`) {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
 	}
 }

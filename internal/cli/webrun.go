@@ -120,7 +120,7 @@ func runWeb(ctx context.Context, o runOptions, prep turnPrep, question string, s
 	if err != nil {
 		return exitf(ExitExecution, "--web: cannot listen on %s: %v (is another server on that port? pick another with --web-port)", addr, listenReason(err))
 	}
-	url := "http://" + ln.Addr().String() + "/"
+	url := listenURL(ln.Addr(), "/") // 0.0.0.0 is announced as 127.0.0.1: a browser cannot open [::]
 	file, unpublish := publishServer("web", ln.Addr(), url, token, info)
 	defer unpublish()
 	serveCtx, stop := context.WithCancel(ctx)

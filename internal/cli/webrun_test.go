@@ -50,6 +50,16 @@ func TestWeb_AutomationEndsWithTheRun(t *testing.T) {
 	}
 }
 
+// --web on every interface announces an address a browser opens, not http://[::]:PORT/.
+func TestWeb_EveryInterfaceIsAnnouncedAtLoopback(t *testing.T) {
+	t.Chdir(t.TempDir())
+	cfg := writeConfig(t, fastTeam)
+	code, out, stderr := execute(t, t.Context(), "--config", cfg, "--web", "--web-host", "0.0.0.0", "--web-port", "0", "--no-browser", "--automation", "capital?")
+	if code != 0 || !regexp.MustCompile(`dashboard at http://127\.0\.0\.1:\d+/\?token=`).MatchString(stderr) || strings.Contains(stderr, "[::]") {
+		t.Errorf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
 // Without --automation, --web serves until interrupted; the question's run is on the
 // dashboard. The browser opener gets the session's page, and none of massgen's keys.
 func TestWeb_ServesAndOpensTheBrowser(t *testing.T) {

@@ -121,6 +121,13 @@ type Agent struct {
 	// Presentation is the final presentation's text.
 	Presentation string
 
+	// Writing is the tool whose call the model is writing now, "" when none.
+	Writing string
+	// CutOff lists the tool calls the end of coordination or of the session cut off, oldest
+	// first: views show them as cut off, never as still in progress.
+	CutOff  []CutCall
+	pending []pendingCall // tool calls made that had no result yet
+
 	// The answer text and reasoning streamed in the current turn, the last 64 KiB of each
 	// (Stream and Reasoning return them). Appending to a buffer keeps a delta O(its length).
 	stream, reasoning tail

@@ -228,6 +228,7 @@ func (s *State) AgentsWithAnswers() []*Agent {
 func (s *State) Apply(e event.Event) {
 	s.LastSeq, s.LastTime = e.Seq, e.Time
 	s.lat.Apply(e)
+	s.toolCalls(e.Payload)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)

@@ -20,6 +20,13 @@ type pane struct {
 	// or a failure.
 	activity string
 	bad      bool
+	// short is activity without its details ("writing new_answer…" without the size), for a
+	// column too narrow for the whole of it; "" when there is none.
+	short string
+	// calls are the agent's last tool calls, oldest first (maxCalls at most).
+	calls []toolCall
+	// cutSeen is how many of the agent's CutOff calls the pane has told.
+	cutSeen int
 	// failures is the run of consecutive failed turns, out of budget.
 	failures, budget int
 	// persona is the persona persona_generator wrote for the agent ("" without one).
@@ -50,6 +57,7 @@ func (m *Model) Apply(e event.Event) {
 	}
 	m.dirty = true
 	m.permissionEvent(e)
+	m.callEvent(e)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		for len(m.panes) < len(m.st.Agents) {
@@ -77,6 +85,9 @@ func (m *Model) Apply(e event.Event) {
 		m.touch(p.Agent)
 	case event.ToolCallStreaming:
 		m.activity(p.Agent, fmt.Sprintf("writing %s… (%s)", oneLine(p.Tool, 60), byteSize(p.Bytes)), false)
+		if pn := m.pane(p.Agent); pn != nil {
+			pn.short = fmt.Sprintf("writing %s…", oneLine(p.Tool, 60))
+		}
 	case event.ToolCalled:
 		m.activity(p.Agent, describeCall(p.Call.Name, p.Call.Arguments), false)
 	case event.ToolRejected:
@@ -183,7 +194,7 @@ func (m *Model) touch(id string) {
 
 func (m *Model) activity(id, text string, bad bool) {
 	if pn := m.pane(id); pn != nil {
-		pn.activity, pn.bad = text, bad
+		pn.activity, pn.short, pn.bad = text, "", bad
 		pn.ver++
 	}
 }
@@ -195,7 +206,7 @@ func (m *Model) succeeded(id string) {
 	}
 }
 
-// describeCall summarises a tool call: "vote -> agent2", "new_answer ...", "tool(args)".
+// describeCall summarises a tool call: "vote -> agent2", "new_answer ...", "called tool".
 func describeCall(name, args string) string {
 	var a struct {
 		AgentID string `json:"agent_id"`
@@ -209,5 +220,5 @@ func describeCall(name, args string) string {
 	case "new_answer":
 		return "new_answer ..."
 	}
-	return oneLine(name, 60) + "(" + oneLine(args, 80) + ")"
+	return "called " + oneLine(name, 60) // its arguments and outcome are on its call line
 }

@@ -22,6 +22,10 @@ func TestView_Golden(t *testing.T) {
 		{"help", func() []event.Event { return midSession().events }, []string{"?"}},
 		{"final", func() []event.Event { return session().events }, nil},
 		{"coordination", func() []event.Event { return coordinated().events }, nil},
+		{"start", func() []event.Event { return starting().events }, nil},
+		{"tools", func() []event.Event { return withTools().events }, nil},
+		{"tools_agent", func() []event.Event { return withTools().events }, []string{"1"}},
+		{"answer_now", func() []event.Event { return answeredNow().events }, nil},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		for _, c := range cases {

@@ -153,9 +153,20 @@ func (m *Model) footer(w int) []string {
 		}
 	}
 	// Every vote cast counts in the second number, stale ones included, so that it only grows.
-	stats := fmt.Sprintf("%s · answers %d/%d · votes %d/%d · tokens %s in / %s out · %s",
-		elapsed(m.now().Sub(s.StartTime)), current, s.Totals.Answers, counted, s.Totals.Votes+s.Totals.IgnoredVotes,
-		tokens(s.Totals.Usage.InputTokens), tokens(s.Totals.Usage.OutputTokens), footerCost(s))
+	// Before the first of each there is nothing to count: "0/0" would read as a fraction.
+	answers := fmt.Sprintf("answers %d/%d", current, s.Totals.Answers)
+	votes := fmt.Sprintf("votes %d/%d", counted, s.Totals.Votes+s.Totals.IgnoredVotes)
+	switch cast := s.Totals.Votes + s.Totals.IgnoredVotes; {
+	case s.Totals.Answers == 0 && cast == 0:
+		answers, votes = "no answers yet", ""
+	case cast == 0:
+		votes = "no votes yet"
+	}
+	stats := elapsed(m.now().Sub(s.StartTime)) + " · " + answers
+	if votes != "" {
+		stats += " · " + votes
+	}
+	stats += fmt.Sprintf(" · tokens %s in / %s out · %s", tokens(s.Totals.Usage.InputTokens), tokens(s.Totals.Usage.OutputTokens), footerCost(s))
 	if s.StartTime.IsZero() {
 		stats = "waiting for the session to start"
 	}
@@ -261,13 +272,13 @@ func (m *Model) agentScreen(w int) []string {
 	title += " · " + lipgloss.NewStyle().Foreground(b.color).Render(b.glyph+" "+b.text)
 	act := styleDim.Render("no tool activity yet")
 	if pn.activity != "" {
-		act = styleDim.Render("↳ " + pn.activity)
+		act = styleDim.Render(clip("↳ "+pn.activity, w))
 	}
 	return append([]string{fit(title, w), fit(act, w)}, strings.Split(m.agentV.View(), "\n")...)
 }
 
-// agentContent is the full text of agent pn: its answers and vote, then the current turn's
-// reasoning (faint) and answer text, or the final presentation.
+// agentContent is the full text of agent pn: its answers, vote and last tool calls, then the
+// current turn's reasoning (faint) and answer text, or the final presentation.
 func (m *Model) agentContent(pn *pane, w int) []string {
 	a := pn.a
 	var lines []string
@@ -286,6 +297,16 @@ func (m *Model) agentContent(pn *pane, w int) []string {
 	if e := a.LastError; e != nil {
 		for _, l := range wrapLines(fmt.Sprintf("last %s: %s", e.Type, e.Message), w) {
 			lines = append(lines, styleWarn.Render(l))
+		}
+	}
+	if len(pn.calls) > 0 {
+		head := "tool calls:"
+		if len(pn.calls) == maxCalls {
+			head = fmt.Sprintf("the last %d tool calls:", maxCalls)
+		}
+		lines = append(lines, styleDim.Render(head))
+		for _, c := range pn.calls {
+			lines = append(lines, c.line(w))
 		}
 	}
 	if len(lines) > 0 {

@@ -143,8 +143,8 @@ func (pv paneView) row(f *frame, r int) {
 }
 
 // column renders pn's agent as a bordered pane of h lines of w cells: label, id and model,
-// its persona (cut to one line), status badge, its newest streamed text, and its last tool
-// activity.
+// its persona (cut to one line), status badge, its newest streamed text, its last tool calls
+// and its last tool activity.
 func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 	b := m.badge(pn)
 	ch := pn.chrome(w, b.color, focused)
@@ -163,12 +163,16 @@ func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 	if full {
 		in = append(in, ch.hr)
 	}
-	if n := rows - len(in) - 1; n > 0 {
+	k := callRows(pn, rows-len(in)-1)
+	if n := rows - len(in) - 1 - k; n > 0 {
 		in = append(in, m.bodyLines(pn, inner, n)...)
 	}
 	blank := strings.Repeat(" ", inner)
-	for len(in) < rows-1 {
+	for len(in) < rows-1-k {
 		in = append(in, blank)
+	}
+	for _, c := range pn.calls[len(pn.calls)-k:] {
+		in = append(in, fit(c.line(inner), inner))
 	}
 	act := blank
 	if pn.activity != "" {
@@ -176,7 +180,11 @@ func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 		if pn.bad {
 			st = styleWarn
 		}
-		act = fit(st.Render("↳ "+pn.activity), inner)
+		text := "↳ " + pn.activity
+		if pn.short != "" && width(text) > inner {
+			text = "↳ " + pn.short
+		}
+		act = fit(st.Render(clip(text, inner)), inner)
 	}
 	return paneView{ch, append(in, act)[:rows]}
 }

@@ -177,6 +177,23 @@ func fit(s string, w int) string {
 	return s
 }
 
+// clip cuts plain text s to w cells with one ellipsis at the end. A cut that lands just after
+// an ellipsis, or after the space or bracket that follows one, adds no second: "writing
+// new_answer…", not "writing new_answer… …".
+func clip(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if w <= 1 {
+		return ansi.Truncate(s, max(w, 0), "")
+	}
+	cut := ansi.Truncate(s, w-1, "")
+	if trimmed := strings.TrimRight(cut, " ([{,;:·"); strings.HasSuffix(trimmed, "…") {
+		return trimmed
+	}
+	return strings.TrimRight(cut, " ") + "…"
+}
+
 // oneLine folds whitespace so s fits on one line and cuts it to max cells.
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(sanitize(s)), " ")

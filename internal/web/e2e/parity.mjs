@@ -15,6 +15,7 @@ const out = process.argv.slice(2).map((path) => {
       reminders: a.items.filter((it) => it.kind === 'note' && it.text === reminder).length,
       input: a.usage.input, cached: a.usage.cached, output: a.usage.output, reasoning: a.usage.reasoning,
       cost: Math.round(a.usage.cost * 1e9) / 1e9,
+      cut_off: a.cutOff,
     })),
   };
 });

@@ -45,4 +45,25 @@ assert.deepEqual([tool.name, tool.result, tool.ms], ['read_file', 'data', 12]);
 assert.deepEqual([m.byId.b.usage.input, m.byId.b.usage.cached, m.byId.b.usage.output, m.byId.b.usage.reasoning, m.byId.b.toolCalls], [100, 40, 7, 3, 1]);
 assert.equal(m.byId.b.rounds[1].cost, 0.01, 'usage counts in the round it was spent in');
 assert.equal(m.byId.b.status, 'winner');
+// Answer now while b writes its new_answer and a's tool runs: neither shows as in progress.
+const cut = newModel();
+[
+  ev('session_started', { question: 'q', turn: 1, agents: [{ id: 'a', label: 'agent1' }, { id: 'b', label: 'agent2' }, { id: 'c', label: 'agent3' }] }, 0),
+  ev('turn_started', { agent: 'a', version: 0, available: [] }, 1),
+  ev('turn_started', { agent: 'b', version: 0, available: [] }, 1),
+  ev('turn_started', { agent: 'c', version: 0, available: [] }, 1),
+  ev('answer_submitted', { agent: 'c', label: 'agent3.1', content: 'C1', version: 1 }, 5),
+  ev('tool_called', { agent: 'a', call: { id: 'r1', name: 'mcp__fs__read', arguments: '{}' } }, 6),
+  ev('tool_result', { agent: 'a', call_id: 'r1', tool: 'mcp__fs__read', content: 'ok', duration_ms: 3 }, 7),
+  ev('tool_called', { agent: 'a', call: { id: 'r2', name: 'mcp__fs__list', arguments: '{}' } }, 8),
+  ev('tool_call_streaming', { agent: 'b', call_id: 'w1', tool: 'new_answer', bytes: 16 }, 9),
+  ev('coordination_ended', { reason: 'answer_now', winner: 'c', winner_label: 'agent3', answer_label: 'agent3.1', tally: [] }, 10),
+  ev('final_answer', { agent: 'c', label: 'agent3.final', content: 'C1', mode: 'verbatim' }, 11),
+  ev('session_ended', { status: 'completed', exit_code: 0, duration_seconds: 0.01 }, 12),
+].forEach((e) => apply(cut, e));
+assert.equal(cut.byId.b.detail, 'cut off while writing new_answer', 'not "writing new_answer (16 bytes)" on a finished session');
+assert.deepEqual(cut.byId.b.cutOff, [{ tool: 'new_answer', writing: true }]);
+assert.deepEqual(cut.byId.a.items.filter((i) => i.kind === 'tool').map((i) => [i.name, !!i.cut]), [['mcp__fs__read', false], ['mcp__fs__list', true]]);
+assert.deepEqual(cut.byId.a.cutOff, [{ tool: 'mcp__fs__list', writing: false }]);
+assert.deepEqual(cut.byId.c.cutOff, []);
 console.log('ok');

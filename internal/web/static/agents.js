@@ -86,7 +86,8 @@ export class AgentsView {
           v.reason ? el('div', { class: 'reason', text: v.reason }) : null);
       }
       case 'tool': {
-        const state = it.result == null ? 'running…' : `${it.isError ? 'failed' : 'done'} in ${fmt.ms(it.ms)}`;
+        // A call the end cut off has no result and never will: not "running…".
+        const state = it.result != null ? `${it.isError ? 'failed' : 'done'} in ${fmt.ms(it.ms)}` : it.cut ? 'cut off, no result' : 'running…';
         return el('li', { class: `item tool${it.isError ? ' failed' : ''}` },
           el('details', {},
             el('summary', {}, when, ' ', el('code', { text: it.name }), ' ', el('span', { class: 'muted small', text: state })),

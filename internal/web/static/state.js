@@ -4,6 +4,7 @@
 const keep = 64 * 1024; // streamed text kept per item, as the server's State does
 const tail = (s) => (s.length > keep ? s.slice(s.length - keep) : s);
 const workflow = new Set(['new_answer', 'vote']);
+const maxPending = 64; // calls remembered as running per agent, as readmodel's maxPending
 
 export function newModel() {
   return {
@@ -21,6 +22,7 @@ function agentOf(x, i) {
     current: null, text: null, reasoning: null, tools: {}, answers: 0, votes: 0,
     usage: { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, calls: 0, estimated: false },
     rounds: [], toolCalls: 0, toolMs: 0, toolErrors: 0, timeUp: false,
+    writing: '', pending: [], cutOff: [],
   };
 }
 
@@ -54,6 +56,7 @@ export function apply(m, e) {
     case 'turn_started':
       if (!a) break;
       endStreams(m, a);
+      endCalls(a);
       a.round++;
       a.status = 'working';
       a.detail = '';
@@ -63,7 +66,7 @@ export function apply(m, e) {
       break;
     case 'model_called':
       if (a && a.status !== 'presenting') { a.status = 'working'; a.detail = d.attempt > 1 ? `attempt ${d.attempt} of 3` : ''; }
-      if (a) endStreams(m, a);
+      if (a) { endStreams(m, a); endCalls(a); }
       break;
     case 'text_delta':
       if (d.presentation) {
@@ -83,12 +86,14 @@ export function apply(m, e) {
       a.reasoning.rev++;
       break;
     case 'tool_call_streaming':
-      if (a) a.detail = `writing ${d.tool} (${d.bytes} bytes)`;
+      if (a) { a.writing = d.tool; a.detail = `writing ${d.tool} (${d.bytes} bytes)`; }
       break;
     case 'tool_called': {
+      if (a) written(a);
       if (!a || workflow.has(d.call?.name)) break;
       const it = item(a, 'tool', t, { name: d.call?.name || '?', args: d.call?.arguments || '', id: d.call?.id, result: null, output: '' });
       if (it.id) a.tools[it.id] = it;
+      if (it.id && a.pending.length < maxPending) a.pending.push(it);
       a.toolCalls++;
       if (round(a)) round(a).tools++;
       break;
@@ -102,6 +107,7 @@ export function apply(m, e) {
       if (!a) break;
       let it = a.tools[d.call_id];
       if (!it) it = item(a, 'tool', t, { name: d.tool, args: '', id: d.call_id, output: '' });
+      a.pending = a.pending.filter((x) => x.id !== d.call_id);
       Object.assign(it, { result: d.content, isError: !!d.is_error, truncated: !!d.truncated, ms: d.duration_ms || 0 });
       it.rev++;
       a.toolMs += d.duration_ms || 0;
@@ -110,7 +116,10 @@ export function apply(m, e) {
       break;
     }
     case 'tool_rejected':
-      if (a) item(a, 'note', t, { level: 'warn', text: `${d.tool} was refused: ${d.error}` });
+      if (!a) break;
+      written(a);
+      a.pending = a.pending.filter((x) => x.id !== d.call_id);
+      item(a, 'note', t, { level: 'warn', text: `${d.tool} was refused: ${d.error}` });
       break;
     case 'enforcement_sent':
       // After a soft round timeout this message carries the time-up note, told already as
@@ -131,6 +140,7 @@ export function apply(m, e) {
     case 'answer_submitted': {
       if (!a) break;
       endStreams(m, a, d.content);
+      a.writing = '';
       const prev = latestOf(m, a.label);
       if (prev) { prev.superseded = true; prev.rev++; }
       a.answers++;
@@ -153,6 +163,7 @@ export function apply(m, e) {
     case 'vote_cast': {
       if (!a) break;
       endStreams(m, a);
+      a.writing = '';
       const v = { agent: a.id, answerLabel: d.answer_label, targetLabel: d.target_label, target: d.target, reason: d.reason, version: d.version, t, stale: false, ignored: false, rev: 0 };
       m.votes.push(v);
       a.vote = v;
@@ -166,6 +177,7 @@ export function apply(m, e) {
     case 'vote_ignored': {
       if (!a) break;
       endStreams(m, a);
+      written(a);
       const target = latestOf(m, d.target_label);
       const v = { agent: a.id, answerLabel: target?.label || d.target_label, targetLabel: d.target_label, reason: d.reason, version: d.seen_version, t, stale: true, ignored: true, rev: 0 };
       m.votes.push(v);
@@ -176,6 +188,7 @@ export function apply(m, e) {
     }
     case 'agent_error':
       if (!a) break;
+      endCalls(a);
       a.status = d.fatal ? 'error' : d.timeout ? 'timeout' : 'retrying';
       a.detail = d.fatal ? d.message : `retrying (${d.consecutive}/${d.budget} failed): ${d.message}`;
       item(a, 'note', t, { level: 'error', text: d.message });
@@ -183,6 +196,7 @@ export function apply(m, e) {
     case 'agent_dead':
       if (!a) break;
       endStreams(m, a);
+      endCalls(a);
       a.status = /stopped/.test(d.reason || '') ? 'stopped' : 'dead';
       a.detail = d.reason;
       item(a, 'note', t, { level: 'error', text: `out of the session: ${d.reason}` });
@@ -227,6 +241,7 @@ export function apply(m, e) {
       m.tally = d.tally || [];
       for (const x of m.agents) {
         endStreams(m, x);
+        cutOff(x);
         if (round(x) && round(x).end == null) round(x).end = t;
         if (['working', 'waiting', 'restarting', 'retrying', 'asking'].includes(x.status)) x.status = d.reason === 'interrupted' ? 'interrupted' : 'done';
       }
@@ -256,6 +271,7 @@ export function apply(m, e) {
       m.duration = d.duration_seconds;
       for (const x of m.agents) {
         endStreams(m, x);
+        cutOff(x);
         if (round(x) && round(x).end == null) round(x).end = t;
         if (['working', 'presenting', 'answered', 'voted', 'waiting', 'restarting', 'retrying', 'asking'].includes(x.status)) {
           x.status = d.status === 'interrupted' && x.status !== 'voted' ? 'interrupted' : 'done';
@@ -273,6 +289,36 @@ function endStreams(m, a, answer) {
   if (a.text && answer != null && a.text.text.trim() === String(answer).trim()) { a.text.hidden = true; a.text.rev++; }
   a.text = null;
   a.reasoning = null;
+}
+
+// written ends the call the agent was writing: it is complete, or refused.
+function written(a) {
+  if (a.writing && a.detail.startsWith('writing ')) a.detail = '';
+  a.writing = '';
+}
+
+// endCalls forgets the agent's calls in progress: a new model call starts after the last
+// response's tools have all run, and a failed turn or a dead agent ends them. Those are not
+// cut off by the end of the session (readmodel's toolCalls folds the same).
+function endCalls(a) {
+  a.writing = '';
+  a.pending = [];
+}
+
+// cutOff marks what the end of coordination or of the session cut off: the call the agent
+// was writing (its detail says so instead of "writing ...") and the tools that had no result.
+function cutOff(a) {
+  if (a.writing) {
+    if (a.cutOff.length < maxPending) a.cutOff.push({ tool: a.writing, writing: true });
+    a.detail = `cut off while writing ${a.writing}`;
+  }
+  for (const it of a.pending) {
+    if (a.cutOff.length < maxPending) a.cutOff.push({ tool: it.name, writing: false });
+    it.cut = true;
+    it.rev++;
+  }
+  a.writing = '';
+  a.pending = [];
 }
 
 // latestOf returns agent label's newest answer so far, or null.
