@@ -225,15 +225,13 @@ func blocks(s string, into map[string]string) {
 			return
 		}
 		rest := s[i+1:]
-		gt := strings.Index(rest, ">\n")
-		if gt < 0 {
-			return
-		}
-		label := rest[:gt]
-		if !isLabel(label) {
+		// A label is short: look for its end nearby, so that text full of "<agent" stays linear.
+		gt := strings.Index(rest[:min(len(rest), 12)], ">\n")
+		if gt < 0 || !isLabel(rest[:gt]) {
 			s = rest
 			continue
 		}
+		label := rest[:gt]
 		body := rest[gt+2:]
 		end := strings.Index(body, "\n<end of "+label+">")
 		if end < 0 {

@@ -148,3 +148,12 @@ func TestProvider_StopsWithContext(t *testing.T) {
 	}
 	t.Fatal("no error on a cancelled context")
 }
+
+// Answer blocks are read between their markers; text full of "<agent" is passed over.
+func TestBlocks(t *testing.T) {
+	got := map[string]string{}
+	blocks(strings.Repeat("<agent", 50000)+"\n<agent2>\nsecond\n<end of agent2>\n<agentX>\nno\n<end of agentX>\n<agent1>\nfirst\n<end of agent1>", got)
+	if len(got) != 2 || got["agent1"] != "first" || got["agent2"] != "second" {
+		t.Errorf("blocks = %v", got)
+	}
+}
