@@ -19,6 +19,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/eval"
 	"massgen/internal/private"
+	"massgen/internal/provider/simulated"
 )
 
 // evalFlags are the flags of massgen eval.
@@ -39,6 +40,8 @@ type evalFlags struct {
 	noLogs      bool
 	quiet       bool
 	check       bool
+	simulate    string
+	seed        int64
 }
 
 // evalRoot is where eval runs go unless --out says otherwise.
@@ -49,11 +52,14 @@ reports how often the team's final answer is right next to what its agents would
 alone:
 
   voted accuracy      the team's final answer, graded
-  oracle              some agent's latest answer was right; and some answer, any version
-  each agent          its first answer (what it would have said alone) and its last one
   majority            a majority vote over the first answers (ties: the first agent's group)
+  oracle@N            some agent's latest answer was right; and some answer, any version
+  best member         the agent whose first answers were right most often, alone
+  each agent          its first answer (what it would have said alone) and its last one
   agreement           every agent's first answer says the same (after the grader's reading)
   self-votes          deciding votes cast for the voter's own answer
+  calls, tokens       per item for the team, the majority and the best member; the team's
+                      also where the first answers agree and where they differ
   tokens, cost, time  per item and in all (cost "+ unknown" when a model's price is unknown)
 
 A dataset line is one JSON object:
@@ -83,16 +89,25 @@ failed ones. Ctrl-C stops: the items finished are kept, exit 4. A failed item is
 with its error and the run goes on (exit 2 at the end); --max-failures stops after that many
 failures in a row.
 
+--simulate POPULATION.yaml runs simulated agents instead of a team (no network, no key):
+each has an accuracy, a bias towards long answers, herding and a stated confidence, and
+answers choice and numeric items with a known answer; every draw follows --seed, so a run
+repeats exactly. The report adds the best member sampled N times with a majority vote
+(self-consistency), and as many times as the team's tokens would pay for. Token counts are
+simulated (a quarter of the characters read and written). Populations:
+examples/eval/sim_*.yaml; items: examples/eval/sim_items.jsonl.
+
 --concurrency runs items side by side. --rate-limit TYPE=RPM and --provider-concurrency
 TYPE=N cap the model calls of a backend type (openai, claude, ...) across all items and
 agents: calls wait for their turn, spaced 60/RPM seconds apart.
 
-  massgen eval examples/eval/sample.jsonl --config examples/eval/team.yaml`
+  massgen eval examples/eval/sample.jsonl --config examples/eval/team.yaml
+  massgen eval examples/eval/sim_items.jsonl --simulate examples/eval/sim_independent.yaml --seed 1`
 
 func newEval(stdout, stderr io.Writer) *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval DATASET.jsonl [--config team.yaml] [--out results.jsonl] [--concurrency N]",
+		Use:   "eval DATASET.jsonl [--config team.yaml | --simulate population.yaml] [--out results.jsonl] [--concurrency N]",
 		Short: "Measure the team on a dataset: voted accuracy against its agents alone, cost and time",
 		Long:  evalLong,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -121,6 +136,8 @@ func newEval(stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.noLogs, "no-logs", false, "do not write the items' session logs")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fl.BoolVar(&f.check, "check", false, "check the dataset and the config, say what would run, and stop")
+	fl.StringVar(&f.simulate, "simulate", "", "run the simulated agents of a population `FILE` instead of a team (examples/eval/sim_*.yaml)")
+	fl.Int64Var(&f.seed, "seed", 0, "with --simulate, the seed of every draw (default: the population file's seed, else 1)")
 	addTemporalFlags(fl, &f.temporal)
 	return cmd
 }
@@ -154,9 +171,25 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 	if err := app.LoadDotEnv(stderr); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
-	cfg, _, err := loadConfig(runOptions{configPath: f.configPath}, stderr)
-	if err != nil {
-		return err
+	var cfg *config.Config
+	var pop *simulated.Population
+	team := ""
+	if f.simulate != "" {
+		if pop, err = loadPopulation(cmd, f, items); err != nil {
+			return err
+		}
+		if cfg, err = pop.Config(); err != nil {
+			return exitf(ExitConfig, "%v", err)
+		}
+		team = pop.ID()
+	} else {
+		if cmd.Flags().Changed("seed") {
+			return exitf(ExitConfig, "--seed goes with --simulate: real agents are not seeded")
+		}
+		if cfg, _, err = loadConfig(runOptions{configPath: f.configPath}, stderr); err != nil {
+			return err
+		}
+		team = teamID(cfg)
 	}
 	out, err := evalOut(f, dataset)
 	if err != nil {
@@ -166,7 +199,7 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 		return err
 	}
 	if f.check {
-		return evalCheck(items, cfg, out, stdout)
+		return evalCheck(items, cfg, pop, out, stdout)
 	}
 	remote, closeRemote, err := f.temporal.remote(cmd.Context())
 	if err != nil {
@@ -176,7 +209,7 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 	if err := private.MkdirAll(filepath.Dir(out)); err != nil {
 		return exitf(ExitExecution, "cannot create the folder of %s: %v", out, err)
 	}
-	o := eval.Options{Dataset: dataset, Items: items, Config: cfg, Team: teamID(cfg), Out: out,
+	o := eval.Options{Dataset: dataset, Items: items, Config: cfg, Team: team, Out: out, Simulation: pop,
 		Logging: !f.noLogs, LogRoot: filepath.Join(filepath.Dir(out), eval.LogsDir),
 		Concurrency: f.concurrency, Limits: lims, MaxFailures: f.maxFailures,
 		Version: Version, Args: os.Args, Remote: remote}
@@ -284,8 +317,30 @@ func evalOut(f evalFlags, dataset string) (string, error) {
 	return filepath.Join(eval.NewRunDir(root, dataset, time.Now()), eval.ResultsFile), nil
 }
 
+// loadPopulation reads --simulate's population, with --seed applied, and checks that its
+// agents can answer every item.
+func loadPopulation(cmd *cobra.Command, f evalFlags, items []eval.Item) (*simulated.Population, error) {
+	switch {
+	case f.configPath != "":
+		return nil, exitf(ExitConfig, "--simulate builds the team from the population file: drop --config (its orchestrator: block goes in the population file)")
+	case f.temporal.addr != "":
+		return nil, exitf(ExitConfig, "--simulate runs its agents in this process: drop --temporal")
+	}
+	pop, err := simulated.Load(f.simulate)
+	if err != nil {
+		return nil, exitf(ExitConfig, "%v", err)
+	}
+	if cmd.Flags().Changed("seed") {
+		pop.Seed = f.seed
+	}
+	if err := eval.CheckSimulated(items); err != nil {
+		return nil, exitf(ExitConfig, "%v", err)
+	}
+	return pop, nil
+}
+
 // evalCheck is --check: what a run would do, without running it.
-func evalCheck(items []eval.Item, cfg *config.Config, out string, stdout io.Writer) error {
+func evalCheck(items []eval.Item, cfg *config.Config, pop *simulated.Population, out string, stdout io.Writer) error {
 	done, _, err := eval.ReadResults(out)
 	if err != nil {
 		return exitf(ExitConfig, "%v", err)
@@ -303,6 +358,9 @@ func evalCheck(items []eval.Item, cfg *config.Config, out string, stdout io.Writ
 	n := countDone(items, done)
 	fmt.Fprintf(stdout, "dataset: %s, graders: %s\n", plural(len(items), "item"), strings.Join(parts, ", "))
 	fmt.Fprintf(stdout, "team: %s\n", teamText(cfg))
+	if pop != nil {
+		fmt.Fprintf(stdout, "simulation: %s, seed %d\n", pop.Path, pop.Seed)
+	}
 	fmt.Fprintf(stdout, "results: %s (%d done, %d to run)\n", out, n, len(items)-n)
 	return nil
 }

@@ -71,6 +71,12 @@ func (w *walker) backendType(f field, fields []field) (BackendType, bool) {
 		return BackendType{}, false
 	}
 	bt, ok := BackendTypes[name]
+	if !ok && name == "simulated" {
+		// massgen eval's test backend: its agents come from a population file, not a config.
+		w.errf(*tf, "simulated agents run only under massgen eval --simulate POPULATION.yaml (examples/eval/sim_*.yaml)",
+			"backend type `simulated` is a test backend, not for configs")
+		return BackendType{Name: name}, false
+	}
 	if !ok {
 		runs := BackendTypeNames()
 		sugg := "valid types: " + strings.Join(runs, ", ")

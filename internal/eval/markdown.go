@@ -36,6 +36,14 @@ func points(s Summary) (pts []point, byTokens bool) {
 	if len(s.Agents) > 1 {
 		pts = append(pts, point{name: "majority of them", cost: spend(aloneUSD, aloneTok), acc: s.Majority})
 	}
+	if s.Simulation != nil && byTokens {
+		// The samples of the best member exist only in a simulation, and have no price.
+		for _, b := range s.BestMember {
+			if b.Samples > 1 {
+				pts = append(pts, point{name: fmt.Sprintf("%s x%d", b.Agent, b.Samples), cost: b.Spend.Tokens * float64(s.Graded), acc: b.Accuracy})
+			}
+		}
+	}
 	pts = append(pts, point{name: "team (voted)", cost: spend(s.CostUSD, s.Tokens), acc: s.Voted})
 	return pts, byTokens
 }
@@ -46,9 +54,19 @@ func WriteMarkdown(w io.Writer, s Summary, chart string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# massgen eval: %s\n\n", mdEscape(s.Dataset))
 	fmt.Fprintf(&b, "%s: %d graded, %d failed, %d not run. Results: `%s`.\n\n", plural(s.Items, "item"), s.Graded, s.Failed, s.Pending, s.Results)
-	b.WriteString("| measure | correct | of | rate |\n|---|--:|--:|--:|\n")
+	if sim := s.Simulation; sim != nil {
+		fmt.Fprintf(&b, "Simulated: population `%s`, seed %d; tokens are %s.\n\n", sim.Population, sim.Seed, sim.Tokens)
+	}
+	b.WriteString("| measure | correct | of | rate | calls/item | tokens/item |\n|---|--:|--:|--:|--:|--:|\n")
 	for _, r := range measures(s) {
-		fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", r.name, r.r.N, r.r.Of, pct(r.r))
+		spend := " | "
+		if r.spend != nil {
+			spend = fmt.Sprintf("%s | %s", calls(r.spend.Calls), num(int64(math.Round(r.spend.Tokens))))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", mdEscape(r.name), r.r.N, r.r.Of, pct(r.r), spend)
+	}
+	if s.Graded > 0 {
+		fmt.Fprintf(&b, "\nThe team per item: %s.\n", splitSpend(s.Spend))
 	}
 	pts, byTokens := points(s)
 	unit := "cost"

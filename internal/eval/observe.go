@@ -19,6 +19,7 @@ type observer struct {
 	winner string
 	reason string
 	tokens Tokens
+	calls  int
 	cost   float64
 }
 
@@ -40,6 +41,14 @@ func (o *observer) Handle(e event.Event) {
 		if k, ok := o.index[p.Agent]; ok {
 			o.agents[k].Answers = append(o.agents[k].Answers, p.Content)
 			o.first[k] = true
+		}
+	case event.ModelCalled:
+		o.calls++
+		if k, ok := o.index[p.Agent]; ok {
+			o.agents[k].Calls++
+			if !o.first[k] {
+				o.agents[k].FirstCalls++
+			}
 		}
 	case event.UsageReported:
 		t := Tokens{Input: p.Usage.InputTokens, CachedInput: p.Usage.CachedInputTokens, Output: p.Usage.OutputTokens, Reasoning: p.Usage.ReasoningTokens}
@@ -86,6 +95,7 @@ func (o *observer) fill(r *Record) {
 	r.Winner = o.winner
 	r.EndReason = o.reason
 	r.Tokens = o.tokens
+	r.Calls = o.calls
 	r.CostUSD = o.cost
 	r.CostKnown = true
 	for _, a := range o.agents {

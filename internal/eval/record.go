@@ -47,8 +47,10 @@ type Record struct {
 	// Agents are in config order.
 	Agents []AgentRecord `json:"agents"`
 	// Votes are those of the final tally: the votes that decided the winner.
-	Votes     []Vote    `json:"votes,omitempty"`
-	Tokens    Tokens    `json:"tokens"`
+	Votes  []Vote `json:"votes,omitempty"`
+	Tokens Tokens `json:"tokens"`
+	// Calls counts the session's model calls (attempts included).
+	Calls     int       `json:"calls"`
 	CostUSD   float64   `json:"cost_usd"`
 	CostKnown bool      `json:"cost_known"`
 	Seconds   float64   `json:"wall_seconds"`
@@ -70,7 +72,10 @@ type AgentRecord struct {
 	CostUSD      float64 `json:"cost_usd"`
 	FirstCostUSD float64 `json:"first_cost_usd"`
 	FirstTokens  Tokens  `json:"first_tokens"`
-	Unpriced     bool    `json:"unpriced,omitempty"`
+	// Calls counts its model calls; FirstCalls those until its first answer was accepted.
+	Calls      int  `json:"calls"`
+	FirstCalls int  `json:"first_calls"`
+	Unpriced   bool `json:"unpriced,omitempty"`
 	// Error is the agent's last error, when it had one.
 	Error string `json:"error,omitempty"`
 }

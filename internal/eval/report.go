@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,11 +17,27 @@ import (
 func WriteText(w io.Writer, s Summary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "massgen eval: %s, %s (%d graded, %d failed, %d not run)\n", s.Dataset, plural(s.Items, "item"), s.Graded, s.Failed, s.Pending)
-	fmt.Fprintf(&b, "results: %s\n\n", s.Results)
+	fmt.Fprintf(&b, "results: %s\n", s.Results)
+	if sim := s.Simulation; sim != nil {
+		fmt.Fprintf(&b, "simulated: population %s, seed %d; tokens are %s\n", sim.Population, sim.Seed, sim.Tokens)
+	}
+	b.WriteString("\n")
 
-	fmt.Fprintf(&b, "%-36s %7s %6s %7s\n", "", "correct", "of", "rate")
-	for _, r := range measures(s) {
-		fmt.Fprintf(&b, "%-36s %7d %6d %7s\n", r.name, r.r.N, r.r.Of, pct(r.r))
+	ms := measures(s)
+	width := 0
+	for _, r := range ms {
+		width = max(width, len(r.name))
+	}
+	fmt.Fprintf(&b, "%-*s %7s %6s %7s %11s %12s\n", width, "", "correct", "of", "rate", "calls/item", "tokens/item")
+	for _, r := range ms {
+		line := fmt.Sprintf("%-*s %7d %6d %7s", width, r.name, r.r.N, r.r.Of, pct(r.r))
+		if r.spend != nil {
+			line += fmt.Sprintf(" %11s %12s", calls(r.spend.Calls), num(int64(math.Round(r.spend.Tokens))))
+		}
+		b.WriteString(line + "\n")
+	}
+	if s.Graded > 0 {
+		fmt.Fprintf(&b, "\nthe team per item: %s\n", splitSpend(s.Spend))
 	}
 
 	if len(s.Agents) > 0 {
@@ -74,22 +91,57 @@ func WriteText(w io.Writer, s Summary) error {
 	return err
 }
 
-// measure is one line of the accuracy table.
+// measure is one line of the accuracy table; spend is what answering that way cost per item,
+// when it is a way of answering.
 type measure struct {
-	name string
-	r    Ratio
+	name  string
+	r     Ratio
+	spend *PerItem
 }
 
 func measures(s Summary) []measure {
-	return []measure{
-		{"voted (the team's final answer)", s.Voted},
-		{"oracle: some agent's latest answer", s.OracleLatest},
-		{"oracle: some answer, any version", s.OracleAny},
-		{"majority vote of first answers", s.Majority},
-		{"agreement of first answers", s.Agreement},
-		{"self-votes (of the deciding votes)", s.SelfVotes},
+	oracle := fmt.Sprintf("oracle@%d", len(s.Agents))
+	ms := []measure{
+		{"voted (the team's final answer)", s.Voted, &s.Spend.Team},
+		{"majority vote of first answers", s.Majority, &s.Spend.Majority},
+		{oracle + ": some agent's latest answer", s.OracleLatest, nil},
+		{oracle + ": some answer, any version", s.OracleAny, nil},
 	}
+	for k := range s.BestMember {
+		b := &s.BestMember[k]
+		ms = append(ms, measure{bestName(*b), b.Accuracy, &b.Spend})
+	}
+	return append(ms,
+		measure{"agreement of first answers", s.Agreement, nil},
+		measure{"self-votes (of the deciding votes)", s.SelfVotes, nil})
 }
+
+// bestName names a best-member line: "best member alone (a)", "best member x3, majority (a)".
+func bestName(b Baseline) string {
+	name := "best member alone (" + b.Agent + ")"
+	if b.Samples > 1 {
+		name = fmt.Sprintf("best member x%d, majority (%s)", b.Samples, b.Agent)
+	}
+	if b.EqualCost {
+		name += ", team's tokens"
+	}
+	return name
+}
+
+// splitSpend is what the team spent per item where the first answers agreed and where not.
+func splitSpend(sp Spend) string {
+	part := func(p PerItem, n int, where string) string {
+		if n == 0 {
+			return "no item " + where
+		}
+		return fmt.Sprintf("%s calls and %s tokens %s (%s)", calls(p.Calls), num(int64(math.Round(p.Tokens))), where, plural(n, "item"))
+	}
+	return part(sp.Agree, sp.AgreeItems, "where the first answers agree") + "; " +
+		part(sp.Disagree, sp.DisagreeItems, "where they differ")
+}
+
+// calls is a mean number of calls per item.
+func calls(c float64) string { return strconv.FormatFloat(c, 'f', 2, 64) }
 
 // WriteJSON prints the summary as indented JSON.
 func WriteJSON(w io.Writer, s Summary) error {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,7 +25,10 @@ func reportSummary() Summary {
 			{ID: "gpt", First: Ratio{1, 2, 0.5}, Last: Ratio{2, 2, 1}, CostUSD: 0.0123, FirstCostUSD: 0.004, FirstTokens: Tokens{Input: 1200, Output: 300}},
 			{ID: "claude", First: Ratio{2, 2, 1}, Last: Ratio{2, 2, 1}, CostUSD: 0.021, FirstCostUSD: 0.009, FirstTokens: Tokens{Input: 1100, Output: 500}},
 		},
-		Tokens: Tokens{Input: 12345, CachedInput: 2000, Output: 2345, Reasoning: 512}, CostUSD: 0.0343, CostKnown: true,
+		Spend: Spend{Team: PerItem{Calls: 7, Tokens: 7345}, Agree: PerItem{}, AgreeItems: 0, Disagree: PerItem{Calls: 7, Tokens: 7345}, DisagreeItems: 2,
+			Majority: PerItem{Calls: 2, Tokens: 1550}},
+		BestMember: []Baseline{{Agent: "claude", Samples: 1, Accuracy: Ratio{2, 2, 1}, Spend: PerItem{Calls: 1, Tokens: 800}}},
+		Tokens:     Tokens{Input: 12345, CachedInput: 2000, Output: 2345, Reasoning: 512}, Calls: 15, CostUSD: 0.0343, CostKnown: true,
 		ItemSeconds: Seconds{Total: 36.5, Mean: 12.1667, Max: 20.25}, WallSeconds: 38.2, Limits: "openai 60/min",
 		PerItem: []ItemSummary{
 			{ID: "q1", Status: StatusOK, Correct: true, Oracle: true, Seconds: 12.25, CostUSD: 0.015, LogDir: "/runs/gsm8k/logs/log_1/turn_1"},
@@ -99,9 +103,48 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("JSON round trip (-want +got):\n%s", d)
 	}
 	for _, key := range []string{`"voted_accuracy"`, `"oracle_latest"`, `"oracle_any"`, `"majority_first"`, `"agreement"`, `"self_votes"`,
-		`"first_answer_accuracy"`, `"cached_input"`, `"cost_known"`, `"item_seconds"`, `"per_item"`, `"log_dir"`} {
+		`"first_answer_accuracy"`, `"cached_input"`, `"cost_known"`, `"item_seconds"`, `"per_item"`, `"log_dir"`,
+		`"spend_per_item"`, `"best_member"`, `"calls"`} {
 		if !bytes.Contains(b.Bytes(), []byte(key)) {
 			t.Errorf("the JSON lacks %s", key)
 		}
+	}
+}
+
+// A simulated run says so, with its population and seed, and lists the best member sampled
+// beside the team, the equal-cost line marked; a real run has no such lines.
+func TestWriteText_Simulated(t *testing.T) {
+	s := reportSummary()
+	s.Simulation = &SimulationInfo{Population: "sim_independent.yaml", Seed: 3, Tokens: SimulatedTokens}
+	s.BestMember = append(s.BestMember,
+		Baseline{Agent: "claude", Samples: 2, Accuracy: Ratio{2, 2, 1}, Spend: PerItem{Calls: 2, Tokens: 1600}},
+		Baseline{Agent: "claude", Samples: 9, Accuracy: Ratio{1, 2, 0.5}, Spend: PerItem{Calls: 9, Tokens: 7200}, EqualCost: true})
+	var b bytes.Buffer
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	// Column widths follow the longest name: compare the words of each line.
+	var lines []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"simulated: population sim_independent.yaml, seed 3; tokens are simulated",
+		"\nbest member alone (claude) 2 2 100.0% 1.00 800\n",
+		"\nbest member x2, majority (claude) 2 2 100.0% 2.00 1,600\n",
+		"\nbest member x9, majority (claude), team's tokens 1 2 50.0% 9.00 7,200\n",
+		"\nvoted (the team's final answer) 1 2 50.0% 7.00 7,345\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := WriteText(&b, reportSummary()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "simulated") || strings.Contains(b.String(), "majority (claude)") {
+		t.Errorf("a real run's report speaks of a simulation:\n%s", b.String())
 	}
 }

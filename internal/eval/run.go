@@ -12,6 +12,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/provider/simulated"
 )
 
 // Options configure an eval run.
@@ -49,6 +50,9 @@ type Options struct {
 	Remote func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
 	// NewProvider overrides the backend factory (tests); nil means app.NewProvider.
 	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
+	// Simulation, when set, runs the population's simulated agents on every item instead of
+	// NewProvider's backends; Config must be Simulation.Config() (massgen eval --simulate).
+	Simulation *simulated.Population
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -134,6 +138,9 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	out.Summary.Dataset, out.Summary.Results = o.Dataset, o.Out
 	out.Summary.WallSeconds = o.Now().Sub(started).Seconds()
 	out.Summary.Limits = o.Limits.String()
+	if o.Simulation != nil {
+		simulatedBaselines(&out.Summary, o.Simulation, o.Items, r.done)
+	}
 	switch {
 	case ctx.Err() != nil:
 		out.ExitCode = app.ExitInterrupted
@@ -236,8 +243,12 @@ func (r *runner) session(ctx context.Context, it Item) (Record, error) {
 		cfg = r.o.ConfigFor(it)
 	}
 	obs := newObserver()
+	base := r.o.NewProvider
+	if r.o.Simulation != nil {
+		base = simulatedProviders(r.o.Simulation, it)
+	}
 	newProvider := func(b config.Backend, key, keyEnv string) (provider.Provider, error) {
-		p, err := r.o.NewProvider(b, key, keyEnv)
+		p, err := base(b, key, keyEnv)
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,18 @@ type Summary struct {
 	SelfVotes Ratio          `json:"self_votes"`
 	Agents    []AgentSummary `json:"agents"`
 
+	// Spend is what one graded item cost on average: the team's calls and tokens, split by
+	// whether the agents' first answers agreed, beside those of the majority baseline.
+	Spend Spend `json:"spend_per_item"`
+	// BestMember is the agent whose own answers were right most often, alone and, in a
+	// simulated run, sampled several times with a majority vote over its samples
+	// (self-consistency): the single model the team must beat at the same cost.
+	BestMember []Baseline `json:"best_member,omitempty"`
+	// Simulation is set when simulated agents answered (massgen eval --simulate).
+	Simulation *SimulationInfo `json:"simulation,omitempty"`
+
 	Tokens    Tokens  `json:"tokens"`
+	Calls     int     `json:"calls"`
 	CostUSD   float64 `json:"cost_usd"`
 	CostKnown bool    `json:"cost_known"` // false when some model's price is unknown (counted as 0)
 	// ItemSeconds are the items' wall times; WallSeconds the run's own (items overlap with
@@ -71,6 +82,46 @@ type AgentSummary struct {
 	CostUSD      float64 `json:"cost_usd"`
 	FirstCostUSD float64 `json:"first_cost_usd"`
 	FirstTokens  Tokens  `json:"first_tokens"`
+	// FirstCalls are its calls until its first answers, over the graded items.
+	FirstCalls int `json:"first_calls"`
+}
+
+// PerItem is a mean over graded items: model calls, and tokens (input + output).
+type PerItem struct {
+	Calls  float64 `json:"calls"`
+	Tokens float64 `json:"tokens"`
+}
+
+// Spend is what the graded items cost on average.
+type Spend struct {
+	// Team is the whole session; Agree and Disagree the same over the items where every
+	// agent's first answer said the same thing (AgreeItems of them) and the others.
+	Team          PerItem `json:"team"`
+	Agree         PerItem `json:"agree"`
+	AgreeItems    int     `json:"agree_items"`
+	Disagree      PerItem `json:"disagree"`
+	DisagreeItems int     `json:"disagree_items"`
+	// Majority is every agent's first answer, what the majority baseline needs.
+	Majority PerItem `json:"majority"`
+}
+
+// Baseline is the best member answering alone: Samples answers per item and a majority vote
+// over them (one sample: its own answer).
+type Baseline struct {
+	Agent    string  `json:"agent"`
+	Samples  int     `json:"samples"`
+	Accuracy Ratio   `json:"accuracy"`
+	Spend    PerItem `json:"spend_per_item"`
+	// EqualCost marks the sample count whose tokens come closest to the team's.
+	EqualCost bool `json:"equal_cost,omitempty"`
+}
+
+// SimulationInfo describes a simulated run.
+type SimulationInfo struct {
+	Population string `json:"population"`
+	Seed       int64  `json:"seed"`
+	// Tokens says how the token counts were made.
+	Tokens string `json:"tokens"`
 }
 
 // Seconds sum up the items' wall times.
@@ -108,6 +159,7 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 		return &s.Agents[k]
 	}
 	finished := 0
+	var team, agree, disagree, alone sum
 	for _, it := range items {
 		rec, ok := recs[it.ID]
 		if !ok {
@@ -117,6 +169,7 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 		}
 		finished++
 		s.Tokens = s.Tokens.Add(rec.Tokens)
+		s.Calls += rec.Calls
 		s.CostUSD += rec.CostUSD
 		s.CostKnown = s.CostKnown && rec.CostKnown
 		s.ItemSeconds.Total += rec.Seconds
@@ -136,6 +189,14 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 		s.OracleAny.add(g.oracleAny)
 		s.Majority.add(g.majority)
 		s.Agreement.add(g.agree)
+		team.add(rec.Calls, rec.Tokens)
+		if g.agree {
+			agree.add(rec.Calls, rec.Tokens)
+		} else {
+			disagree.add(rec.Calls, rec.Tokens)
+		}
+		var firstCalls int
+		var firstTokens Tokens
 		for k, a := range rec.Agents {
 			as := agent(a.ID)
 			as.First.add(g.first[k])
@@ -143,7 +204,11 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 			as.CostUSD += a.CostUSD
 			as.FirstCostUSD += a.FirstCostUSD
 			as.FirstTokens = as.FirstTokens.Add(a.FirstTokens)
+			as.FirstCalls += a.FirstCalls
+			firstCalls += a.FirstCalls
+			firstTokens = firstTokens.Add(a.FirstTokens)
 		}
+		alone.add(firstCalls, firstTokens)
 		for _, v := range rec.Votes {
 			s.SelfVotes.add(v.Voter == v.For)
 		}
@@ -151,7 +216,49 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 	if finished > 0 {
 		s.ItemSeconds.Mean = s.ItemSeconds.Total / float64(finished)
 	}
+	s.Spend = Spend{Team: team.mean(), Agree: agree.mean(), AgreeItems: agree.items,
+		Disagree: disagree.mean(), DisagreeItems: disagree.items, Majority: alone.mean()}
+	if best := bestAgent(s.Agents); best >= 0 {
+		a := s.Agents[best]
+		s.BestMember = []Baseline{{Agent: a.ID, Samples: 1, Accuracy: a.First,
+			Spend: PerItem{Calls: per(a.FirstCalls, s.Graded), Tokens: per(int(a.FirstTokens.Input+a.FirstTokens.Output), s.Graded)}}}
+	}
 	return s
+}
+
+// bestAgent is the index of the agent whose first answers were right most often (the first
+// such), -1 when none was graded.
+func bestAgent(agents []AgentSummary) int {
+	best := -1
+	for k, a := range agents {
+		if a.First.Of > 0 && (best < 0 || a.First.Rate > agents[best].First.Rate) {
+			best = k
+		}
+	}
+	return best
+}
+
+// sum adds up calls and tokens (input + output) over items.
+type sum struct {
+	items, calls int
+	tokens       int64
+}
+
+func (s *sum) add(calls int, t Tokens) {
+	s.items++
+	s.calls += calls
+	s.tokens += t.Input + t.Output
+}
+
+func (s sum) mean() PerItem {
+	return PerItem{Calls: per(s.calls, s.items), Tokens: per(int(s.tokens), s.items)}
+}
+
+func per(n, items int) float64 {
+	if items == 0 {
+		return 0
+	}
+	return float64(n) / float64(items)
 }
 
 // graded is one record graded.

@@ -112,3 +112,39 @@ func TestSummarize_Spend(t *testing.T) {
 		t.Errorf("oracle latest %+v any %+v, want 2/2 each", s.OracleLatest, s.OracleAny)
 	}
 }
+
+// TestSummarize_CallsPerItem splits the team's calls and tokens by whether the first answers
+// agreed, counts graded items only, and names the best member with what its first answers cost.
+func TestSummarize_CallsPerItem(t *testing.T) {
+	items := []Item{
+		{ID: "same", Grader: GraderExact, Answers: []string{"x"}},
+		{ID: "split", Grader: GraderExact, Answers: []string{"x"}},
+		{ID: "split2", Grader: GraderExact, Answers: []string{"x"}},
+		{ID: "failed", Grader: GraderExact, Answers: []string{"x"}},
+	}
+	agents := func(p, q string, pCalls int) []AgentRecord {
+		return []AgentRecord{
+			{ID: "p", Answers: []string{p}, FirstCalls: pCalls, FirstTokens: Tokens{Input: 100, Output: 10}},
+			{ID: "q", Answers: []string{q}, FirstCalls: 1, FirstTokens: Tokens{Input: 100, Output: 30}},
+		}
+	}
+	recs := map[string]Record{
+		"same":   {ID: "same", Status: StatusOK, Final: "x", Calls: 3, Tokens: Tokens{Input: 400, Output: 100}, Agents: agents("x", "x", 1)},
+		"split":  {ID: "split", Status: StatusOK, Final: "x", Calls: 5, Tokens: Tokens{Input: 900, Output: 100}, Agents: agents("x", "y", 2)},
+		"split2": {ID: "split2", Status: StatusOK, Final: "y", Calls: 7, Tokens: Tokens{Input: 1100, Output: 100}, Agents: agents("y", "x", 3)},
+		"failed": {ID: "failed", Status: StatusFailed, Calls: 99, Tokens: Tokens{Input: 9999}},
+	}
+	s := Summarize(items, recs)
+	want := Spend{Team: PerItem{Calls: 5, Tokens: 900}, Agree: PerItem{Calls: 3, Tokens: 500}, AgreeItems: 1,
+		Disagree: PerItem{Calls: 6, Tokens: 1100}, DisagreeItems: 2, Majority: PerItem{Calls: 3, Tokens: 240}}
+	if s.Spend != want {
+		t.Errorf("spend = %+v, want %+v", s.Spend, want)
+	}
+	if s.Calls != 114 {
+		t.Errorf("calls = %d, want 114 (every finished item)", s.Calls)
+	}
+	// p and q are right on 2 of 3 each: the first in order is the best.
+	if len(s.BestMember) != 1 || s.BestMember[0] != (Baseline{Agent: "p", Samples: 1, Accuracy: Ratio{2, 3, 2.0 / 3}, Spend: PerItem{Calls: 2, Tokens: 110}}) {
+		t.Errorf("best member = %+v", s.BestMember)
+	}
+}

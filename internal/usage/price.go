@@ -94,8 +94,9 @@ var prices = map[string]Price{
 	"kimi-k2":                 {0.60, 0.15, 0, 2.50},
 }
 
-// free are backends that run locally or offline: every model on them costs nothing.
-var free = map[string]bool{"scripted": true, "ollama": true, "lmstudio": true, "vllm": true, "sglang": true}
+// free are backends that run locally or offline (simulated: massgen eval --simulate): every
+// model on them costs nothing.
+var free = map[string]bool{"scripted": true, "simulated": true, "ollama": true, "lmstudio": true, "vllm": true, "sglang": true}
 
 // keys holds the table's keys, longest first, for prefix lookup.
 var keys = func() []string {
