@@ -48,9 +48,9 @@ type generateArgs struct {
 	Instructions string   `json:"instructions"`
 	Speed        float64  `json:"speed"`
 	// Video: aspect_ratio and duration (MassGen's; OpenAI's image and speech endpoints ignore them).
-	AspectRatio string `json:"aspect_ratio"`
-	Duration    int    `json:"duration"`
-	MaxConc     int    `json:"max_concurrent"`
+	AspectRatio string  `json:"aspect_ratio"`
+	Duration    seconds `json:"duration"`
+	MaxConc     int     `json:"max_concurrent"`
 }
 
 func (ts *toolset) generateMediaTool(modes []string) tool.Tool {
@@ -181,7 +181,7 @@ func (ts *toolset) checkGenerate(in *generateArgs, modes []string) error {
 		return fmt.Errorf("backend_type %q: %s generation is built for %s only", clip(in.BackendType, 40), in.Mode, strings.Join(have, " and "))
 	case in.Mode == "video" && len(in.Prompts) > maxVideoBatch:
 		return fmt.Errorf("%d prompts; at most %d videos go in one call", len(in.Prompts), maxVideoBatch)
-	case in.Duration < 0 || in.Duration > maxVideoSeconds:
+	case in.Duration < 0 || int(in.Duration) > maxVideoSeconds:
 		return fmt.Errorf("duration %d is out of range: 1 to %d seconds (Sora takes 4, 8 or 12, Veo 4 to 8)", in.Duration, maxVideoSeconds)
 	case len(in.Size) > maxVideoFieldText || len(in.AspectRatio) > maxVideoFieldText:
 		return fmt.Errorf("size and aspect_ratio are short values such as 1280x720 and 16:9")

@@ -139,7 +139,7 @@ func TestTextToVideoGeneration(t *testing.T) {
 	if err != nil || tl.Spec.Name != "custom_tool__text_to_video_generation" {
 		t.Fatalf("%v %v", tl.Spec.Name, err)
 	}
-	res, out, _ := runOut(t, tl, map[string]any{"prompt": "a cat on a motorcycle", "storage_path": "videos"})
+	res, out, _ := runOut(t, tl, map[string]any{"prompt": "a cat on a motorcycle", "storage_path": "videos", "seconds": "4"})
 	if res.IsError || out["operation"] != "generate_and_store_video_no_input_images" || out["model"] != "sora-2" || out["backend"] != "openai" {
 		t.Fatalf("%s", res.Content)
 	}
@@ -251,6 +251,7 @@ func TestGenerateVideo_BadInput(t *testing.T) {
 		want      string
 	}{
 		{"too long", []string{"openai"}, map[string]any{"prompt": "x", "mode": "video", "duration": 90}, "duration 90 is out of range"},
+		{"not seconds", []string{"openai"}, map[string]any{"prompt": "x", "mode": "video", "duration": "4.5"}, "4.5\" is not a whole number of seconds"},
 		{"claude makes no videos", []string{"openai"}, map[string]any{"prompt": "x", "mode": "video", "backend_type": "claude"},
 			"video generation is built for openai and gemini only"},
 		{"a veo model on openai", []string{"openai", "gemini"}, map[string]any{"prompt": "x", "mode": "video", "backend_type": "openai", "model": "veo-3"},

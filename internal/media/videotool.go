@@ -24,7 +24,7 @@ func (ts *toolset) generateVideos(ctx context.Context, in generateArgs, prompts 
 	if err != nil {
 		return failure(op, err)
 	}
-	spec, err := videoShape(b.Name, videoSpec{model: model, seconds: in.Duration}, in.Size, in.AspectRatio)
+	spec, err := videoShape(b.Name, videoSpec{model: model, seconds: int(in.Duration)}, in.Size, in.AspectRatio)
 	if err != nil {
 		return failure(op, err)
 	}
@@ -171,6 +171,24 @@ func videoShape(provider string, v videoSpec, size, aspect string) (videoSpec, e
 	return v, nil
 }
 
+// seconds is a whole number of seconds, as a number or a string of one: MassGen's
+// text_to_video_generation passes seconds on as a string, and models copy that.
+type seconds int
+
+func (n *seconds) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "" || s == "null" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v != math.Trunc(v) || math.Abs(v) > 1e6 {
+		return fmt.Errorf("%s is not a whole number of seconds", clip(string(b), 20))
+	}
+	*n = seconds(v)
+	return nil
+}
+
 func parseSize(s string) (w, h int, ok bool) {
 	a, b, found := strings.Cut(strings.ToLower(s), "x")
 	w, err1 := strconv.Atoi(a)
@@ -196,23 +214,23 @@ func (ts *toolset) textToVideoTool() tool.Tool {
 func (ts *toolset) textToVideo(ctx context.Context, args string) tool.Result {
 	const op = "generate_and_store_video_no_input_images"
 	var in struct {
-		Prompt      string `json:"prompt"`
-		Model       string `json:"model"`
-		Seconds     *int   `json:"seconds"`
-		StoragePath string `json:"storage_path"`
+		Prompt      string   `json:"prompt"`
+		Model       string   `json:"model"`
+		Seconds     *seconds `json:"seconds"`
+		StoragePath string   `json:"storage_path"`
 	}
 	if err := decode("text_to_video_generation", args, &in, `{"prompt": "a lighthouse at dawn, slow push-in", "seconds": 4}`); err != nil {
 		return failure(op, err)
 	}
-	seconds := 4
+	length := 4
 	if in.Seconds != nil {
-		seconds = *in.Seconds
+		length = int(*in.Seconds)
 	}
 	switch {
 	case strings.TrimSpace(in.Prompt) == "":
 		return failure(op, fmt.Errorf(`give prompt, e.g. {"prompt": "a lighthouse at dawn, slow push-in"}`))
-	case seconds < 1 || seconds > maxVideoSeconds:
-		return failure(op, fmt.Errorf("seconds %d is out of range: 1 to %d (Sora takes 4, 8 or 12)", seconds, maxVideoSeconds))
+	case length < 1 || length > maxVideoSeconds:
+		return failure(op, fmt.Errorf("seconds %d is out of range: 1 to %d (Sora takes 4, 8 or 12)", length, maxVideoSeconds))
 	}
 	if err := errors.Join(checkText("prompt", in.Prompt, maxPrompt), checkText("model", in.Model, maxModelName),
 		checkText("storage_path", in.StoragePath, maxStoragePath)); err != nil {
@@ -229,7 +247,7 @@ func (ts *toolset) textToVideo(ctx context.Context, args string) tool.Result {
 		return failure(op, fmt.Errorf("%s is a Veo model, made by Gemini: set %s", clip(model, 60), keyVars["gemini"]))
 	}
 	start := time.Now()
-	made, spent, err := ts.makeVideo(ctx, b, videoSpec{prompt: in.Prompt, model: model, seconds: seconds})
+	made, spent, err := ts.makeVideo(ctx, b, videoSpec{prompt: in.Prompt, model: model, seconds: length})
 	if err != nil {
 		res := failure(op, err)
 		res.Spent = spent
