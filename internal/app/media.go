@@ -1,6 +1,8 @@
 package app
 
 import (
+	"slices"
+
 	"massgen/internal/config"
 	"massgen/internal/media"
 	"massgen/internal/tool"
@@ -23,6 +25,11 @@ func addMediaTools(set tool.Set, a config.Agent, cfg *config.Config, ws *workspa
 	}
 	if !m.Enabled() && len(custom) == 0 {
 		return set, nil
+	}
+	// MassGen's configs turn enable_file_generation on and name the tool in custom_tools too:
+	// the entry gives it (under its name), once.
+	if slices.ContainsFunc(custom, func(c config.CustomTool) bool { return c.MediaTool() == "text_to_file_generation" }) {
+		m.FileGeneration = false
 	}
 	if ws == nil { // needsWorkspace gives every agent with media tools a workspace
 		return set, errorf(ExitExecution, "agent %s: the media tools have no workspace", a.ID)

@@ -78,3 +78,45 @@ agents:
 		t.Errorf("duplicate: %v", err)
 	}
 }
+
+// MassGen's file generation configs turn enable_file_generation on and name
+// text_to_file_generation in custom_tools too: the tool is offered once, under the entry.
+func TestAddMediaTools_FileGenerationOnce(t *testing.T) {
+	cfg, rep := config.Parse("m.yaml", []byte(`
+agents:
+  - id: a
+    backend:
+      type: scripted
+      answers: [hi]
+      cwd: ws
+      enable_file_generation: true
+      enable_video_generation: true
+      custom_tools:
+        - {name: [text_to_file_generation], path: massgen/tool/_multimodal_tools/text_to_file_generation.py, function: [text_to_file_generation]}
+        - {name: [text_to_video_generation], path: massgen/tool/_multimodal_tools/text_to_video_generation.py, function: [text_to_video_generation]}
+`))
+	if !rep.OK() || len(rep.Warnings) > 0 {
+		t.Fatal(rep.Text())
+	}
+	run, err := workspace.NewRun(t.TempDir(), "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = run.Close() })
+	ws, err := run.Agent("a", "agent1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := addMediaTools(nil, cfg.Agents[0], cfg, ws, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range set.Specs() {
+		names = append(names, s.Name)
+	}
+	want := []string{"custom_tool__generate_media", "custom_tool__text_to_file_generation", "custom_tool__text_to_video_generation"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}

@@ -9,7 +9,8 @@ import (
 // MassGen v0.1.28's media tools (massgen/tool/_multimodal_tools): enable_multimodal_tools
 // registers read_media and generate_media as custom tools, the *_generation_backend/_model
 // keys and multimodal_config pick their providers, and the older enable_image_generation /
-// enable_audio_generation switches are mapped onto generate_media. An orchestrator-level
+// enable_audio_generation / enable_video_generation switches are mapped onto generate_media.
+// enable_file_generation (v0.1.12) offers text_to_file_generation. An orchestrator-level
 // setting is inherited by every agent that does not set its own, as MassGen's cli.py does.
 
 // MediaChoice is a provider and model for one kind of media; "" fields are chosen at call
@@ -31,12 +32,14 @@ type Media struct {
 	// Multimodal (enable_multimodal_tools) offers read_media and generate_media; nil when not
 	// written, so that the orchestrator's setting applies.
 	Multimodal *bool
-	// ImageGeneration and AudioGeneration (enable_image_generation, enable_audio_generation)
-	// offer generate_media for that mode alone.
-	ImageGeneration, AudioGeneration bool
+	// ImageGeneration, AudioGeneration and VideoGeneration (enable_image_generation,
+	// enable_audio_generation, enable_video_generation) offer generate_media for that mode alone.
+	ImageGeneration, AudioGeneration, VideoGeneration bool
+	// FileGeneration (enable_file_generation) offers text_to_file_generation.
+	FileGeneration bool
 	// Understand holds multimodal_config's choices for read_media by kind (image, audio, video).
 	Understand map[string]MediaChoice
-	// Generate holds the choices for generate_media by mode (image, audio): the
+	// Generate holds the choices for generate_media by mode (image, audio, video): the
 	// <mode>_generation_backend/_model keys. (MassGen's generate_media also reads
 	// multimodal_config, whose image model is then used for understanding and generating
 	// alike; here multimodal_config is read_media's alone.)
@@ -51,6 +54,8 @@ func (m Media) Over(parent Media) Media {
 	}
 	out.ImageGeneration = m.ImageGeneration || parent.ImageGeneration
 	out.AudioGeneration = m.AudioGeneration || parent.AudioGeneration
+	out.VideoGeneration = m.VideoGeneration || parent.VideoGeneration
+	out.FileGeneration = m.FileGeneration || parent.FileGeneration
 	out.Understand = mergeChoices(parent.Understand, m.Understand)
 	out.Generate = mergeChoices(parent.Generate, m.Generate)
 	return out
@@ -86,7 +91,7 @@ func (m Media) ReadMedia() bool { return m.Multimodal != nil && *m.Multimodal }
 // GenerateModes lists the modes generate_media offers, nil when it is not offered.
 func (m Media) GenerateModes() []string {
 	if m.ReadMedia() {
-		return []string{"image", "audio"}
+		return []string{"image", "audio", "video"}
 	}
 	var out []string
 	if m.ImageGeneration {
@@ -95,11 +100,14 @@ func (m Media) GenerateModes() []string {
 	if m.AudioGeneration {
 		out = append(out, "audio")
 	}
+	if m.VideoGeneration {
+		out = append(out, "video")
+	}
 	return out
 }
 
 // Enabled reports whether any media tool is offered.
-func (m Media) Enabled() bool { return m.ReadMedia() || len(m.GenerateModes()) > 0 }
+func (m Media) Enabled() bool { return m.ReadMedia() || len(m.GenerateModes()) > 0 || m.FileGeneration }
 
 // MediaBackends are the providers the media tools call.
 var MediaBackends = []string{"openai", "gemini", "claude"}
@@ -133,20 +141,27 @@ func media(f func(m *Media, w *walker, v value)) func(*walker, *target, value) {
 	return func(w *walker, t *target, v value) { f(mediaOf(t), w, v) }
 }
 
+// GenerationBackends are the providers generate_media makes each mode with: OpenAI's Images
+// and speech endpoints, and videos with OpenAI's Sora or Gemini's Veo.
+var GenerationBackends = map[string][]string{"image": {"openai"}, "audio": {"openai"}, "video": {"openai", "gemini"}}
+
 // generation reads <mode>_generation_backend or _model.
 func generation(mode string, model bool) func(*walker, *target, value) {
 	return media(func(m *Media, w *walker, v value) {
 		c := m.Generate[mode]
-		switch {
+		have := GenerationBackends[mode]
+		fix := "use " + strings.Join(have, " or ") + ", or leave it out"
+		switch name := MediaBackendName(v.s); {
 		case model:
 			c.Model = v.s
-		case MediaBackendName(v.s) == "openai":
-			c.Backend = "openai"
-		case MediaBackendName(v.s) != "":
-			w.errf(v.f, "use openai, or leave it out", "%s generation through `%s` is not built: generate_media makes %ss with OpenAI", mode, clip(v.s), mode)
+		case slices.Contains(have, name):
+			c.Backend = name
+		case name != "":
+			w.errf(v.f, fix, "%s generation through `%s` is not built: generate_media makes %ss with %s", mode, clip(v.s), mode,
+				strings.Join(have, " or "))
 			return
 		default:
-			w.errf(v.f, "use openai, or leave it out", "`%s` is not a %s generation backend this build has (openai)", clip(v.s), mode)
+			w.errf(v.f, fix, "`%s` is not a %s generation backend this build has (%s)", clip(v.s), mode, strings.Join(have, ", "))
 			return
 		}
 		if m.Generate == nil {
@@ -224,10 +239,11 @@ func mediaKeysIn(sec string) []Key {
 			Doc: "generate_media's provider for speech: openai.", set: generation("audio", false)},
 		{Section: sec, Name: "audio_generation_model", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "gpt-4o-mini-tts",
 			Doc: "generate_media's model for speech (default gpt-4o-mini-tts).", set: generation("audio", true)},
-		{Section: sec, Name: "video_generation_backend", Type: TypeString, Status: Ignored, Since: "0.1.28", warn: true, ex: "google",
-			Doc: "generate_media's provider for videos.", Why: "video generation is not built (generate_media refuses mode video)"},
-		{Section: sec, Name: "video_generation_model", Type: TypeString, Status: Ignored, Since: "0.1.28", warn: true, ex: "veo-3",
-			Doc: "generate_media's model for videos.", Why: "video generation is not built (generate_media refuses mode video)"},
+		{Section: sec, Name: "video_generation_backend", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "google",
+			Doc: "generate_media's provider for videos: openai (Sora) or gemini/google (Veo).", set: generation("video", false)},
+		{Section: sec, Name: "video_generation_model", Type: TypeString, Status: Implemented, Since: "0.1.28", tool: tool, ex: "veo-3.1-generate-preview",
+			Doc: "generate_media's model for videos (default sora-2 on OpenAI, veo-3.1-fast-generate-preview on Gemini).",
+			set: generation("video", true)},
 	}
 }
 
@@ -239,16 +255,19 @@ func mediaConfigKeys() []Key {
 		{Section: secBackend, Name: "enable_audio_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
 			Doc: "Offer custom_tool__generate_media for speech (also on with enable_multimodal_tools).",
 			set: media(func(m *Media, _ *walker, v value) { m.AudioGeneration = v.b })},
-		{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-			Doc: "Video generation tools.", Why: "video generation is not built"},
-		{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
-			Doc: "File generation tools.", Why: "file generation is not built; agents write files with write_file"},
+		{Section: secBackend, Name: "enable_video_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+			Doc: "Offer custom_tool__generate_media for videos: OpenAI's Sora or Gemini's Veo (also on with enable_multimodal_tools).",
+			set: media(func(m *Media, _ *walker, v value) { m.VideoGeneration = v.b })},
+		{Section: secBackend, Name: "enable_file_generation", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12", tool: true,
+			Doc: "Offer custom_tool__text_to_file_generation: an OpenAI model writes the text, saved as txt, md or pdf (pptx is refused).",
+			set: media(func(m *Media, _ *walker, v value) { m.FileGeneration = v.b })},
 	})
 }
 
 // mediaToolNames are MassGen's media tools a custom_tools entry may name
 // (massgen/tool/_multimodal_tools); they run natively here, not in Python.
-var mediaToolNames = []string{"read_media", "generate_media", "understand_image", "understand_audio", "understand_video", "understand_file"}
+var mediaToolNames = []string{"read_media", "generate_media", "understand_image", "understand_audio", "understand_video", "understand_file",
+	"text_to_video_generation", "text_to_file_generation"}
 
 // MediaTool returns which of MassGen's media tools the entry names, or "": its function is
 // one of them and its path is MassGen's file or module for it (or absent, MassGen's built-in

@@ -229,17 +229,10 @@ func TestParse_RefusedByName(t *testing.T) {
 }
 
 // enable_image_generation and its kind are MassGen switches, not request parameters: before,
-// they passed validation and reached the provider raw, failing every call. Image and audio now
-// offer generate_media; video and file generation are refused by name.
+// they passed validation and reached the provider raw, failing every call. Image, audio and
+// video offer generate_media; file generation offers text_to_file_generation.
 func TestParse_GenerationSwitchesNeverReachParams(t *testing.T) {
-	for key, want := range map[string]string{
-		"enable_video_generation": "`enable_video_generation: true` is not supported yet: video generation is not built",
-		"enable_file_generation":  "`enable_file_generation: true` is not supported yet: file generation is not built",
-	} {
-		_, rep := Parse("c.yaml", []byte(net("      "+key+": true\n")))
-		checkIssues(t, rep, []string{"E 5:7 agents[0].backend." + key + " | " + want})
-	}
-	for key, mode := range map[string]string{"enable_image_generation": "image", "enable_audio_generation": "audio"} {
+	for key, mode := range map[string]string{"enable_image_generation": "image", "enable_audio_generation": "audio", "enable_video_generation": "video"} {
 		cfg, rep := Parse("c.yaml", []byte(net("      "+key+": true\n")))
 		if !rep.OK() || cfg.Agents[0].Backend.Params != nil {
 			t.Fatalf("%s: true: %s params = %v", key, rep.Text(), cfg.Agents[0].Backend.Params)
@@ -247,6 +240,10 @@ func TestParse_GenerationSwitchesNeverReachParams(t *testing.T) {
 		if got := cfg.Agents[0].Backend.Tools.Media.GenerateModes(); !slices.Equal(got, []string{mode}) {
 			t.Errorf("%s: true offers generate_media for %v, want [%s]", key, got, mode)
 		}
+	}
+	cfg, rep := Parse("c.yaml", []byte(net("      enable_file_generation: true\n")))
+	if m := cfg.Agents[0].Backend.Tools.Media; !rep.OK() || !m.FileGeneration || !m.Enabled() || len(m.GenerateModes()) > 0 || cfg.Agents[0].Backend.Params != nil {
+		t.Errorf("enable_file_generation: true: %s media %+v", rep.Text(), m)
 	}
 	for _, key := range []string{"enable_image_generation", "enable_audio_generation", "enable_video_generation", "enable_file_generation"} {
 		cfg, rep := Parse("c.yaml", []byte(net("      "+key+": false\n")))
@@ -262,7 +259,7 @@ func TestParse_GenerationSwitchesNeverReachParams(t *testing.T) {
 			lines.WriteString("      " + k.Name + ": null\n")
 		}
 	}
-	cfg, rep := Parse("c.yaml", []byte(net(lines.String())))
+	cfg, rep = Parse("c.yaml", []byte(net(lines.String())))
 	if !rep.OK() || cfg.Agents[0].Backend.Params != nil {
 		t.Errorf("MassGen keys reached Params: %v\n%s", cfg.Agents[0].Backend.Params, rep.Text())
 	}

@@ -27,6 +27,7 @@ func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []
 			continue
 		}
 		res, d := s.runTool(ctx, a, tc, c.round.cut)
+		s.accountTool(i, res.Spent)
 		content := res.Content
 		ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, IsError: res.IsError, DurationMS: float64(d.Microseconds()) / 1000}
 		ev.Content, ev.Truncated = cut(content, eventContentLimit)
@@ -101,9 +102,18 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall, cu
 		}
 	}
 	if cctx.Err() != nil && ctx.Err() == nil && !res.IsError {
-		res = tool.Errorf("the call " + timedOut)
+		res = tool.Result{Content: "the call " + timedOut, IsError: true, Spent: res.Spent}
 	}
 	return res, s.o.Now().Sub(start)
+}
+
+// accountTool adds what a tool call paid a provider to agent i's cost. Only its cost counts:
+// its tokens are another model's, so the agent's price does not apply to them.
+func (s *session) accountTool(i int, spent provider.Usage) {
+	if spent.CostUSD <= 0 && !spent.Unknown {
+		return
+	}
+	s.account(i, provider.Usage{CostUSD: spent.CostUSD, Unknown: spent.Unknown, Estimated: spent.Estimated}, s.presenting.Load())
 }
 
 // toolOutput forwards what a running tool streams until the engine gives up on the tool:

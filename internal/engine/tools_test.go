@@ -116,3 +116,61 @@ func TestRun_EndlessToolCallsFailTheTurn(t *testing.T) {
 		t.Fatalf("errors: %+v", errs)
 	}
 }
+
+// What a tool paid a provider (a generated video) is the agent's cost, in its round, and
+// counts towards the session's total; a spend the tool could not price makes the total
+// unknown rather than passing for free.
+func TestRun_ToolSpendingIsCounted(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		spent     provider.Usage
+		wantCost  float64
+		wantKnown bool
+	}{
+		{"priced", provider.Usage{CostUSD: 0.4, InputTokens: 999}, 0.4, true},
+		{"unpriced", provider.Usage{Unknown: true}, 0, false},
+		{"nothing", provider.Usage{}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			maker := tool.Tool{Spec: provider.ToolSpec{Name: "custom_tool__generate_media", Parameters: map[string]any{"type": "object"}},
+				Run: func(context.Context, string) tool.Result {
+					return tool.Result{Content: `{"success": true}`, Spent: tc.spent}
+				}}
+			model := &fake{next: func(k int, req provider.Request) step {
+				switch {
+				case req.Stage == provider.StagePresentation:
+					return step{text: "Done."}
+				case k == 1:
+					return toolCall("v1", "custom_tool__generate_media", `{}`)
+				case !hasOwnAnswer(req, "Made it."):
+					return answer("Made it.")
+				}
+				return vote("agent1", "done")
+			}}
+			a := agents(model)
+			a[0].Tools = tool.Set{maker}
+			res, evs := run(t, t.Context(), Options{Agents: a})
+			if res.ExitCode != 0 {
+				t.Fatalf("result %+v", res)
+			}
+			var tools []event.UsageReported
+			for _, u := range ofType[event.UsageReported](evs) {
+				if u.Usage.InputTokens == 0 && u.Usage.OutputTokens == 0 {
+					tools = append(tools, u)
+				}
+			}
+			if tc.spent == (provider.Usage{}) {
+				if len(tools) != 0 {
+					t.Errorf("a tool that spent nothing reported %+v", tools)
+				}
+				return
+			}
+			if len(tools) != 1 || tools[0].Agent != "a1" || tools[0].CostUSD != tc.wantCost || tools[0].Round != 1 || tools[0].Usage.InputTokens != 0 {
+				t.Fatalf("the tool's usage events: %+v", tools)
+			}
+			if res.CostUSD < tc.wantCost || res.Cost().Known != tc.wantKnown {
+				t.Errorf("session cost %v (known %v), want at least %v (known %v)", res.CostUSD, res.Cost().Known, tc.wantCost, tc.wantKnown)
+			}
+		})
+	}
+}

@@ -134,18 +134,26 @@ func (ts *toolset) transcribeOpenAI(ctx context.Context, b Backend, model string
 	return clipText(resp.Text, maxText), nil
 }
 
-func (ts *toolset) askGemini(ctx context.Context, b Backend, model, prompt string, parts []part) (string, error) {
+// geminiClient is a genai client for b. Every field the SDK would otherwise fill from
+// GOOGLE_API_KEY, GOOGLE_GENAI_USE_VERTEXAI and GOOGLE_GEMINI_BASE_URL is set.
+func (ts *toolset) geminiClient(ctx context.Context, b Backend) (*genai.Client, error) {
 	base, version, err := gemini.SplitBaseURL(b.BaseURL)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	// Every field the SDK would otherwise fill from GOOGLE_API_KEY, GOOGLE_GENAI_USE_VERTEXAI
-	// and GOOGLE_GEMINI_BASE_URL is set.
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: b.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: ts.hc,
 		HTTPOptions: genai.HTTPOptions{BaseURL: base, APIVersion: version,
 			RetryOptions: &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](retries + 1)}}})
 	if err != nil {
-		return "", errors.New("client: " + ts.red.Message(err.Error()))
+		return nil, errors.New("client: " + ts.red.Message(err.Error()))
+	}
+	return client, nil
+}
+
+func (ts *toolset) askGemini(ctx context.Context, b Backend, model, prompt string, parts []part) (string, error) {
+	client, err := ts.geminiClient(ctx, b)
+	if err != nil {
+		return "", err
 	}
 	ps := []*genai.Part{{Text: prompt}}
 	for _, p := range parts {

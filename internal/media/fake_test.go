@@ -43,6 +43,7 @@ type fakeProviders struct {
 		body   string
 	}
 	imageB64 string // what image endpoints return
+	gen      genFake
 }
 
 func newFakeProviders(t *testing.T) *fakeProviders {
@@ -96,6 +97,9 @@ func (f *fakeProviders) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Unlock()
+	if f.serveGeneration(w, r, body) {
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	p := r.URL.Path
 	switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
+	"massgen/internal/config"
 	"massgen/internal/filetool"
 	"massgen/internal/tool"
 )
@@ -46,37 +47,45 @@ type generateArgs struct {
 	AudioFormat  string   `json:"audio_format"`
 	Instructions string   `json:"instructions"`
 	Speed        float64  `json:"speed"`
-	// MassGen's, taken and not used by OpenAI's image and speech endpoints.
-	AspectRatio string `json:"aspect_ratio"`
-	Duration    int    `json:"duration"`
-	MaxConc     int    `json:"max_concurrent"`
+	// Video: aspect_ratio and duration (MassGen's; OpenAI's image and speech endpoints ignore them).
+	AspectRatio string  `json:"aspect_ratio"`
+	Duration    seconds `json:"duration"`
+	MaxConc     int     `json:"max_concurrent"`
 }
 
 func (ts *toolset) generateMediaTool(modes []string) tool.Tool {
-	desc := "Generate media from a text prompt with OpenAI and save it in your workspace: "
+	desc := "Generate media from a text prompt and save it in your workspace: "
 	var what []string
 	if slices.Contains(modes, "image") {
-		what = append(what, `images (mode "image": PNG; input_images edits or combines existing ones)`)
+		what = append(what, `images with OpenAI (mode "image": PNG; input_images edits or combines existing ones)`)
 	}
 	if slices.Contains(modes, "audio") {
-		what = append(what, `speech (mode "audio": prompt is the literal text to speak, at most 4096 characters; voice, audio_format, instructions)`)
+		what = append(what, `speech with OpenAI (mode "audio": prompt is the literal text to speak, at most 4096 characters; voice, audio_format, instructions)`)
 	}
-	desc += strings.Join(what, "; ") + ". Give prompts instead of prompt to make up to 8 in parallel. The result names the saved file. Video generation is not available."
+	if slices.Contains(modes, "video") {
+		what = append(what, `videos (mode "video": MP4 from Gemini's Veo or OpenAI's Sora; duration, aspect_ratio; it takes minutes and costs per second of video)`)
+	}
+	desc += strings.Join(what, "; ") + fmt.Sprintf(". Give prompts instead of prompt to make up to %d in parallel (%d videos). The result names the saved file.",
+		maxBatch, maxVideoBatch)
+	if !slices.Contains(modes, "video") {
+		desc += " Video generation is not offered here."
+	}
 	return tool.Tool{Spec: spec("generate_media", desc, schema(map[string]any{
 		"prompt":         str("What to generate (for speech: the text to say)."),
 		"mode":           map[string]any{"type": "string", "enum": modes, "description": "What to make (default " + modes[0] + ")."},
 		"prompts":        map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Batch: several prompts, one file each; instead of prompt."},
 		"input_images":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Images to start from (PNG or JPEG, at most 4 MiB each; image mode, one prompt)."},
 		"storage_path":   str("Folder in your workspace to save into (default: the workspace itself)."),
-		"backend_type":   str("Provider: openai (or auto)."),
-		"model":          str("The model (default: gpt-image-1 for images, gpt-4o-mini-tts for speech)."),
+		"backend_type":   str("Provider: openai (or auto); videos: gemini (Veo) or openai (Sora)."),
+		"model":          str("The model (default: gpt-image-1 for images, gpt-4o-mini-tts for speech, " + defaultVeoModel + " or " + defaultSoraModel + " for videos)."),
 		"quality":        str("Image quality: low, medium, high or auto."),
-		"size":           str("Image size, e.g. 1024x1024, 1536x1024, 1024x1536 or auto."),
+		"size":           str("Image size, e.g. 1024x1024, 1536x1024, 1024x1536 or auto; video size on OpenAI: 1280x720, 720x1280, 1792x1024 or 1024x1792."),
 		"voice":          map[string]any{"type": "string", "enum": voices, "description": "Speech voice (default alloy)."},
 		"audio_format":   map[string]any{"type": "string", "enum": audioFormats, "description": "Speech file format (default mp3)."},
 		"instructions":   str("How to speak: tone, pace, style (gpt-4o-mini-tts)."),
 		"speed":          map[string]any{"type": "number", "description": "Speech speed, 0.25 to 4 (default 1)."},
-		"aspect_ratio":   str("Taken for MassGen's configs; OpenAI sizes the image by size instead."),
+		"aspect_ratio":   str("Video aspect ratio: 16:9 or 9:16. Images are sized by size instead."),
+		"duration":       map[string]any{"type": "integer", "description": "Video length in seconds (default: Sora 4, Veo 8; Sora takes 4, 8 or 12, Veo 4 to 8)."},
 		"max_concurrent": map[string]any{"type": "integer", "description": "Batch items made at once (default 4, at most 4)."},
 	})), Run: func(ctx context.Context, args string) tool.Result { return ts.generate(ctx, args, modes) }}
 }
@@ -96,6 +105,9 @@ func (ts *toolset) generate(ctx context.Context, args string, modes []string) to
 	prompts := in.Prompts
 	if in.Prompt != "" {
 		prompts = []string{in.Prompt}
+	}
+	if in.Mode == "video" {
+		return ts.generateVideos(ctx, in, prompts)
 	}
 	b, ok := ts.o.Backends["openai"]
 	if !ok {
@@ -155,9 +167,8 @@ func (ts *toolset) generate(ctx context.Context, args string, modes []string) to
 
 // checkGenerate refuses bad arguments before anything is sent.
 func (ts *toolset) checkGenerate(in *generateArgs, modes []string) error {
+	have := config.GenerationBackends[in.Mode]
 	switch {
-	case in.Mode == "video":
-		return fmt.Errorf("video generation is not built here; generate_media makes %s", strings.Join(modes, " and "))
 	case !slices.Contains(modes, in.Mode):
 		return fmt.Errorf("mode %q is not offered here: use %s", clip(in.Mode, 20), strings.Join(modes, " or "))
 	case in.Prompt != "" && len(in.Prompts) > 0:
@@ -166,8 +177,14 @@ func (ts *toolset) checkGenerate(in *generateArgs, modes []string) error {
 		return fmt.Errorf(`give prompt, e.g. {"prompt": "a lighthouse at dawn", "mode": "%s"}`, in.Mode)
 	case len(in.Prompts) > maxBatch:
 		return fmt.Errorf("%d prompts; at most %d go in one call", len(in.Prompts), maxBatch)
-	case in.BackendType != "" && in.BackendType != "auto" && in.BackendType != "openai":
-		return fmt.Errorf("backend_type %q: %s generation is built for openai only", clip(in.BackendType, 40), in.Mode)
+	case in.BackendType != "" && in.BackendType != "auto" && !slices.Contains(have, config.MediaBackendName(in.BackendType)):
+		return fmt.Errorf("backend_type %q: %s generation is built for %s only", clip(in.BackendType, 40), in.Mode, strings.Join(have, " and "))
+	case in.Mode == "video" && len(in.Prompts) > maxVideoBatch:
+		return fmt.Errorf("%d prompts; at most %d videos go in one call", len(in.Prompts), maxVideoBatch)
+	case in.Duration < 0 || int(in.Duration) > maxVideoSeconds:
+		return fmt.Errorf("duration %d is out of range: 1 to %d seconds (Sora takes 4, 8 or 12, Veo 4 to 8)", in.Duration, maxVideoSeconds)
+	case len(in.Size) > maxVideoFieldText || len(in.AspectRatio) > maxVideoFieldText:
+		return fmt.Errorf("size and aspect_ratio are short values such as 1280x720 and 16:9")
 	case len(in.InputImages) > 0 && (in.Mode != "image" || len(in.Prompts) > 1):
 		return fmt.Errorf("input_images are for one prompt in image mode")
 	case len(in.InputImages) > maxImagesPerAsk:

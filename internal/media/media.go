@@ -1,9 +1,11 @@
 // Package media is MassGen's media tools as native tools: read_media and the understand_*
 // tools send an agent's images, audio, video and PDFs to a provider's multimodal endpoint
 // (OpenAI Responses and transcriptions, Gemini generateContent, Claude Messages) and return
-// what it says; generate_media makes images and speech with OpenAI and writes them into the
-// agent's workspace. Videos go whole to Gemini and as frames (taken with ffmpeg) to OpenAI and
-// Claude. Files are read and written only through the agent's workspace
+// what it says; generate_media makes images and speech with OpenAI, and videos with Gemini's
+// Veo or OpenAI's Sora, and writes them into the agent's workspace, as MassGen v0.1.12's
+// text_to_video_generation and text_to_file_generation do. Videos to understand go whole to
+// Gemini and as frames (taken with ffmpeg) to OpenAI and Claude. What a tool pays a provider
+// comes back in tool.Result.Spent. Files are read and written only through the agent's workspace
 // confinement, sizes are capped both ways, and keys stay here: results and errors name the
 // variable a key came from, never the key.
 package media
@@ -54,6 +56,9 @@ type Options struct {
 	// FFmpeg and FFprobe are the programs that take frames out of a video for providers
 	// without video input; "" looks up ffmpeg and ffprobe in PATH.
 	FFmpeg, FFprobe string
+	// PollEvery is how often a video job is checked (0: every 5 s); VideoWait bounds the wait
+	// for one video (0: 10 minutes). The call's own timeout (agent_timeout_seconds) bounds both.
+	PollEvery, VideoWait time.Duration
 }
 
 // toolset is the state the tools of one agent share.
@@ -62,11 +67,20 @@ type toolset struct {
 	hc  *http.Client
 	red *redact.Redactor
 	mu  sync.Mutex // serialises picking a generated file's name
+	// videoCap bounds a downloaded video (maxVideo), fileCap a file made by a provider's code
+	// interpreter (maxGenerated); tests lower them.
+	videoCap, fileCap int64
 }
 
 func newToolset(o Options) *toolset {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = defaultPollEvery
+	}
+	if o.VideoWait <= 0 {
+		o.VideoWait = defaultVideoWait
 	}
 	base := http.DefaultTransport
 	if o.HTTPClient != nil && o.HTTPClient.Transport != nil {
@@ -81,11 +95,12 @@ func newToolset(o Options) *toolset {
 		secrets = append(secrets, b.APIKey)
 		secrets = append(secrets, redact.URLSecrets(b.BaseURL)...)
 	}
-	return &toolset{o: o, hc: hc, red: redact.New(secrets...)}
+	return &toolset{o: o, hc: hc, red: redact.New(secrets...), videoCap: maxVideo, fileCap: maxGenerated}
 }
 
-// Tools returns the tools o.Media offers: custom_tool__read_media and
-// custom_tool__generate_media, named as MassGen registers them (as custom tools).
+// Tools returns the tools o.Media offers: custom_tool__read_media,
+// custom_tool__generate_media and custom_tool__text_to_file_generation, named as MassGen
+// registers them (as custom tools).
 func Tools(o Options) tool.Set {
 	ts := newToolset(o)
 	var set tool.Set
@@ -94,6 +109,9 @@ func Tools(o Options) tool.Set {
 	}
 	if modes := o.Media.GenerateModes(); len(modes) > 0 {
 		set = append(set, ts.generateMediaTool(modes))
+	}
+	if o.Media.FileGeneration {
+		set = append(set, ts.textToFileTool())
 	}
 	return set
 }
@@ -107,7 +125,11 @@ func Custom(o Options, c config.CustomTool) (tool.Tool, error) {
 	case "read_media":
 		t = ts.readMediaTool()
 	case "generate_media":
-		t = ts.generateMediaTool([]string{"image", "audio"})
+		t = ts.generateMediaTool([]string{"image", "audio", "video"})
+	case "text_to_video_generation":
+		t = ts.textToVideoTool()
+	case "text_to_file_generation":
+		t = ts.textToFileTool()
 	case "understand_image":
 		t = ts.understandImageTool()
 	case "understand_audio":

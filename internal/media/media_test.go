@@ -275,8 +275,10 @@ func TestTools_Offered(t *testing.T) {
 		enum []string
 	}{
 		{config.Media{}, nil, nil},
-		{allOn, []string{"custom_tool__read_media", "custom_tool__generate_media"}, []string{"image", "audio"}},
+		{allOn, []string{"custom_tool__read_media", "custom_tool__generate_media"}, []string{"image", "audio", "video"}},
 		{config.Media{AudioGeneration: true}, []string{"custom_tool__generate_media"}, []string{"audio"}},
+		{config.Media{VideoGeneration: true, FileGeneration: true}, []string{"custom_tool__generate_media", "custom_tool__text_to_file_generation"}, []string{"video"}},
+		{config.Media{FileGeneration: true}, []string{"custom_tool__text_to_file_generation"}, nil},
 	} {
 		o := s.ts.o
 		o.Media = tc.m
@@ -360,7 +362,8 @@ func TestMedia_BadInput(t *testing.T) {
 		{name: "response too large", tool: read, prepare: func(_ *testing.T, s setup) {
 			s.ts.hc.Transport = limitTransport{base: s.f.Client().Transport, max: 64}
 		}, args: func(setup) any { return map[string]any{"file_path": "shot.png"} }, want: "the response is larger than", calls: 1},
-		{name: "generate: video", tool: gen, args: func(setup) any { return map[string]any{"prompt": "x", "mode": "video"} }, want: "video generation is not built"},
+		{name: "generate: video where it is not offered", tool: gen, args: func(setup) any { return map[string]any{"prompt": "x", "mode": "video"} },
+			want: `mode "video" is not offered here: use image or audio`},
 		{name: "generate: bad voice", tool: gen, args: func(setup) any { return map[string]any{"prompt": "x", "mode": "audio", "voice": "robot"} },
 			want: `voice "robot" is not one of OpenAI's`},
 		{name: "generate: speech too long", tool: gen, args: func(setup) any { return map[string]any{"prompt": strings.Repeat("a", 4097), "mode": "audio"} },

@@ -14,6 +14,10 @@ import (
 type Result struct {
 	Content string
 	IsError bool
+	// Spent is what the call paid a provider (a generated video, a model asked by the tool),
+	// added to the agent's cost: CostUSD when priced, Unknown when not, Estimated when it is
+	// the tool's guess. Its tokens, if any, are not the agent's model's and are not priced.
+	Spent provider.Usage
 }
 
 // Errorf is a failed Result.
