@@ -37,6 +37,9 @@ type Backend struct {
 	Model   string
 	APIKey  string // secret: never log, print or put into an event
 	BaseURL string
+	// APIVersion is the azure_openai api_version ("" when the config sets none: the
+	// environment's or the type's default is filled in when the run starts).
+	APIVersion string
 	// Params holds every backend key this package does not interpret, passed through to the
 	// provider request body as MassGen does (temperature, reasoning, extra_body, ...).
 	Params map[string]any

@@ -303,8 +303,8 @@ func TestParse_SingleAgentInference(t *testing.T) {
 // Refused backend types say what to use instead, and the lists of valid types offer only the
 // types this build runs.
 func TestParse_BackendTypeAdvice(t *testing.T) {
-	_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: azure_openai, model: m}\n"))
-	checkIssues(t, rep, []string{"E 3:21 agents[0].backend.type | backend type `azure_openai` is not supported yet | use type: chatcompletion with base_url"})
+	_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: inference, model: m}\n"))
+	checkIssues(t, rep, []string{"E 3:21 agents[0].backend.type | backend type `inference` is not supported yet | use type: vllm or sglang"})
 	for _, typ := range []string{"antigravity_cli", "uitars"} {
 		_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: "+typ+"}\n"))
 		if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "backend type `"+typ+"` is not supported yet") ||
@@ -313,7 +313,7 @@ func TestParse_BackendTypeAdvice(t *testing.T) {
 		}
 	}
 	_, rep = Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: nosuch}\n"))
-	if sugg := rep.Errors[0].Suggestion; strings.Contains(sugg, "azure_openai") || strings.Contains(sugg, "ag2") || !strings.Contains(sugg, "openai") {
+	if sugg := rep.Errors[0].Suggestion; strings.Contains(sugg, "inference") || strings.Contains(sugg, "ag2") || !strings.Contains(sugg, "openai") {
 		t.Errorf("valid types offered: %s", sugg)
 	}
 	cfg, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: nvidia_nim}\n"))
