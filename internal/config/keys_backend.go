@@ -24,7 +24,7 @@ var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "p
 
 // cliString reads a string key of the coding-agent CLIs, and refuses it on every other type
 // as MassGen's validator does.
-func cliString(set func(*CLISettings, string)) func(*walker, *target, field) {
+func cliString(set func(*target, string)) func(*walker, *target, field) {
 	return func(w *walker, t *target, f field) {
 		if f.val == nil {
 			return
@@ -34,7 +34,7 @@ func cliString(set func(*CLISettings, string)) func(*walker, *target, field) {
 			return
 		}
 		if s, ok := w.str(f); ok {
-			set(&t.backend.CLI, s)
+			set(t, s)
 		}
 	}
 }
@@ -113,11 +113,11 @@ func backendKeys() []Key {
 		{Section: secBackend, Name: "system_prompt", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: typesSpeaking(ProtocolCLI),
 			msg: "`system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
 			Doc: "Coding-agent CLIs (claude_code): replaces the CLI's own system prompt; rejected on other types, as in MassGen's validator.",
-			raw: cliString(func(c *CLISettings, s string) { c.SystemPrompt = s })},
+			raw: cliString(func(t *target, s string) { t.backend.CLI.SystemPrompt = s })},
 		{Section: secBackend, Name: "append_system_prompt", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: typesSpeaking(ProtocolCLI),
 			msg: "`append_system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
-			Doc: "Coding-agent CLIs: appended to the CLI's system prompt; rejected on other types, as in MassGen's validator.",
-			raw: cliString(func(c *CLISettings, s string) { c.AppendSystemPrompt = s })},
+			Doc: "Coding-agent CLIs: appended to the agent's system_message, as agents[].append_system_prompt is (which every type takes); rejected on other types, as in MassGen's validator.",
+			raw: cliString(func(t *target, s string) { t.agent.appendBackend = s })},
 		{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true,
 			ex: "[{path: t.py, function: add}]", Doc: "Python functions offered as tools named custom_tool__<name> (see custom_tools[]).",
 			raw: func(w *walker, t *target, f field) { t.backend.Tools.CustomTools = w.customTools(f, t) }},

@@ -360,7 +360,7 @@ func TestParse_CLIAgents(t *testing.T) {
 		t.Fatal(rep.Text())
 	}
 	c := cfg.Agents[0].Backend
-	if c.CLI.AppendSystemPrompt == "" || c.CLI.PermissionMode != "bypassPermissions" || c.CLI.MaxThinkingTokens != 8000 ||
+	if cfg.Agents[0].SystemMessage != "You are a careful engineer." || c.CLI.PermissionMode != "bypassPermissions" || c.CLI.MaxThinkingTokens != 8000 ||
 		len(c.CLI.DisallowedTools) != 1 || len(c.Tools.AllowedTools) != 6 || cfg.Agents[1].Backend.CLI.ReasoningEffort != "high" {
 		t.Errorf("claude_code settings = %+v, tools %+v; codex %+v", c.CLI, c.Tools, cfg.Agents[1].Backend.CLI)
 	}
