@@ -23,7 +23,7 @@ func newCLIAgent(b config.Backend, key, keyEnv string) (provider.Provider, error
 		SystemPrompt: b.CLI.SystemPrompt,
 		AllowedTools: b.Tools.AllowedTools, DisallowedTools: b.CLI.DisallowedTools,
 		PermissionMode: b.CLI.PermissionMode, MaxThinkingTokens: b.CLI.MaxThinkingTokens, ReasoningEffort: b.CLI.ReasoningEffort,
-		PermissionPolicy: b.CLI.PermissionPolicy})
+		PermissionPolicy: b.CLI.PermissionPolicy, WebSearch: b.Hosted.WebSearch})
 }
 
 // cliBinder is a provider that runs a CLI in the agent's workspace (cliagent.Agent).

@@ -42,6 +42,7 @@ type Options struct {
 	MaxThinkingTokens int      // claude_code thinking budget
 	ReasoningEffort   string   // codex model_reasoning_effort
 	PermissionPolicy  string   // copilot: approve (default) or deny
+	WebSearch         bool     // claude_code: its WebSearch tool is allowed (enable_web_search); else denied
 }
 
 func (o Options) check() error {

@@ -75,7 +75,8 @@ var BackendTypes = map[string]BackendType{
 		Implemented: true, WebSearch: true, CodeExecution: true},
 	// The coding-agent CLIs use the key when one is set, else the CLI's own login. They read
 	// their base-URL variable themselves; massgen passes it on deliberately.
-	"claude_code": cliType("claude_code", "ANTHROPIC_BASE_URL", "claude-sonnet-4-5-20250929", "CLAUDE_CODE_API_KEY", "ANTHROPIC_API_KEY"),
+	// claude_code's enable_web_search allows the CLI's own WebSearch tool.
+	"claude_code": cliType("claude_code", "ANTHROPIC_BASE_URL", "claude-sonnet-4-5-20250929", "CLAUDE_CODE_API_KEY", "ANTHROPIC_API_KEY").withWebSearch(),
 	"codex":       cliType("codex", "OPENAI_BASE_URL", "gpt-5.4", "OPENAI_API_KEY"),
 	// copilot's key is for a custom endpoint (base_url, BYOK); without one it uses the GitHub
 	// login of `copilot login`.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 
 	"massgen/internal/lazy"
@@ -322,6 +323,10 @@ func backendAfter(w *walker, t *target, f field, present map[string]field) {
 	}
 	if t.bt.Name == "azure_openai" {
 		azureEndpoint(w, b, present)
+	}
+	if g, ok := present["enable_web_search"]; ok && b.Hosted.WebSearch && t.bt.Name == "claude_code" &&
+		slices.ContainsFunc(b.CLI.DisallowedTools, func(n string) bool { return strings.HasPrefix(n, "WebSearch") }) {
+		w.errKey(g, "remove WebSearch from disallowed_tools, or enable_web_search", "enable_web_search allows WebSearch, which disallowed_tools denies")
 	}
 	if !t.known || !t.bt.Implemented {
 		return // a refused type is reported as such; its defaults do not matter
