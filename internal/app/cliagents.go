@@ -20,10 +20,10 @@ func newCLIAgent(b config.Backend, key, keyEnv string) (provider.Provider, error
 	home, _ := os.UserHomeDir()
 	return cliagent.New(cliagent.Options{Type: b.Type, Model: b.Model, APIKey: key, KeyEnv: keyEnv, BaseURL: b.BaseURL,
 		UseLogin: key == "", UserHome: home, PathEnv: os.Getenv("PATH"),
-		SystemPrompt: b.CLI.SystemPrompt, AppendSystemPrompt: b.CLI.AppendSystemPrompt,
+		SystemPrompt: b.CLI.SystemPrompt,
 		AllowedTools: b.Tools.AllowedTools, DisallowedTools: b.CLI.DisallowedTools,
 		PermissionMode: b.CLI.PermissionMode, MaxThinkingTokens: b.CLI.MaxThinkingTokens, ReasoningEffort: b.CLI.ReasoningEffort,
-		PermissionPolicy: b.CLI.PermissionPolicy})
+		PermissionPolicy: b.CLI.PermissionPolicy, WebSearch: b.Hosted.WebSearch})
 }
 
 // cliBinder is a provider that runs a CLI in the agent's workspace (cliagent.Agent).

@@ -22,8 +22,16 @@ import (
 // from (named in errors instead of the key).
 func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error) {
 	o := provider.Options{Type: b.Type, Model: b.Model, APIKey: key, KeyEnv: keyEnv, BaseURL: b.BaseURL, Params: b.Params,
-		WebSearch: b.Hosted.WebSearch, CodeExecution: b.Hosted.CodeExecution}
-	switch config.BackendTypes[b.Type].Protocol {
+		WebSearch: b.Hosted.WebSearch, CodeExecution: b.Hosted.CodeExecution, APIVersion: b.APIVersion}
+	bt := config.BackendTypes[b.Type]
+	if o.APIVersion == "" {
+		o.APIVersion = bt.DefaultAPIVersion
+	}
+	if b.BaseURL == "" && bt.Protocol == config.ProtocolChat && bt.BaseURLEnv != "" {
+		// azure_openai: every resource has its own endpoint, and there is no default.
+		return nil, fmt.Errorf("backend %s has no endpoint: set base_url in the config, or %s", b.Type, bt.BaseURLEnv)
+	}
+	switch bt.Protocol {
 	case config.ProtocolScripted:
 		if b.Script == nil {
 			return nil, errors.New("scripted backend without a script")
@@ -71,14 +79,34 @@ func BaseURL(b config.Backend, getenv func(string) string) (u, from string, err 
 	return b.BaseURL, "default", nil
 }
 
-// customEndpoint reports whether b's resolved endpoint is not its type's default.
-func customEndpoint(b config.Backend) bool {
-	return b.BaseURL != "" && b.BaseURL != config.BackendTypes[b.Type].DefaultBaseURL
+// APIVersion is the API version backend b sends (azure_openai): the config's api_version,
+// else the type's variable (AZURE_OPENAI_API_VERSION), else its default; "" for the types
+// without one.
+func APIVersion(b config.Backend, getenv func(string) string) string {
+	bt := config.BackendTypes[b.Type]
+	if b.APIVersion != "" || bt.APIVersionEnv == "" {
+		return b.APIVersion
+	}
+	if v := strings.TrimSpace(getenv(bt.APIVersionEnv)); v != "" {
+		return v
+	}
+	return bt.DefaultAPIVersion
 }
 
-// withBaseURLs returns cfg with every agent's base_url resolved by BaseURL, so that the
-// provider, the key lookup, the redactor and metadata.json all see the endpoint the requests
-// really go to. cfg itself is not changed.
+// customEndpoint reports whether b's resolved endpoint is not its type's default. The chat
+// type without a default (azure_openai: each resource has its own host) has nothing to differ
+// from: the run header still names its endpoint, and a config's base_url still needs trust.
+func customEndpoint(b config.Backend) bool {
+	bt := config.BackendTypes[b.Type]
+	if bt.Protocol == config.ProtocolChat && bt.DefaultBaseURL == "" {
+		return false
+	}
+	return b.BaseURL != "" && b.BaseURL != bt.DefaultBaseURL
+}
+
+// withBaseURLs returns cfg with every agent's base_url resolved by BaseURL, and its API
+// version by APIVersion, so that the provider, the key lookup, the redactor and metadata.json
+// all see the endpoint the requests really go to. cfg itself is not changed.
 func withBaseURLs(cfg *config.Config, getenv func(string) string) (*config.Config, error) {
 	out := *cfg
 	out.Agents = slices.Clone(cfg.Agents)
@@ -94,6 +122,7 @@ func withBaseURLs(cfg *config.Config, getenv func(string) string) (*config.Confi
 			continue
 		}
 		out.Agents[i].Backend.BaseURL = u
+		out.Agents[i].Backend.APIVersion = APIVersion(a.Backend, getenv)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, &Error{Code: ExitConfig, Err: err}

@@ -19,6 +19,9 @@ func Redacted(cfg *config.Config) map[string]any {
 		if a.Backend.BaseURL != "" {
 			b["base_url"] = redact.URL(a.Backend.BaseURL) // user:password@ and ?key= stay out of the log
 		}
+		if a.Backend.APIVersion != "" {
+			b["api_version"] = a.Backend.APIVersion
+		}
 		if a.Backend.APIKey != "" {
 			b["api_key"] = redact.Marker
 		}

@@ -27,6 +27,9 @@ var claudeFlavour = flavour{
 // permission mode and --add-dir.
 var claudeNativeTools = []string{"Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS", "Bash", "TodoWrite", "NotebookEdit"}
 
+// claudeWebSearch is Claude Code's web search tool, which enable_web_search switches on.
+const claudeWebSearch = "WebSearch"
+
 // claudeNeverTools are native tools that would take the CLI outside its run or ask a human:
 // they are always disallowed.
 var claudeNeverTools = []string{"AskUserQuestion", "EnterWorktree", "ExitWorktree", "CronCreate", "ScheduleWakeup"}
@@ -43,12 +46,26 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 	servers := map[string]any{ServerName: map[string]any{
 		"type": "http", "url": a.tools.url, "headers": map[string]string{secretHeader: a.tools.secret},
 	}}
+	native := nativeTools(a.o.AllowedTools)
 	allowed := claudeNativeTools
-	if native := nativeTools(a.o.AllowedTools); len(native) > 0 {
+	if len(native) > 0 {
 		allowed = native
 	}
 	allowed = append(append([]string{}, allowed...), "mcp__"+ServerName)
 	disallowed := append(append([]string{}, claudeNeverTools...), a.o.DisallowedTools...)
+	// WebSearch is Claude Code's own search (enable_web_search): allowed with the key, or when
+	// allowed_tools names it; denied otherwise, so that no search leaves without the config
+	// asking for it.
+	switch {
+	case slices.Contains(toolNames(native), claudeWebSearch):
+	case a.o.WebSearch:
+		allowed = append(allowed, claudeWebSearch)
+		if len(native) > 0 {
+			native = append(slices.Clone(native), claudeWebSearch)
+		}
+	default:
+		disallowed = append(disallowed, claudeWebSearch)
+	}
 	for _, s := range a.mcp {
 		servers[s.Name] = claudeMCP(s)
 		if len(s.AllowedTools) == 0 {
@@ -75,7 +92,7 @@ func claudeInvocation(a *Agent, req provider.Request, prompt, resume string) (in
 		"--allowedTools", strings.Join(allowed, ","),
 		"--disallowedTools", strings.Join(disallowed, ","),
 	}
-	if native := nativeTools(a.o.AllowedTools); len(native) > 0 {
+	if len(native) > 0 {
 		// --allowedTools only spares a prompt (acceptEdits grants edits anyway): --tools is
 		// what the model is offered of the built-in tools.
 		args = append(args, "--tools", strings.Join(toolNames(native), ","))

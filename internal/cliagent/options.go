@@ -33,14 +33,16 @@ type Options struct {
 	PathEnv string
 
 	// MassGen's backend keys of these types.
-	SystemPrompt       string   // replaces the CLI's system prompt where it allows (claude_code)
-	AppendSystemPrompt string   // appended to it
-	AllowedTools       []string // the CLI's native tools it may use without asking
-	DisallowedTools    []string // native tools it may not use
-	PermissionMode     string   // claude_code: default, acceptEdits, plan (bypassPermissions maps to acceptEdits + allowed tools)
-	MaxThinkingTokens  int      // claude_code thinking budget
-	ReasoningEffort    string   // codex model_reasoning_effort
-	PermissionPolicy   string   // copilot: approve (default) or deny
+	// SystemPrompt replaces the CLI's system prompt where it allows (claude_code). The
+	// config's append_system_prompt is part of the agent's system message, req.System.
+	SystemPrompt      string
+	AllowedTools      []string // the CLI's native tools it may use without asking
+	DisallowedTools   []string // native tools it may not use
+	PermissionMode    string   // claude_code: default, acceptEdits, plan (bypassPermissions maps to acceptEdits + allowed tools)
+	MaxThinkingTokens int      // claude_code thinking budget
+	ReasoningEffort   string   // codex model_reasoning_effort
+	PermissionPolicy  string   // copilot: approve (default) or deny
+	WebSearch         bool     // claude_code: its WebSearch tool is allowed (enable_web_search); else denied
 }
 
 func (o Options) check() error {
@@ -111,8 +113,8 @@ func (a *Agent) baseEnv(home string) []string {
 	return env
 }
 
-// systemText is massgen's system prompt for the CLI: the coordination prompt, then the
-// config's append_system_prompt.
+// systemText is massgen's system prompt for the CLI: the coordination prompt (the agent's
+// system message, append_system_prompt included, then the rules), then where it works.
 func (a *Agent) systemText(req provider.Request) string {
 	parts := []string{}
 	if req.System != "" {
@@ -121,9 +123,6 @@ func (a *Agent) systemText(req provider.Request) string {
 	parts = append(parts, workspaceNote(a.ws))
 	if a.sandbox != nil {
 		parts = append(parts, "You run in a sandbox: outside your workspace and the folders you may write, files are read-only or hidden.")
-	}
-	if a.o.AppendSystemPrompt != "" {
-		parts = append(parts, a.o.AppendSystemPrompt)
 	}
 	return strings.Join(parts, "\n\n")
 }

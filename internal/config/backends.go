@@ -56,6 +56,10 @@ type BackendType struct {
 	Refused bool
 	// Instead says what to use in place of a refused type.
 	Instead string
+	// APIVersionEnv is the variable read for the API version when the config sets no
+	// api_version, DefaultAPIVersion the version used without either (azure_openai only, whose
+	// every request carries ?api-version=).
+	APIVersionEnv, DefaultAPIVersion string
 	// Capabilities checked by the validator for enable_web_search, enable_code_execution and
 	// enable_code_interpreter.
 	WebSearch, CodeExecution, CodeInterpreter bool
@@ -71,7 +75,8 @@ var BackendTypes = map[string]BackendType{
 		Implemented: true, WebSearch: true, CodeExecution: true},
 	// The coding-agent CLIs use the key when one is set, else the CLI's own login. They read
 	// their base-URL variable themselves; massgen passes it on deliberately.
-	"claude_code": cliType("claude_code", "ANTHROPIC_BASE_URL", "claude-sonnet-4-5-20250929", "CLAUDE_CODE_API_KEY", "ANTHROPIC_API_KEY"),
+	// claude_code's enable_web_search allows the CLI's own WebSearch tool.
+	"claude_code": cliType("claude_code", "ANTHROPIC_BASE_URL", "claude-sonnet-4-5-20250929", "CLAUDE_CODE_API_KEY", "ANTHROPIC_API_KEY").withWebSearch(),
 	"codex":       cliType("codex", "OPENAI_BASE_URL", "gpt-5.4", "OPENAI_API_KEY"),
 	// copilot's key is for a custom endpoint (base_url, BYOK); without one it uses the GitHub
 	// login of `copilot login`.
@@ -85,9 +90,15 @@ var BackendTypes = map[string]BackendType{
 		ModelPrefixes: []string{"gemini-"}, Implemented: true, WebSearch: true, CodeExecution: true},
 	"grok": {Name: "grok", Protocol: ProtocolChat, DefaultBaseURL: "https://api.x.ai/v1", APIKeyEnv: []string{"XAI_API_KEY"},
 		KeyHosts: []string{"x.ai"}, DefaultModel: "grok-4", ModelPrefixes: []string{"grok-"}, Implemented: true, WebSearch: true},
-	"azure_openai": {Name: "azure_openai", Protocol: ProtocolChat, APIKeyEnv: []string{"AZURE_OPENAI_API_KEY"},
-		DefaultModel: "gpt-4o", Refused: true, WebSearch: true, CodeExecution: true, CodeInterpreter: true,
-		Instead: "use type: chatcompletion with base_url: https://<resource>.openai.azure.com/openai/v1/, model: <deployment> and your Azure key in api_key"},
+	// Azure OpenAI speaks Chat Completions at {endpoint}/openai/deployments/{model}/chat/completions,
+	// model being the deployment's name. Every resource has its own host, so there is no default
+	// endpoint: base_url (or azure_endpoint) or AZURE_OPENAI_ENDPOINT names it, and the key goes
+	// there only, in an api-key header (openai-go's azure package checks each request's origin).
+	// Chat Completions on Azure has no hosted web search or code interpreter (those belong to
+	// its Responses and Assistants APIs), so none is offered.
+	"azure_openai": {Name: "azure_openai", Protocol: ProtocolChat, BaseURLEnv: "AZURE_OPENAI_ENDPOINT",
+		APIKeyEnv: []string{"AZURE_OPENAI_API_KEY"}, APIVersionEnv: "AZURE_OPENAI_API_VERSION", DefaultAPIVersion: "2024-12-01-preview",
+		DefaultModel: CustomModel, Implemented: true},
 	// chatcompletion takes OPENAI_BASE_URL only while its base_url is OpenAI's default: its key
 	// then comes from OPENAI_API_KEY, and someone who sends OpenAI traffic through a proxy
 	// means all of it. The presets have their own hosts and keys, which an OpenAI variable must

@@ -37,6 +37,9 @@ type Backend struct {
 	Model   string
 	APIKey  string // secret: never log, print or put into an event
 	BaseURL string
+	// APIVersion is the azure_openai api_version ("" when the config sets none: the
+	// environment's or the type's default is filled in when the run starts).
+	APIVersion string
 	// Params holds every backend key this package does not interpret, passed through to the
 	// provider request body as MassGen does (temperature, reasoning, extra_body, ...).
 	Params map[string]any
@@ -55,12 +58,14 @@ type Backend struct {
 // CLISettings are MassGen's backend keys of the coding-agent CLI types. The CLI's native
 // allowed tools are Tools.AllowedTools (allowed_tools).
 type CLISettings struct {
-	SystemPrompt, AppendSystemPrompt string
-	DisallowedTools                  []string
-	PermissionMode                   string
-	MaxThinkingTokens                int
-	ReasoningEffort                  string
-	PermissionPolicy                 string // copilot: approve or deny
+	// SystemPrompt replaces the CLI's own system prompt (claude_code). The backend's
+	// append_system_prompt is not here: it joins the agent's SystemMessage.
+	SystemPrompt      string
+	DisallowedTools   []string
+	PermissionMode    string
+	MaxThinkingTokens int
+	ReasoningEffort   string
+	PermissionPolicy  string // copilot: approve or deny
 }
 
 // HostedTools are tools a provider runs on its own side; their calls and results come back

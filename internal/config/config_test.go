@@ -460,8 +460,8 @@ func TestBackendTypes_Table(t *testing.T) {
 		if bt.Refused && bt.Implemented {
 			t.Errorf("%s: both refused and implemented", name)
 		}
-		if bt.Protocol == ProtocolChat && bt.DefaultBaseURL == "" && !bt.Refused {
-			t.Errorf("%s: chat type without a base URL", name)
+		if bt.Protocol == ProtocolChat && bt.DefaultBaseURL == "" && bt.BaseURLEnv == "" && !bt.Refused {
+			t.Errorf("%s: chat type without a base URL, nor a variable naming one", name)
 		}
 	}
 	for _, name := range []string{"chatcompletion", "lmstudio", "vllm", "sglang", "openrouter", "poe", "inference"} {

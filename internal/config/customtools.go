@@ -39,6 +39,9 @@ type CustomTool struct {
 	Description string
 	// PresetArgs are passed on every call and hidden from the model.
 	PresetArgs map[string]any
+	// DefaultParams fill in the arguments a call leaves out; the model still sees them, as
+	// optional, with these defaults.
+	DefaultParams map[string]any
 	// Timeout bounds one call.
 	Timeout time.Duration
 	// PassEnv names the environment variables the tool gets besides the default allow-list;
@@ -76,17 +79,16 @@ var (
 
 // customToolEntry is an entry as written, before its functions are expanded.
 type customToolEntry struct {
-	functions, names, descs      []string
-	namesList, descsList         bool
-	presets                      []map[string]any
-	presetsList                  bool
-	path                         string
-	command                      []string
-	timeout                      time.Duration
-	passEnv                      []string
-	functionF, nameF, descF, pre *field
-	bad                          bool // a value was reported already
-	out                          []CustomTool
+	functions, names, descs []string
+	namesList, descsList    bool
+	presets, defaults       argMaps
+	path                    string
+	command                 []string
+	timeout                 time.Duration
+	passEnv                 []string
+	functionF, nameF, descF *field
+	bad                     bool // a value was reported already
+	out                     []CustomTool
 }
 
 func ctEntry(f func(e *customToolEntry, v value)) func(*walker, *target, value) {
@@ -118,7 +120,11 @@ func customToolKeys() []Key {
 			Doc: "A group name; MassGen enables every category a config names, so it changes nothing."},
 		{Section: secCustomTool, Name: "preset_args", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "{b: 2}",
 			Doc: "Arguments passed on every call and hidden from the model: one mapping for all functions, or a list matching function.",
-			raw: presetArgs},
+			raw: func(w *walker, t *target, f field) { t.ct.presets.read(w, f) }},
+		{Section: secCustomTool, Name: "default_params", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "{b: 2}",
+			Doc: "Arguments a call gets when the model leaves them out; the model still sees them, optional, with these defaults " +
+				"(MassGen's browser and computer-use examples set them; MassGen itself never reads this key). One mapping, or a list matching function.",
+			raw: func(w *walker, t *target, f field) { t.ct.defaults.read(w, f) }},
 		{Section: secCustomTool, Name: "command", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[./tool]",
 			Doc: "Instead of path: a program in any language, with its arguments, speaking massgen's JSON-lines tool protocol " +
 				"(describe, call); without function every tool it describes is offered.",
@@ -173,9 +179,15 @@ func (w *walker) envNames(g field) []string {
 	return out
 }
 
-// presetArgs reads preset_args: one mapping, or a list of mappings.
-func presetArgs(w *walker, t *target, f field) {
-	t.ct.pre = &f
+// argMaps is preset_args or default_params as written: one mapping, or a list of mappings.
+type argMaps struct {
+	maps   []map[string]any
+	isList bool
+	at     *field
+}
+
+func (a *argMaps) read(w *walker, f field) {
+	a.at = &f
 	one := func(g field) (map[string]any, bool) {
 		if kind(g.val) != "a mapping" {
 			w.errf(g, "write a mapping such as {api_base: \"http://...\"}", "%s must be a mapping of argument names to values, not %s", g.key, kind(g.val))
@@ -188,16 +200,36 @@ func presetArgs(w *walker, t *target, f field) {
 	case f.val == nil:
 	case kind(f.val) == "a list":
 		items, _ := w.list(f)
-		t.ct.presetsList = true
+		a.isList = true
 		for _, it := range items {
 			m, _ := one(it)
-			t.ct.presets = append(t.ct.presets, m)
+			a.maps = append(a.maps, m)
 		}
 	default:
 		if m, ok := one(f); ok {
-			t.ct.presets = []map[string]any{m}
+			a.maps = []map[string]any{m}
 		}
 	}
+}
+
+// spread gives each of n functions its mapping: a single one is shared, a list must match
+// function one to one.
+func (a *argMaps) spread(w *walker, n int) ([]map[string]any, bool) {
+	switch {
+	case len(a.maps) == 0:
+		return make([]map[string]any, n), true
+	case a.isList && len(a.maps) != n:
+		w.errf(*a.at, fmt.Sprintf("give one mapping per function (%d), or a single mapping for all of them", n),
+			"%s lists %d mappings for %d functions", a.at.key, len(a.maps), n)
+		return nil, false
+	case a.isList:
+		return a.maps, true
+	}
+	out := make([]map[string]any, n)
+	for i := range out {
+		out[i] = a.maps[0]
+	}
+	return out, true
 }
 
 // customTools reads backend.custom_tools: each entry expanded into its functions, every exposed
@@ -265,14 +297,24 @@ func customToolAfter(w *walker, t *target, f field, _ map[string]field) {
 	n := max(len(e.functions), 1)
 	names, ok1 := matchCount(w, e.names, e.namesList, n, e.nameF, "name", true)
 	descs, ok2 := matchCount(w, e.descs, e.descsList, n, e.descF, "description", false)
-	presets, ok3 := matchPresets(w, e, n)
-	if !ok1 || !ok2 || !ok3 {
+	presets, ok3 := e.presets.spread(w, n)
+	defaults, ok4 := e.defaults.spread(w, n)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return
+	}
+	for i := range n {
+		for k := range defaults[i] {
+			if _, both := presets[i][k]; both {
+				w.errf(*e.defaults.at, "keep it in one of them: a preset is sent on every call, a default only when the model leaves it out",
+					"`%s` is in both preset_args and default_params", clip(k))
+				return
+			}
+		}
 	}
 	python := len(e.command) == 0
 	for i := range n {
 		c := CustomTool{Path: e.path, Command: e.command, Timeout: e.timeout, PassEnv: e.passEnv, Entry: entry,
-			Description: descs[i], PresetArgs: presets[i]}
+			Description: descs[i], PresetArgs: presets[i], DefaultParams: defaults[i]}
 		if c.Timeout == 0 {
 			c.Timeout = DefaultCustomToolTimeout
 		}
@@ -325,24 +367,6 @@ func matchCount(w *walker, vals []string, isList bool, n int, at *field, key str
 	out := make([]string, n)
 	for i := range out {
 		out[i] = vals[0]
-	}
-	return out, true
-}
-
-func matchPresets(w *walker, e *customToolEntry, n int) ([]map[string]any, bool) {
-	switch {
-	case len(e.presets) == 0:
-		return make([]map[string]any, n), true
-	case e.presetsList && len(e.presets) != n:
-		w.errf(*e.pre, fmt.Sprintf("give one mapping per function (%d), or a single mapping for all of them", n),
-			"preset_args lists %d mappings for %d functions", len(e.presets), n)
-		return nil, false
-	case e.presetsList:
-		return e.presets, true
-	}
-	out := make([]map[string]any, n)
-	for i := range out {
-		out[i] = e.presets[0]
 	}
 	return out, true
 }

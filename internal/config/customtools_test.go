@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,4 +132,28 @@ func TestParse_CustomToolNoPython(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, rep := Parse("c.yaml", []byte(net("      custom_tools: [{path: testdata/custom_tool.py, function: add}, {path: testdata/custom_tool.py, function: sub}]\n")))
 	checkIssues(t, rep, []string{"W 5:7 agents[0].backend.custom_tools | python3 is not on PATH here | need Python 3"})
+}
+
+// default_params, like preset_args, is one mapping for every function or a list matching them;
+// an argument may not be both a preset and a default.
+func TestParse_DefaultParams(t *testing.T) {
+	const head = "agents:\n  - id: a\n    backend:\n      type: openai\n      custom_tools:\n        - path: t.py\n"
+	cfg, rep := Parse("c.yaml", []byte(head+"          function: [f, g]\n          default_params: [{x: 1}, {y: true}]\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	cts := cfg.Agents[0].Backend.Tools.CustomTools
+	if len(cts) != 2 || fmt.Sprint(cts[0].DefaultParams["x"]) != "1" || cts[1].DefaultParams["y"] != true || cts[0].DefaultParams["y"] != nil {
+		t.Errorf("custom tools %+v", cts)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"          function: [f, g]\n          default_params: [{x: 1}]\n", "default_params lists 1 mappings for 2 functions"},
+		{"          function: f\n          preset_args: {x: 1}\n          default_params: {x: 2}\n", "`x` is in both preset_args and default_params"},
+		{"          function: f\n          default_params: 3\n", "default_params must be a mapping"},
+	} {
+		_, rep := Parse("c.yaml", []byte(head+tc.yaml))
+		if rep.OK() || !strings.Contains(rep.Text(), tc.want) {
+			t.Errorf("%q: %s, want an error saying %q", tc.yaml, rep.Text(), tc.want)
+		}
+	}
 }

@@ -2,7 +2,12 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
 	"strings"
+
+	"massgen/internal/lazy"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -20,7 +25,7 @@ var permissionModes = []string{"default", "acceptEdits", "bypassPermissions", "p
 
 // cliString reads a string key of the coding-agent CLIs, and refuses it on every other type
 // as MassGen's validator does.
-func cliString(set func(*CLISettings, string)) func(*walker, *target, field) {
+func cliString(set func(*target, string)) func(*walker, *target, field) {
 	return func(w *walker, t *target, f field) {
 		if f.val == nil {
 			return
@@ -30,7 +35,7 @@ func cliString(set func(*CLISettings, string)) func(*walker, *target, field) {
 			return
 		}
 		if s, ok := w.str(f); ok {
-			set(&t.backend.CLI, s)
+			set(t, s)
 		}
 	}
 }
@@ -109,11 +114,11 @@ func backendKeys() []Key {
 		{Section: secBackend, Name: "system_prompt", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: typesSpeaking(ProtocolCLI),
 			msg: "`system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
 			Doc: "Coding-agent CLIs (claude_code): replaces the CLI's own system prompt; rejected on other types, as in MassGen's validator.",
-			raw: cliString(func(c *CLISettings, s string) { c.SystemPrompt = s })},
+			raw: cliString(func(t *target, s string) { t.backend.CLI.SystemPrompt = s })},
 		{Section: secBackend, Name: "append_system_prompt", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: typesSpeaking(ProtocolCLI),
 			msg: "`append_system_prompt` is not allowed inside backend", Instead: "use the agent-level system_message instead",
-			Doc: "Coding-agent CLIs: appended to the CLI's system prompt; rejected on other types, as in MassGen's validator.",
-			raw: cliString(func(c *CLISettings, s string) { c.AppendSystemPrompt = s })},
+			Doc: "Coding-agent CLIs: appended to the agent's system_message, as agents[].append_system_prompt is (which every type takes); rejected on other types, as in MassGen's validator.",
+			raw: cliString(func(t *target, s string) { t.agent.appendBackend = s })},
 		{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true,
 			ex: "[{path: t.py, function: add}]", Doc: "Python functions offered as tools named custom_tool__<name> (see custom_tools[]).",
 			raw: func(w *walker, t *target, f field) { t.backend.Tools.CustomTools = w.customTools(f, t) }},
@@ -191,8 +196,16 @@ func backendKeys() []Key {
 			set: func(_ *walker, t *target, v value) { t.backend.CLI.PermissionPolicy = v.s }},
 		{Section: secBackend, Name: "agent_config", Type: TypeMapping, Status: Ignored, Since: "0.1.12", Types: []string{"ag2"},
 			Doc: "AG2 agent settings."},
-		{Section: secBackend, Name: "api_version", Type: TypeString, Status: Ignored, Since: "0.1.12", Types: []string{"azure_openai"},
-			Doc: "Azure OpenAI API version."},
+		{Section: secBackend, Name: "api_version", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: []string{"azure_openai"},
+			ex: "2024-10-21", check: apiVersion,
+			Doc: "Azure OpenAI API version, sent as ?api-version=; default AZURE_OPENAI_API_VERSION, else 2024-12-01-preview.",
+			set: func(_ *walker, t *target, v value) { t.backend.APIVersion = v.s }},
+		{Section: secBackend, Name: "azure_endpoint", Type: TypeString, Status: Implemented, Since: "0.1.12", Types: []string{"azure_openai"},
+			ex: "https://r.openai.azure.com/", Doc: "Azure OpenAI: the resource's endpoint, as base_url (set one of them); default AZURE_OPENAI_ENDPOINT.",
+			set: func(_ *walker, t *target, v value) { t.backend.BaseURL = v.s }},
+		{Section: secBackend, Name: "deployment_name", Type: TypeString, Status: Refused, Since: "0.1.12", Types: []string{"azure_openai"},
+			Doc: "In MassGen's docs only: its Azure backend sends model as the deployment.", msg: "`deployment_name` is not supported: the deployment is model",
+			Instead: "put the deployment's name in model"},
 		param("temperature", TypeNumber), param("top_p", TypeNumber), param("top_k", TypeInt), param("max_tokens", TypeInt),
 		param("max_output_tokens", TypeInt), param("max_completion_tokens", TypeInt), param("frequency_penalty", TypeNumber),
 		param("presence_penalty", TypeNumber), param("seed", TypeInt),
@@ -308,14 +321,24 @@ func backendAfter(w *walker, t *target, f field, present map[string]field) {
 	if t.bt.Name == "codex" {
 		codexToolLists(w, b, present)
 	}
+	if t.bt.Name == "azure_openai" {
+		azureEndpoint(w, b, present)
+	}
+	if g, ok := present["enable_web_search"]; ok && b.Hosted.WebSearch && t.bt.Name == "claude_code" &&
+		slices.ContainsFunc(b.CLI.DisallowedTools, func(n string) bool { return strings.HasPrefix(n, "WebSearch") }) {
+		w.errKey(g, "remove WebSearch from disallowed_tools, or enable_web_search", "enable_web_search allows WebSearch, which disallowed_tools denies")
+	}
 	if !t.known || !t.bt.Implemented {
 		return // a refused type is reported as such; its defaults do not matter
 	}
 	if b.Model == "" {
 		switch t.bt.DefaultModel {
 		case CustomModel:
-			w.errAt(f.loc, "missing required key `model`",
-				fmt.Sprintf("backend type `%s` has no default model; add model: with the model name to use", t.bt.Name), f.keyN, f.raw)
+			sugg := fmt.Sprintf("backend type `%s` has no default model; add model: with the model name to use", t.bt.Name)
+			if t.bt.Name == "azure_openai" {
+				sugg = "add model: with the name of your Azure deployment"
+			}
+			w.errAt(f.loc, "missing required key `model`", sugg, f.keyN, f.raw)
 		default:
 			b.Model = t.bt.DefaultModel
 		}
@@ -348,4 +371,57 @@ func hasSearchParameters(params map[string]any) bool {
 	eb, _ := params["extra_body"].(map[string]any)
 	_, ok := eb["search_parameters"]
 	return ok
+}
+
+// apiVersion checks an Azure API version: a date with an optional -preview, or a word such as
+// preview, sent in the query string.
+func apiVersion(w *walker, v *value) bool {
+	if !azureVersion().MatchString(v.s) {
+		w.errf(v.f, "write a version such as 2024-10-21 or 2024-12-01-preview", "api_version `%s` is not an Azure API version", clip(v.s))
+		return false
+	}
+	return true
+}
+
+var azureVersion = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
+
+// azureEndpoint checks where an azure_openai agent sends its key: one of base_url and
+// azure_endpoint, the resource's endpoint, not the /openai/v1/ base of Azure's newer API,
+// which openai-go's deployment routes would double.
+func azureEndpoint(w *walker, b *Backend, present map[string]field) {
+	g, hasAlias := present["azure_endpoint"]
+	if f, ok := present["base_url"]; ok && hasAlias {
+		w.errKey(f, "keep one of them", "base_url and azure_endpoint both name the Azure endpoint")
+		return
+	}
+	f, ok := present["base_url"]
+	if !ok {
+		f, ok = g, hasAlias
+	}
+	if !ok || b.BaseURL == "" {
+		return
+	}
+	u, err := url.Parse(b.BaseURL)
+	switch {
+	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		w.errKey(f, "write the resource's endpoint, such as https://my-resource.openai.azure.com/",
+			"the Azure endpoint must be an https URL")
+	case u.Scheme == "http" && !Loopback(u.Hostname()):
+		// openai-go refuses to send an Azure key in the clear, except to this machine.
+		w.errKey(f, "use https://", "the Azure endpoint must use https (http only for a server on this machine)")
+	case strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/openai") || strings.Contains(u.Path, "/openai/"):
+		w.errKey(f, "write the endpoint without its path, such as https://my-resource.openai.azure.com/ "+
+			"(for Azure's /openai/v1/ API, use type: chatcompletion with that base_url and your key in api_key)",
+			"azure_openai adds /openai/deployments/<model>/... to the endpoint itself")
+	}
+}
+
+// Loopback reports whether host (without port) is this machine: localhost or a loopback IP,
+// the only hosts openai-go's azure package sends a key to over plain http.
+func Loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -348,6 +348,9 @@ type agentDef struct {
 	loc   string
 	idN   ast.Node // nil when the id is missing or invalid
 	voteF *field   // the scripted vote key, when it names a label
+	// appendAgent and appendBackend are the agent's and the backend's append_system_prompt,
+	// joined to SystemMessage once the agent is read, in that order.
+	appendAgent, appendBackend string
 }
 
 func (w *walker) agentList(f field, t *target) []agentDef {
@@ -388,6 +391,7 @@ func (w *walker) agent(f field, t *target) agentDef {
 // MassGen's loader has it.
 func agentAfter(w *walker, t *target, f field, present map[string]field) {
 	d := t.agent
+	d.agent.SystemMessage = joinInstructions(d.agent.SystemMessage, d.appendAgent, d.appendBackend)
 	if _, ok := present["id"]; !ok {
 		if t.single {
 			d.agent.ID, d.idN = "agent1", f.keyN
@@ -398,6 +402,17 @@ func agentAfter(w *walker, t *target, f field, present map[string]field) {
 	if _, ok := present["backend"]; !ok {
 		w.errAt(f.loc, "missing required key `backend`", "add backend: with type: scripted, openai, claude, ...", f.raw)
 	}
+}
+
+// joinInstructions joins the non-empty parts of an agent's instructions with a blank line.
+func joinInstructions(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, strings.TrimRight(p, "\n"))
+		}
+	}
+	return strings.Join(keep, "\n\n")
 }
 
 func (w *walker) agentID(f field) (string, ast.Node) {

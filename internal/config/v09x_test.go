@@ -300,8 +300,8 @@ func TestParse_SingleAgentInference(t *testing.T) {
 // Refused backend types say what to use instead, and the lists of valid types offer only the
 // types this build runs.
 func TestParse_BackendTypeAdvice(t *testing.T) {
-	_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: azure_openai, model: m}\n"))
-	checkIssues(t, rep, []string{"E 3:21 agents[0].backend.type | backend type `azure_openai` is not supported yet | use type: chatcompletion with base_url"})
+	_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: inference, model: m}\n"))
+	checkIssues(t, rep, []string{"E 3:21 agents[0].backend.type | backend type `inference` is not supported yet | use type: vllm or sglang"})
 	for _, typ := range []string{"antigravity_cli", "uitars"} {
 		_, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: "+typ+"}\n"))
 		if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "backend type `"+typ+"` is not supported yet") ||
@@ -310,7 +310,7 @@ func TestParse_BackendTypeAdvice(t *testing.T) {
 		}
 	}
 	_, rep = Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: nosuch}\n"))
-	if sugg := rep.Errors[0].Suggestion; strings.Contains(sugg, "azure_openai") || strings.Contains(sugg, "ag2") || !strings.Contains(sugg, "openai") {
+	if sugg := rep.Errors[0].Suggestion; strings.Contains(sugg, "inference") || strings.Contains(sugg, "ag2") || !strings.Contains(sugg, "openai") {
 		t.Errorf("valid types offered: %s", sugg)
 	}
 	cfg, rep := Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: nvidia_nim}\n"))
@@ -357,7 +357,7 @@ func TestParse_CLIAgents(t *testing.T) {
 		t.Fatal(rep.Text())
 	}
 	c := cfg.Agents[0].Backend
-	if c.CLI.AppendSystemPrompt == "" || c.CLI.PermissionMode != "bypassPermissions" || c.CLI.MaxThinkingTokens != 8000 ||
+	if cfg.Agents[0].SystemMessage != "You are a careful engineer." || c.CLI.PermissionMode != "bypassPermissions" || c.CLI.MaxThinkingTokens != 8000 ||
 		len(c.CLI.DisallowedTools) != 1 || len(c.Tools.AllowedTools) != 6 || cfg.Agents[1].Backend.CLI.ReasoningEffort != "high" {
 		t.Errorf("claude_code settings = %+v, tools %+v; codex %+v", c.CLI, c.Tools, cfg.Agents[1].Backend.CLI)
 	}

@@ -305,7 +305,8 @@ func validName(s string) bool {
 
 // add offers one described function as a tool: MassGen's name, the entry's description when
 // it has one, and the schema without the preset arguments, which every call gets instead, nor
-// the parameters massgen sets, which the model's arguments never carry.
+// the parameters massgen sets, which the model's arguments never carry. A default_params value
+// fills in what the model leaves out; its schema shows it as optional, with that default.
 func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 	name := config.ExposedCustomToolName(s.Name)
 	desc := d.Description
@@ -317,12 +318,12 @@ func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 		owned[p] = true
 	}
 	hide := func(p string) bool { _, preset := s.PresetArgs[p]; return preset || owned[p] }
-	spec := provider.ToolSpec{Name: name, Description: desc, Parameters: hideParams(d.Parameters, hide)}
+	spec := provider.ToolSpec{Name: name, Description: desc, Parameters: tool.WithDefaults(hideParams(d.Parameters, hide), s.DefaultParams)}
 	known := map[string]any{"agent_id": o.AgentID} // for the parameters massgen fills in
 	if o.Dir != "" {
 		known["agent_cwd"] = o.Dir
 	}
-	fn, preset, timeout := s.Function, s.PresetArgs, s.Timeout
+	fn, preset, defaults, timeout := s.Function, s.PresetArgs, s.DefaultParams, s.Timeout
 	if timeout <= 0 {
 		timeout = config.DefaultCustomToolTimeout
 	}
@@ -331,6 +332,7 @@ func (t *Tools) add(w *worker, s config.CustomTool, d described, o Options) {
 		if bad != "" {
 			return tool.Errorf(bad)
 		}
+		tool.FillDefaults(params, defaults)
 		maps.Copy(params, preset) // the config's values win: they are not the model's to change
 		maps.DeleteFunc(params, func(k string, _ any) bool { return owned[k] })
 		res, toolErr, err := w.request(ctx, timeout, map[string]any{"op": "call", "function": fn, "args": params, "context": known},

@@ -131,6 +131,7 @@ func backendDoc(b config.Backend) obj {
 	out["type"] = b.Type
 	putStr(out, "model", b.Model)
 	putStr(out, "base_url", b.BaseURL)
+	putStr(out, "api_version", b.APIVersion)
 	if b.Hosted.WebSearch {
 		out["enable_web_search"] = true
 	}

@@ -57,6 +57,8 @@ func TestEncodeConfig_RoundTripsTheExamples(t *testing.T) {
 func TestEncodeConfig_CarriesEverySetting(t *testing.T) {
 	cfg := loadTeam(t, strings.Replace(team, "orchestrator:", `  - id: remote
     backend: {type: groq, model: m, temperature: 0.25, extra_body: {top_k: 5, stop: ["x", "y"]}}
+  - id: azure
+    backend: {type: azure_openai, model: dep, azure_endpoint: "https://r.openai.azure.com/", api_version: 2024-10-21}
 orchestrator:`, 1))
 	three := 3
 	o := &cfg.Orchestrator

@@ -309,6 +309,25 @@ func TestTools_Offered(t *testing.T) {
 	if res.IsError || !strings.Contains(string(s.f.last().Body), `"model":"gpt-4.1-mini"`) {
 		t.Errorf("preset model not used: %s\n%.300s", res.Content, s.f.last().Body)
 	}
+	// A default, unlike a preset, stays in the schema and gives way to the model's value.
+	d, err := Custom(s.ts.o, config.CustomTool{Name: "look2", Function: "understand_image", Path: "massgen/tool/_multimodal_tools/understand_image.py",
+		DefaultParams: map[string]any{"model": "gpt-4.1-mini"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := d.Spec.Parameters["properties"].(map[string]any)["model"].(map[string]any); p["default"] != "gpt-4.1-mini" {
+		t.Errorf("schema of model = %v, want its default shown", p)
+	}
+	for model, want := range map[string]string{"": "gpt-4.1-mini", "gpt-4.1-nano": "gpt-4.1-nano"} {
+		args := map[string]any{"image_path": "shot.png"}
+		if model != "" {
+			args["model"] = model
+		}
+		res, _ := run(t, d, args)
+		if res.IsError || !strings.Contains(string(s.f.last().Body), `"model":"`+want+`"`) {
+			t.Errorf("model %q: want %s sent: %s\n%.300s", model, want, res.Content, s.f.last().Body)
+		}
+	}
 }
 
 // TestMedia_BadInput: every bad argument, file and provider answer is a tool error that says

@@ -317,6 +317,8 @@ type Options struct {
 	KeyEnv string
 	// BaseURL overrides the service's default endpoint.
 	BaseURL string
+	// APIVersion is the api-version every azure_openai request carries.
+	APIVersion string
 	// Params are backend keys passed through to the request body unchanged.
 	Params map[string]any
 	// WebSearch and CodeExecution switch on the provider's hosted tools (MassGen's

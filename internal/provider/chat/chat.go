@@ -1,9 +1,10 @@
 // Package chat is the backend for OpenAI-compatible Chat Completions services: the
 // chatcompletion type and every preset that speaks the same protocol (grok, cerebras, together,
 // fireworks, groq, openrouter, moonshot, nebius, poe, qwen, zai, deepseek, and the local servers
-// ollama, lmstudio, vllm and sglang). It streams POST {base}/chat/completions through
-// github.com/openai/openai-go/v3 and translates at the edge: provider.Request to the wire request
-// (request.go) and the wire stream to provider chunks (stream.go).
+// ollama, lmstudio, vllm and sglang), and Azure OpenAI (azure.go). It streams POST
+// {base}/chat/completions through github.com/openai/openai-go/v3 and translates at the edge:
+// provider.Request to the wire request (request.go) and the wire stream to provider chunks
+// (stream.go).
 //
 // The SDK client is built without its environment defaults, so no OPENAI_* variable changes
 // where requests go or which key is sent: the base URL and key come from provider.Options only.
@@ -62,12 +63,15 @@ func New(o provider.Options) (*Provider, error) {
 	if client == nil {
 		client = defaultHTTPClient()
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(o.BaseURL),
-		option.WithHTTPClient(client),
-		option.WithMaxRetries(o.Retries()),
-	}
-	if o.APIKey != "" {
+	opts := []option.RequestOption{option.WithBaseURL(o.BaseURL), option.WithHTTPClient(client), option.WithMaxRetries(o.Retries())}
+	switch {
+	case o.Type == Azure:
+		az, err := azureOptions(o, u, client)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, az...)
+	case o.APIKey != "":
 		opts = append(opts, option.WithAPIKey(o.APIKey))
 	}
 	// NewChatCompletionService, unlike openai.NewClient, reads no environment variable.
