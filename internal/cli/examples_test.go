@@ -143,8 +143,19 @@ func TestExamples_FromTheCommandLine(t *testing.T) {
 		t.Errorf("a missing file that names no example: %q\n%s", note, rep.Text())
 	}
 	code, _, stderr = execute(t, t.Context(), "--config", "@examples/nosuch", "q?")
-	if code != ExitConfig || !strings.Contains(stderr, `no example is called "nosuch"`) {
+	if code != ExitConfig || !strings.Contains(stderr, `no example is called "nosuch"`) || strings.Contains(stderr, "did you mean") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+	// A typo of an example's name gets a did-you-mean, as flags and subcommands do.
+	for _, args := range [][]string{{"--config", "@examples/dmeo", "q?"}, {"--example", "dmeo"}, {"--validate", "@examples/persnoas"}} {
+		code, printed, stderr := execute(t, t.Context(), args...)
+		want := "did you mean @examples/demo?"
+		if args[1] == "@examples/persnoas" {
+			want = "did you mean @examples/personas?"
+		}
+		if code != ExitConfig || !strings.Contains(stderr+printed, want) {
+			t.Errorf("%v: exit %d, want %q: %s", args, code, want, stderr)
+		}
 	}
 	if testing.Short() {
 		t.Log("the demo run is skipped in -short mode (it paces itself for people: 6 s)")
