@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +183,33 @@ func TestExamples_FromTheCommandLine(t *testing.T) {
 	want, _ := os.ReadFile(repoFile(t, "examples/three_agents_default.yaml"))
 	if code != 0 || out != string(want) {
 		t.Errorf("--example: exit %d, printed %d bytes, want the file (%d bytes)", code, len(out), len(want))
+	}
+}
+
+// Every hint at the offline demo (the error without keys, --help) names it as
+// @examples/demo, which runs from any folder, not examples/demo.yaml, a file of the clone.
+func TestDemoHint_WorksAnywhere(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	for _, typ := range config.TeamTypes {
+		for _, env := range config.BackendTypes[typ].APIKeyEnv {
+			t.Setenv(env, "")
+		}
+	}
+	hint := regexp.MustCompile(`massgen --config (\S+) "What is the capital of France\?"`)
+	code, _, noKeys := execute(t, t.Context(), "What is the capital of France?")
+	if code != ExitConfig {
+		t.Fatalf("no keys: exit %d: %s", code, noKeys)
+	}
+	_, help, _ := execute(t, t.Context(), "--help")
+	for where, text := range map[string]string{"the error without keys": noKeys, "--help": help} {
+		m := hint.FindStringSubmatch(text)
+		if m == nil || m[1] != "@examples/demo" {
+			t.Errorf("%s does not hint at massgen --config @examples/demo:\n%s", where, text)
+			continue
+		}
+		if _, rep, _ := loadFile(m[1]); !rep.OK() {
+			t.Errorf("%s hints at %s, which does not load here: %s", where, m[1], rep.Text())
+		}
 	}
 }
