@@ -10,6 +10,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"massgen/internal/suggest"
 )
 
 //go:embed *.yaml
@@ -106,6 +108,9 @@ func Lookup(name string) (Example, error) {
 	case 1:
 		return found[0], nil
 	case 0:
+		if near := closestExample(key, all); near != "" {
+			return Example{}, fmt.Errorf("no example is called %q: did you mean @examples/%s? (massgen --list-examples lists them)", name, near)
+		}
 		return Example{}, fmt.Errorf("no example is called %q: massgen --list-examples lists them", name)
 	}
 	matches := make([]string, len(found))
@@ -113,6 +118,20 @@ func Lookup(name string) (Example, error) {
 		matches[i] = ex.Name
 	}
 	return Example{}, fmt.Errorf("example %q is ambiguous: it matches %s; name one of them", name, strings.Join(matches, ", "))
+}
+
+// closestExample is the name of the example whose name or alias is nearest to key, when key
+// looks like a typo of it ("dmeo" for demo); "" otherwise.
+func closestExample(key string, all []Example) string {
+	var keys []string
+	owner := map[string]string{}
+	for _, ex := range all {
+		for _, n := range names(ex) {
+			keys = append(keys, n)
+			owner[n] = ex.Name
+		}
+	}
+	return owner[suggest.Closest(key, keys)]
 }
 
 // names are the keys an example is found under, normalised.

@@ -102,3 +102,27 @@ func TestLiveView_InTmux(t *testing.T) {
 		t.Errorf("after q:\n%s", after)
 	}
 }
+
+// TestReplayLive_QStopsEveryTurn: q in massgen replay --live of a session of three turns stops
+// the whole replay, not only the turn it is in (review 2026-12-02: one q per turn).
+func TestReplayLive_QStopsEveryTurn(t *testing.T) {
+	work := t.TempDir()
+	cmd := exec.Command(binary, "--config", fastDemo(t), "--no-display")
+	cmd.Dir = work
+	cmd.Stdin = strings.NewReader("What is the capital of France?\nAnd of Italy?\nAnd of Spain?\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("three turns: %v\n%s", err, out)
+	}
+	turns, _ := filepath.Glob(filepath.Join(work, ".massgen", "massgen_logs", "log_*", "turn_*"))
+	if len(turns) != 3 {
+		t.Fatalf("turn folders: %v", turns)
+	}
+	// At a thousandth of its pace a turn of the fast demo replays for many seconds.
+	screen, keys := tmuxSession(t, work, "cd "+work+" && "+binary+" replay --live --speed 0.001; echo EXIT=\\$?; sleep 30")
+	waitFor(t, screen, "q stop the replay", 15*time.Second)
+	keys("q")
+	after := waitFor(t, screen, "EXIT=", 5*time.Second)
+	if !strings.Contains(after, "EXIT=0") || strings.Contains(after, "turn_2") {
+		t.Errorf("after one q:\n%s", after)
+	}
+}

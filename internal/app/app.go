@@ -205,12 +205,12 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		} else {
 			res.Session, res.Dir, err = turnDir(root, o.Session, o.Turn, time.Now())
 			if err != nil {
-				return Result{}, errorf(ExitExecution, "cannot create the log directory under %s: %v (fix its permissions, run from a writable folder, or pass --no-logs)", root, err)
+				return Result{}, errorf(ExitExecution, "cannot create the log directory under %s: %s (fix its permissions, run from a writable folder, or pass --no-logs)", root, pathTrouble(err))
 			}
 			rec, err = runlog.NewRecorder(res.Dir, meta)
 		}
 		if err != nil {
-			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v (fix its permissions or pass --no-logs)", res.Dir, err)
+			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %s (fix its permissions or pass --no-logs)", res.Dir, pathTrouble(err))
 		}
 		sinks.sinks = append(sinks.sinks, rec)
 		closers = append(closers, rec.Close)
@@ -227,7 +227,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			logFile, err := private.OpenFile(filepath.Join(res.Dir, name), flags)
 			if err != nil {
 				_ = closeAll()
-				return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %v", res.Dir, err)
+				return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %s (fix its permissions or pass --no-logs)", res.Dir, pathTrouble(err))
 			}
 			lv := view.NewPlain(logFile)
 			lv.Timestamps, lv.Reasoning, lv.Calls = true, debug, debug

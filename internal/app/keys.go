@@ -103,7 +103,7 @@ func DefaultTeam(getenv func(string) string) (string, error) {
 	switch len(team) {
 	case 0:
 		return "", fmt.Errorf("no config and no API key found: set one or more of %s (in the environment, ./.env or ~/.massgen/.env), pass --config FILE, "+
-			"or try the offline demo: massgen --config examples/demo.yaml \"What is the capital of France?\"", strings.Join(envs, ", "))
+			"or try the offline demo: massgen --config @examples/demo \"What is the capital of France?\"", strings.Join(envs, ", "))
 	case 1:
 		team = []string{team[0], team[0], team[0]}
 	}

@@ -46,7 +46,7 @@ func TestAPIKey(t *testing.T) {
 }
 
 func TestDefaultTeam(t *testing.T) {
-	if _, err := DefaultTeam(env(nil)); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "examples/demo.yaml") {
+	if _, err := DefaultTeam(env(nil)); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "massgen --config @examples/demo ") {
 		t.Fatalf("no keys: %v", err)
 	}
 	one, err := DefaultTeam(env(map[string]string{"ANTHROPIC_API_KEY": "x"}))

@@ -76,7 +76,7 @@ func (b *toolBuild) workspaceTools(_ context.Context, at *agentTools) error {
 		paths = append(paths, workspace.ContextPath{Path: b.previous})
 	}
 	if err := ws.SetContextPaths(paths); err != nil {
-		return errorf(ExitConfig, "agent %s: context_paths: %v", a.ID, err)
+		return errorf(ExitConfig, "agent %s: %v", a.ID, err)
 	}
 	ws.SetReadBeforeDelete(t.EnforceReadBeforeDelete)
 	at.ws, b.tb.ws[a.ID] = ws, ws

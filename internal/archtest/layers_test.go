@@ -35,6 +35,7 @@ var layers = []layer{
 	{Pkg: "internal/redact", Leaf: true, Why: "every package redacts; it redacts with nothing but the standard library"},
 	{Pkg: "internal/private", Leaf: true, Why: "massgen's own files, written by the lowest packages"},
 	{Pkg: "internal/termtext", Leaf: true, Why: "the one sanitiser of terminal text"},
+	{Pkg: "internal/suggest", Leaf: true, Why: "the did-you-mean config and cli share"},
 	{Pkg: "internal/criteria", Leaf: true, Why: "checklist criteria, read by config, coord and prompt"},
 	{Pkg: "internal/permission/rule", Leaf: true, Why: "the rule grammar config checks rules with, without the permission engine"},
 	{Pkg: "internal/httpserve", Leaf: true, Why: "the token rule of every HTTP server of the binary, beneath web and mcpserve"},

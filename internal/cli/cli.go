@@ -14,7 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"massgen/internal/event"
 	"massgen/internal/termtext"
+	"massgen/internal/view"
 )
 
 // Main runs the command line and returns the process exit code. Ctrl-C (or SIGTERM) cancels
@@ -48,20 +50,60 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetArgs(joinOptionalValues(root, args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
+	code, msg := ExitConfig, err.Error() // flag and argument errors from cobra are usage errors
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "massgen: %v\n", ee.err)
+		code, msg = ee.code, ""
+		if ee.err != nil {
+			msg = ee.err.Error()
 		}
-		return ee.code
 	}
-	// Flag and argument errors from cobra are usage errors, like a bad config.
-	fmt.Fprintf(stderr, "massgen: %v\n", err)
-	return ExitConfig
+	if msg != "" {
+		fmt.Fprintf(stderr, "massgen: %s\n", msg)
+	}
+	if w := automationWriter(cmd, stdout, stderr); w != nil && (ee == nil || !ee.reported) {
+		// Every automation line is KEY: value, an error included, also when the run stopped
+		// before its session (and so its automation view) started.
+		if ee != nil && ee.summary != "" {
+			msg = ee.summary
+		}
+		fmt.Fprintln(w, termtext.Clean(view.ErrorLine(exitStatus(code), code, msg)))
+	}
+	return code
+}
+
+// automationWriter is where cmd's automation lines go when it was asked for them (--automation:
+// stdout; --stream-events: stderr, since stdout carries the events), else nil.
+func automationWriter(cmd *cobra.Command, stdout, stderr io.Writer) io.Writer {
+	on := func(name string) bool {
+		f := cmd.Flags().Lookup(name)
+		return f != nil && f.Value.String() == "true"
+	}
+	switch {
+	case cmd == nil:
+	case on("stream-events"):
+		return stderr
+	case on("automation"):
+		return stdout
+	}
+	return nil
+}
+
+// exitStatus names an exit code as an automation ERROR: line does.
+func exitStatus(code int) string {
+	switch code {
+	case ExitConfig:
+		return "configuration error"
+	case ExitTimeout:
+		return event.StatusTimeout
+	case ExitInterrupted:
+		return event.StatusInterrupted
+	}
+	return event.StatusFailed
 }
 
 const rootLong = `massgen runs a team of LLM agents on the same question. Each writes an answer, reads the
@@ -69,7 +111,7 @@ others' answers (anonymised as agent1, agent2, ...), improves on them or votes f
 the most-voted agent presents the final answer.
 
 Try it offline with the scripted demo team:
-  massgen --config examples/demo.yaml "What is the capital of France?"
+  massgen --config @examples/demo "What is the capital of France?"
 Without a question it asks for one, turn after turn, carrying the conversation (/help there).
 Without --config it uses .massgen/config.yaml, then ~/.config/massgen/config.yaml, then a team
 built from the API keys that are set (massgen --init saves one). Built-in examples:

@@ -242,7 +242,7 @@ func TestBadInput(t *testing.T) {
 			wantErr: regexp.MustCompile(`--backend cannot be combined with --config`)},
 		{name: "unknown flag", args: []string{"--bogus", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --bogus \(massgen --help lists the flags\)`)},
 		{name: "misspelt flag", args: []string{"--ouput-file", "a.md", "q"}, wantCode: 1, wantErr: regexp.MustCompile(`unknown flag: --ouput-file: did you mean --output-file\?`)},
-		{name: "no config at all", args: []string{"q"}, wantCode: 1, wantErr: regexp.MustCompile(`examples/demo\.yaml`)},
+		{name: "no config at all", args: []string{"q"}, wantCode: 1, wantErr: regexp.MustCompile(`try the offline demo: massgen --config @examples/demo "`)},
 		{name: "negative timeout", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "-5", "q"}, wantCode: 1,
 			wantErr: regexp.MustCompile(`orchestrator-timeout`)},
 		{name: "zero timeout", config: "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\n", args: []string{"--orchestrator-timeout", "0", "q"}, wantCode: 1,

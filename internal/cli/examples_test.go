@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -143,8 +144,19 @@ func TestExamples_FromTheCommandLine(t *testing.T) {
 		t.Errorf("a missing file that names no example: %q\n%s", note, rep.Text())
 	}
 	code, _, stderr = execute(t, t.Context(), "--config", "@examples/nosuch", "q?")
-	if code != ExitConfig || !strings.Contains(stderr, `no example is called "nosuch"`) {
+	if code != ExitConfig || !strings.Contains(stderr, `no example is called "nosuch"`) || strings.Contains(stderr, "did you mean") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+	// A typo of an example's name gets a did-you-mean, as flags and subcommands do.
+	for _, args := range [][]string{{"--config", "@examples/dmeo", "q?"}, {"--example", "dmeo"}, {"--validate", "@examples/persnoas"}} {
+		code, printed, stderr := execute(t, t.Context(), args...)
+		want := "did you mean @examples/demo?"
+		if args[1] == "@examples/persnoas" {
+			want = "did you mean @examples/personas?"
+		}
+		if code != ExitConfig || !strings.Contains(stderr+printed, want) {
+			t.Errorf("%v: exit %d, want %q: %s", args, code, want, stderr)
+		}
 	}
 	if testing.Short() {
 		t.Log("the demo run is skipped in -short mode (it paces itself for people: 6 s)")
@@ -171,5 +183,33 @@ func TestExamples_FromTheCommandLine(t *testing.T) {
 	want, _ := os.ReadFile(repoFile(t, "examples/three_agents_default.yaml"))
 	if code != 0 || out != string(want) {
 		t.Errorf("--example: exit %d, printed %d bytes, want the file (%d bytes)", code, len(out), len(want))
+	}
+}
+
+// Every hint at the offline demo (the error without keys, --help) names it as
+// @examples/demo, which runs from any folder, not examples/demo.yaml, a file of the clone.
+func TestDemoHint_WorksAnywhere(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	for _, typ := range config.TeamTypes {
+		for _, env := range config.BackendTypes[typ].APIKeyEnv {
+			t.Setenv(env, "")
+		}
+	}
+	hint := regexp.MustCompile(`massgen --config (\S+) "What is the capital of France\?"`)
+	code, _, noKeys := execute(t, t.Context(), "What is the capital of France?")
+	if code != ExitConfig {
+		t.Fatalf("no keys: exit %d: %s", code, noKeys)
+	}
+	_, help, _ := execute(t, t.Context(), "--help")
+	for where, text := range map[string]string{"the error without keys": noKeys, "--help": help} {
+		m := hint.FindStringSubmatch(text)
+		if m == nil || m[1] != "@examples/demo" {
+			t.Errorf("%s does not hint at massgen --config @examples/demo:\n%s", where, text)
+			continue
+		}
+		if _, rep, _ := loadFile(m[1]); !rep.OK() {
+			t.Errorf("%s hints at %s, which does not load here: %s", where, m[1], rep.Text())
+		}
 	}
 }

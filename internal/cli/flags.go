@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"massgen/internal/suggest"
 )
 
 // rootOptions are the flags of the root command.
@@ -223,7 +225,7 @@ func flagError(cmd *cobra.Command, err error) error {
 				names = append(names, fl.Name)
 			}
 		})
-		if best := closest(name, names); best != "" {
+		if best := suggest.Closest(name, names); best != "" {
 			return exitf(ExitConfig, "%v: did you mean --%s? (%s --help lists the flags)", err, best, cmd.CommandPath())
 		}
 		return exitf(ExitConfig, "%v (%s --help lists the flags)", err, cmd.CommandPath())

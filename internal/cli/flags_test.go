@@ -279,14 +279,3 @@ func fastConfigFile(t *testing.T) string {
 	}
 	return f.Name()
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{{"serv", "serve", 1}, {"replya", "replay", 1}, {"sevre", "serve", 1}, {"see", "serve", 2}, {"", "abc", 3}, {"logs", "logs", 0}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
-		}
-	}
-}

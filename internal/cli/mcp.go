@@ -45,8 +45,8 @@ streamable HTTP at http://ADDR/mcp, where every request, loopback included, must
 ~/.massgen/servers/mcp-PORT.json (readable by you alone, removed at exit). --no-token serves
 without one, on loopback only: any local process may then ask the teams.
 
-  claude mcp add massgen -- massgen mcp --config examples/demo.yaml
-  massgen mcp --config examples/demo.yaml --http 127.0.0.1:8765`
+  claude mcp add massgen -- massgen mcp --config @examples/demo
+  massgen mcp --config @examples/demo --http 127.0.0.1:8765`
 
 func newMCP(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var configs, allow []string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"massgen/internal/config"
+	"massgen/internal/suggest"
 )
 
 // checkModeFlags checks the values of the mode and context flags before anything is loaded.
@@ -107,7 +108,7 @@ func singleAgent(agents []config.Agent, id string) ([]config.Agent, error) {
 		ids[i] = a.ID
 	}
 	hint := ""
-	if best := closest(id, ids); best != "" {
+	if best := suggest.Closest(id, ids); best != "" {
 		hint = fmt.Sprintf("did you mean %s? ", best)
 	}
 	if strings.ContainsAny(id, " \t\n?") {

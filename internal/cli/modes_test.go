@@ -11,19 +11,25 @@ import (
 
 	"massgen/internal/config"
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
-// --quick sets what MassGen's mode_flags.py sets, and the session records it.
+// --quick sets what MassGen's mode_flags.py sets, and the session records it. Its calls are
+// what README says they are: with several agents an answer and a vote each, then one merge by
+// the winner; alone, one call.
 func TestQuick_SetsMassGensModeSettings(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 		want event.Settings
+		// presentation is how many final presentation calls it makes, calls how many model
+		// calls in all.
+		presentation, calls int
 	}{
 		{"team", []string{"--quick"}, event.Settings{MaxNewAnswersPerAgent: 1, DisableInjection: true, DeferVotingUntilAllAnswered: true,
-			FinalAnswerStrategy: config.StrategySynthesize}},
+			FinalAnswerStrategy: config.StrategySynthesize}, 1, 5},
 		{"single agent", []string{"--single-agent", "--quick"}, event.Settings{MaxNewAnswersPerAgent: 1, SkipVoting: true,
-			FinalAnswerStrategy: config.StrategyWinnerReuse}},
+			FinalAnswerStrategy: config.StrategyWinnerReuse}, 0, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,7 +46,29 @@ func TestQuick_SetsMassGensModeSettings(t *testing.T) {
 			if diff := cmp.Diff(tc.want, pick); diff != "" {
 				t.Errorf("settings (-want +got):\n%s", diff)
 			}
+			calls, presentation := 0, 0
+			for _, e := range turnEvents(t, out) {
+				if mc, ok := e.Payload.(event.ModelCalled); ok {
+					calls++
+					if mc.Stage == provider.StagePresentation {
+						presentation++
+					}
+				}
+			}
+			if calls != tc.calls || presentation != tc.presentation {
+				t.Errorf("%d model calls, %d of them presenting; want %d and %d", calls, presentation, tc.calls, tc.presentation)
+			}
 		})
+	}
+	readme, err := os.ReadFile(repoFile(t, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, says := range []string{"the winner then writes the final answer, merged from all the answers", "two model calls per agent plus that one merge call",
+		"`--single-agent` the one answer is the final answer: one call, no vote, no presentation"} {
+		if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), says) {
+			t.Errorf("README's --quick does not say %q", says)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,7 +22,8 @@ func newReplay(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Long: `replay re-renders a session from its event log alone. LOGDIR is a log_<timestamp> folder
 (every turn is replayed) or one of its turn_<n> folders; without it, the newest session under
 .massgen/massgen_logs. --live plays it through the live terminal view at its recorded pace
-(--speed 4: four times faster; 0: as fast as possible).
+(--speed 4: four times faster; 0: as fast as possible), turn after turn, each turn's final
+screen left on the terminal; q stops the whole replay.
 A session whose process died is replayed as far as its log goes, then a warning says it did
 not finish (the exit code is still 0).`,
 		Args: cobra.MaximumNArgs(1),
@@ -49,7 +51,14 @@ not finish (the exit code is still 0).`,
 					fmt.Fprintf(termtext.NewWriter(stdout), "== %s\n", dir)
 				}
 				if live {
-					if err := tui.Replay(cmd.Context(), events, speed, tui.Options{Input: stdin, Output: stdout}); err != nil && cmd.Context().Err() == nil {
+					// Every turn but the last moves on by itself, its final screen left on the
+					// terminal; q stops the whole replay, not only the turn it is in.
+					opts := tui.Options{Input: stdin, Output: stdout, Leave: i < len(turns)-1}
+					err := tui.Replay(cmd.Context(), events, speed, opts)
+					switch {
+					case errors.Is(err, tui.ErrReplayStopped):
+						return nil
+					case err != nil && cmd.Context().Err() == nil:
 						return exitf(ExitExecution, "live view: %v", err)
 					}
 				} else {

@@ -107,7 +107,9 @@ func findInterrupted(rootSet bool, root, arg string, now time.Time) (*runlog.Int
 		}
 		dir = sess.Dir
 	}
-	turns, err := runlog.FindTurns(dir)
+	// Absolute, so that what it prints (logs: DIR) is the same from any folder, as a new
+	// session's is.
+	turns, err := runlog.FindTurns(absPath(dir))
 	if err != nil {
 		return nil, exitf(ExitConfig, "massgen resume %s: %v", arg, err)
 	}

@@ -66,6 +66,12 @@ type runOptions struct {
 type exitError struct {
 	code int
 	err  error
+	// summary is what an automation ERROR: line says when err's message is "" (printed
+	// already, line by line).
+	summary string
+	// reported: the session ended with this error, and its automation view printed the
+	// ERROR: line already.
+	reported bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -233,7 +239,11 @@ func loadConfig(o runOptions, stderr io.Writer) (*config.Config, []string, error
 		for _, is := range rep.Errors {
 			fmt.Fprintf(stderr, "error: %s\n", is.String())
 		}
-		return nil, nil, &exitError{code: ExitConfig, err: errPrinted}
+		summary := rep.Errors[0].String()
+		if n := len(rep.Errors) - 1; n > 0 {
+			summary += fmt.Sprintf(" (and %d more on stderr)", n)
+		}
+		return nil, nil, &exitError{code: ExitConfig, err: errPrinted, summary: summary}
 	}
 	found, err := o.trust.found(o, cfg)
 	if err != nil {
@@ -406,7 +416,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 // resultErr is the error carrying a finished run's exit code.
 func resultErr(res app.Result) error {
 	if res.ExitCode != ExitOK {
-		return &exitError{code: res.ExitCode, err: res.Err}
+		return &exitError{code: res.ExitCode, err: res.Err, reported: true}
 	}
 	if res.CloseErr != nil {
 		return &exitError{code: ExitExecution, err: res.CloseErr}

@@ -61,7 +61,7 @@ false, so OpenAI clients do not run the team again. Clients have 30 s to send a 
 long as their sessions. Ctrl-C interrupts the running sessions, which still write their logs,
 and stops.
 
-  massgen serve --config examples/demo.yaml`,
+  massgen serve --config @examples/demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if maxSessions < 0 {

@@ -19,6 +19,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
+	"massgen/internal/suggest"
 	"massgen/internal/termtext"
 	"massgen/internal/usage"
 )
@@ -405,7 +406,7 @@ func matchID(ids []string, arg string) string {
 func nearest(ids []string, arg string, n int) []string {
 	sorted := slices.Clone(ids)
 	slices.SortStableFunc(sorted, func(a, b string) int {
-		return editDistance(arg, a) - editDistance(arg, b)
+		return suggest.Distance(arg, a) - suggest.Distance(arg, b)
 	})
 	return first(sorted, n)
 }

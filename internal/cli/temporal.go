@@ -98,7 +98,7 @@ line with --temporal to it.
 
   temporal server start-dev --headless &
   massgen worker --temporal 127.0.0.1:7233 &
-  massgen --temporal 127.0.0.1:7233 --config examples/demo.yaml "question"`,
+  massgen --temporal 127.0.0.1:7233 --config @examples/demo "question"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if t.addr == "" {

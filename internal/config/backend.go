@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"massgen/internal/suggest"
 )
 
 // typeHint is the suggestion for a missing or unknown type.
@@ -80,7 +82,7 @@ func (w *walker) backendType(f field, fields []field) (BackendType, bool) {
 	if !ok {
 		runs := BackendTypeNames()
 		sugg := "valid types: " + strings.Join(runs, ", ")
-		if c := closest(name, allBackendTypeNames()); c != "" {
+		if c := suggest.Closest(name, allBackendTypeNames()); c != "" {
 			sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
 			if strings.EqualFold(c, name) {
 				sugg = fmt.Sprintf("did you mean `%s`? types are case-sensitive; valid types: %s", c, strings.Join(runs, ", "))

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"massgen/internal/suggest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -496,8 +498,8 @@ func TestClosest(t *testing.T) {
 		{"agens", "agents"}, {"agnets", "agents"}, {"Agents", "agents"}, {"orchestator", "orchestrator"},
 		{"timeout", "timeout_settings"}, {"x", ""}, {"display", ""}, {"uii", "ui"},
 	} {
-		if got := closest(tc.in, sections()[secRoot].names); got != tc.want {
-			t.Errorf("closest(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := suggest.Closest(tc.in, sections()[secRoot].names); got != tc.want {
+			t.Errorf("suggest.Closest(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

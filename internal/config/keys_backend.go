@@ -10,6 +10,8 @@ import (
 	"massgen/internal/lazy"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"massgen/internal/suggest"
 )
 
 // agents[].backend: the keys this package interprets. Every other key is a provider request
@@ -297,7 +299,7 @@ func noDotDot(w *walker, v *value) bool {
 // passThrough handles a backend key that is not in the schema: a provider request parameter.
 // A near miss of a known key warns, since the provider will likely reject it.
 func passThrough(w *walker, t *target, g field) {
-	if c := closest(g.key, sections()[secBackend].names); c != "" && editDistance(strings.ToLower(g.key), c) <= 2 {
+	if c := suggest.Closest(g.key, sections()[secBackend].names); c != "" && suggest.Distance(strings.ToLower(g.key), c) <= 2 {
 		w.warnAt(g.loc, fmt.Sprintf("`%s` is passed to the provider as a request parameter", clip(g.key)),
 			fmt.Sprintf("did you mean `%s`?", c), g.keyN)
 	}

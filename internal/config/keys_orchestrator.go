@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"massgen/internal/suggest"
 )
 
 // Section paths of the schema.
@@ -315,7 +317,7 @@ func (w *walker) checkPresenter(t *target, defs []agentDef) {
 	}
 	if !slices.Contains(ids, id) {
 		sugg := "use the id of one of the agents: " + oneOf(quoteAll(ids))
-		if c := closest(id, ids); c != "" {
+		if c := suggest.Closest(id, ids); c != "" {
 			sugg = fmt.Sprintf("did you mean `%s`?", c)
 		}
 		w.errf(g, sugg, "presenter_agent `%s` is not the id of an agent", clip(id))

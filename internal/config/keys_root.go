@@ -129,8 +129,12 @@ func sectionRules() map[string]section {
 		secCriterion:   {what: "checklist criterion key"},
 		secOrchTimeout: {what: "orchestrator.timeout key"},
 		secTimeouts:    {what: "timeout_settings key", after: timeoutsAfter},
-		secPerm:        {what: "permissions key"},
-		secPermRules:   {what: "permissions.rules key"},
+		secPerm: {what: "permissions key", hints: map[string]string{ // the README's allow/ask/deny, one level too high
+			"allow": "did you mean `rules: {allow: [...]}`? the allow, ask and deny lists go under rules:",
+			"ask":   "did you mean `rules: {ask: [...]}`? the allow, ask and deny lists go under rules:",
+			"deny":  "did you mean `rules: {deny: [...]}`? the allow, ask and deny lists go under rules:",
+		}},
+		secPermRules: {what: "permissions.rules key"},
 		secUI: {what: "ui key", warn: true,
 			hints: map[string]string{"type": "did you mean `display_type`?"}},
 	}

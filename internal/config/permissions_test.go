@@ -1,7 +1,9 @@
 package config
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +24,13 @@ func TestParse_Permissions(t *testing.T) {
 			[]string{`E 4:29 permissions.rules.ask[0] | has no closing parenthesis`}},
 		{"rules as a list", okAgents + "permissions:\n  rules:\n    - deny: execute_command(rm *)\n",
 			[]string{"E 6:5 permissions.rules | rules must be a mapping of allow, ask and deny lists, not a list | rules: {deny:"}},
-		{"unknown key", scripted("      answers: [hi]\n      permissions: {deny: [\"*\"]}\n"),
-			[]string{"E 6:21 agents[0].backend.permissions.deny | unknown permissions key `deny`"}},
+		{"unknown key", scripted("      answers: [hi]\n      permissions: {nosuch: [\"*\"]}\n"),
+			[]string{"E 6:21 agents[0].backend.permissions.nosuch | unknown permissions key `nosuch`"}},
+		// The lists belong under rules:; written directly under permissions they say so.
+		{"ask without rules", okAgents + "permissions: {ask: [\"command(echo*)\"]}\n",
+			[]string{"E 4:15 permissions.ask | unknown permissions key `ask` | did you mean `rules: {ask: [...]}`? the allow, ask and deny lists go under rules:"}},
+		{"deny without rules", scripted("      answers: [hi]\n      permissions: {deny: [\"*\"]}\n"),
+			[]string{"E 6:21 agents[0].backend.permissions.deny | unknown permissions key `deny` | did you mean `rules: {deny: [...]}`?"}},
 		{"automation_default", okAgents + "permissions: {automation_default: ask}\n",
 			[]string{"E 4:35 permissions.automation_default | "}},
 		{"role", okAgents + "permissions: {role: admin}\n", []string{"E 4:21 permissions.role | "}},
@@ -37,6 +44,25 @@ func TestParse_Permissions(t *testing.T) {
 			_, rep := Parse("c.yaml", []byte(tc.yaml))
 			checkIssues(t, rep, tc.want)
 		})
+	}
+}
+
+// README's example permissions: block is valid as written, and means what it says.
+func TestReadme_PermissionsExample(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(b), "```yaml\npermissions:\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("README has no ```yaml block starting with permissions:")
+	}
+	cfg, rep := Parse("readme.yaml", []byte(okAgents+"permissions:\n"+block))
+	checkIssues(t, rep, nil)
+	p := cfg.PermissionsFor(0)
+	if p == nil || len(p.Allow) == 0 || len(p.Ask) == 0 || len(p.Deny) == 0 {
+		t.Errorf("README's block gives %+v; want allow, ask and deny rules", p)
 	}
 }
 

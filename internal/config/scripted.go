@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"massgen/internal/lazy"
+	"massgen/internal/suggest"
 	"slices"
 	"strings"
 )
@@ -99,7 +100,7 @@ func scriptedVote(w *walker, t *target, g field) {
 		t.script.Vote = v
 	default:
 		sugg := "use longest, first, last, self or an agent label such as agent2"
-		if c := closest(v, voteModes); c != "" {
+		if c := suggest.Closest(v, voteModes); c != "" {
 			sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
 		}
 		w.errf(g, sugg, "invalid vote `%s`", clip(v))
@@ -176,7 +177,7 @@ func (w *walker) faultKind(f field) (FaultKind, bool) {
 		names[i] = string(k)
 	}
 	sugg := "use " + faultKindList()
-	if c := closest(s, names); c != "" {
+	if c := suggest.Closest(s, names); c != "" {
 		sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
 	}
 	w.errf(f, sugg, "unknown fault kind `%s`", clip(s))

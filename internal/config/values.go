@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"massgen/internal/suggest"
 )
 
 // Typed getters: each returns ok=false for null (no issue) and for a wrong type (issue).
@@ -96,7 +98,7 @@ func (w *walker) enum(f field, all, shown []string) (string, bool) {
 		shown = all
 	}
 	sugg := "use " + oneOf(quoteAll(shown))
-	if c := closest(s, all); c != "" {
+	if c := suggest.Closest(s, all); c != "" {
 		sugg = fmt.Sprintf("did you mean `%s`? valid values: %s", c, strings.Join(shown, ", "))
 	}
 	w.errf(f, sugg, "invalid %s `%s`", f.key, clip(s))

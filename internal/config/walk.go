@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"massgen/internal/suggest"
 )
 
 // target is what a walk fills in: each section's keys write into the parts it owns. Nested
@@ -336,7 +338,7 @@ func (s *section) suggest(key string) string {
 			}
 		}
 	}
-	if c := closest(key, names); c != "" {
+	if c := suggest.Closest(key, names); c != "" {
 		return fmt.Sprintf("did you mean `%s`?", c)
 	}
 	var runs []string

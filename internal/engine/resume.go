@@ -23,7 +23,12 @@ func resume(ctx context.Context, o Options) Result {
 	if o.Steering != nil {
 		o.Steering.attach(s)
 	}
+	// The session's wall time runs from its first start, as its log and latency count it, not
+	// from this process's: one session, one duration.
 	start := o.Now()
+	if evs := o.Restore.Events; len(evs) > 0 && !evs[0].Time.IsZero() && evs[0].Time.Before(start) {
+		start = evs[0].Time
+	}
 	r, err := s.fold(o.Restore.Events)
 	if err == nil {
 		err = s.m.Restore(r.coord)

@@ -85,7 +85,7 @@ func WriteMarkdown(w io.Writer, s Summary, chart string) error {
 	t := s.Tokens
 	fmt.Fprintf(&b, "\nTokens: %s input (%s cached), %s output (%s reasoning). Cost: %s. Time: %s per item on average, %s longest.\n",
 		num(t.Input), num(t.CachedInput), num(t.Output), num(t.Reasoning), cost(s.CostUSD, s.CostKnown), secs(s.ItemSeconds.Mean), secs(s.ItemSeconds.Max))
-	b.WriteString("\n## Items\n\n| item | status | voted | oracle | agree | time | cost | log |\n|---|---|---|---|---|--:|--:|---|\n")
+	b.WriteString("\n## Items\n\n| item | status | voted | oracle (any) | agree | time | cost | log |\n|---|---|---|---|---|--:|--:|---|\n")
 	for _, it := range s.PerItem {
 		if it.Status == "pending" {
 			fmt.Fprintf(&b, "| %s | not run | | | | | | |\n", mdEscape(it.ID))

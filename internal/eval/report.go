@@ -63,7 +63,7 @@ func WriteText(w io.Writer, s Summary) error {
 
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "item\tstatus\tvoted\toracle\tagree\ttime\tcost\tlog")
+	fmt.Fprintln(tw, "item\tstatus\tvoted\toracle (any)\tagree\ttime\tcost\tlog")
 	for _, it := range s.PerItem {
 		if it.Status != StatusOK {
 			detail := it.LogDir

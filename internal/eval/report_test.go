@@ -62,6 +62,10 @@ func TestWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "summary.txt.golden", b.Bytes())
+	// The header has two oracle rows; the per-item column says which one it is.
+	if !bytes.Contains(b.Bytes(), []byte("voted  oracle (any)  agree")) {
+		t.Errorf("the items' oracle column does not say which oracle:\n%s", b.String())
+	}
 
 	unknown := reportSummary()
 	unknown.CostKnown = false
@@ -80,6 +84,9 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "report.md.golden", b.Bytes())
+	if !bytes.Contains(b.Bytes(), []byte("| voted | oracle (any) |")) {
+		t.Errorf("the items' oracle column does not say which oracle:\n%s", b.String())
+	}
 }
 
 func TestWriteChart(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // The critical path of a session: the chain of model and tool calls that determined when it
@@ -33,6 +34,24 @@ type Step struct {
 	// Outcome is what the agent did with the call's response: "agent1.2" (the answer it
 	// submitted), "vote for agent1.2" or "final answer"; "" for a call that led to neither.
 	Outcome string
+}
+
+// What names the step by what it led to, as the critical path shows it: "agent1.2" (an
+// answer), "vote for agent1.2", "stale vote for agent2", "researcher's refused new_answer",
+// "final answer"; else by its agent and what it was: "researcher ran read_file",
+// "researcher's presentation call", "researcher's call with no answer".
+func (s Step) What() string {
+	switch {
+	case strings.HasPrefix(s.Outcome, "refused "):
+		return s.Agent + "'s " + s.Outcome
+	case s.Outcome != "":
+		return s.Outcome
+	case s.Kind == StepTool:
+		return s.Agent + " ran " + s.Name
+	case s.Name == string(provider.StagePresentation):
+		return s.Agent + "'s presentation call" // one round of a presentation's tool calls
+	}
+	return s.Agent + "'s call with no answer" // its answer was dropped (new answers came in), or it failed
 }
 
 // Seconds is how long the call ran.
@@ -71,10 +90,21 @@ func (l *latency) apply(e event.Event) {
 		l.outcome(p.Agent, "vote for "+p.AnswerLabel)
 		return
 	case event.VoteIgnored:
-		agent = p.Agent
+		// The call led to a vote, one that came too late to count: named so, the path reads
+		// as the dashboard's votes do (stale votes struck through).
+		l.close(p.Agent, e.Time)
+		l.outcome(p.Agent, "stale vote for "+p.TargetLabel)
+		return
 	case event.VoteDeferred:
 		agent = p.Agent
 	case event.ToolRejected:
+		if p.Tool == "new_answer" || p.Tool == "vote" {
+			// A workflow call refused (a second answer past the cap, a vote for no one): the
+			// step led to that, not to nothing.
+			l.close(p.Agent, e.Time)
+			l.outcome(p.Agent, "refused "+p.Tool)
+			return
+		}
 		agent = p.Agent
 	case event.ToolCalled:
 		agent = p.Agent
@@ -251,11 +281,9 @@ func max2(a, b time.Time) time.Time {
 }
 
 // Summary is the critical path in one line: its share of the wall time, then its calls as
-// what each led to and when it ended, counted from the session's start: "wall 6.90s,
-// critical path 6.10s over 4 of 12 calls: agent3.1 at +1.0s → agent1.2 at +4.0s → vote for
-// agent1.2 at +5.1s → final answer at +6.9s". A call that led to no answer, vote or final
-// answer is named by its agent ("researcher's call with no answer", "researcher ran
-// read_file"). The last 8 calls are shown.
+// what each led to (Step.What) and when it ended, counted from the session's start: "wall
+// 6.90s, critical path 6.10s over 4 of 12 calls: agent3.1 at +1.0s → agent1.2 at +4.0s →
+// vote for agent1.2 at +5.1s → final answer at +6.9s". The last 8 calls are shown.
 func (cp CriticalPath) Summary() string {
 	if len(cp.Steps) == 0 {
 		return fmt.Sprintf("wall %.2fs", cp.Wall.Seconds())
@@ -266,14 +294,7 @@ func (cp CriticalPath) Summary() string {
 	}
 	parts := make([]string, 0, len(shown))
 	for _, st := range shown {
-		what := st.Outcome
-		switch {
-		case what != "":
-		case st.Kind == StepTool:
-			what = st.Agent + " ran " + st.Name
-		default: // a model call whose answer was dropped (new answers came in) or refused
-			what = st.Agent + "'s call with no answer"
-		}
+		what := st.What()
 		at := st.End.Sub(cp.Start).Seconds()
 		if cp.Start.IsZero() {
 			at = st.End.Sub(cp.Steps[0].Start).Seconds()

@@ -54,6 +54,9 @@ type PathStep struct {
 	Name  string `json:"name"`
 	// Outcome is what the call led to: "agent1.2", "vote for agent1.2", "final answer" or "".
 	Outcome string `json:"outcome,omitempty"`
+	// What names the step as the summary does (readmodel.Step.What): its outcome, or its
+	// agent and what it was ("bob's presentation call").
+	What string `json:"what"`
 	// StartSeconds is when the call started, from the session's start.
 	StartSeconds float64 `json:"start_seconds"`
 	Seconds      float64 `json:"seconds"`
@@ -73,7 +76,7 @@ func latencyOf(s *readmodel.State, end time.Time) *Latency {
 		steps = steps[l.Omitted:]
 	}
 	for _, st := range steps {
-		l.CriticalPath = append(l.CriticalPath, PathStep{Agent: st.Agent, Kind: st.Kind, Name: st.Name, Outcome: st.Outcome,
+		l.CriticalPath = append(l.CriticalPath, PathStep{Agent: st.Agent, Kind: st.Kind, Name: st.Name, Outcome: st.Outcome, What: st.What(),
 			StartSeconds: round3(st.Start.Sub(s.StartTime).Seconds()), Seconds: round3(st.Seconds())})
 	}
 	return l

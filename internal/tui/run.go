@@ -136,10 +136,16 @@ func (m *Model) configure(opts Options) {
 	}
 }
 
+// ErrReplayStopped is what Replay returns when the user stopped it (q, ctrl+c) before the
+// session's end: a caller replaying several turns stops them all.
+var ErrReplayStopped = errors.New("replay stopped")
+
 // Replay plays a finished session's events through the same view, at their recorded pace
 // divided by speed; speed 0 (or less) plays them as fast as the view can take them. The
 // screen says it is a replay and at what speed, and q stops it at once: there is no session
-// to cancel.
+// to cancel. Stopped before the end, it returns ErrReplayStopped. With opts.Leave it moves
+// on by itself at the end, its final screen left on the terminal, as the next turn's replay
+// would.
 func Replay(ctx context.Context, events []event.Event, speed float64, opts Options) error {
 	ch := make(chan event.Event, len(events))
 	for _, e := range events {
@@ -149,7 +155,13 @@ func Replay(ctx context.Context, events []event.Event, speed float64, opts Optio
 	opts.Pace = max(speed, 0)
 	m := New()
 	m.replay, m.replaySpeed = true, opts.Pace
-	return run(ctx, m, ch, opts)
+	if err := run(ctx, m, ch, opts); err != nil {
+		return err
+	}
+	if m.quit && !m.ended() {
+		return ErrReplayStopped
+	}
+	return nil
 }
 
 // interruptFilter turns SIGINT (which arrives when input is not a terminal) into the same

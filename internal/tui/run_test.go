@@ -242,7 +242,7 @@ func TestReplay_QuitsAtOnce(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, func() { _, _ = w.Write([]byte("q")) })
 	defer w.Close()
 	err := Replay(t.Context(), evs, 1, Options{Input: r, Output: &out, Width: 100, Height: 30})
-	if err != nil {
+	if !errors.Is(err, ErrReplayStopped) {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -265,5 +265,42 @@ func TestReplay_Header(t *testing.T) {
 		if got := screenText(m); !strings.HasPrefix(got, tc.want) || !strings.Contains(got, "q stop the replay") {
 			t.Errorf("speed %v: screen starts %q, want %q and a footer to stop it", tc.speed, strings.SplitN(got, "\n", 2)[0], tc.want)
 		}
+	}
+}
+
+// TestReplay_StoppedOrEnded: q before the end says the replay was stopped, so that a caller
+// replaying several turns stops them all; a replay that reaches its end with Leave moves on
+// by itself, leaving its final screen.
+func TestReplay_StoppedOrEnded(t *testing.T) {
+	defer noLeaks(t)
+	slow := session().events
+	for i := range slow {
+		slow[i].Time = t0.Add(slow[i].Time.Sub(t0) * 100) // a minute long
+	}
+	r, w := io.Pipe()
+	time.AfterFunc(300*time.Millisecond, func() { _, _ = w.Write([]byte("q")) })
+	defer w.Close()
+	err := Replay(t.Context(), slow, 1, Options{Input: r, Output: &testio.Buffer{}, Width: 100, Height: 30, Leave: true})
+	if !errors.Is(err, ErrReplayStopped) {
+		t.Errorf("q mid-replay: %v, want ErrReplayStopped", err)
+	}
+
+	var out testio.Buffer
+	keys, never := io.Pipe() // no key is ever pressed
+	defer never.Close()
+	done := make(chan error, 1)
+	go func() {
+		done <- Replay(t.Context(), session().events, 0, Options{Input: keys, Output: &out, Width: 100, Height: 30, Leave: true})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("a replay that reached its end: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a replay with Leave waits for a key at its end")
+	}
+	if !strings.Contains(ansi.Strip(out.String()), "Final answer") {
+		t.Error("its final screen is not left on the terminal")
 	}
 }

@@ -65,13 +65,20 @@ func (a *Automation) Handle(e event.Event) {
 			fmt.Fprintf(a.w, "ANSWER_PREVIEW: %s\n", strings.TrimSpace(preview(f.Content, 200)+" "+f.Truncated))
 		}
 		if v.Status != event.StatusCompleted {
-			fmt.Fprintf(a.w, "ERROR: %s (exit %d): %s\n", v.Status, v.ExitCode, oneLine(v.Error, 1000))
+			fmt.Fprintln(a.w, ErrorLine(v.Status, v.ExitCode, v.Error))
 		}
 		if t := a.st.Totals; t.Usage != (provider.Usage{}) {
 			fmt.Fprintf(a.w, "USAGE: %s\n", UsageLine(t.Usage, t.CostUSD, a.st.UnpricedModels()...))
 		}
 		fmt.Fprintf(a.w, "COMPLETED: %s, %.1fs total\n", agentCount(len(a.st.Agents)), v.DurationSeconds)
 	}
+}
+
+// ErrorLine is the automation line of a run that ended in error, folded onto one line:
+// "ERROR: failed (exit 2): every agent failed: ...". status is the session's status, or what
+// stopped a run before its session started ("configuration error").
+func ErrorLine(status string, exitCode int, msg string) string {
+	return fmt.Sprintf("ERROR: %s (exit %d): %s", status, exitCode, oneLine(msg, 1000))
 }
 
 // preview folds whitespace onto one line and cuts to n runes, marking the cut with [...].

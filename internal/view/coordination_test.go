@@ -62,6 +62,10 @@ func TestPlain_CoordinationSettings_Golden(t *testing.T) {
 	}
 	golden(t, "plain_coordination.golden", b.Bytes())
 	out := b.String()
+	// The warning comes before the personas it explains.
+	if w, first := strings.Index(out, "personas: warning:"), strings.Index(out, "personas (perspective):"); w < 0 || w > first {
+		t.Errorf("the personas' warning is not printed before them:\n%s", out)
+	}
 	for _, want := range []string{
 		"personas (perspective): agent1 researcher: You are a researcher",
 		"personas (perspective): agent2 critic: You look for what is missing.",

@@ -128,15 +128,16 @@ func (p *Plain) Handle(e event.Event) {
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
 	case event.PersonasGenerated:
+		// The warning first: it says why the personas below are built-in ones.
+		if v.Warning != "" {
+			p.line("personas: warning: %s", oneLine(v.Warning, 300))
+		}
 		for _, ps := range v.Personas {
 			builtin := ""
 			if ps.Fallback {
 				builtin = " (built-in)"
 			}
 			p.line("personas (%s): %s%s: %s", v.Mode, p.who(ps.Agent), builtin, oneLine(ps.Text, 120))
-		}
-		if v.Warning != "" {
-			p.line("personas: warning: %s", oneLine(v.Warning, 300))
 		}
 	case event.RoundTimeout:
 		p.flush(v.Agent)

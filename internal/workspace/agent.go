@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +58,7 @@ func (a *Agent) SetContextPaths(paths []ContextPath) error {
 	for i, c := range paths {
 		g, err := newContextGrant(c)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("workspace: context_paths[%d]: %w", i, err))
+			errs = append(errs, fmt.Errorf("context_paths[%d]: %w", i, err))
 			continue
 		}
 		gs = append(gs, g)
@@ -87,8 +88,13 @@ func newContextGrant(c ContextPath) (*grant, error) {
 		return nil, err
 	}
 	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("%s must exist: %w", c.Path, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("context path %s does not exist: create it, or fix or remove it in context_paths", c.Path)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("context path %s cannot be reached: a folder on its path does not let you in (fix its permissions, or remove it from context_paths)", c.Path)
+	case err != nil:
+		return nil, fmt.Errorf("context path %s: %w", c.Path, err)
 	}
 	if real == "/" || SystemPath(real) {
 		return nil, fmt.Errorf("%s would expose the system; name a project directory or file", c.Path)

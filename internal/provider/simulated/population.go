@@ -92,6 +92,7 @@ type Population struct {
 	Orchestrator any `yaml:"orchestrator"`
 
 	orchLines [2]int // the orchestrator block's first line and the line after it (1-based)
+	startN    int    // how many agents start at once (lazy start), 0 for all
 	data      []byte
 }
 
@@ -288,6 +289,15 @@ func (p *Population) Config() (*config.Config, error) {
 	}
 	if cfg.Orchestrator.PlanningMode {
 		return nil, fmt.Errorf("%s: planning mode needs agents that judge tools; simulated agents have none: leave it off", p.Path)
+	}
+	if m, _ := p.Orchestrator.(map[string]any); m == nil || m["end_when_decided"] == nil {
+		// Which votes an early end counts depends on which agent's call the scheduler finishes
+		// first, and a seeded run must repeat: the simulation counts every vote unless the
+		// file asks for the early end (and then its figures vary a little from run to run).
+		cfg.Orchestrator.EndWhenDecided = false
+	}
+	if k := cfg.Orchestrator.LazyStartAgents; k > 0 && k < len(p.Agents) {
+		p.startN = k // the held agents make no first call to wait for
 	}
 	for k := range cfg.Agents {
 		cfg.Agents[k].Backend = config.Backend{Type: Type, Model: "sim-" + p.Agents[k].ID}

@@ -1,6 +1,7 @@
 package simulated
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,7 +58,9 @@ type Start struct {
 }
 
 // NewStart returns the start of one session of pop's agents.
-func (p *Population) NewStart() *Start { return &Start{n: len(p.Agents), all: make(chan struct{})} }
+func (p *Population) NewStart() *Start {
+	return &Start{n: cmp.Or(p.startN, len(p.Agents)), all: make(chan struct{})}
+}
 
 // wait counts one arrival and waits for the others, StartWait at most.
 func (s *Start) wait(ctx context.Context) error {

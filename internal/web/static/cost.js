@@ -39,8 +39,9 @@ export function costView(m, latency) {
     el('h3', { text: 'Critical path' }), criticalView(latency));
 }
 
-// criticalView lists the path's calls as massgen logs words them: what each led to (an answer,
-// a vote, the final answer; else the agent and its stage or tool) and when it ended.
+// criticalView lists the path's calls as massgen logs words them (their "what": an answer, a
+// vote, a stale vote, the final answer; else the agent and what the call was) and when each
+// ended.
 function criticalView(latency) {
   const steps = latency?.critical_path || [];
   if (!steps.length) return el('p', { class: 'muted', text: 'No model call yet.' });
@@ -48,7 +49,7 @@ function criticalView(latency) {
     el('p', { class: 'muted', id: 'critical-summary', text: latency.summary }),
     el('ol', { class: 'critical', id: 'critical-path' },
       latency.critical_path_omitted ? el('li', { class: 'muted', text: `${latency.critical_path_omitted} earlier calls` }) : null,
-      steps.map((s) => el('li', {}, el('strong', { text: s.outcome || `${s.agent} ${s.name}` }),
+      steps.map((s) => el('li', {}, el('strong', { text: s.what || s.outcome || `${s.agent} ${s.name}` }),
         ` at +${(s.start_seconds + s.seconds).toFixed(1)}s`,
         el('span', { class: 'muted', text: ` (${s.agent}: ${s.kind} ${s.name}, ${s.seconds.toFixed(1)} s)` })))));
 }
