@@ -111,3 +111,28 @@ func TestEval_SimulateCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestEval_SimulateLazy is issue 25's target for lazy start, on the README's figures: the same
+// voted accuracy as the independent team, and on the items where the agents in play agree at
+// most half of the independent team's calls.
+func TestEval_SimulateLazy(t *testing.T) {
+	t.Chdir(t.TempDir())
+	items := repoFile(t, "examples/eval/sim_items.jsonl")
+	summary := func(pop string) (voted int, agreeCalls, calls float64) {
+		code, s, stderr := evalSummary(t, t.Context(), items, "--simulate", repoFile(t, pop), "--seed", "1", "--out", filepath.Base(pop), "--no-logs")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d\n%s", pop, code, stderr)
+		}
+		return s.Voted.N, s.Spend.Agree.Calls, s.Spend.Team.Calls
+	}
+	allVoted, allAgree, all := summary("examples/eval/sim_independent.yaml")
+	lazyVoted, lazyAgree, lazy := summary("examples/eval/sim_lazy.yaml")
+	// README.md, "Simulated populations": keep the two in step.
+	if got := fmt.Sprintf("voted %d, %.2f calls an item, %.2f where they agree", lazyVoted, lazy, lazyAgree); got != "voted 75, 4.26 calls an item, 3.00 where they agree" {
+		t.Errorf("lazy: %s", got)
+	}
+	if lazyVoted < allVoted || 2*lazyAgree > allAgree || lazy >= all {
+		t.Errorf("lazy: voted %d, %.2f calls (%.2f where they agree); every agent: voted %d, %.2f calls (%.2f)",
+			lazyVoted, lazy, lazyAgree, allVoted, all, allAgree)
+	}
+}

@@ -278,6 +278,10 @@ func orchestratorAfter(w *walker, t *target, f field, present map[string]field) 
 	if g, ok := present["fairness_lead_cap_answers"]; ok && !o.Fairness.Enabled {
 		w.warnAt(g.loc, "`fairness_lead_cap_answers` has no effect with `fairness_enabled: false`", "remove one of them", g.keyN)
 	}
+	if g, ok := present["lazy_start_agents"]; ok && o.DeferVotingUntilAllAnswered && o.LazyStartAgents > 0 {
+		w.errf(g, "remove `lazy_start_agents`, or `defer_voting_until_all_answered`",
+			"lazy start lets an agent that joins vote for an answer it agrees with, before every agent has answered, which `defer_voting_until_all_answered: true` forbids")
+	}
 	if g, ok := present["lazy_start_agents"]; ok && o.SkipVoting && o.LazyStartAgents > 0 {
 		w.errf(g, "remove `lazy_start_agents`, or `skip_voting`",
 			"lazy start needs votes: the agents held back join only while the votes of those in play disagree, and `skip_voting: true` has none")

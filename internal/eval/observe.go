@@ -9,21 +9,22 @@ import (
 // observer is the sink that watches one item's session and collects what the record needs:
 // the agents, every accepted answer, the deciding votes, the final answer and the spend.
 type observer struct {
-	mu     sync.Mutex
-	agents []AgentRecord
-	index  map[string]int // agent id -> position in agents
-	first  []bool         // the agent at that position has its first answer in
-	votes  []Vote
-	final  string
-	hasFin bool
-	winner string
-	reason string
-	tokens Tokens
-	calls  int
-	cost   float64
+	mu      sync.Mutex
+	agents  []AgentRecord
+	index   map[string]int // agent id -> position in agents
+	first   []bool         // the agent at that position has its first answer in
+	votes   []Vote
+	byLabel map[string]string // answer label -> content, for the answers agents endorse
+	final   string
+	hasFin  bool
+	winner  string
+	reason  string
+	tokens  Tokens
+	calls   int
+	cost    float64
 }
 
-func newObserver() *observer { return &observer{index: map[string]int{}} }
+func newObserver() *observer { return &observer{index: map[string]int{}, byLabel: map[string]string{}} }
 
 // Handle implements event.Sink.
 func (o *observer) Handle(e event.Event) {
@@ -40,6 +41,14 @@ func (o *observer) Handle(e event.Event) {
 	case event.AnswerSubmitted:
 		if k, ok := o.index[p.Agent]; ok {
 			o.agents[k].Answers = append(o.agents[k].Answers, p.Content)
+			o.first[k] = true
+		}
+		o.byLabel[p.Label] = p.Content
+	case event.VoteCast:
+		// An agent that votes before it ever answers (it joined late: lazy start) takes the
+		// answer it voted for as its own stance.
+		if k, ok := o.index[p.Agent]; ok && !o.first[k] {
+			o.agents[k].Endorsed = o.byLabel[p.AnswerLabel]
 			o.first[k] = true
 		}
 	case event.ModelCalled:

@@ -64,9 +64,12 @@ type AgentRecord struct {
 	Model   string `json:"model,omitempty"`
 	// Answers are every answer of the agent the session accepted, in order: the first is
 	// what it would have said alone, the last where the team's discussion left it.
-	Answers      []string `json:"answers"`
-	FirstCorrect bool     `json:"first_correct"`
-	LastCorrect  bool     `json:"last_correct"`
+	Answers []string `json:"answers"`
+	// Endorsed, for an agent that never answered, is the answer its first vote was for (an
+	// agent that joined late under lazy start and agreed): its stance, graded as its answer.
+	Endorsed     string `json:"endorsed,omitempty"`
+	FirstCorrect bool   `json:"first_correct"`
+	LastCorrect  bool   `json:"last_correct"`
 	// CostUSD is the agent's whole spend on the item; FirstCostUSD and FirstTokens what it
 	// spent until its first answer was accepted, the price of answering alone.
 	CostUSD      float64 `json:"cost_usd"`

@@ -271,6 +271,12 @@ func gradeRecord(it Item, rec Record) graded {
 	g := graded{voted: it.Correct(rec.Final), first: make([]bool, len(rec.Agents)), last: make([]bool, len(rec.Agents))}
 	var firsts []string // first answers, "" for an agent without one
 	for k, a := range rec.Agents {
+		if len(a.Answers) == 0 && a.Endorsed == "" && a.Calls == 0 && a.Error == "" {
+			continue // held back by lazy start and never needed: not in the session's vote
+		}
+		if len(a.Answers) == 0 && a.Endorsed != "" {
+			a.Answers = []string{a.Endorsed}
+		}
 		if len(a.Answers) == 0 {
 			firsts = append(firsts, "")
 			continue

@@ -145,6 +145,11 @@ func (p *Provider) respond(req provider.Request) (text string, calls []provider.
 		p.pending = ""
 	}
 	switch {
+	case !p.answered && v.voteOffered && p.agreesWith(v) != "":
+		// Shown an answer that says what it would say (it joined late: lazy start), it votes
+		// for that one, as the prompt asks, rather than write the same again.
+		c := p.call(coord.ToolVote, map[string]string{"agent_id": p.agreesWith(v), "reason": "It gives the answer I would give."})
+		return "", []provider.ToolCall{c}, "tool_calls"
 	case (!p.answered || len(v.labels) == 0) && v.answerOffered:
 		c := p.call(coord.ToolNewAnswer, map[string]string{"content": p.answer.Text()})
 		p.pending = c.ID
@@ -177,6 +182,16 @@ func (p *Provider) choose(v view) string {
 		return v.labels[0]
 	}
 	return labels[p.pop.vote(p.q, p.k, p.answer.Value, shown)]
+}
+
+// agreesWith is the first label offered whose answer says what the agent's own would, or "".
+func (p *Provider) agreesWith(v view) string {
+	for _, l := range v.labels {
+		if value, _, ok := Read(v.answers[l]); ok && value == p.answer.Value {
+			return l
+		}
+	}
+	return ""
 }
 
 // call builds a tool call numbered call_1, call_2, ...; p.mu must be held.
