@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -214,10 +215,11 @@ func InferType(model string) string {
 func KeyEnvs(typ, baseURL string) []string {
 	var envs []string
 	if typ == "chatcompletion" {
+		host := urlHost(baseURL)
 		for _, n := range allBackendTypeNames() {
 			bt := BackendTypes[n]
 			for _, h := range bt.KeyHosts {
-				if strings.Contains(baseURL, h) && !slices.Contains(envs, bt.APIKeyEnv[0]) {
+				if hostIs(host, h) && !slices.Contains(envs, bt.APIKeyEnv[0]) {
 					envs = append(envs, bt.APIKeyEnv[0])
 				}
 			}
@@ -229,6 +231,29 @@ func KeyEnvs(typ, baseURL string) []string {
 		}
 	}
 	return envs
+}
+
+// urlHost is the lower-case host name of a base URL, "" when it has none.
+func urlHost(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+}
+
+// hostIs reports whether host is the service a KeyHosts entry names: that domain or a name
+// under it ("x.ai" is api.x.ai, not max.ai nor a path or query that mentions x.ai), or, for an
+// entry without a dot, a host with that label ("nebius" is api.studio.nebius.ai). MassGen
+// matches anywhere in the URL, which would hand a preset's key to any host whose URL names it.
+func hostIs(host, entry string) bool {
+	if host == "" {
+		return false
+	}
+	if !strings.Contains(entry, ".") {
+		return slices.Contains(strings.Split(host, "."), entry)
+	}
+	return host == entry || strings.HasSuffix(host, "."+entry)
 }
 
 // KeyEnvNames lists, sorted and once each, every variable any backend type reads a key from.

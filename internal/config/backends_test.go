@@ -52,6 +52,15 @@ func TestKeyEnvs(t *testing.T) {
 		{"chatcompletion", "https://open.bigmodel.cn/api/paas/v4", []string{"ZAI_API_KEY", "OPENAI_API_KEY"}},
 		{"chatcompletion", "https://api.x.ai/v1", []string{"XAI_API_KEY", "OPENAI_API_KEY"}},
 		{"chatcompletion", "http://localhost:8000/v1", []string{"OPENAI_API_KEY"}},
+		{"chatcompletion", "https://api.studio.nebius.ai/v1", []string{"NEBIUS_API_KEY", "OPENAI_API_KEY"}},
+		{"chatcompletion", "https://API.X.AI./v1", []string{"XAI_API_KEY", "OPENAI_API_KEY"}},
+		// The attacks: a host that only ends like a preset's, or a URL that names one in its
+		// path, query or user part, gets no preset's key.
+		{"chatcompletion", "https://max.ai/v1", []string{"OPENAI_API_KEY"}},
+		{"chatcompletion", "https://buzz.ai/v1", []string{"OPENAI_API_KEY"}},
+		{"chatcompletion", "https://evil.example/x.ai/v1?host=api.groq.com", []string{"OPENAI_API_KEY"}},
+		{"chatcompletion", "https://api.groq.com@evil.example/v1", []string{"OPENAI_API_KEY"}},
+		{"chatcompletion", "https://notnebius.example/v1", []string{"OPENAI_API_KEY"}},
 		{"groq", "https://api.z.ai/v1", []string{"GROQ_API_KEY"}}, // hosts only steer chatcompletion
 		{"moonshot", "", []string{"MOONSHOT_API_KEY", "KIMI_API_KEY"}},
 		{"ollama", "", nil},
