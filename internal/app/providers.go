@@ -21,8 +21,7 @@ import (
 // NewProvider builds the backend of one agent from its config, its key and where the key came
 // from (named in errors instead of the key).
 func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error) {
-	o := provider.Options{Type: b.Type, Model: b.Model, APIKey: key, KeyEnv: keyEnv, BaseURL: b.BaseURL, Params: b.Params,
-		WebSearch: b.Hosted.WebSearch, CodeExecution: b.Hosted.CodeExecution}
+	o := providerOptions(b, key, keyEnv)
 	switch config.BackendTypes[b.Type].Protocol {
 	case config.ProtocolScripted:
 		if b.Script == nil {
