@@ -127,6 +127,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	agents := make([]engine.Agent, len(cfg.Agents))
 	var missing []string // every agent without a key, so one run tells the user all of them
 	clis := map[string]cliBinder{}
+	keys, froms := make([]string, len(cfg.Agents)), make([]string, len(cfg.Agents)) // upload_files' vector stores need them
 	var closers []func() error
 	for i, a := range cfg.Agents {
 		if o.Remote != nil {
@@ -141,6 +142,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		if len(missing) > 0 {
 			continue
 		}
+		keys[i], froms[i] = key, from
 		p, err := o.NewProvider(a.Backend, key, from)
 		if err != nil {
 			closeCLIs(clis)
@@ -161,6 +163,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	}
 	// The CLIs end (with everything they started) however the turn ends.
 	closers = append(closers, func() error { return closeCLIs(clis) })
+	files, err := startFiles(ctx, cfg, o)
+	if err != nil {
+		closeCLIs(clis)
+		return Result{}, err
+	}
 
 	if o.Remote == nil {
 		if err := checkTools(cfg, o.Getenv); err != nil {
@@ -245,6 +252,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	} else if o.Turn > 1 {
 		runID = fmt.Sprintf("%s_turn_%d", runID, o.Turn)
 	}
+	up, err := startUploads(ctx, cfg, agents, files, keys, froms, red)
+	// Registered after the log's closers, so it runs before them and its report is logged.
+	closers = append(closers, func() error { up.cleanup(ctx, bus, red); return nil })
+	if err != nil {
+		_ = closeAll()
+		return Result{}, err
+	}
 	if o.Remote != nil {
 		res.Result = o.Remote(ctx, cfg, engine.Options{Question: o.Question, History: o.History, Turn: o.Turn,
 			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus})
@@ -272,7 +286,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		// every prompt too.
 		_ = ws.HidePath(filepath.Dir(filepath.Dir(res.Dir)))
 	}
-	preamble := tb.start(bus)
+	preamble := append(tb.start(bus), up.statuses...)
 	res.Result = engine.Run(ctx, engine.Options{
 		Preamble:     preamble,
 		Question:     o.Question,

@@ -21,12 +21,8 @@ import (
 // NewProvider builds the backend of one agent from its config, its key and where the key came
 // from (named in errors instead of the key).
 func NewProvider(b config.Backend, key, keyEnv string) (provider.Provider, error) {
-	o := provider.Options{Type: b.Type, Model: b.Model, APIKey: key, KeyEnv: keyEnv, BaseURL: b.BaseURL, Params: b.Params,
-		WebSearch: b.Hosted.WebSearch, CodeExecution: b.Hosted.CodeExecution, APIVersion: b.APIVersion}
+	o := providerOptions(b, key, keyEnv)
 	bt := config.BackendTypes[b.Type]
-	if o.APIVersion == "" {
-		o.APIVersion = bt.DefaultAPIVersion
-	}
 	if b.BaseURL == "" && bt.Protocol == config.ProtocolChat && bt.BaseURLEnv != "" {
 		// azure_openai: every resource has its own endpoint, and there is no default.
 		return nil, fmt.Errorf("backend %s has no endpoint: set base_url in the config, or %s", b.Type, bt.BaseURLEnv)

@@ -53,6 +53,10 @@ type Backend struct {
 	Permissions *Permissions
 	// CLI holds the settings of the coding-agent CLI types (claude_code, codex, gemini_cli, copilot).
 	CLI CLISettings
+	// Uploads are the files sent with the task (upload_files, uploads.go); UploadMaxMB caps
+	// each (media_max_file_size_mb; 0 means DefaultUploadMB).
+	Uploads     []Upload
+	UploadMaxMB int
 }
 
 // CLISettings are MassGen's backend keys of the coding-agent CLI types. The CLI's native

@@ -124,9 +124,6 @@ func backendKeys() []Key {
 		{Section: secBackend, Name: "custom_tools", Type: TypeList, Status: Implemented, Since: "0.1.12", tool: true,
 			ex: "[{path: t.py, function: add}]", Doc: "Python functions offered as tools named custom_tool__<name> (see custom_tools[]).",
 			raw: func(w *walker, t *target, f field) { t.backend.Tools.CustomTools = w.customTools(f, t) }},
-		{Section: secBackend, Name: "upload_files", Type: TypeList, Status: EmptyOnly, Since: "0.1.12", Doc: "Images, audio and files sent with the task."},
-		{Section: secBackend, Name: "media_max_file_size_mb", Type: TypeInt, Default: "64", Status: Ignored, Since: "0.1.12", Needs: "upload_files",
-			Doc: "Upload size limit."},
 		{Section: secBackend, Name: "max_mcp_message_history", Type: TypeInt, Default: "200", Status: Ignored, Since: "0.1.12",
 			Doc: "Messages kept within one tool loop; the engine bounds tool loops with its own caps."},
 		{Section: secBackend, Name: "enable_code_based_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
@@ -215,8 +212,9 @@ func backendKeys() []Key {
 		dockerKeys("command_line_docker_image", "command_line_docker_memory_limit", "command_line_docker_cpu_limit",
 			"command_line_docker_network_mode", "command_line_docker_enable_sudo", "command_line_docker_credentials",
 			"command_line_docker_packages"),
-		srtKeys(),         // keys_srt.go
-		mediaConfigKeys(), // keys_media.go
+		srtKeys(),          // keys_srt.go
+		mediaConfigKeys(),  // keys_media.go
+		uploadConfigKeys(), // uploads.go
 		copied(secRoot, "MassGen sets it at run time", "agent_id", "session_id", "filesystem_session_id", "session_storage_base",
 			"instance_id", "vote_only", "agent_temporary_workspace", "agent_temporary_workspace_parent", "context_write_access_enabled",
 			"use_mcpwrapped_for_tool_filtering", "use_no_roots_wrapper", "debug_delay_seconds", "debug_delay_after_n_tools"),
@@ -330,6 +328,7 @@ func backendAfter(w *walker, t *target, f field, present map[string]field) {
 		slices.ContainsFunc(b.CLI.DisallowedTools, func(n string) bool { return strings.HasPrefix(n, "WebSearch") }) {
 		w.errKey(g, "remove WebSearch from disallowed_tools, or enable_web_search", "enable_web_search allows WebSearch, which disallowed_tools denies")
 	}
+	w.checkUploads(t)
 	if !t.known || !t.bt.Implemented {
 		return // a refused type is reported as such; its defaults do not matter
 	}

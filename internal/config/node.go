@@ -34,6 +34,9 @@ type walker struct {
 	// another feature, checked against it once the file is read.
 	refused map[string]bool
 	tuning  []tuned
+	// uploadAt holds each backend's upload_files entries with their places, checked once
+	// the backend (its type and context paths) is read.
+	uploadAt map[*Backend][]uploadEntry
 }
 
 // field is one key of a mapping: its name, where it is, and its value.

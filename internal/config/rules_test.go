@@ -140,10 +140,8 @@ func TestParse_Rules(t *testing.T) {
 		{"system_prompt in backend", net("      system_prompt: hi\n      append_system_prompt: more\n"),
 			[]string{"E 5:7 agents[0].backend.system_prompt | `system_prompt` is not allowed inside backend | system_message",
 				"E 6:7 agents[0].backend.append_system_prompt | `append_system_prompt` is not allowed"}},
-		{"refused features", net("      upload_files: [{image_path: a.png}]\n" +
-			"      command_line_execution_mode: docker\n"),
-			[]string{"E 5:7 agents[0].backend.upload_files | `upload_files` is not supported yet",
-				"E 6:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
+		{"refused features", net("      command_line_execution_mode: docker\n"),
+			[]string{"E 5:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet"}},
 		{"grok search twice", "agents:\n  - id: a\n    backend:\n      type: grok\n      enable_web_search: true\n      extra_body: {search_parameters: {mode: \"on\"}}\n",
 			[]string{"E 5:7 agents[0].backend.enable_web_search | enable_web_search sets search_parameters | remove search_parameters"}},
 		{"hosted tools the type lacks", "agents:\n  - id: a\n    backend:\n      type: groq\n      model: m\n      enable_web_search: true\n      enable_code_interpreter: false\n",

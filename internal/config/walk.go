@@ -24,6 +24,7 @@ type target struct {
 	mcp     *MCPServer
 	ct      *customToolEntry
 	cp      *ContextPath
+	up      *Upload
 	fault   *Fault
 	call    *ScriptedToolCall
 	perm    *Permissions

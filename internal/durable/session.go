@@ -93,6 +93,9 @@ func Supported(cfg *config.Config) error {
 		if len(t.CustomTools) > 0 {
 			add("custom_tools")
 		}
+		if len(a.Backend.Uploads) > 0 {
+			add("upload_files (the files are on this machine)")
+		}
 		if s := a.Backend.Script; s != nil && len(s.ToolCalls) > 0 {
 			add("script tool_calls")
 		}

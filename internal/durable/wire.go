@@ -138,6 +138,7 @@ func backendDoc(b config.Backend) obj {
 	if b.Hosted.CodeExecution {
 		out["enable_code_execution"] = true
 	}
+	putInt(out, "media_max_file_size_mb", b.UploadMaxMB) // upload_files itself is refused (Supported)
 	if s := b.Script; s != nil {
 		for k, v := range scriptDoc(*s) {
 			out[k] = v

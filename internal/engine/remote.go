@@ -319,7 +319,7 @@ func subUsage(a, b provider.Usage) provider.Usage {
 	return provider.Usage{InputTokens: a.InputTokens - b.InputTokens, CachedInputTokens: a.CachedInputTokens - b.CachedInputTokens,
 		CacheWriteTokens: a.CacheWriteTokens - b.CacheWriteTokens, OutputTokens: a.OutputTokens - b.OutputTokens,
 		ReasoningTokens: a.ReasoningTokens - b.ReasoningTokens, WebSearches: a.WebSearches - b.WebSearches,
-		Estimated: a.Estimated}
+		FileSearches: a.FileSearches - b.FileSearches, Estimated: a.Estimated}
 }
 
 // Decided reports whether an event is one the coordinator publishes when it applies a turn's

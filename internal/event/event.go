@@ -184,11 +184,12 @@ const (
 	ServerTools     = "tools"     // a tool call that outlived its session
 	ServerWorkspace = "workspace" // snapshots
 	ServerCommands  = "commands"  // execute_command and background shells: how they are confined
+	ServerUploads   = "uploads"   // upload_files: the files read, and OpenAI's vector stores made and deleted
 )
 
 // OwnServer reports whether name is one of massgen's own tools rather than an MCP server.
 func OwnServer(name string) bool {
-	return name == ServerTools || name == ServerWorkspace || name == ServerCommands
+	return name == ServerTools || name == ServerWorkspace || name == ServerCommands || name == ServerUploads
 }
 
 // PlanningDecided: planning mode's check before coordination. When HoldBack is set, the MCP

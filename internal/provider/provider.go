@@ -117,6 +117,12 @@ type Request struct {
 	// CacheKey names the requests that share a prefix (one session's agents on one model), for
 	// a backend whose cache routes by key (OpenAI's prompt_cache_key); "" for none.
 	CacheKey string `json:"-"`
+	// Attachments are the files sent with the task (upload_files; see attach.go). They are
+	// never serialised with the request: events and logs show the messages, not the files.
+	Attachments []Attachment `json:"-"`
+	// FileSearch names the OpenAI vector stores the hosted file_search tool reads (the
+	// task's documents, uploaded for the session); a backend without file search refuses it.
+	FileSearch []string `json:"-"`
 }
 
 // Chunk is one piece of a streamed response: TextDelta, ReasoningDelta, ToolCallProgress,
@@ -136,13 +142,14 @@ type ToolCallChunk struct{ Call ToolCall }
 const (
 	HostedWebSearch     = "web_search"
 	HostedCodeExecution = "code_execution"
+	HostedFileSearch    = "file_search"
 )
 
 // HostedToolChunk reports a tool the provider ran on its own side (Options.WebSearch,
-// Options.CodeExecution), once it has finished: the model already has its result, so the
-// engine only shows it. Call.Name is HostedWebSearch or HostedCodeExecution and
-// Call.Arguments a JSON object with what the wire says was asked ({"query": ...} or
-// {"code": ...}); Result is a short account of what came back ("" when the wire says nothing).
+// Options.CodeExecution, Request.FileSearch), once it has finished: the model already has its
+// result, so the engine only shows it. Call.Name is HostedWebSearch, HostedCodeExecution or
+// HostedFileSearch and Call.Arguments a JSON object with what the wire says was asked
+// ({"query": ...}, {"code": ...} or {"queries": [...]}); Result is a short account of what came back ("" when the wire says nothing).
 type HostedToolChunk struct {
 	Call   ToolCall
 	Result string
@@ -256,6 +263,9 @@ type Usage struct {
 	// WebSearches counts the hosted web searches the provider bills for (searches, or
 	// sources for xAI's live search).
 	WebSearches int64 `json:"web_searches,omitempty"`
+	// FileSearches counts the hosted file searches the provider bills for (OpenAI's
+	// file_search calls).
+	FileSearches int64 `json:"file_searches,omitempty"`
 	// Estimated marks counts the engine estimated, in part or whole, because the call was cut
 	// off before the provider reported them.
 	Estimated bool `json:"estimated,omitempty"`
@@ -276,6 +286,7 @@ func (u Usage) Add(o Usage) Usage {
 		OutputTokens:      u.OutputTokens + o.OutputTokens,
 		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
 		WebSearches:       u.WebSearches + o.WebSearches,
+		FileSearches:      u.FileSearches + o.FileSearches,
 		Estimated:         u.Estimated || o.Estimated,
 		Unknown:           u.Unknown || o.Unknown,
 		CostUSD:           u.CostUSD + o.CostUSD,

@@ -136,11 +136,22 @@ func Known(backend, model string) bool {
 	return ok
 }
 
-// Cost prices u for model on backend, hosted web searches included; unknown models cost 0
-// (and Lookup says they are unknown), their searches do not.
+// Cost prices u for model on backend, hosted web and file searches included; unknown models
+// cost 0 (and Lookup says they are unknown), their searches do not.
 func Cost(backend, model string, u provider.Usage) float64 {
 	p, _ := Lookup(backend, model)
-	return p.Cost(u) + float64(u.WebSearches)*SearchFee(backend, model)/1000
+	return p.Cost(u) + float64(u.WebSearches)*SearchFee(backend, model)/1000 +
+		float64(u.FileSearches)*FileSearchFee(backend)/1000
+}
+
+// FileSearchFee is the list price in USD of 1,000 hosted file searches: OpenAI's file_search
+// tool calls. The vector store that holds upload_files' documents is billed by the GB-day
+// beyond the first GB free, and lives for one session: nothing worth counting.
+func FileSearchFee(backend string) float64 {
+	if backend == "openai" {
+		return 2.5
+	}
+	return 0
 }
 
 // SearchFee is the list price in USD of 1,000 hosted web searches (for xAI, 1,000 sources its

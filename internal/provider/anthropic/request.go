@@ -48,6 +48,9 @@ func (p *Provider) toWire(req provider.Request) (*call, error) {
 		Tools:     toWireTools(req.Tools, p.o.WebSearch, p.o.CodeExecution),
 		Messages:  toWireMessages(req.Messages, p.memo.lookup),
 	}
+	if err := attach(p.name(), w.Messages, req); err != nil {
+		return nil, err
+	}
 	if req.ToolChoice == provider.ToolChoiceNone && len(w.Tools) > 0 {
 		w.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
 		delete(params, "tool_choice")

@@ -93,7 +93,11 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 	return func(yield func(provider.Chunk, error) bool) {
 		params, err := toWire(p.o, req)
 		if err != nil {
-			yield(nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err})
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				pe = &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
+			}
+			yield(nil, pe)
 			return
 		}
 		// resp is kept even when the SDK fails to parse an error body it does not know, such as

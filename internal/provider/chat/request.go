@@ -43,6 +43,9 @@ func toWire(o provider.Options, req provider.Request) (openai.ChatCompletionNewP
 		Tools:         toWireTools(req.Tools),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
+	if err := attach(o.Type, params.Messages, req); err != nil {
+		return openai.ChatCompletionNewParams{}, err
+	}
 	extra, err := extraFields(o.Params, req.Params)
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err

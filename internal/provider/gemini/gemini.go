@@ -182,7 +182,11 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 		}
 		contents, cfg, err := p.toWire(req)
 		if err != nil {
-			yield(nil, &provider.Error{Provider: p.name, Fatal: true, Err: err})
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				pe = &provider.Error{Provider: p.name, Fatal: true, Err: err}
+			}
+			yield(nil, pe)
 			return
 		}
 		t := &translator{nextID: p.nextID, hostedID: p.hostedID, remember: p.rememberCall, perQuery: perQuerySearch(model),

@@ -26,6 +26,9 @@ func (p *Provider) toWire(req provider.Request) ([]*genai.Content, *genai.Genera
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := attach(p.name, contents, req); err != nil {
+		return nil, nil, err
+	}
 	// Request params override the backend's, key by key.
 	merged := maps.Clone(p.o.Params)
 	if merged == nil {

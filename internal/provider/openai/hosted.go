@@ -1,8 +1,9 @@
 package openai
 
-// Hosted tools are the ones OpenAI runs itself, inside the call: web search and the code
-// interpreter. The request offers them after our function tools; the stream reports each
-// finished item as a provider.HostedToolChunk, which the engine only shows.
+// Hosted tools are the ones OpenAI runs itself, inside the call: web search, the code
+// interpreter and file search (over the vector store of upload_files' documents). The request
+// offers them after our function tools; the stream reports each finished item as a
+// provider.HostedToolChunk, which the engine only shows.
 
 import (
 	"encoding/json"
@@ -28,6 +29,26 @@ var paramToolTypes = map[string]bool{
 // isSearchTool tells the tool types that make the model search: a user's own entry of one
 // replaces the plain web_search that enable_web_search adds, as two search tools would.
 func isSearchTool(typ string) bool { return strings.HasPrefix(typ, "web_search") }
+
+// isHostedItem tells the output items of the tools OpenAI runs itself.
+func isHostedItem(typ string) bool {
+	return typ == "web_search_call" || typ == "code_interpreter_call" || typ == "file_search_call"
+}
+
+// fileSearchTool searches the vector stores of the task's documents (Request.FileSearch).
+// A file_search entry of the user's own in the params would make two: refused, since the
+// API takes one per request.
+func fileSearchTool(stores []string, user []map[string]any) (*responses.ToolUnionParam, error) {
+	if len(stores) == 0 {
+		return nil, nil
+	}
+	for _, t := range user {
+		if t["type"] == "file_search" {
+			return nil, fmt.Errorf("params: tools has a file_search entry and upload_files adds one for its documents: remove one of them")
+		}
+	}
+	return &responses.ToolUnionParam{OfFileSearch: &responses.FileSearchToolParam{VectorStoreIDs: stores}}, nil
+}
 
 // hostedTools are the hosted tools to offer: web_search and code_interpreter as the options
 // ask, unless the user's params configure one of that kind themselves (with filters, a
@@ -147,6 +168,12 @@ func (t *translator) hosted(item responses.ResponseOutputItemUnion) []provider.C
 			ci.Code = t.code[ci.ID]
 		}
 		c = codeChunk(ci)
+	case "file_search_call":
+		fs := item.AsFileSearchCall()
+		c = fileSearchChunk(fs)
+		if fs.Status == "completed" {
+			t.fileCalls++
+		}
 	default:
 		return nil
 	}
@@ -198,6 +225,36 @@ func webSearchChunk(ws responses.ResponseFunctionWebSearch) provider.HostedToolC
 		Result: result,
 	}
 }
+
+// fileSearchChunk reports what the file search looked for and, when the results were
+// included, how many passages came back and from which files.
+func fileSearchChunk(fs responses.ResponseFileSearchToolCall) provider.HostedToolChunk {
+	var result string
+	if fs.JSON.Results.Valid() {
+		var files []string
+		for _, r := range fs.Results {
+			if r.Filename != "" && !slices.Contains(files, r.Filename) {
+				files = append(files, r.Filename)
+			}
+		}
+		result = fmt.Sprintf("%d results", len(fs.Results))
+		if len(files) > 0 {
+			result += " from " + strings.Join(files[:min(len(files), sourcesShown)], ", ")
+			if len(files) > sourcesShown {
+				result += fmt.Sprintf(" and %d more files", len(files)-sourcesShown)
+			}
+		}
+	}
+	return provider.HostedToolChunk{
+		Call: provider.ToolCall{Name: provider.HostedFileSearch, Arguments: provider.HostedArgs(struct {
+			Queries []string `json:"queries"`
+		}{fs.Queries})},
+		Result: result,
+	}
+}
+
+// sourcesShown is how many files a file search summary names.
+const sourcesShown = 3
 
 // codeChunk reports the code that ran and what it printed; images are only named, their URL
 // being a data URL or a container file nobody here can open.

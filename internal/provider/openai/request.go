@@ -33,6 +33,9 @@ func (p *Provider) toWire(req provider.Request) (responses.ResponseNewParams, []
 	if err != nil {
 		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
 	}
+	if err := attach(p.o.Type, input, req.Attachments); err != nil {
+		return params, nil, err
+	}
 	params.Model = model
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	if req.System != "" {
@@ -47,9 +50,16 @@ func (p *Provider) toWire(req provider.Request) (responses.ResponseNewParams, []
 	if err != nil {
 		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
 	}
+	fileSearch, err := fileSearchTool(req.FileSearch, userTools)
+	if err != nil {
+		return params, nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err}
+	}
 	// Function tools first, hosted ones after: the list is the same on every call of a
 	// session, which keeps the prompt-cache prefix intact.
 	params.Tools = append(toWireTools(req.Tools), hostedTools(p.o, userTools)...)
+	if fileSearch != nil {
+		params.Tools = append(params.Tools, *fileSearch)
+	}
 	params.Include = include(p.o, userInclude)
 	if req.ToolChoice == provider.ToolChoiceNone && len(params.Tools) > 0 {
 		params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptionsNone)}
@@ -128,14 +138,16 @@ func toWireInput(msgs []provider.Message) (responses.ResponseInputParam, error) 
 	return items, nil
 }
 
-// isHostedCall tells a web search or code run that OpenAI did inside an earlier response
-// (as HostedToolChunk reports it, should one end up in the history) from a function call.
+// isHostedCall tells a web search, code run or file search that OpenAI did inside an earlier
+// response (as HostedToolChunk reports it, should one end up in the history) from a function
+// call.
 // Sent back it would be a function_call to a function never offered; its outcome already
 // reached the model, and shows in the answer text. A result that answers it is dropped with
 // it, as answering no open call.
 func isHostedCall(c provider.ToolCall) bool {
 	return c.Name == provider.HostedWebSearch && strings.HasPrefix(c.ID, "ws_") ||
-		c.Name == provider.HostedCodeExecution && strings.HasPrefix(c.ID, "ci_")
+		c.Name == provider.HostedCodeExecution && strings.HasPrefix(c.ID, "ci_") ||
+		c.Name == provider.HostedFileSearch && strings.HasPrefix(c.ID, "fs_")
 }
 
 func message(role responses.EasyInputMessageRole, text string) responses.ResponseInputItemUnionParam {

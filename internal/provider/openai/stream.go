@@ -23,6 +23,7 @@ type translator struct {
 	hostedSeen map[string]bool   // hosted items (web_search_call, code_interpreter_call) sent, by id
 	code       map[string]string // code_interpreter_call_code.done by item id, should the item lack it
 	searches   int64             // completed web searches, which OpenAI bills per call
+	fileCalls  int64             // completed file searches, billed per call too
 
 	// budget bounds what the response brings in, the arguments being assembled here included
 	// (nil: unbounded, for tests of the translation alone).
@@ -80,7 +81,7 @@ func (t *translator) event(ev responses.ResponseStreamEventUnion) ([]provider.Ch
 		}
 		t.code[ev.ItemID] = ev.Code
 	case "response.output_item.done":
-		if ev.Item.Type == "web_search_call" || ev.Item.Type == "code_interpreter_call" {
+		if isHostedItem(ev.Item.Type) {
 			return t.hosted(ev.Item), nil
 		}
 		if ev.Item.Type == "function_call" {
@@ -208,7 +209,7 @@ func (t *translator) flush(r responses.Response) []provider.Chunk {
 		}
 	}
 	for _, item := range r.Output {
-		if item.Type == "web_search_call" || item.Type == "code_interpreter_call" {
+		if isHostedItem(item.Type) {
 			if item.ID != "" {
 				out = append(out, t.hosted(item)...)
 			}
@@ -229,7 +230,7 @@ func (t *translator) flush(r responses.Response) []provider.Chunk {
 // object does not count them, yet each is billed. OpenAI's input_tokens include the cached
 // ones and output_tokens include reasoning, as provider.Usage wants.
 func (t *translator) usage(r responses.Response) []provider.Chunk {
-	if !r.JSON.Usage.Valid() && t.searches == 0 {
+	if !r.JSON.Usage.Valid() && t.searches == 0 && t.fileCalls == 0 {
 		return nil
 	}
 	u := r.Usage
@@ -239,5 +240,6 @@ func (t *translator) usage(r responses.Response) []provider.Chunk {
 		OutputTokens:      u.OutputTokens,
 		ReasoningTokens:   u.OutputTokensDetails.ReasoningTokens,
 		WebSearches:       t.searches,
+		FileSearches:      t.fileCalls,
 	}}}
 }
