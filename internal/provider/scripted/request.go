@@ -145,47 +145,8 @@ func parseBlocks(s string, answers map[string]string) (own string) {
 	}
 }
 
-// voteEnum returns parameters.properties.agent_id.enum of the vote tool, whatever Go types the
-// schema was built from.
-func voteEnum(params map[string]any) []string {
-	// The engine builds the schema from maps and []any: read it directly, and round-trip
-	// through JSON only for other shapes.
-	if props, ok := params["properties"].(map[string]any); ok {
-		if id, ok := props["agent_id"].(map[string]any); ok {
-			if enum, ok := id["enum"].([]any); ok {
-				return enumLabels(enum)
-			}
-			if _, has := id["enum"]; !has {
-				return nil
-			}
-		}
-	}
-	b, err := json.Marshal(params)
-	if err != nil {
-		return nil
-	}
-	var schema struct {
-		Properties struct {
-			AgentID struct {
-				Enum []any `json:"enum"`
-			} `json:"agent_id"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(b, &schema) != nil {
-		return nil
-	}
-	return enumLabels(schema.Properties.AgentID.Enum)
-}
-
-func enumLabels(enum []any) []string {
-	var labels []string
-	for _, e := range enum {
-		if l, ok := e.(string); ok && l != "" && !slices.Contains(labels, l) {
-			labels = append(labels, l)
-		}
-	}
-	return labels
-}
+// voteEnum returns parameters.properties.agent_id.enum of the vote tool.
+func voteEnum(params map[string]any) []string { return provider.PropertyEnum(params, "agent_id") }
 
 // sortLabels sorts agent labels by their number (agent2 before agent10); labels of another
 // shape go last, in string order. It sorts in place and returns labels.

@@ -226,7 +226,7 @@ func read(req provider.Request) view {
 			v.answerOffered = true
 		case coord.ToolVote:
 			v.voteOffered = true
-			v.labels = voteLabels(t.Parameters)
+			v.labels = provider.PropertyEnum(t.Parameters, "agent_id")
 		}
 	}
 	v.presentation = req.Stage == provider.StagePresentation || req.ToolChoice == provider.ToolChoiceNone ||
@@ -274,24 +274,6 @@ func isLabel(s string) bool {
 	return true
 }
 
-// voteLabels reads parameters.properties.agent_id.enum of the vote tool.
-func voteLabels(params map[string]any) []string {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return nil
-	}
-	var schema struct {
-		Properties struct {
-			AgentID struct {
-				Enum []string `json:"enum"`
-			} `json:"agent_id"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(b, &schema) != nil {
-		return nil
-	}
-	return schema.Properties.AgentID.Enum
-}
 
 // inputChars sizes a request as a model would read it: the system prompt, each message with a
 // few characters of framing, and the tools.
