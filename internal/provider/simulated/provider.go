@@ -274,7 +274,6 @@ func isLabel(s string) bool {
 	return true
 }
 
-
 // inputChars sizes a request as a model would read it: the system prompt, each message with a
 // few characters of framing, and the tools.
 func inputChars(req provider.Request) int {
