@@ -199,8 +199,10 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 		var firstTokens Tokens
 		for k, a := range rec.Agents {
 			as := agent(a.ID)
-			as.First.add(g.first[k])
-			as.Last.add(g.last[k])
+			if !g.absent[k] {
+				as.First.add(g.first[k])
+				as.Last.add(g.last[k])
+			}
 			as.CostUSD += a.CostUSD
 			as.FirstCostUSD += a.FirstCostUSD
 			as.FirstTokens = as.FirstTokens.Add(a.FirstTokens)
@@ -265,14 +267,18 @@ func per(n, items int) float64 {
 type graded struct {
 	voted, oracleLatest, oracleAny, majority, agree bool
 	first, last                                     []bool // by agent, config order
+	// absent marks the agents lazy start never needed: they have no answer to grade.
+	absent []bool
 }
 
 func gradeRecord(it Item, rec Record) graded {
-	g := graded{voted: it.Correct(rec.Final), first: make([]bool, len(rec.Agents)), last: make([]bool, len(rec.Agents))}
+	g := graded{voted: it.Correct(rec.Final), first: make([]bool, len(rec.Agents)), last: make([]bool, len(rec.Agents)),
+		absent: make([]bool, len(rec.Agents))}
 	var firsts []string // first answers, "" for an agent without one
 	for k, a := range rec.Agents {
 		if len(a.Answers) == 0 && a.Endorsed == "" && a.Calls == 0 && a.Error == "" {
-			continue // held back by lazy start and never needed: not in the session's vote
+			g.absent[k] = true // held back by lazy start and never needed: not in the session's vote
+			continue
 		}
 		if len(a.Answers) == 0 && a.Endorsed != "" {
 			a.Answers = []string{a.Endorsed}
