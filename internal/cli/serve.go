@@ -64,6 +64,9 @@ and stops.
   massgen serve --config @examples/demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseUnbuilt(cmd.Flags()); err != nil {
+				return err
+			}
 			if maxSessions < 0 {
 				return exitf(ExitConfig, "--max-sessions %d: use a positive number, or 0 for no cap", maxSessions)
 			}
@@ -143,6 +146,7 @@ and stops.
 	f.StringVar(&host, "host", "127.0.0.1", "`HOST` to listen on (MassGen's flag; --addr HOST:PORT says both); 0.0.0.0 serves the network")
 	f.IntVar(&port, "port", 8080, "`PORT` to listen on (MassGen's flag, whose default is 4000; 0 picks a free one)")
 	tok.add(f, "", true)
+	addUnbuilt(f, serveUnbuiltFlags)
 	f.IntVar(&maxSessions, "max-sessions", 8, "most sessions running at once, each spending tokens; 0 for no cap")
 	f.StringVar(&logRoot, "log-root", "", "log directory the sessions are written to and listed from (default .massgen/massgen_logs)")
 	f.StringVar(&setupDir, "setup-dir", "", "`DIR` the dashboard's setup wizard saves configs to (as NAME.yaml, served at once as team NAME); without it the wizard only validates")

@@ -48,9 +48,17 @@ var unbuiltFlags = []unbuiltFlag{
 	{"inbox-dir", true, "--inbox-dir (steering a running session)" + notYet + ": interrupt with Ctrl-C (the answers so far are kept) and ask again"},
 }
 
+// serveUnbuiltFlags are the flags of MassGen's serve subcommand that massgen serve refuses.
+var serveUnbuiltFlags = []unbuiltFlag{
+	{"reload", false, "--reload (restart the server when MassGen's Python code changes, a development aid)" + notYet +
+		": massgen serve reads its configs when it starts; restart it after changing one"},
+}
+
 // addUnbuiltFlags registers the refused flags that nothing else registered, hidden from help.
-func addUnbuiltFlags(f *pflag.FlagSet) {
-	for _, u := range unbuiltFlags {
+func addUnbuiltFlags(f *pflag.FlagSet) { addUnbuilt(f, unbuiltFlags) }
+
+func addUnbuilt(f *pflag.FlagSet, flags []unbuiltFlag) {
+	for _, u := range flags {
 		if f.Lookup(u.name) != nil {
 			continue
 		}

@@ -27,3 +27,14 @@ func TestUnbuilt_NoneIsBuilt(t *testing.T) {
 		}
 	}
 }
+
+// MassGen's serve --reload is refused by name, not as cobra's unknown flag, and before
+// anything is served.
+func TestServe_ReloadIsRefusedByName(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errOut := execute(t, t.Context(), "serve", "--reload", "--port", "0")
+	if code != ExitConfig || !strings.Contains(errOut, "--reload") || !strings.Contains(errOut, "not supported yet") ||
+		strings.Contains(errOut, "unknown flag") || strings.Contains(out, "http://") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
