@@ -156,11 +156,15 @@ func (m *Model) footer(w int) []string {
 	// Before the first of each there is nothing to count: "0/0" would read as a fraction.
 	answers := fmt.Sprintf("answers %d/%d", current, s.Totals.Answers)
 	votes := fmt.Sprintf("votes %d/%d", counted, s.Totals.Votes+s.Totals.IgnoredVotes)
+	yet := " yet" // none so far; once coordination is over, none at all
+	if s.CoordinationEnded || s.Ended {
+		yet = ""
+	}
 	switch cast := s.Totals.Votes + s.Totals.IgnoredVotes; {
 	case s.Totals.Answers == 0 && cast == 0:
-		answers, votes = "no answers yet", ""
+		answers, votes = "no answers"+yet, ""
 	case cast == 0:
-		votes = "no votes yet"
+		votes = "no votes" + yet
 	}
 	stats := elapsed(m.now().Sub(s.StartTime)) + " · " + answers
 	if votes != "" {

@@ -113,13 +113,13 @@ func TeamName(cfg *config.Config) string {
 func NewServer(opts Options) (*Server, error) {
 	if len(opts.Teams) == 0 && opts.SetupDir == "" {
 		// With a setup folder the wizard can add the first team; without, nothing could run.
-		return nil, errors.New("web: no team configured: pass at least one config")
+		return nil, errors.New("no team configured: pass at least one config")
 	}
 	if opts.MaxSessions < 0 {
-		return nil, fmt.Errorf("web: max sessions is %d: use 0 for no cap or a positive number", opts.MaxSessions)
+		return nil, fmt.Errorf("max sessions is %d: use 0 for no cap or a positive number", opts.MaxSessions)
 	}
 	if (opts.Token == "") != opts.NoToken {
-		return nil, errors.New("web: set either a token or NoToken (serving without one, on loopback only)")
+		return nil, errors.New("set either a token or NoToken (serving without one, on loopback only)")
 	}
 	teams := make(map[string]*config.Config, len(opts.Teams))
 	for k, v := range opts.Teams {
@@ -142,17 +142,17 @@ func NewServer(opts Options) (*Server, error) {
 		readTimeout: opts.ReadTimeout,
 	}
 	if opts.ReadTimeout < 0 {
-		return nil, fmt.Errorf("web: read timeout is %v: use 0 for the default or a positive duration", opts.ReadTimeout)
+		return nil, fmt.Errorf("read timeout is %v: use 0 for the default or a positive duration", opts.ReadTimeout)
 	}
 	if s.readTimeout == 0 {
 		s.readTimeout = defaultReadTimeout
 	}
 	for name, cfg := range opts.Teams {
 		if !teamName().MatchString(name) {
-			return nil, fmt.Errorf("web: team name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+			return nil, fmt.Errorf("team name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 		}
 		if cfg == nil {
-			return nil, fmt.Errorf("web: team %q has no config", name)
+			return nil, fmt.Errorf("team %q has no config", name)
 		}
 		s.names = append(s.names, name)
 		if cfg.Path != "" {
@@ -208,7 +208,7 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+		return nil, fmt.Errorf("serving the dashboard: %w", err)
 	}
 	return ln, nil
 }
@@ -262,7 +262,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("web: %w", err)
+		return fmt.Errorf("serving the dashboard: %w", err)
 	}
 	return nil
 }
