@@ -17,7 +17,9 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
 
+	"massgen/internal/provider"
 	"massgen/internal/provider/gemini"
+	"massgen/internal/usage"
 )
 
 // The providers' default endpoints, as the agents' providers use them.
@@ -116,6 +118,8 @@ func (ts *toolset) askOpenAI(ctx context.Context, b Backend, model, prompt strin
 	if err != nil {
 		return "", err
 	}
+	bill(ctx, "openai", model, provider.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.InputTokensDetails.CachedTokens,
+		OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.OutputTokensDetails.ReasoningTokens}, sizeEstimate(prompt, parts, resp.OutputText()))
 	return resp.OutputText(), nil
 }
 
@@ -128,6 +132,8 @@ func (ts *toolset) transcribeOpenAI(ctx context.Context, b Backend, model string
 	if err != nil {
 		return "", ts.providerError(b, err)
 	}
+	// Transcription is billed by the minute of audio, which the price list does not hold.
+	billUnpriced(ctx)
 	if strings.TrimSpace(resp.Text) == "" {
 		return "", fmt.Errorf("openai (%s) returned no transcription", model)
 	}
@@ -163,6 +169,12 @@ func (ts *toolset) askGemini(ctx context.Context, b Backend, model, prompt strin
 	if err != nil {
 		return "", err
 	}
+	var u provider.Usage
+	if m := resp.UsageMetadata; m != nil {
+		u = provider.Usage{InputTokens: int64(m.PromptTokenCount), CachedInputTokens: int64(m.CachedContentTokenCount),
+			OutputTokens: int64(m.CandidatesTokenCount + m.ThoughtsTokenCount), ReasoningTokens: int64(m.ThoughtsTokenCount)}
+	}
+	bill(ctx, "gemini", model, u, sizeEstimate(prompt, parts, resp.Text()))
 	return resp.Text(), nil
 }
 
@@ -197,6 +209,9 @@ func (ts *toolset) askClaude(ctx context.Context, b Backend, model, prompt strin
 			out.WriteString(c.Text)
 		}
 	}
+	bill(ctx, "claude", model, provider.Usage{InputTokens: msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens,
+		CachedInputTokens: msg.Usage.CacheReadInputTokens, CacheWriteTokens: msg.Usage.CacheCreationInputTokens, OutputTokens: msg.Usage.OutputTokens},
+		sizeEstimate(prompt, parts, out.String()))
 	return out.String(), nil
 }
 
@@ -210,4 +225,14 @@ func readAllCapped(r io.Reader, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("the generated file is larger than %d MiB", max>>20)
 	}
 	return data, nil
+}
+
+// sizeEstimate is a call's usage judged from what was sent and received, for a provider that
+// reported none: about four bytes a token, files included.
+func sizeEstimate(prompt string, parts []part, answer string) provider.Usage {
+	in := len(prompt)
+	for _, p := range parts {
+		in += len(p.data)
+	}
+	return provider.Usage{InputTokens: usage.Tokens(in), OutputTokens: usage.Tokens(len(answer)), Estimated: true}
 }

@@ -345,6 +345,7 @@ func (ts *toolset) makeImage(ctx context.Context, b Backend, model, prompt strin
 		if err != nil {
 			return nil, ts.providerError(b, err)
 		}
+		billUnpriced(ctx) // images are billed per image and size, which the price list does not hold
 		if len(resp.Data) == 0 || resp.Data[0].B64JSON == "" {
 			return nil, fmt.Errorf("openai (%s) returned no image data", model)
 		}
@@ -364,6 +365,7 @@ func (ts *toolset) makeImage(ctx context.Context, b Backend, model, prompt strin
 		if err != nil {
 			return nil, ts.providerError(b, err)
 		}
+		billUnpriced(ctx)
 		for _, o := range resp.Output {
 			if o.Type == "image_generation_call" && o.Result != "" {
 				b64 = o.Result
@@ -399,6 +401,7 @@ func (ts *toolset) makeSpeech(ctx context.Context, b Backend, model, prompt stri
 	if err != nil {
 		return nil, ts.providerError(b, err)
 	}
+	billUnpriced(ctx) // speech is billed by the character or minute, not held in the price list
 	defer resp.Body.Close()
 	data, err := readAllCapped(resp.Body, maxGenerated)
 	if err != nil {

@@ -105,13 +105,13 @@ func Tools(o Options) tool.Set {
 	ts := newToolset(o)
 	var set tool.Set
 	if o.Media.ReadMedia() {
-		set = append(set, ts.readMediaTool())
+		set = append(set, metered(ts.readMediaTool()))
 	}
 	if modes := o.Media.GenerateModes(); len(modes) > 0 {
-		set = append(set, ts.generateMediaTool(modes))
+		set = append(set, metered(ts.generateMediaTool(modes)))
 	}
 	if o.Media.FileGeneration {
-		set = append(set, ts.textToFileTool())
+		set = append(set, metered(ts.textToFileTool()))
 	}
 	return set
 }
@@ -141,6 +141,7 @@ func Custom(o Options, c config.CustomTool) (tool.Tool, error) {
 	default:
 		return tool.Tool{}, fmt.Errorf("%s is not one of MassGen's media tools", c.Label())
 	}
+	t = metered(t)
 	t.Spec.Name = config.ExposedCustomToolName(c.Name)
 	if c.Description != "" {
 		t.Spec.Description = c.Description
