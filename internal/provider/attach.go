@@ -71,3 +71,18 @@ func MB(n int64) string {
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
+
+// CheckAttachmentTotal refuses files whose base64 encoding together exceeds max, the most the
+// service (named for the message, "Claude takes") accepts in one request.
+func CheckAttachmentTotal(backend, service string, files []Attachment, max int64) error {
+	var total int64
+	for _, a := range files {
+		total += a.Base64Size()
+	}
+	if total <= max {
+		return nil
+	}
+	return &Error{Provider: backend, Fatal: true,
+		Err: fmt.Errorf("upload_files: the files take %s encoded, over the %s %s in one request; send fewer or smaller ones",
+			MB(total), MB(max), service)}
+}

@@ -27,7 +27,6 @@ var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/g
 // CheckAttachments refuses, before the session starts, the files Claude cannot take: audio,
 // video, image formats it does not read, Office documents, and what exceeds its bounds.
 func CheckAttachments(backend string, files []provider.Attachment) error {
-	var total int64
 	for _, a := range files {
 		switch a.Kind {
 		case provider.AttachImage:
@@ -44,14 +43,8 @@ func CheckAttachments(backend string, files []provider.Attachment) error {
 		default:
 			return provider.AttachmentError(backend, a, "Claude takes images and documents only; use gemini for audio and video")
 		}
-		total += a.Base64Size()
 	}
-	if total > maxRequestBytes {
-		return &provider.Error{Provider: backend, Fatal: true,
-			Err: fmt.Errorf("upload_files: the files take %s encoded, over the %s Claude takes in one request; send fewer or smaller ones",
-				provider.MB(total), provider.MB(maxRequestBytes))}
-	}
-	return nil
+	return provider.CheckAttachmentTotal(backend, "Claude takes", files, maxRequestBytes)
 }
 
 // attachBlocks are the files as content blocks.

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"errors"
-	"fmt"
 
 	"google.golang.org/genai"
 
@@ -23,7 +22,6 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/w
 // CheckAttachments refuses, before the session starts, the files Gemini cannot take inline:
 // image formats it does not read, Office documents, and more than a request holds.
 func CheckAttachments(backend string, files []provider.Attachment) error {
-	var total int64
 	for _, a := range files {
 		switch a.Kind {
 		case provider.AttachImage:
@@ -35,14 +33,8 @@ func CheckAttachments(backend string, files []provider.Attachment) error {
 				return provider.AttachmentError(backend, a, "Gemini reads PDF and text documents; convert it to PDF")
 			}
 		}
-		total += a.Base64Size()
 	}
-	if total > maxRequestBytes {
-		return &provider.Error{Provider: backend, Fatal: true,
-			Err: fmt.Errorf("upload_files: the files take %s encoded, over the %s Gemini takes inline in one request; send fewer or smaller ones",
-				provider.MB(total), provider.MB(maxRequestBytes))}
-	}
-	return nil
+	return provider.CheckAttachmentTotal(backend, "Gemini takes inline", files, maxRequestBytes)
 }
 
 // attach puts the files before the parts of the first user content.
