@@ -31,7 +31,7 @@ agents:
       vote: agent1
   - id: other
     backend: {type: scripted, cwd: ws2, answers: ["Other."], vote: agent1}
-orchestrator: {final_presentation: verbatim}
+orchestrator: {final_presentation: verbatim, end_when_decided: false} # agent1.2 lands before the end
 `))
 	if !rep.OK() {
 		t.Fatal(rep.Text())
