@@ -112,3 +112,30 @@ func TestResumeRecorder_GoesOnFromTheWholeEvents(t *testing.T) {
 		t.Errorf("status.json: %s (%v)", status, err)
 	}
 }
+
+// Killed between logging the final answer and writing final/<winner>/answer.txt: the resume,
+// which does not present again, writes the file from the log (TestKillAndResume hit it).
+func TestResumeRecorder_WritesALoggedFinalAnswersFiles(t *testing.T) {
+	dir := t.TempDir()
+	start := line(t, 1, event.SessionStarted{Question: "q", Turn: 1, Agents: []event.AgentInfo{{ID: "a", Label: "agent1"}}})
+	answer := line(t, 2, event.AnswerSubmitted{Agent: "a", Label: "agent1.1", Content: "Paris", Version: 1})
+	final := line(t, 3, event.FinalAnswer{Agent: "a", Label: "agent1.1", Content: "**Paris**"})
+	if err := os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(start+answer+final), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	it, err := ReadInterrupted(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ResumeRecorder(it, Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "final", "a", "answer.txt"))
+	if err != nil || string(got) != "**Paris**" {
+		t.Errorf("final/a/answer.txt = %q (%v), want the logged final answer", got, err)
+	}
+}

@@ -107,6 +107,10 @@ func ResumeRecorder(it *Interrupted, meta Meta) (*Recorder, error) {
 			r.snapshotDir(p.Agent, e.Time) // its folder is taken
 		case event.VoteCast:
 			r.snapshotDir(p.Agent, e.Time)
+		case event.FinalAnswer:
+			// The process may have died between logging the final answer and writing its
+			// files; a resume that finds the answer logged does not present it again.
+			r.writeFinal(p)
 		}
 	}
 	r.dirty = true
