@@ -10,7 +10,6 @@ import (
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 
 	"massgen/internal/provider"
@@ -52,16 +51,7 @@ func NewFileSearch(o provider.Options) *FileSearch {
 	if o.Type == "" {
 		o.Type = "openai"
 	}
-	base := o.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	var hc option.HTTPClient = defaultHTTPClient()
-	if o.HTTPClient != nil {
-		hc = o.HTTPClient
-	}
-	opts := []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(o.APIKey), option.WithHTTPClient(hc),
-		option.WithMaxRetries(o.Retries())}
+	opts := requestOptions(o)
 	return &FileSearch{o: o, files: sdk.NewFileService(opts...), stores: sdk.NewVectorStoreService(opts...), red: o.Redactor()}
 }
 

@@ -42,6 +42,19 @@ func New(o provider.Options) (*Provider, error) {
 	if o.Type == "" {
 		o.Type = "openai"
 	}
+	// responses.NewResponseService is what openai.NewClient builds for client.Responses, minus
+	// NewClient's environment defaults (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID,
+	// OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY, OPENAI_CUSTOM_HEADERS), which we must not inherit:
+	// they would change the key, the organisation and the headers behind the config's back.
+	// OPENAI_BASE_URL is honoured, but by app.BaseURL, which puts it in o.BaseURL, where the
+	// run header and metadata.json show where the requests go.
+	svc := responses.NewResponseService(requestOptions(o)...)
+	return &Provider{o: o, svc: svc, red: o.Redactor()}, nil
+}
+
+// requestOptions are the SDK options of every service built from o: its base URL (OpenAI's
+// by default), key, HTTP client and retries, and nothing from the environment.
+func requestOptions(o provider.Options) []option.RequestOption {
 	base := o.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
@@ -50,19 +63,8 @@ func New(o provider.Options) (*Provider, error) {
 	if o.HTTPClient != nil {
 		hc = o.HTTPClient
 	}
-	// responses.NewResponseService is what openai.NewClient builds for client.Responses, minus
-	// NewClient's environment defaults (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID,
-	// OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY, OPENAI_CUSTOM_HEADERS), which we must not inherit:
-	// they would change the key, the organisation and the headers behind the config's back.
-	// OPENAI_BASE_URL is honoured, but by app.BaseURL, which puts it in o.BaseURL, where the
-	// run header and metadata.json show where the requests go.
-	svc := responses.NewResponseService(
-		option.WithBaseURL(base),
-		option.WithAPIKey(o.APIKey),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(o.Retries()),
-	)
-	return &Provider{o: o, svc: svc, red: o.Redactor()}, nil
+	return []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(o.APIKey), option.WithHTTPClient(hc),
+		option.WithMaxRetries(o.Retries())}
 }
 
 // defaultHTTPClient is shared by every backend built without Options.HTTPClient, so that
