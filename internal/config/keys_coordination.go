@@ -116,7 +116,7 @@ func coordinationKeys() []Key {
 			Doc: "Subagents: a separate team for subagents.", Why: "a separate subagent team is not built; subagents are teams of the parent's agents"},
 		{Section: secCoord, Name: "background_subagents", Type: TypeSwitch, Default: "on", Status: Implemented, Since: "0.1.41", Needs: needsSubagents,
 			Doc: "Subagents: allow background: true (the result reaches the agent at its next step).",
-			set: subagents(func(s *Subagents, v value) { s.Background = v.b })},
+			set: subagents(func(s *Subagents, v value) { s.NoBackground = !v.b })},
 		{Section: secCoord, Name: "subagent_types", Type: TypeStrings, Status: Implemented, Since: "0.1.55", Needs: needsSubagents, ex: "[explorer]",
 			check: subagentTypesCheck, Doc: "Subagents: types offered (evaluator, explorer, researcher by default; novelty, critic, builder too).",
 			set: subagents(func(s *Subagents, v value) { s.Types = append([]string{}, v.list...) })},

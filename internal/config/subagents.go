@@ -20,8 +20,8 @@ type Subagents struct {
 	// Types are the specialised profiles offered (subagent_types); nil means
 	// SubagentDefaultTypes, empty offers only generic subagents.
 	Types []string
-	// Background allows background: true (background_subagents.enabled, on by default).
-	Background bool
+	// NoBackground refuses background: true (background_subagents: {enabled: false}).
+	NoBackground bool
 	// RuntimeMode is subagent_runtime_mode as written (isolated or inherited, which run alike
 	// here); kept for the log's config.
 	RuntimeMode string

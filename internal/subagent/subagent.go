@@ -73,7 +73,7 @@ func FromConfig(c config.Subagents, maxCostUSD float64, depth int, logRoot strin
 		conc = 3
 	}
 	return Settings{Timeout: min(max(def, lo), hi), MaxConcurrent: min(conc, MaxConcurrent),
-		Types: offered, Background: c.Background, MaxCostUSD: maxCostUSD, Depth: depth, LogRoot: logRoot}
+		Types: offered, Background: !c.NoBackground, MaxCostUSD: maxCostUSD, Depth: depth, LogRoot: logRoot}
 }
 
 func or(d, def time.Duration) time.Duration {
