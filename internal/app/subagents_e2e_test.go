@@ -113,11 +113,12 @@ orchestrator:
 }
 
 // spawnPlayer plays a lead on the OpenAI wire: while it has spawn_subagents and no result of
-// it, it spawns; the subagents' team (asked "Your task:") answers what it was asked.
+// it and before its answer, it spawns; the subagents' team (asked "Your task:") answers.
 func spawnPlayer(args string) player {
 	return func(answer string, offered []string, enum []any, answered bool, body map[string]any) move {
 		raw, _ := json.Marshal(body)
-		spawned := strings.Contains(string(raw), `"function_call_output"`)
+		spawned := strings.Contains(string(raw), `"function_call_output"`) || answered ||
+			strings.Contains(string(raw), "Your own current answer is the one labelled")
 		for _, o := range offered {
 			if o == "spawn_subagents" && !spawned {
 				return move{tool: "spawn_subagents", args: args}

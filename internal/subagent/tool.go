@@ -87,7 +87,12 @@ func (m *Manager) spawn(ctx context.Context, agent string, resolve Resolver, raw
 	results := make([]result, len(reqs))
 	var wg sync.WaitGroup
 	for k, r := range reqs {
-		wg.Go(func() { results[k] = m.launch(ctx, r, false) })
+		// Close waits for these too: a call the engine gave up on still ends with the session.
+		m.wg.Add(1)
+		wg.Go(func() {
+			defer m.wg.Done()
+			results[k] = m.launch(ctx, r, false)
+		})
 	}
 	wg.Wait()
 	return report(results)
