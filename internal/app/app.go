@@ -22,6 +22,7 @@ import (
 	"massgen/internal/provider"
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
+	"massgen/internal/subagent"
 	"massgen/internal/usage"
 	"massgen/internal/view"
 )
@@ -91,6 +92,12 @@ type Options struct {
 	// starting one: Question, History, Session and Turn are taken from its log. It needs
 	// Logging.
 	Resume *runlog.Interrupted
+
+	// A subagent's session (subagents.go): how deep it is nested, the name of its workspace
+	// folder, and, while the session is set up, its manager.
+	depth     int
+	runID     string
+	subagents *subagent.Manager
 }
 
 // Result is how a turn ended.
@@ -252,6 +259,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	} else if o.Turn > 1 {
 		runID = fmt.Sprintf("%s_turn_%d", runID, o.Turn)
 	}
+	if o.runID != "" {
+		runID = o.runID
+	}
 	up, err := startUploads(ctx, cfg, agents, files, keys, froms, red)
 	// Registered after the log's closers, so it runs before them and its report is logged.
 	closers = append(closers, func() error { up.cleanup(ctx, bus, red); return nil })
@@ -265,6 +275,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		res.CloseErr = closeAll()
 		return res, nil
 	}
+	if o.subagents = startSubagents(cfg, o, bus, res.Dir, runID); o.subagents != nil {
+		// Before the log closes: the subagents still running end and say so.
+		closers = append(closers, o.subagents.Close)
+	}
 	tb, err := newToolbox(ctx, cfg, agents, runID, o, clis)
 	closers = append(closers, tb.close)
 	if err != nil {
@@ -274,6 +288,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	for i := range agents {
 		agents[i].Tools = redactTools(agents[i].Tools, red)
 	}
+	withSubagents(agents, o.subagents)
 	closeLedger, err := guard(cfg, agents, tb, o, bus, red, res.Dir, runID)
 	closers = append(closers, closeLedger)
 	if err != nil {
@@ -287,6 +302,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = ws.HidePath(filepath.Dir(filepath.Dir(res.Dir)))
 	}
 	preamble := append(tb.start(bus), up.statuses...)
+	preamble = append(preamble, lostSubagents(o.Resume)...)
 	res.Result = engine.Run(ctx, engine.Options{
 		Preamble:     preamble,
 		Question:     o.Question,

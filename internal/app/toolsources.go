@@ -31,6 +31,7 @@ var toolSources = []toolSource{
 	(*toolBuild).mcpTools,       // the user's MCP servers
 	(*toolBuild).mediaTools,     // image, audio and video tools
 	(*toolBuild).customTools,    // custom_tools, run in Python
+	(*toolBuild).subagentTools,  // spawn_subagents (subagents.go)
 }
 
 // toolBuild is what the tool sources share while newToolbox runs.

@@ -47,6 +47,8 @@ var layers = []layer{
 		Why:   "the protocol as a pure state machine: no I/O, no goroutines, no clock"},
 	{Pkg: "internal/config", Never: []string{"internal/permission", "internal/app", "internal/cli", "internal/web"},
 		Why: "config is read by everything above it; it checks what it reads with leaves only"},
+	{Pkg: "internal/subagent", Only: []string{"internal/config", "internal/event", "internal/private", "internal/provider", "internal/tool"},
+		Why: "the spawn_subagents tool; app hands it the runner of nested sessions, so it never imports app or engine"},
 	{Pkg: "internal/mcpserve", Never: []string{"internal/web"}, Why: "massgen mcp and massgen serve are siblings; what they share is in httpserve"},
 	{Pkg: "internal/...", Never: []string{"internal/cli"}, Why: "cli is the wiring: only cmd/massgen imports it"},
 }

@@ -226,6 +226,9 @@ type Orchestrator struct {
 	// PeerView is PeerViewAuto, PeerViewAll or PeerViewBounded; PeerViewSize bounds it.
 	PeerView     string
 	PeerViewSize int
+
+	// Subagents are the spawn_subagents settings (coordination.enable_subagents and its keys).
+	Subagents Subagents
 }
 
 // DefaultVotingThreshold is voting_threshold when unset, as in MassGen.

@@ -200,9 +200,9 @@ func TestParse_RefusedByName(t *testing.T) {
 		{"feature on, its tuning refused", okAgents + "orchestrator:\n  coordination:\n    broadcast: agents\n    broadcast_timeout: 60\n",
 			[]string{"E 6:5 orchestrator.coordination.broadcast | `broadcast: agents` is not supported yet: ask_others is not built",
 				"E 7:5 orchestrator.coordination.broadcast_timeout | `broadcast_timeout` is not supported yet: it tunes `broadcast`, set here to what is not supported yet | remove it along with that setting of `broadcast`"}},
-		{"tuning written before its feature", okAgents + "orchestrator:\n  coordination:\n    subagent_max_concurrent: 2\n    enable_subagents: true\n",
-			[]string{"E 6:5 orchestrator.coordination.subagent_max_concurrent | it tunes `enable_subagents`",
-				"E 7:5 orchestrator.coordination.enable_subagents | `enable_subagents: true` is not supported yet"}},
+		{"tuning written before its feature", okAgents + "orchestrator:\n  coordination:\n    evolving_criteria_score_threshold: 7\n    evolving_criteria: true\n",
+			[]string{"E 6:5 orchestrator.coordination.evolving_criteria_score_threshold | it tunes `evolving_criteria`",
+				"E 7:5 orchestrator.coordination.evolving_criteria | `evolving_criteria: true` is not supported yet"}},
 		{"checklist tuning across sections", okAgents + "orchestrator:\n  voting_sensitivity: roi\n  coordination: {fast_iteration_mode: true}\n",
 			[]string{"E 5:3 orchestrator.voting_sensitivity | `voting_sensitivity: roi` is not supported yet",
 				"E 6:18 orchestrator.coordination.fast_iteration_mode | it tunes `orchestrator.voting_sensitivity`"}},
@@ -337,7 +337,7 @@ func TestParse_V09xTypos(t *testing.T) {
 		{okAgents + "orchestrator: {coordination: {persona_generator: {diversty_mode: x}}}\n", "E 4:51 orchestrator.coordination.persona_generator.diversty_mode | unknown persona_generator key | did you mean `diversity_mode`?"},
 		{okAgents + "timeout_settings: {initial_round_timeout: 3}\n", "E 4:20 timeout_settings.initial_round_timeout | unknown timeout_settings key | did you mean `initial_round_timeout_seconds`?"},
 		{okAgents + "permission: {}\n", "W 4:1 permission | unknown top-level key `permission` is ignored | did you mean `permissions`?"},
-		{okAgents + "orchestrator: {coordination: {zzz: 1}}\n", "E 4:31 orchestrator.coordination.zzz | unknown coordination key | keys this build runs: enable_planning_mode, planning_mode_instruction, persona_generator"},
+		{okAgents + "orchestrator: {coordination: {zzz: 1}}\n", "E 4:31 orchestrator.coordination.zzz | unknown coordination key | docs/config-keys.md lists the keys of `orchestrator.coordination`"},
 		{okAgents + "orchestrator: {zzz: 1}\n", "E 4:16 orchestrator.zzz | unknown orchestrator key | docs/config-keys.md lists the keys of `orchestrator`"},
 	}
 	for _, tc := range cases {

@@ -70,6 +70,9 @@ func Supported(cfg *config.Config) error {
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}
+	if o.Subagents.Enabled {
+		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
+	}
 	for _, a := range cfg.Agents {
 		t := a.Backend.Tools
 		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {

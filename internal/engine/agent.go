@@ -168,6 +168,7 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	c.injected = 0
 	s.m.BeginRound(i)
 	s.deliverHumanInputLocked(i, c)
+	s.deliverInboxLocked(i, c)
 	s.syncSeenLocked(i, c)
 	c.round = s.roundClock(round)
 	s.publish(event.TurnStarted{Agent: s.agents[i].ID, Version: c.seen, Available: c.labels, Fresh: c.fresh()})
@@ -489,6 +490,7 @@ func (s *session) catchUpLocked(i int, c *conversation) {
 			Content: strings.TrimSpace(s.update("While you were working, the current answers changed.", s.visible(inAgentOrder(news))))})
 	}
 	s.deliverHumanInputLocked(i, c)
+	s.deliverInboxLocked(i, c)
 	s.syncSeenLocked(i, c)
 }
 

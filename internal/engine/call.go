@@ -248,6 +248,17 @@ func (s *session) account(i int, u provider.Usage, presentation bool) {
 	s.addCost(i, u, cost)
 }
 
+// accountSpentLocked adds what agent i's tools paid outside its own model calls (a
+// background subagent's session) to its cost; s.mu must be held.
+func (s *session) accountSpentLocked(i int, spent provider.Usage) {
+	if spent.CostUSD <= 0 && !spent.Unknown {
+		return
+	}
+	u := provider.Usage{CostUSD: spent.CostUSD, Unknown: spent.Unknown, Estimated: spent.Estimated}
+	s.publish(event.UsageReported{Agent: s.agents[i].ID, Usage: u, CostUSD: u.CostUSD, Round: s.turnOf[i]})
+	s.addCost(i, u, u.CostUSD)
+}
+
 // sleep waits d or until ctx is done; it reports whether the full wait happened.
 func sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {

@@ -48,6 +48,10 @@ type Agent struct {
 	// CLI): its conversation continues turn after turn, whatever turn_context says, so that
 	// each turn resumes that session with the update (P6) instead of starting a new one.
 	HoldsSession bool
+	// Inbox, when set, is read at each of the agent's turn boundaries and after each of its
+	// tool rounds: text for it (a background subagent's result, as a user message) and what
+	// that work paid, added to its cost. It must not block.
+	Inbox func() (text string, spent provider.Usage)
 
 	// BaseURL is where the agent's requests go (credentials removed), CustomEndpoint that it
 	// is not the backend type's default, and Unpriced marks a model without a price; the

@@ -168,6 +168,25 @@ func (s *session) deliverHumanInputLocked(i int, c *conversation) {
 	}
 }
 
+// deliverInboxLocked appends what agent i's Inbox holds to what its next call sends, as
+// human input is, and bills what it paid. s.mu must be held.
+func (s *session) deliverInboxLocked(i int, c *conversation) {
+	in := s.agents[i].Inbox
+	if in == nil {
+		return
+	}
+	text, spent := in()
+	s.accountSpentLocked(i, spent)
+	if text == "" {
+		return
+	}
+	if n := len(c.msgs); n > c.sent && c.msgs[n-1].Role != provider.RoleAssistant {
+		c.msgs[n-1].Content += "\n\n" + text
+	} else {
+		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: text})
+	}
+}
+
 func (s *session) index(id string) int {
 	for i, a := range s.agents {
 		if a.ID == id {

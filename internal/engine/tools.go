@@ -58,6 +58,12 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall, cu
 		}
 	}
 	limit, byRound := s.callLimit(cut)
+	if t.Timeout > 0 && !byRound {
+		limit = t.Timeout
+		if !cut.IsZero() {
+			limit = min(limit, max(cut.Sub(s.o.Now()), 0))
+		}
+	}
 	if byRound && limit <= 0 {
 		return tool.Errorf("not run: this round's time is up; finish with new_answer or vote"), 0
 	}

@@ -53,6 +53,8 @@ var kinds = []kind{
 	kindOf[PermissionAsked](),
 	kindOf[PermissionDecided](),
 	kindOf[HumanInput](),
+	kindOf[SubagentStarted](),
+	kindOf[SubagentFinished](),
 }
 
 // decoders is kinds by name.

@@ -107,6 +107,9 @@ type Agent struct {
 	// Session is the backend's own session id (a coding-agent CLI's), "" for the others.
 	Session string
 
+	// Subagents are the subagents it started, in order.
+	Subagents []Subagent
+
 	Turns        int // turns started
 	Calls        int // model calls started
 	LastActivity time.Time

@@ -315,6 +315,10 @@ func (s *State) Apply(e event.Event) {
 		})
 	case event.ToolServerStatus:
 		s.toolServer(e.Time, p)
+	case event.SubagentStarted:
+		s.subagentStarted(e.Time, p)
+	case event.SubagentFinished:
+		s.subagentFinished(e.Time, p)
 	case event.CoordinationEnded:
 		s.endCoordination(e.Time, p)
 	case event.FinalStarted:

@@ -5,6 +5,7 @@ package tool
 
 import (
 	"context"
+	"time"
 
 	"massgen/internal/provider"
 )
@@ -29,6 +30,10 @@ type Tool struct {
 	Spec provider.ToolSpec
 	// Run executes the call. args is the raw JSON text the model produced (it may be invalid).
 	Run func(ctx context.Context, args string) Result
+	// Timeout, when set, bounds each call instead of agent_timeout_seconds: a tool that runs
+	// a nested session (spawn_subagents) bounds itself by its own, longer, setting. The end
+	// of a round still cuts it.
+	Timeout time.Duration
 }
 
 // Set is an ordered collection of tools with unique names.

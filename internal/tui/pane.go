@@ -163,6 +163,9 @@ func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 	if full {
 		in = append(in, ch.hr)
 	}
+	if room := min(3, rows-len(in)-2); room > 0 {
+		in = append(in, subagentRows(pn.a, inner, room)...)
+	}
 	k := callRows(pn, rows-len(in)-1)
 	if n := rows - len(in) - 1 - k; n > 0 {
 		in = append(in, m.bodyLines(pn, inner, n)...)
@@ -289,4 +292,28 @@ func paneModel(a *readmodel.Agent) string {
 		s += " → " + a.BaseURL
 	}
 	return s
+}
+
+// subagentRows are a column's lines for the last n subagents its agent started: id, status
+// and the log folder that holds the subagent's whole session (massgen replay opens it).
+func subagentRows(a *readmodel.Agent, w, n int) []string {
+	subs := a.Subagents
+	if len(subs) > n {
+		subs = subs[len(subs)-n:]
+	}
+	out := make([]string, 0, len(subs))
+	for _, s := range subs {
+		st := styleDim
+		switch s.Status {
+		case readmodel.SubagentRunning, "completed", "completed_but_timeout":
+		default:
+			st = styleWarn
+		}
+		line := "⤷ subagent " + s.ID + ": " + s.Status
+		if s.LogDir != "" {
+			line += " · " + s.LogDir
+		}
+		out = append(out, fit(st.Render(clip(line, w)), w))
+	}
+	return out
 }

@@ -112,6 +112,16 @@ func (p *Plain) Handle(e event.Event) {
 			outcome = "error: " + oneLine(v.Content, 200)
 		}
 		p.line("%s: %s -> %s (%.0f ms)", p.who(v.Agent), v.Tool, outcome, v.DurationMS)
+	case event.SubagentStarted:
+		p.flush(v.Agent)
+		p.line("%s: subagent %s started: %s%s", p.who(v.Agent), v.ID, oneLine(v.Task, 120), logNote(v.LogDir))
+	case event.SubagentFinished:
+		p.flush(v.Agent)
+		why := ""
+		if v.Error != "" {
+			why = ": " + oneLine(v.Error, 200)
+		}
+		p.line("%s: subagent %s %s%s%s", p.who(v.Agent), v.ID, v.Status, why, logNote(v.LogDir))
 	case event.ToolServerStatus:
 		what := "mcp server " + v.Server
 		if event.OwnServer(v.Server) {
@@ -438,4 +448,12 @@ func PlanningSummary(v event.PlanningDecided) string {
 		return "every MCP tool held back until the final presentation (" + v.Reason + ")"
 	}
 	return strings.Join(v.Held, ", ") + " held back until the final presentation (" + v.Reason + ")"
+}
+
+// logNote names a subagent's log folder, where its whole session can be read.
+func logNote(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return " (log " + dir + ")"
 }

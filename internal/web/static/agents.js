@@ -120,6 +120,13 @@ export class AgentsView {
             el('button', { type: 'button', class: 'small', text: 'Allow', onclick: () => this.actions.decide(p, 'allow') }),
             el('button', { type: 'button', class: 'small secondary', text: 'Deny', onclick: () => this.actions.decide(p, 'deny') })) : null);
       }
+      case 'subagent': {
+        const bad = !['running', 'completed', 'completed_but_timeout'].includes(it.status);
+        return el('li', { class: `item note note-${bad ? 'warn' : 'info'}` }, when, ' ',
+          el('button', { type: 'button', class: 'link', text: `subagent ${it.id}`, onclick: () => this.actions.open('subagent', it) }),
+          ' ', el('span', { class: `tag${bad ? ' warn' : ''}`, text: it.status }),
+          it.background ? el('span', { class: 'muted small', text: ' background' }) : null);
+      }
       default:
         return el('li', { class: `item note note-${it.level}` }, when, ' ', el('span', { text: it.text }));
     }

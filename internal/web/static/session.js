@@ -227,7 +227,23 @@ export class SessionView {
     const m = this.m;
     if (kind === 'answer' && m.answerByLabel[key]) modal(`Answer ${key}`, answerDetail(m, m.answerByLabel[key]));
     else if (kind === 'vote' && m.votes[key]) modal(`Vote by ${m.byId[m.votes[key].agent]?.label}`, voteDetail(m, m.votes[key]));
-    else if (kind === 'final' && m.final) {
+    else if (kind === 'subagent' && key) {
+      // Its log folder is inside this turn's: the file links open its events and status.
+      const dir = `subagents/${key.id}/turn_1`;
+      const body = el('div', {},
+        el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'status' }), el('span', { text: key.status })),
+        el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'task' }), el('pre', { class: 'code', text: key.task })),
+        key.error ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'error' }), el('span', { text: key.error })) : null,
+        key.logDir ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'log folder' }), el('code', { text: key.logDir }), ' ',
+          el('a', { href: this.files.url(`${dir}/events.jsonl`), target: '_blank', text: 'events' }), ' ',
+          el('a', { href: this.files.url(`${dir}/status.json`), target: '_blank', text: 'status' })) : null);
+      if (key.answer) {
+        const ans = el('div', { class: 'markdown' });
+        ans.innerHTML = renderMarkdown(key.answer);
+        body.append(ans);
+      }
+      modal(`Subagent ${key.id}`, body);
+    } else if (kind === 'final' && m.final) {
       const body = el('div', { class: 'markdown' });
       body.innerHTML = renderMarkdown(m.final.content);
       modal('Final answer', body);

@@ -201,6 +201,17 @@ export function apply(m, e) {
       a.detail = d.reason;
       item(a, 'note', t, { level: 'error', text: `out of the session: ${d.reason}` });
       break;
+    case 'subagent_started':
+      if (a) item(a, 'subagent', t, { id: d.id, kind: d.kind || '', task: d.task, background: !!d.background, logDir: d.log_dir || '', status: 'running', answer: '', error: '' });
+      break;
+    case 'subagent_finished': {
+      if (!a) break;
+      let it = a.items.find((x) => x.kind === 'subagent' && x.id === d.id);
+      if (!it) it = item(a, 'subagent', t, { id: d.id, kind: '', task: '', background: !!d.background, logDir: d.log_dir || '' });
+      Object.assign(it, { status: d.status, answer: d.answer || '', error: d.error || '', cost: d.cost_usd });
+      it.rev++;
+      break;
+    }
     case 'human_input':
       if (a) item(a, 'note', t, { level: 'human', text: `read your message: ${d.text}` });
       if (!m.messages.some((x) => x.id === d.id)) m.messages.push({ id: d.id, text: d.text, t });
