@@ -119,8 +119,8 @@ func TestModeFlags_BadValues(t *testing.T) {
 		args []string
 		want *regexp.Regexp
 	}{
-		{[]string{"--coordination-mode", "decomposition"}, regexp.MustCompile(`--coordination-mode decomposition .*is not supported yet: .*parallel`)},
-		{[]string{"--coordination-mode", "chaos"}, regexp.MustCompile(`--coordination-mode "chaos": use parallel`)},
+		{[]string{"--coordination-mode", "decomposition", "--quick"}, regexp.MustCompile(`--quick with --coordination-mode decomposition`)},
+		{[]string{"--coordination-mode", "chaos"}, regexp.MustCompile(`--coordination-mode "chaos": use parallel .* or decomposition`)},
 		{[]string{"--personas", "wild"}, regexp.MustCompile(`--personas "wild": use off, perspective, implementation or methodology`)},
 		{[]string{"--cwd-context", "rx"}, regexp.MustCompile(`--cwd-context "rx": use ro or read .* rw or write`)},
 		{[]string{"--display", "tui"}, regexp.MustCompile(`--display "tui": use rich or textual`)},

@@ -98,8 +98,12 @@ type Script struct {
 	// ChecklistCorrect is what the agent checks answers against when it scores a checklist
 	// (checklist_gated): answers containing it pass the primary criterion (correctness).
 	ChecklistCorrect string
-	// Final is the presentation text; the latest answer when empty.
+	// Final is the presentation text; the latest answer when empty. "{{parts}}" in it stands
+	// for every answer block shown, in label order.
 	Final string
+	// StopStatus and StopSummary are the agent's stop in decomposition mode, made once it has
+	// no next answer ("" : complete, and a derived summary).
+	StopStatus, StopSummary string
 	// Thinking is streamed as reasoning before each coordination call's action, if set.
 	Thinking string
 	// Planning is the reply to planning mode's check (default "IRREVERSIBLE: NO").

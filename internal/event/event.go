@@ -71,6 +71,8 @@ type Settings struct {
 	Rounds     *RoundTimeouts `json:"round_timeouts,omitempty"`
 	// PersonaGenerator is the diversity mode when persona_generator is enabled, "" otherwise.
 	PersonaGenerator string `json:"persona_generator,omitempty"`
+	// CoordinationMode is "decomposition" in that mode, "" for voting.
+	CoordinationMode string `json:"coordination_mode,omitempty"`
 }
 
 // Fairness is fairness_enabled and its caps; the caps are 0 when it is off.

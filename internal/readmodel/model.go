@@ -107,6 +107,9 @@ type Agent struct {
 	// Session is the backend's own session id (a coding-agent CLI's), "" for the others.
 	Session string
 
+	// Part is the agent's part in decomposition mode (nil otherwise).
+	Part *Part
+
 	Turns        int // turns started
 	Calls        int // model calls started
 	LastActivity time.Time
