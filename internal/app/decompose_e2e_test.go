@@ -239,3 +239,33 @@ func TestE2E_DecompositionTimedOutPartIsNamed(t *testing.T) {
 		t.Errorf("the plain view does not name the unfinished part:\n%s", out)
 	}
 }
+
+// MassGen's documented decomposition config runs as is, its three OpenAI agents served by a
+// local fake of the Responses API: the integrator it names presents every part.
+func TestE2E_MassGenDecompositionConfigOnAFake(t *testing.T) {
+	cfg, rep := config.Load("../config/testdata/massgen_decomposition.yaml")
+	if !rep.OK() || len(rep.Warnings) > 0 {
+		t.Fatal(rep.Text())
+	}
+	answers := map[string]string{"frontend": "UI: a React page.", "backend": "API: a SQLite store.", "integrator": "Glue: one compose file."}
+	for i := range cfg.Agents {
+		a := &cfg.Agents[i]
+		a.Backend.BaseURL = newFake(t, nil, openaiResponsesAs(answers[a.ID], partsPlayer)).URL + "/v1"
+	}
+	root := t.TempDir()
+	var out bytes.Buffer
+	res, err := Run(t.Context(), cfg, Options{Question: "Build a small full-stack todo app.", Logging: true, LogRoot: root,
+		Getenv: func(k string) string { return keys[k] }, Sinks: []event.Sink{view.NewPlain(&out)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || res.Winner != "integrator" {
+		t.Fatalf("result %+v\n%s", res.Result, out.String())
+	}
+	for _, a := range answers {
+		if !strings.Contains(res.FinalAnswer, a) {
+			t.Errorf("the final answer lacks %q: %s", a, res.FinalAnswer)
+		}
+	}
+	assertNoKeys(t, root)
+}
