@@ -163,7 +163,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p,
 			BaseURL: redact.URL(a.Backend.BaseURL), CustomEndpoint: customEndpoint(a.Backend), Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
-			VotingSensitivity: a.VotingSensitivity, HoldsSession: isCLI(a)}
+			VotingSensitivity: a.VotingSensitivity, HoldsSession: isCLI(a), Subtask: a.Subtask}
 	}
 	if len(missing) > 0 {
 		return Result{}, errorf(ExitConfig, "%s", strings.Join(missing, "\n"))

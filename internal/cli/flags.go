@@ -94,7 +94,7 @@ func addRootFlags(root *cobra.Command, o *rootOptions) {
 	f.BoolVar(&r.quick, "quick", false, "one answer per agent, no refinement: independent answers, one vote, synthesized final answer (with --single-agent: no vote, the answer as is)")
 	f.Var(&r.singleAgent, "single-agent", "keep only agent `ID` (default: the first agent)")
 	f.Lookup("single-agent").NoOptDefVal = optionalAlone
-	f.StringVar(&r.coordinationMode, "coordination-mode", "", "`MODE` parallel: every agent answers the whole question (the only mode here)")
+	f.StringVar(&r.coordinationMode, "coordination-mode", "", "`MODE` parallel: every agent answers the whole question and they vote; decomposition: each agent owns a subtask, the presenter integrates the parts")
 	f.StringVar(&r.personas, "personas", "", "generate diverse personas in `MODE` perspective|implementation|methodology, or off")
 	in(groupModes, "quick", "single-agent", "coordination-mode", "personas")
 

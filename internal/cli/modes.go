@@ -22,11 +22,12 @@ func checkModeFlags(o *runOptions) error {
 		return exitf(ExitConfig, "--display %q: use rich or textual (both are massgen's live view), or --no-display for plain text", o.display)
 	}
 	switch o.coordinationMode {
-	case "", "parallel", "voting":
-	case "decomposition":
-		return exitf(ExitConfig, "--coordination-mode decomposition (agents splitting the task into subtasks)%s: agents here all answer the whole question (--coordination-mode parallel)", notYet)
+	case "", "parallel", "voting", "decomposition":
 	default:
-		return exitf(ExitConfig, "--coordination-mode %q: use parallel (decomposition%s)", o.coordinationMode, notYet)
+		return exitf(ExitConfig, "--coordination-mode %q: use parallel (every agent answers the whole question, then they vote) or decomposition (each agent owns a subtask)", o.coordinationMode)
+	}
+	if o.coordinationMode == "decomposition" && o.quick {
+		return exitf(ExitConfig, "--quick with --coordination-mode decomposition: --quick is a voting mode (one answer each, one vote); leave one of them out")
 	}
 	switch o.personas {
 	case "", "off", "perspective", "implementation", "methodology":
@@ -77,6 +78,14 @@ func applyOverrides(cfg *config.Config, o *runOptions) error {
 	default:
 		cfg.Orchestrator.PersonaGenerator = config.PersonaGenerator{Enabled: true, DiversityMode: o.personas}
 	}
+	switch o.coordinationMode {
+	case "parallel", "voting":
+		cfg.Orchestrator.CoordinationMode = config.ModeVoting
+	case "decomposition":
+		if err := decompositionOverride(cfg); err != nil {
+			return err
+		}
+	}
 	if o.quick {
 		// MassGen's mode_flags.py: refinement off.
 		cfg.Orchestrator.MaxNewAnswersPerAgent = 1
@@ -89,6 +98,27 @@ func applyOverrides(cfg *config.Config, o *runOptions) error {
 			cfg.Orchestrator.FinalAnswerStrategy = config.StrategySynthesize
 		}
 	}
+	return nil
+}
+
+// decompositionOverride turns decomposition mode on over a config (MassGen's
+// --coordination-mode overrides coordination_mode), refusing the vote settings the config
+// validation refuses with it.
+func decompositionOverride(cfg *config.Config) error {
+	o := &cfg.Orchestrator
+	var clash []string
+	for key, on := range map[string]bool{"skip_voting": o.SkipVoting, "defer_voting_until_all_answered": o.DeferVotingUntilAllAnswered,
+		"lazy_start_agents": o.LazyStartAgents > 0, "voting_sensitivity: checklist_gated": o.VotingSensitivity == "checklist_gated"} {
+		if on {
+			clash = append(clash, key)
+		}
+	}
+	if len(clash) > 0 {
+		slices.Sort(clash)
+		return exitf(ExitConfig, "--coordination-mode decomposition: the config sets %s, which do not apply without votes; remove them or run --coordination-mode parallel",
+			strings.Join(clash, ", "))
+	}
+	o.CoordinationMode = config.ModeDecomposition
 	return nil
 }
 

@@ -119,8 +119,8 @@ func TestModeFlags_BadValues(t *testing.T) {
 		args []string
 		want *regexp.Regexp
 	}{
-		{[]string{"--coordination-mode", "decomposition"}, regexp.MustCompile(`--coordination-mode decomposition .*is not supported yet: .*parallel`)},
-		{[]string{"--coordination-mode", "chaos"}, regexp.MustCompile(`--coordination-mode "chaos": use parallel`)},
+		{[]string{"--coordination-mode", "decomposition", "--quick"}, regexp.MustCompile(`--quick with --coordination-mode decomposition`)},
+		{[]string{"--coordination-mode", "chaos"}, regexp.MustCompile(`--coordination-mode "chaos": use parallel .* or decomposition`)},
 		{[]string{"--personas", "wild"}, regexp.MustCompile(`--personas "wild": use off, perspective, implementation or methodology`)},
 		{[]string{"--cwd-context", "rx"}, regexp.MustCompile(`--cwd-context "rx": use ro or read .* rw or write`)},
 		{[]string{"--display", "tui"}, regexp.MustCompile(`--display "tui": use rich or textual`)},
@@ -186,5 +186,26 @@ func TestCwdContext(t *testing.T) {
 	want := []config.ContextPath{{Path: dir, Write: true}, {Path: "other"}}
 	if diff := cmp.Diff(want, c.Orchestrator.ContextPaths); diff != "" {
 		t.Errorf("context paths (-want +got):\n%s", diff)
+	}
+}
+
+// MassGen's documented decomposition config validates strictly (no warning), and
+// --coordination-mode decomposition turns the mode on over a voting config, refusing the vote
+// settings that mode has no use for.
+func TestDecomposition_ValidateAndFlag(t *testing.T) {
+	mg := repoFile(t, "internal/config/testdata/massgen_decomposition.yaml")
+	if code, out, _ := execute(t, t.Context(), "--validate", mg, "--strict"); code != 0 || !strings.Contains(out, "Configuration is valid!") {
+		t.Fatalf("--validate --strict: exit %d: %s", code, out)
+	}
+	cfg := writeConfig(t, "agents:\n  - id: a\n    subtask: the page\n    backend: {type: scripted, answers: [Page.]}\n"+
+		"  - id: b\n    subtask: the API\n    backend: {type: scripted, answers: [API.], final: \"Both: {{parts}}\"}\n")
+	code, out, stderr := execute(t, t.Context(), "--config", cfg, "--no-display", "--no-logs", "--coordination-mode", "decomposition", "Build it.")
+	if code != 0 || !strings.Contains(out+stderr, "coordination ended: all_stopped") || !strings.Contains(out+stderr, "Both: Page.") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+	skip := writeConfig(t, "agents:\n  - id: a\n    backend: {type: scripted, answers: [x]}\norchestrator: {skip_voting: true}\n")
+	code, _, stderr = execute(t, t.Context(), "--config", skip, "--coordination-mode", "decomposition", "q?")
+	if code != ExitConfig || !strings.Contains(stderr, "the config sets skip_voting, which do not apply without votes") {
+		t.Fatalf("skip_voting with the flag: exit %d: %s", code, stderr)
 	}
 }

@@ -29,6 +29,9 @@ type Agent struct {
 	// VotingSensitivity overrides Orchestrator.VotingSensitivity for this agent's votes
 	// ("" inherits it; MassGen v0.1.47 per-agent voting sensitivity).
 	VotingSensitivity string
+	// Subtask is the agent's part of the task in decomposition mode ("": the task decomposer
+	// assigns one).
+	Subtask string
 }
 
 // Backend says which model serves an agent.
@@ -95,8 +98,12 @@ type Script struct {
 	// ChecklistCorrect is what the agent checks answers against when it scores a checklist
 	// (checklist_gated): answers containing it pass the primary criterion (correctness).
 	ChecklistCorrect string
-	// Final is the presentation text; the latest answer when empty.
+	// Final is the presentation text; the latest answer when empty. "{{parts}}" in it stands
+	// for every answer block shown, in label order.
 	Final string
+	// StopStatus and StopSummary are the agent's stop in decomposition mode, made once it has
+	// no next answer ("" : complete, and a derived summary).
+	StopStatus, StopSummary string
 	// Thinking is streamed as reasoning before each coordination call's action, if set.
 	Thinking string
 	// Planning is the reply to planning mode's check (default "IRREVERSIBLE: NO").
@@ -216,6 +223,11 @@ type Orchestrator struct {
 	LazyStartAgents, LazyStartAgreement int
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
+	// CoordinationMode is ModeVoting ("" too) or ModeDecomposition: each agent owns a subtask
+	// and signals it done with stop; the presenter integrates the parts.
+	CoordinationMode string
+	// TaskDecomposer assigns subtasks to agents without one (decomposition mode).
+	TaskDecomposer TaskDecomposer
 
 	// This port's request layout and peer view (keys_protocol.go); "" and 0 mean the defaults.
 
@@ -286,6 +298,26 @@ type Fairness struct {
 	// MaxMidstreamInjectionsPerRound caps the peer updates delivered to one agent within one
 	// turn (max_midstream_injections_per_round, default 2).
 	MaxMidstreamInjectionsPerRound int
+}
+
+// Coordination modes (orchestrator.coordination_mode).
+const (
+	ModeVoting        = "voting"
+	ModeDecomposition = "decomposition"
+)
+
+// Decomposing reports whether the session runs decomposition mode.
+func (o Orchestrator) Decomposing() bool { return o.CoordinationMode == ModeDecomposition }
+
+// TaskDecomposer is orchestrator.coordination.task_decomposer.
+type TaskDecomposer struct {
+	// Disabled turns automatic assignment off (enabled: false): agents without a subtask
+	// then split the work among themselves from the task alone.
+	Disabled bool
+	// Guidelines are added to the decomposer's request (decomposition_guidelines).
+	Guidelines string
+	// Timeout bounds the decomposer's call (timeout_seconds; 0 means 300 s).
+	Timeout time.Duration
 }
 
 // PersonaGenerator is orchestrator.coordination.persona_generator.

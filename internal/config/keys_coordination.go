@@ -125,8 +125,9 @@ func coordinationKeys() []Key {
 			Doc: "Removed; MassGen rejects it too."},
 		{Section: secCoord, Name: "use_two_tier_workspace", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
 			Doc: "Deprecated scratch/deliverable workspaces.", Instead: "remove it; MassGen replaced it with write_mode"},
-		{Section: secCoord, Name: "task_decomposer", Type: TypeMapping, Status: Ignored, Since: "0.1.48", Needs: "orchestrator.coordination_mode",
-			Doc: "Decomposition mode: the task decomposer."},
+		{Section: secCoord, Name: "task_decomposer", Type: TypeMapping, Status: Implemented, Since: "0.1.48", ex: "{enabled: true}",
+			Doc: "Decomposition mode: how agents without a subtask get one (see its section).",
+			raw: coordSub(secDecomposer)},
 		{Section: secCoord, Name: "write_mode", Type: TypeEnum, Enum: []string{"auto", "worktree", "isolated", "legacy"},
 			Accept: []string{"legacy"}, Default: "auto", Status: OffOnly, Since: "0.1.48",
 			Doc:     "How agent writes are isolated; this build writes directly (legacy).",
@@ -208,6 +209,20 @@ func coordinationKeys() []Key {
 			check: atLeast(0), Doc: "Speed: fix loops per round."},
 		{Section: secCoord, Name: "skip_redundant_scaffolding", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.79",
 			Needs: needsChecklist, Doc: "Speed: continue existing scaffolding."},
+	}
+}
+
+func decomposerKeys() []Key {
+	return []Key{
+		{Section: secDecomposer, Name: "enabled", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.48",
+			Doc: "Assign a subtask to each agent without one, in one call to the first agent's model before coordination (false: those agents split the work among themselves).",
+			set: orch(func(o *Orchestrator, v value) { o.TaskDecomposer.Disabled = !v.b })},
+		{Section: secDecomposer, Name: "decomposition_guidelines", Type: TypeString, Status: Implemented, Since: "0.1.48",
+			Doc: "Guidelines added to the decomposer's request.",
+			set: orch(func(o *Orchestrator, v value) { o.TaskDecomposer.Guidelines = v.s })},
+		{Section: secDecomposer, Name: "timeout_seconds", Type: TypeSeconds, Default: "300", Status: Implemented, Since: "0.1.48",
+			Doc: "Bounds the decomposer's call; past it every agent without a subtask gets a built-in one.",
+			set: orch(func(o *Orchestrator, v value) { o.TaskDecomposer.Timeout = v.d })},
 	}
 }
 

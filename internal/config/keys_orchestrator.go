@@ -23,6 +23,7 @@ const (
 	secOrch        = "orchestrator"
 	secCoord       = "orchestrator.coordination"
 	secPersona     = "orchestrator.coordination.persona_generator"
+	secDecomposer  = "orchestrator.coordination.task_decomposer"
 	secOrchTimeout = "orchestrator.timeout"
 	secTimeouts    = "timeout_settings"
 	secUI          = "ui"
@@ -88,7 +89,7 @@ func orchestratorKeys() []Key {
 			Status: Implemented, Since: "port", Doc: "This port's older spelling of final_answer_strategy: regenerate is winner_present, verbatim is winner_reuse.",
 			set: func(_ *walker, t *target, v value) { t.final.presentation = &v }},
 		{Section: secOrch, Name: "presenter_agent", Type: TypeString, Status: Implemented, Since: "0.1.48",
-			Doc: "Id of the agent that writes the final answer (default: the winner).", ex: "a",
+			Doc: "Id of the agent that writes the final answer (default: the winner; in decomposition mode the last agent).", ex: "a",
 			set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.PresenterAgent, t.presenterF = v.s, &v.f }},
 		{Section: secOrch, Name: "defer_voting_until_all_answered", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.63",
 			Doc: "Accept no vote until every live agent has an answer.",
@@ -130,9 +131,10 @@ func orchestratorKeys() []Key {
 		{Section: secOrch, Name: "defer_peer_updates_until_restart", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.49",
 			Doc:     "Queue peer updates until the agent restarts instead of injecting them.",
 			Instead: "remove it; `disable_injection: true` delivers new answers on the next turn only"},
-		{Section: secOrch, Name: "coordination_mode", Type: TypeEnum, Enum: []string{"voting", "decomposition"}, Accept: []string{"voting"},
-			Default: "voting", Status: OffOnly, Since: "0.1.48", Doc: "Voting, or decomposition into subtasks.",
-			Why: "decomposition needs subtasks, the stop tool and a task decomposer"},
+		{Section: secOrch, Name: "coordination_mode", Type: TypeEnum, Enum: []string{ModeVoting, ModeDecomposition},
+			Default: ModeVoting, Status: Implemented, Since: "0.1.48",
+			Doc: "voting, or decomposition: each agent owns a subtask (agents[].subtask, else the task decomposer's), shares its work with new_answer, signals it done with stop{summary, status}, and the presenter (presenter_agent, else the last agent) integrates the parts.",
+			set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.CoordinationMode, t.modeF = v.s, &v.f }},
 		{Section: secOrch, Name: "end_when_decided", Type: TypeBool, Default: "true", Status: Implemented, Since: "port",
 			Doc: "End coordination once the remaining votes can no longer change the winner, instead of waiting for every vote; calls still running are cancelled and billed (saves time and tokens; false waits for every vote, as MassGen does).",
 			set: orch(func(o *Orchestrator, v value) { o.EndWhenDecided = v.b })},
@@ -286,7 +288,8 @@ func orchestratorAfter(w *walker, t *target, f field, present map[string]field) 
 		w.errf(g, "remove `lazy_start_agents`, or `skip_voting`",
 			"lazy start needs votes: the agents held back join only while the votes of those in play disagree, and `skip_voting: true` has none")
 	}
-	protocolAfter(w, t, present) // keys_protocol.go
+	decompositionAfter(w, t, present) // decomposition.go
+	protocolAfter(w, t, present)      // keys_protocol.go
 }
 
 // checkLazy checks lazy_start_agents and lazy_start_agreement against the team's size.
@@ -327,7 +330,7 @@ func (w *walker) checkPresenter(t *target, defs []agentDef) {
 		w.errf(g, sugg, "presenter_agent `%s` is not the id of an agent", clip(id))
 		return
 	}
-	if t.cfg.Orchestrator.FinalAnswerStrategy == StrategyWinnerReuse {
+	if t.cfg.Orchestrator.FinalAnswerStrategy == StrategyWinnerReuse && !t.cfg.Orchestrator.Decomposing() {
 		w.warnAt(g.loc, "`presenter_agent` is unused: the winner's answer is reused as is, without a presentation call",
 			"remove presenter_agent, or use `final_answer_strategy: winner_present` or `synthesize`", g.keyN)
 	}

@@ -336,6 +336,7 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	w.checkAgents(agentDefs)
 	w.checkPresenter(t, agentDefs)
 	w.checkLazy(t, len(agentDefs))
+	w.checkDecomposition(t, agentDefs)
 	w.checkTuning()
 	for _, d := range agentDefs {
 		cfg.Agents = append(cfg.Agents, d.agent)
@@ -348,6 +349,8 @@ type agentDef struct {
 	loc   string
 	idN   ast.Node // nil when the id is missing or invalid
 	voteF *field   // the scripted vote key, when it names a label
+	// subtaskF is the agent's subtask key, checked against the coordination mode.
+	subtaskF *field
 	// appendAgent and appendBackend are the agent's and the backend's append_system_prompt,
 	// joined to SystemMessage once the agent is read, in that order.
 	appendAgent, appendBackend string

@@ -149,7 +149,12 @@ func TestParse_V09xKeys(t *testing.T) {
 			[]string{"E 5:3 ui.display_type | `display_type: web` is not supported yet | massgen serve"}, nil},
 		{"coordination_mode", orch("  coordination_mode: voting\n"), nil, nil},
 		{"decomposition", orch("  coordination_mode: decomposition\n"),
-			[]string{"E 7:3 orchestrator.coordination_mode | `coordination_mode: decomposition` is not supported yet | use `voting`"}, nil},
+			[]string{"W 7:22 orchestrator.coordination_mode | decomposition mode: `a`, `writer` have no subtask; the task decomposer assigns them one"},
+			func(t *testing.T, c *Config) {
+				if !c.Orchestrator.Decomposing() {
+					t.Errorf("mode %q", c.Orchestrator.CoordinationMode)
+				}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,9 +211,14 @@ func TestParse_RefusedByName(t *testing.T) {
 		{"checklist tuning across sections", okAgents + "orchestrator:\n  voting_sensitivity: roi\n  coordination: {fast_iteration_mode: true}\n",
 			[]string{"E 5:3 orchestrator.voting_sensitivity | `voting_sensitivity: roi` is not supported yet",
 				"E 6:18 orchestrator.coordination.fast_iteration_mode | it tunes `orchestrator.voting_sensitivity`"}},
-		{"agent key tuning the orchestrator", "agents:\n  - id: a\n    subtask: research\n    backend: {type: scripted, answers: [hi]}\norchestrator: {coordination_mode: decomposition}\n",
-			[]string{"E 3:5 agents[0].subtask | it tunes `orchestrator.coordination_mode`",
-				"E 5:16 orchestrator.coordination_mode | `coordination_mode: decomposition` is not supported yet"}},
+		{"vote settings in decomposition mode", "agents:\n  - id: a\n    subtask: research\n    backend: {type: scripted, answers: [hi]}\n" +
+			"orchestrator: {coordination_mode: decomposition, skip_voting: true, voting_sensitivity: checklist_gated}\n",
+			[]string{"E 5:63 orchestrator.skip_voting | `skip_voting` does not apply in decomposition mode",
+				"E 5:89 orchestrator.voting_sensitivity | a checklist-gated stop is not built"}},
+		{"subtask without decomposition", "agents:\n  - id: a\n    subtask: research\n    backend: {type: scripted, answers: [hi]}\n",
+			[]string{"W 3:5 agents[0].subtask | `subtask` has no effect: orchestrator.coordination_mode is not decomposition"}},
+		{"empty subtask", "agents:\n  - id: a\n    subtask: ' '\n    backend: {type: scripted, answers: [hi]}\norchestrator: {coordination_mode: decomposition}\n",
+			[]string{"E 3:14 agents[0].subtask | `subtask` is empty"}},
 		{"docker settings", net("      command_line_execution_mode: docker\n      command_line_docker_image: img\n"),
 			[]string{"E 5:7 agents[0].backend.command_line_execution_mode | `command_line_execution_mode: docker` is not supported yet",
 				"E 6:7 agents[0].backend.command_line_docker_image | it tunes `command_line_execution_mode`"}},

@@ -32,6 +32,7 @@ type target struct {
 	// Root-level fields the checks after the whole file need.
 	agentF, agentsF *field
 	presenterF      *field
+	modeF           *field // coordination_mode, checked against the settings it excludes
 	lazyF           *field // lazy_start_agents, checked against the team's size
 	graceF          *field
 	final           *finalSetting

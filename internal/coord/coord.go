@@ -43,6 +43,9 @@ type Settings struct {
 	// Lazy, when set, starts only the first agents and holds the others back until the first
 	// disagree (adaptive consistency; see lazy.go).
 	Lazy *LazySettings
+	// Decomposition runs decomposition mode (decompose.go): stop replaces vote. It excludes
+	// SkipVoting, DeferVoting, Checklist and Lazy, which are about votes.
+	Decomposition bool
 }
 
 // Answer is one accepted answer.
@@ -84,6 +87,8 @@ type agentState struct {
 	// held: lazy start keeps the agent out of play until Release; it takes no turn, and counts
 	// as a vote still to come.
 	held bool
+	// stop is the agent's latest stop (decomposition mode).
+	stop *Stop
 }
 
 // Machine holds the protocol state of one coordination. It is not safe for concurrent use.
@@ -230,6 +235,9 @@ func (m *Machine) NeedsTurn(i int) bool {
 	if m.s.SkipVoting {
 		return len(m.agents[i].answers) == 0 && !m.GlobalCapReached()
 	}
+	if m.s.Decomposition && m.Done(i) {
+		return false
+	}
 	if _, ok := m.CurrentVote(i); ok {
 		return false
 	}
@@ -257,6 +265,9 @@ func (m *Machine) Converged() bool {
 	if m.s.SkipVoting {
 		return m.TotalAnswers() > 0 && (m.GlobalCapReached() || m.AllAnswered())
 	}
+	if m.s.Decomposition {
+		return m.decompositionConverged()
+	}
 	for i, a := range m.agents {
 		if a.dead {
 			continue
@@ -281,7 +292,7 @@ func (m *Machine) TurnFailed(i int) (consecutive int, dead bool) {
 	a.failures++
 	if a.failures >= m.s.FailureBudget {
 		a.dead = true
-		a.vote = nil
+		a.vote, a.stop = nil, nil
 	}
 	return a.failures, a.dead
 }
@@ -289,7 +300,7 @@ func (m *Machine) TurnFailed(i int) (consecutive int, dead bool) {
 // Kill leaves agent i out at once (a fatal error such as a rejected API key).
 func (m *Machine) Kill(i int) {
 	m.agents[i].dead = true
-	m.agents[i].vote = nil
+	m.agents[i].vote, m.agents[i].stop = nil, nil
 }
 
 // Failures is how many turns agent i has failed in a row.

@@ -67,7 +67,7 @@ func (m *Machine) Blocked(i int) string {
 	if m.s.FairnessPause && len(a.answers) > 0 {
 		if lead, over := m.overLeadCap(i); over {
 			return fmt.Sprintf("fairness: another answer would put it %d answers ahead of the slowest active agent "+
-				"(orchestrator.fairness_lead_cap_answers is %d); waiting for the others to answer or vote", lead, m.s.LeadCap)
+				"(orchestrator.fairness_lead_cap_answers is %d); waiting for the others to answer or %s", lead, m.s.LeadCap, m.terminal())
 		}
 	}
 	return ""
@@ -108,7 +108,7 @@ func (m *Machine) active(i int) bool {
 		return false
 	}
 	_, voted := m.CurrentVote(i)
-	return !voted
+	return !voted && !(m.s.Decomposition && m.Done(i))
 }
 
 // Unseen returns the current answers of the agents other than i that are newer than what i has

@@ -44,6 +44,11 @@ const (
 	// Deferred: the vote came before every live agent had an answer (DeferVoting). It does not
 	// count; the agent waits until they all have one and then takes its turn again.
 	Deferred
+	// Stopped: a stop was accepted and counts (decomposition mode).
+	Stopped
+	// StaleStop: the stop was made on an answer set that is no longer current; it does not
+	// count, and the agent must look at the new answers.
+	StaleStop
 )
 
 // Outcome is the result of resolving one model response.
@@ -51,10 +56,11 @@ type Outcome struct {
 	Kind     Kind
 	Answer   Answer
 	Vote     Vote
+	Stop     Stop // Stopped, StaleStop
 	Feedback []Feedback
 	// Invalidated lists the agents whose votes stopped counting because of Answer.
 	Invalidated []int
-	// Accepted is the ID of the call that was accepted (Answered, Voted, StaleVote, Deferred).
+	// Accepted is the ID of the call that was accepted (every Kind but Retry and NoWorkflow).
 	Accepted string
 	// Waiting lists the live agents without an answer yet (Deferred).
 	Waiting []int
@@ -66,6 +72,9 @@ type Outcome struct {
 func (m *Machine) Resolve(i int, calls []Call, text string, seen int) Outcome {
 	if m.ended || m.agents[i].dead {
 		return Outcome{Kind: Retry, Feedback: rejectAll(calls, "coordination is over; this call was not counted")}
+	}
+	if m.s.Decomposition {
+		return m.resolveDecomposition(i, calls, text, seen)
 	}
 	var votes, answers int
 	for _, c := range calls {
@@ -225,34 +234,33 @@ func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcom
 	}
 	if limit := m.s.MaxNewAnswersGlobal; limit > 0 && m.TotalAnswers() >= limit {
 		return retryOne(calls, c, fmt.Sprintf(
-			"the maximum of %d answers across all agents (orchestrator.max_new_answers_global) has been reached; vote for the best current answer instead", limit))
+			"the maximum of %d answers across all agents (orchestrator.max_new_answers_global) has been reached; %s instead", limit, m.instead()))
 	}
 	if limit := m.s.MaxNewAnswersPerAgent; limit > 0 && len(m.agents[i].answers) >= limit {
 		return retryOne(calls, c, fmt.Sprintf(
-			"you have reached the maximum of %d answers; vote for the best current answer instead", limit))
+			"you have reached the maximum of %d answers; %s instead", limit, m.instead()))
 	}
 	if lead, over := m.overLeadCap(i); over && len(m.agents[i].answers) > 0 {
 		// MassGen says "wait for peers to catch up or vote"; within a turn waiting is not
 		// something a model can do, so the message names the action that is.
 		return retryOne(calls, c, fmt.Sprintf(
 			"fairness lead cap reached: another new_answer would put you %d answers ahead of the slowest active agent "+
-				"(the cap is %d, orchestrator.fairness_lead_cap_answers); vote for the best current answer now, "+
-				"and answer again once the others have caught up", lead, m.s.LeadCap))
+				"(the cap is %d, orchestrator.fairness_lead_cap_answers); %s now, "+
+				"and answer again once the others have caught up", lead, m.s.LeadCap, m.instead()))
 	}
 	current := m.CurrentAnswers()
 	for _, a := range current {
 		if strings.TrimSpace(a.Content) == content {
 			return retryOne(calls, c, fmt.Sprintf(
-				"this answer is identical to %s's current answer: submit a different, improved answer or vote for %s",
-				Label(a.Agent), Label(a.Agent)))
+				"this answer is identical to %s's current answer: %s", Label(a.Agent), m.identical(a.Agent)))
 		}
 	}
 	if limit, ok := noveltyLimit(m.s.Novelty); ok {
 		for _, a := range current {
 			if sim := Jaccard(a.Content, content); sim > limit {
 				return retryOne(calls, c, fmt.Sprintf(
-					"this answer is too similar to %s's current answer (%.0f%% of words shared, the limit is %.0f%%): take a substantially different approach or vote",
-					Label(a.Agent), sim*100, limit*100))
+					"this answer is too similar to %s's current answer (%.0f%% of words shared, the limit is %.0f%%): take a substantially different approach or %s",
+					Label(a.Agent), sim*100, limit*100, m.terminal()))
 			}
 		}
 	}
@@ -265,6 +273,13 @@ func (m *Machine) accept(i int, content, callID string) Outcome {
 	m.agents[i].answers = append(m.agents[i].answers, a)
 	var invalidated []int
 	for k := range m.agents {
+		if st := m.agents[k].stop; st != nil {
+			// A new answer wakes every agent that stopped (MassGen resets has_voted).
+			if st.Version == m.version-1 {
+				invalidated = append(invalidated, k)
+			}
+			m.agents[k].stop = nil
+		}
 		v := m.agents[k].vote
 		switch {
 		case v == nil:
@@ -282,6 +297,22 @@ func (m *Machine) accept(i int, content, callID string) Outcome {
 		}
 	}
 	return Outcome{Kind: Answered, Answer: a, Invalidated: invalidated, Accepted: callID}
+}
+
+// identical is what to do instead of resubmitting agent k's answer, worded for the mode.
+func (m *Machine) identical(k int) string {
+	if m.s.Decomposition {
+		return "submit your own part's new work, or call stop if your part is done"
+	}
+	return "submit a different, improved answer or vote for " + Label(k)
+}
+
+// terminal names the mode's terminal tool.
+func (m *Machine) terminal() string {
+	if m.s.Decomposition {
+		return ToolStop
+	}
+	return ToolVote
 }
 
 func noveltyLimit(level string) (float64, bool) {

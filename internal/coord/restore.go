@@ -18,6 +18,8 @@ type Restored struct {
 	Dead     []int
 	Failures []int
 	Deferred []int
+	// Stops are the stops still current (decomposition mode), one per agent at most.
+	Stops []Stop
 	// Checklists are the agents' latest accepted checklists (checklist_gated), by agent: their
 	// Version, Verdict, Gate and Scores (Best is ranked again from the scores).
 	Checklists map[int]Checklist
@@ -79,6 +81,9 @@ func (m *Machine) Restore(r Restored) error {
 		if i >= 0 && i < n {
 			m.agents[i].deferred = true
 		}
+	}
+	if err := m.restoreStops(r.Stops); err != nil {
+		return err
 	}
 	return m.restoreChecklists(r.Checklists)
 }

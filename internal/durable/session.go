@@ -67,6 +67,11 @@ func Supported(cfg *config.Config) error {
 	if o.PersonaGenerator.Enabled {
 		add("orchestrator.coordination.persona_generator")
 	}
+	if o.Decomposing() {
+		// The stop tool, the task decomposer and the parts' presentation are not in the
+		// workflow's activities yet.
+		add("orchestrator.coordination_mode: decomposition")
+	}
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}

@@ -130,3 +130,13 @@ func loadTeam(t *testing.T, yaml string) *config.Config {
 	}
 	return cfg
 }
+
+// Decomposition mode does not run on Temporal yet: it is refused by name before anything is
+// sent, not run as a voting session.
+func TestSupported_RefusesDecomposition(t *testing.T) {
+	cfg := loadTeam(t, strings.Replace(team, "orchestrator:", "orchestrator:\n  coordination_mode: decomposition", 1))
+	err := Supported(cfg)
+	if err == nil || !strings.Contains(err.Error(), "coordination_mode: decomposition") {
+		t.Fatalf("Supported = %v, want decomposition refused by name", err)
+	}
+}

@@ -189,6 +189,9 @@ func (s *session) coordinationPrompt(i int) prompt.Coordination {
 	if i < len(s.personas) {
 		c.Persona = s.personas[i]
 	}
+	if s.decomposing() {
+		c.Decomposition, c.Subtask, c.PartCriteria, c.Checklist = true, s.subtaskOf(i), s.splitCriteria(), ""
+	}
 	return c
 }
 
@@ -221,6 +224,9 @@ func (s *session) syncSeenLocked(i int, c *conversation) {
 
 // update is the message that brings an agent up to date, worded for the session's tools.
 func (s *session) update(lead string, news []prompt.Answer) string {
+	if s.decomposing() {
+		return prompt.UpdateParts(lead, news)
+	}
 	if s.skipVoting {
 		return prompt.UpdateNoVote(lead, news)
 	}
@@ -264,11 +270,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if attempt > 1 || rounds > 0 || !c.fresh() {
 			stage = provider.StageEnforcement
 		}
-		workflow := prompt.Tools(c.labels)
-		if s.skipVoting {
-			workflow = prompt.AnswerTools()
-		}
-		tools := append(append(a.Tools.Specs(), workflow...), s.checklistTools(c.labels)...)
+		tools := append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c.labels)...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}
@@ -318,7 +320,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		var workflowCalls []coord.Call
 		var other []provider.ToolCall
 		for _, tc := range res.calls {
-			if tc.Name == coord.ToolVote || tc.Name == coord.ToolNewAnswer {
+			if coord.IsWorkflow(tc.Name) {
 				workflowCalls = append(workflowCalls, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 			} else {
 				other = append(other, tc)
@@ -452,16 +454,15 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		c.accepted = out.Accepted
 		c.lead = prompt.VotingOpen
 		return true
+	case coord.Stopped, coord.StaleStop:
+		return s.applyStopLocked(i, c, out)
 	case coord.Retry:
 		for _, f := range out.Feedback {
 			s.publish(event.ToolRejected{Agent: id, CallID: f.CallID, Tool: f.Tool, Error: f.Error})
 			c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: f.CallID, Content: "Error: " + f.Error, IsError: true})
 		}
 	case coord.NoWorkflow:
-		note := prompt.Enforcement
-		if s.skipVoting {
-			note = prompt.EnforcementNoVote
-		}
+		note := s.enforcement()
 		s.publish(event.EnforcementSent{Agent: id, Message: note})
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: note})
 	}

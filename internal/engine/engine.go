@@ -52,6 +52,9 @@ type Agent struct {
 	// tool rounds: text for it (a background subagent's result, as a user message) and what
 	// that work paid, added to its cost. It must not block.
 	Inbox func() (text string, spent provider.Usage)
+	// Subtask is the agent's part of the task in decomposition mode ("": the task decomposer
+	// assigns one).
+	Subtask string
 
 	// BaseURL is where the agent's requests go (credentials removed), CustomEndpoint that it
 	// is not the backend type's default, and Unpriced marks a model without a price; the
@@ -177,6 +180,8 @@ type session struct {
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation
+	// subtasks are the agents' parts in decomposition mode, set before coordination.
+	subtasks []string
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -210,6 +215,9 @@ func Run(ctx context.Context, o Options) Result {
 		if o.Orchestrator.PersonaGenerator.Enabled {
 			s.generatePersonas(ctx)
 		}
+		if s.decomposing() {
+			s.assignSubtasks(ctx)
+		}
 		s.mu.Lock()
 		s.endIfOverBudgetLocked()
 		s.mu.Unlock()
@@ -232,8 +240,17 @@ func newSession(o Options) *session {
 		items = criteria.Default() // config validation refuses such lists; this is a library caller's
 	}
 	gate := checklistSettings(orch, items)
-	if skip {
+	decompose := orch.Decomposing()
+	if decompose {
+		// Config refuses these with decomposition; a library caller gets them off.
+		skip = false
+	}
+	if skip || decompose {
 		gate = nil
+	}
+	lazy := lazySettings(orch, len(o.Agents), skip)
+	if decompose {
+		lazy = nil
 	}
 	s := &session{
 		o:          o,
@@ -243,7 +260,7 @@ func newSession(o Options) *session {
 		skipVoting: skip,
 		convs:      make([]conversation, len(o.Agents)),
 		turnOf:     make([]int, len(o.Agents)),
-		bounded:    boundedView(orch, len(o.Agents)),
+		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
@@ -252,14 +269,15 @@ func newSession(o Options) *session {
 			FailureBudget:         orch.FailureBudget,
 			MaxAnswerChars:        orch.MaxAnswerChars,
 			MaxNewAnswersGlobal:   orch.MaxNewAnswersGlobal,
-			DeferVoting:           orch.DeferVotingUntilAllAnswered,
+			DeferVoting:           orch.DeferVotingUntilAllAnswered && !decompose,
 			SkipVoting:            skip,
 			LeadCap:               leadCap,
 			// MassGen pauses an agent at the lead cap only while peers' answers reach it
 			// (FairnessGate.should_pause_agent_for_fairness returns early on disable_injection).
 			FairnessPause: leadCap > 0 && !orch.DisableInjection,
 			Checklist:     gate,
-			Lazy:          lazySettings(orch, len(o.Agents), skip),
+			Lazy:          lazy,
+			Decomposition: decompose,
 		}),
 	}
 	return s
@@ -389,6 +407,7 @@ func (s *session) started() event.SessionStarted {
 			Fairness:                    fairness,
 			PersonaGenerator:            personas,
 			Rounds:                      rounds,
+			CoordinationMode:            decompositionWord(s.decomposing()),
 		},
 	}
 }
@@ -554,6 +573,9 @@ func (s *session) checkEndLocked() {
 	switch {
 	case s.m.Live() == 0:
 		s.endLocked(event.EndAllDead)
+	case s.m.Converged() && s.decomposing():
+		s.endLocked(event.EndAllStopped)
+	case s.decomposing():
 	case s.m.Converged() && s.skipVoting:
 		s.endLocked(event.EndAllAnswered)
 	case s.m.Converged():

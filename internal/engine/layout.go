@@ -63,7 +63,7 @@ func (s *session) sharedTurnLocked(i int, c *conversation, round int) {
 		own = coord.Label(i)
 	}
 	total := len(s.m.CurrentAnswers())
-	if tail := prompt.Turn(own, c.lead, len(view), total, !s.skipVoting); tail != "" {
+	if tail := s.turnTail(own, c.lead, len(view), total); tail != "" {
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleUser, Content: tail})
 	}
 	c.sent, c.accepted, c.lead = 0, "", ""

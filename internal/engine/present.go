@@ -21,6 +21,9 @@ import (
 // presenter is the winner, or presenter_agent when that agent is alive. An interrupted, failed
 // or dead-presenter session gets the stored answer, so nothing produced is lost.
 func (s *session) present(ctx context.Context) Result {
+	if s.decomposing() {
+		return s.presentParts(ctx)
+	}
 	s.mu.Lock()
 	reason := s.reason
 	r := s.m.Winner()

@@ -84,6 +84,7 @@ type restored struct {
 	unpriced bool // an agent whose model has no price used tokens, as session.unpricedUsed
 	plan     *planning
 	personas []string
+	subtasks []string // decomposition mode's parts, nil when none were assigned
 	ended    *event.CoordinationEnded
 	final    *event.FinalAnswer
 	deadWhy  []string // why agents left, as session.deadWhy
@@ -96,6 +97,7 @@ type folder struct {
 	r        *restored
 	logs     []logged
 	votes    []*coord.Vote
+	stops    []*coord.Stop
 	failures []int
 	dead     []bool
 	deferred []bool
@@ -116,7 +118,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 	}
 	n := len(s.agents)
 	f := &folder{s: s, index: map[string]int{}, r: &restored{after: events[len(events)-1]},
-		logs: make([]logged, n), votes: make([]*coord.Vote, n), failures: make([]int, n),
+		logs: make([]logged, n), votes: make([]*coord.Vote, n), stops: make([]*coord.Stop, n), failures: make([]int, n),
 		dead: make([]bool, n), deferred: make([]bool, n), answered: make([]int, n)}
 	for i, a := range s.agents {
 		f.index[a.ID] = i
@@ -187,6 +189,22 @@ func (f *folder) apply(e event.Event) error {
 		f.r.plan = &planning{on: p.HoldBack, held: p.Held}
 	case event.PersonasGenerated:
 		f.personas(p)
+	case event.SubtasksAssigned:
+		f.r.subtasks = make([]string, len(f.s.agents))
+		for _, st := range p.Subtasks {
+			if i, ok := f.index[st.Agent]; ok {
+				f.r.subtasks[i] = st.Text
+			}
+		}
+	case event.AgentStopped:
+		if i, ok := f.index[p.Agent]; ok {
+			if p.Stale {
+				f.succeeded(i, coord.StaleStop)
+			} else {
+				f.stops[i] = &coord.Stop{Agent: i, Summary: p.Summary, Status: p.Status, Version: p.Version}
+				f.succeeded(i, coord.Stopped)
+			}
+		}
 	case event.CoordinationEnded:
 		f.r.ended = &p
 	case event.FinalAnswer:
@@ -246,6 +264,7 @@ func (f *folder) answer(seq int64, p event.AnswerSubmitted) error {
 	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
 	f.answered[i]++
 	f.succeeded(i, coord.Answered)
+	clear(f.stops) // a new answer wakes every agent that stopped
 	// A vote cast on a bounded view counts until an answer it was shown is replaced,
 	// which the answer names; the others count only on the version they were cast on.
 	for _, id := range p.Invalidated {
@@ -313,6 +332,9 @@ func (f *folder) settleVotes() {
 	for i, v := range f.votes {
 		if v != nil && len(r.coord.Answers) > 0 && (v.View != nil || v.Version == len(r.coord.Answers)) && !f.dead[i] {
 			r.coord.Votes = append(r.coord.Votes, *v)
+		}
+		if st := f.stops[i]; st != nil && st.Version == len(r.coord.Answers) && !f.dead[i] {
+			r.coord.Stops = append(r.coord.Stops, *st)
 		}
 		if f.dead[i] {
 			r.coord.Dead = append(r.coord.Dead, i)
@@ -382,7 +404,7 @@ func (l *logged) conversation(i int) conversation {
 	reply := provider.Message{Role: provider.RoleAssistant, Content: l.text.String(), ToolCalls: l.calls}
 	c.msgs = append(append([]provider.Message(nil), l.msgs...), reply)
 	for _, tc := range l.calls {
-		if tc.Name == coord.ToolNewAnswer || tc.Name == coord.ToolVote {
+		if coord.IsWorkflow(tc.Name) {
 			c.accepted = tc.ID
 		} else if res, ok := l.results[tc.ID]; ok {
 			c.msgs = append(c.msgs, res)
@@ -404,6 +426,10 @@ func leadFor(i int, k coord.Kind, label string) string {
 		return "Your vote was not counted: new answers arrived while you were working."
 	case coord.Deferred:
 		return prompt.VotingOpen
+	case coord.Stopped:
+		return leadStopped
+	case coord.StaleStop:
+		return leadStaleStop
 	}
 	return ""
 }

@@ -57,6 +57,7 @@ func resume(ctx context.Context, o Options) Result {
 		s.plan = *r.plan
 	}
 	s.personas = r.personas
+	s.subtasks = r.subtasks
 	s.restored = r.convs
 	s.deadWhy = r.deadWhy
 	if r.ended != nil {
@@ -82,6 +83,9 @@ func resume(ctx context.Context, o Options) Result {
 		}
 		if o.Orchestrator.PersonaGenerator.Enabled && r.personas == nil {
 			s.generatePersonas(ctx)
+		}
+		if s.decomposing() && r.subtasks == nil {
+			s.assignSubtasks(ctx)
 		}
 		s.mu.Lock()
 		s.checkEndLocked() // the log may stop right after the vote that completed coordination
@@ -152,11 +156,7 @@ func (s *session) restoreShownLocked(i int, c *conversation) {
 			labels = append(labels, coord.Label(k))
 		}
 	}
-	workflow := prompt.Tools(labels)
-	if s.skipVoting {
-		workflow = prompt.AnswerTools()
-	}
-	c.tools = append(s.agents[i].Tools.Specs(), workflow...)
+	c.tools = append(s.agents[i].Tools.Specs(), s.workflowTools(labels)...)
 	s.syncSeenLocked(i, c)
 }
 

@@ -71,6 +71,8 @@ type Settings struct {
 	Rounds     *RoundTimeouts `json:"round_timeouts,omitempty"`
 	// PersonaGenerator is the diversity mode when persona_generator is enabled, "" otherwise.
 	PersonaGenerator string `json:"persona_generator,omitempty"`
+	// CoordinationMode is "decomposition" in that mode, "" for voting.
+	CoordinationMode string `json:"coordination_mode,omitempty"`
 }
 
 // Fairness is fairness_enabled and its caps; the caps are 0 when it is off.
@@ -395,6 +397,9 @@ const (
 	// EndDecided: with end_when_decided, the votes cast settled the winner before every live
 	// agent had voted (coord.Machine.Decided).
 	EndDecided = "decided"
+	// EndAllStopped: in decomposition mode, every live agent signalled its part done (stop, or
+	// its answer cap reached).
+	EndAllStopped = "all_stopped"
 )
 
 // CoordinationEnded: no more answers or votes. Winner is "" when no agent has an answer.
@@ -509,6 +514,9 @@ func (ToolOutput) Type() string         { return "tool_output" }
 func (ToolServerStatus) Type() string   { return "tool_server_status" }
 func (PlanningDecided) Type() string    { return "planning_decided" }
 func (PersonasGenerated) Type() string  { return "personas_generated" }
+func (SubtasksAssigned) Type() string   { return "subtasks_assigned" }
+func (AgentStopped) Type() string       { return "agent_stopped" }
+func (PartsIntegrated) Type() string    { return "parts_integrated" }
 func (RoundTimeout) Type() string       { return "round_timeout" }
 func (VoteDeferred) Type() string       { return "vote_deferred" }
 func (AgentWaiting) Type() string       { return "agent_waiting" }

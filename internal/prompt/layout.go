@@ -34,6 +34,21 @@ func Turn(own, lead string, shown, total int, voting bool) string {
 	return strings.Join(append(parts, closing), "\n\n")
 }
 
+// TurnParts is Turn in decomposition mode, where every agent reads every part.
+func TurnParts(own, lead string) string {
+	var parts []string
+	if lead = strings.TrimSpace(lead); lead != "" {
+		parts = append(parts, lead)
+	}
+	if own != "" {
+		parts = append(parts, fmt.Sprintf(ownLine, own))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(append(parts, "Work on your subtask and finish with exactly one call: new_answer (you improved your part) or stop (your part is done)."), "\n\n")
+}
+
 // ownLine tells an agent which of the answers in the shared prefix is its own. The scripted
 // backend reads it back, as a model would, when it takes up a resumed session.
 const ownLine = "Your own current answer is the one labelled %s above."

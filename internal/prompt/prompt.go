@@ -83,6 +83,11 @@ type Coordination struct {
 	// Checklist is the checklist voting section (ChecklistSection); it replaces the voting
 	// sensitivity's line.
 	Checklist string
+	// Decomposition: the agent owns Subtask ("" when none was assigned) and ends its turns
+	// with new_answer or stop; PartCriteria, when set, are what its part must meet first.
+	Decomposition bool
+	Subtask       string
+	PartCriteria  []string
 }
 
 // System returns the coordination system prompt: the agent's own system message, then the
@@ -101,6 +106,10 @@ func SystemFor(c Coordination) string {
 	}
 	if p := strings.TrimSpace(c.Persona); p != "" {
 		b.WriteString(personaSection(p))
+	}
+	if c.Decomposition {
+		decompositionRules(&b, c)
+		return b.String()
 	}
 	if c.SkipVoting {
 		b.WriteString(`You are one of several agents working on the same request. Each agent writes a complete answer ` +

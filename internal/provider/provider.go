@@ -79,6 +79,9 @@ const (
 	StagePlanning Stage = "planning"
 	// StagePersona is persona_generator's call, before coordination: one question, no tools.
 	StagePersona Stage = "persona"
+	// StageDecompose is decomposition mode's task decomposer, before coordination: one
+	// question, no tools.
+	StageDecompose Stage = "decompose"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

@@ -109,6 +109,8 @@ type Agent struct {
 
 	// Subagents are the subagents it started, in order.
 	Subagents []Subagent
+	// Part is the agent's part in decomposition mode (nil otherwise).
+	Part *Part
 
 	Turns        int // turns started
 	Calls        int // model calls started

@@ -81,6 +81,9 @@ type State struct {
 	WinnerAnswer      string // agent<i>.<k>, the answer that won
 	Tie               bool
 	Final             *FinalAnswer // nil until the final answer exists
+	// Integrated is decomposition mode's PartsIntegrated: the parts at the end of
+	// coordination, the files gathered and the conflicts (nil otherwise).
+	Integrated *event.PartsIntegrated
 
 	Ended         bool   // SessionEnded was applied
 	SessionStatus string // event.Status*; "" while running
@@ -229,6 +232,7 @@ func (s *State) Apply(e event.Event) {
 	s.LastSeq, s.LastTime = e.Seq, e.Time
 	s.lat.Apply(e)
 	s.toolCalls(e.Payload)
+	s.decomposition(e.Time, e.Payload) // decompose.go
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)

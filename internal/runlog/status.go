@@ -151,6 +151,17 @@ type statusAgent struct {
 	Rounds         []roundJSON `json:"rounds"`
 	// The coding-agent CLI's own session id, which resumes it (claude --resume ID).
 	CLISession string `json:"cli_session_id,omitempty"`
+	// Decomposition mode: the agent's part.
+	Subtask *statusSubtask `json:"subtask,omitempty"`
+}
+
+// statusSubtask is an agent's part in decomposition mode.
+type statusSubtask struct {
+	Text    string `json:"text"`
+	Source  string `json:"source,omitempty"` // config | decomposer | fallback | none
+	Status  string `json:"status"`           // working | complete | blocked | capped | unfinished | failed
+	Summary string `json:"summary,omitempty"`
+	Why     string `json:"why,omitempty"`
 }
 
 // roundJSON is the usage of one round: stage is setup (planning, personas), coordination
@@ -191,6 +202,12 @@ type statusResults struct {
 
 	// Ours: the final presentation was cut off; the preview ends with the note saying so.
 	FinalTruncated bool `json:"final_answer_truncated,omitempty"`
+
+	// Decomposition mode: the parts that did not finish ("agentN (why)"), the workspace files
+	// gathered into the presenter's, and those more than one part wrote differently.
+	UnfinishedParts []string             `json:"unfinished_parts,omitempty"`
+	GatheredFiles   int                  `json:"gathered_files,omitempty"`
+	FileConflicts   []event.FileConflict `json:"file_conflicts,omitempty"`
 }
 
 // tokensJSON is token usage as status.json and metadata.json show it.
@@ -290,6 +307,9 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 		}
 		f.MCPServers[ts.Name] = statusServer{Status: ts.Status, Detail: ts.Detail, Time: unix(ts.Time)}
 	}
+	if in := s.Integrated; in != nil {
+		f.Results.UnfinishedParts, f.Results.GatheredFiles, f.Results.FileConflicts = in.Unfinished(), len(in.Files), in.Conflicts
+	}
 	end := now
 	if s.Ended {
 		end = s.EndTime
@@ -342,6 +362,9 @@ func agentStatus(s *readmodel.State, a *readmodel.Agent) statusAgent {
 		Usage:             toUsageJSON(a.Usage, a.CostUSD, a.CostKnown()),
 		Rounds:            toRounds(a.Rounds, a.CostKnown()),
 		CLISession:        a.Session,
+	}
+	if p := a.Part; p != nil {
+		st.Subtask = &statusSubtask{Text: p.Subtask, Source: p.Source, Status: p.Status, Summary: preview(p.Summary, reasonPreview), Why: p.Why}
 	}
 	if v := a.Vote; s.Counts(v) {
 		st.VoteCast = &statusVote{

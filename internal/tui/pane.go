@@ -62,7 +62,12 @@ func (m *Model) badge(pn *pane) badge {
 		}
 		return badge{"✓", "voted", colorGood, false}
 	case readmodel.StatusRestarting:
+		if a.Part != nil {
+			return badge{"↻", "new work to integrate", colorWarn, false}
+		}
 		return badge{"↻", "vote not counted", colorWarn, false}
+	case readmodel.StatusStopped:
+		return badge{"✓", "stopped (" + a.Part.Status + ")", colorGood, false}
 	case readmodel.StatusError, readmodel.StatusTimeout:
 		word := "error"
 		if a.Status == readmodel.StatusTimeout {

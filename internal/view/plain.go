@@ -70,6 +70,9 @@ func (p *Plain) Handle(e event.Event) {
 	}
 	p.st.Apply(e)
 	p.now = e.Time
+	if p.decomposition(e.Payload) { // plain_decompose.go
+		return
+	}
 	switch v := e.Payload.(type) {
 	case event.SessionStarted:
 		p.line("massgen: %s on: %s", agentCount(len(v.Agents)), oneLine(v.Question, 200))
@@ -222,7 +225,10 @@ func (p *Plain) Handle(e event.Event) {
 		if note := v.TruncationNote(); note != "" {
 			p.line("%s", note)
 		}
-		if v.Fallback {
+		switch {
+		case v.Fallback && p.st.Settings.CoordinationMode == "decomposition":
+			p.line("(the parts as they are were used as the final answer)")
+		case v.Fallback:
 			p.line("(the stored answer %s was used as the final answer)", p.label(v.Agent))
 		}
 	case event.SessionEnded:
@@ -283,6 +289,12 @@ func UsageLine(u provider.Usage, cost float64, unpriced ...string) string {
 
 func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
 	p.line("coordination ended: %s", v.Reason)
+	if p.st.Settings.CoordinationMode == "decomposition" {
+		if v.Winner != "" {
+			p.line("presenter: %s integrates the parts", v.WinnerLabel)
+		}
+		return
+	}
 	if v.Reason == event.EndAllAnswered && v.Winner != "" {
 		// No vote round: a tally of zeros would only be noise.
 		p.line("winner: %s (%s), the first answer in agent order (no vote: orchestrator.skip_voting)", v.WinnerLabel, v.AnswerLabel)

@@ -4,6 +4,7 @@ import (
 	"massgen/internal/coord"
 
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -23,6 +24,7 @@ const (
 	actNone actionKind = iota
 	actAnswer
 	actVote
+	actStop
 )
 
 // action is what a well-behaved agent does on a coordination call.
@@ -42,6 +44,17 @@ type action struct {
 func (p *Provider) decide(v *view, rejected bool) action {
 	s := &p.script
 	hasNext := p.next < len(s.Answers)
+	if v.stopOffered {
+		// Decomposition mode: share each next answer of its part (a later one once
+		// ImproveAfter agents have parts), then stop.
+		switch {
+		case hasNext && v.answerOffered && !rejected && (!p.has || len(v.shownLabels()) >= s.ImproveAfter):
+			return action{kind: actAnswer, index: p.next, content: s.Answers[p.next]}
+		case !p.has && hasNext && v.answerOffered:
+			return action{kind: actAnswer, index: p.next, content: s.Answers[p.next]}
+		}
+		return action{kind: actStop}
+	}
 	switch {
 	case rejected && v.canVote():
 		return action{kind: actVote, label: p.choose(v)}
@@ -126,6 +139,8 @@ func (p *Provider) coordination(v *view, act action, fault config.FaultKind) *pl
 			pl.submit = &sent{id: c.ID, index: act.index, text: act.content}
 		case actVote:
 			pl.calls = []provider.ToolCall{p.voteCall(act.label)}
+		case actStop:
+			pl.calls = []provider.ToolCall{p.stopCall()}
 		default:
 			pl.stop = "stop"
 		}
@@ -140,6 +155,8 @@ func (a action) text() string {
 		return a.content
 	case actVote:
 		return voteText(a.label)
+	case actStop:
+		return "My part is done."
 	}
 	return "I have nothing to add."
 }
@@ -196,6 +213,27 @@ func (p *Provider) answerCall(content string) provider.ToolCall {
 	return p.call(coord.ToolNewAnswer, marshal(struct {
 		Content string `json:"content"`
 	}{content}))
+}
+
+// stopCall is decomposition mode's stop, with the script's status and summary.
+func (p *Provider) stopCall() provider.ToolCall {
+	status := cmp.Or(p.script.StopStatus, coord.StopComplete)
+	summary := p.script.StopSummary
+	if summary == "" {
+		summary = "My part is done: " + firstLine(p.latest)
+		if !p.has {
+			summary = "I could not do my part."
+		}
+	}
+	return p.call(coord.ToolStop, marshal(struct {
+		Summary string `json:"summary"`
+		Status  string `json:"status"`
+	}{summary, status}))
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
 
 func (p *Provider) voteCall(label string) provider.ToolCall {

@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 
@@ -17,11 +18,33 @@ var personaStyles = []string{
 	"You favour scepticism: question the obvious answer and make yours robust to how it could fail.",
 }
 
+// subtaskReply answers the task decomposer's request with a subtask for every agent label
+// the request names, as the JSON it asks for.
+func subtaskReply(req provider.Request) string {
+	subtasks := map[string]string{}
+	labels := requestLabels(req)
+	for i, l := range labels {
+		subtasks[l] = fmt.Sprintf("Part %d of %d of the task.", i+1, len(labels))
+	}
+	b, _ := json.Marshal(map[string]any{"subtasks": subtasks})
+	return string(b)
+}
+
 var agentLabel = regexp.MustCompile(`\bagent\d+\b`)
 
 // personaReply answers persona_generator's request with a persona for every agent label the
 // request names, as the JSON it asks for.
 func personaReply(req provider.Request) string {
+	personas := map[string]string{}
+	for i, l := range requestLabels(req) {
+		personas[l] = personaStyles[i%len(personaStyles)]
+	}
+	b, _ := json.Marshal(map[string]any{"personas": personas})
+	return string(b)
+}
+
+// requestLabels are the agent labels a request's user messages name, sorted.
+func requestLabels(req provider.Request) []string {
 	var labels []string
 	for _, m := range req.Messages {
 		if m.Role != provider.RoleUser {
@@ -33,10 +56,5 @@ func personaReply(req provider.Request) string {
 			}
 		}
 	}
-	personas := map[string]string{}
-	for i, l := range sortLabels(labels) {
-		personas[l] = personaStyles[i%len(personaStyles)]
-	}
-	b, _ := json.Marshal(map[string]any{"personas": personas})
-	return string(b)
+	return sortLabels(labels)
 }

@@ -40,6 +40,8 @@ type view struct {
 	labels []string
 	// answerOffered and voteOffered say which workflow tools the request offers.
 	answerOffered, voteOffered bool
+	// stopOffered: decomposition mode's stop is offered (in place of vote).
+	stopOffered bool
 	// presentation is the final presentation stage, or any call without workflow tools.
 	presentation bool
 	// own is the label the request marks as the agent's own answer, if any.
@@ -72,11 +74,13 @@ func readRequest(req provider.Request) *view {
 		case coord.ToolVote:
 			v.voteOffered = true
 			v.labels = sortLabels(voteEnum(t.Parameters))
+		case coord.ToolStop:
+			v.stopOffered = true
 		}
 	}
 	// Under ToolChoiceNone the only thing left to write is text: the presentation's.
 	v.presentation = req.Stage == provider.StagePresentation || req.ToolChoice == provider.ToolChoiceNone ||
-		(!v.answerOffered && !v.voteOffered)
+		(!v.answerOffered && !v.voteOffered && !v.stopOffered)
 	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role == provider.RoleTool; i-- {
 		if m := req.Messages[i]; m.IsError {
 			v.tailErrors = append(v.tailErrors, m.ToolCallID)

@@ -96,6 +96,11 @@ func (p *Provider) plan(req provider.Request) *plan {
 		pl.usage = usageOf(v.inputChars, pl)
 		return pl
 	}
+	if req.Stage == provider.StageDecompose {
+		pl := &plan{text: subtaskReply(req), stop: "stop"}
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -224,6 +229,12 @@ func (p *Provider) faultFor(call int, presentation bool) config.FaultKind {
 // answer, else the answer the request marks as its own, else the longest shown, else Answers[0].
 func (p *Provider) presentation(v *view) string {
 	switch {
+	case strings.Contains(p.script.Final, "{{parts}}"):
+		var parts []string
+		for _, l := range v.shownLabels() {
+			parts = append(parts, v.answers[l])
+		}
+		return strings.ReplaceAll(p.script.Final, "{{parts}}", strings.Join(parts, "\n\n"))
 	case p.script.Final != "":
 		return p.script.Final
 	case p.has:

@@ -115,7 +115,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 
 // firstCall reports whether req is the agent's first coordination call, when it has a start.
 func (p *Provider) firstCall(req provider.Request) bool {
-	if p.start == nil || req.Stage == provider.StagePlanning || req.Stage == provider.StagePersona {
+	if p.start == nil || req.Stage == provider.StagePlanning || req.Stage == provider.StagePersona || req.Stage == provider.StageDecompose {
 		return false
 	}
 	p.mu.Lock()
@@ -132,6 +132,8 @@ func (p *Provider) respond(req provider.Request) (text string, calls []provider.
 		return "IRREVERSIBLE: NO\nBLOCKED_TOOLS:", nil, "stop"
 	case provider.StagePersona:
 		return `{"personas": {}}`, nil, "stop"
+	case provider.StageDecompose:
+		return `{"subtasks": {}}`, nil, "stop"
 	}
 	v := read(req)
 	if v.presentation {

@@ -130,6 +130,43 @@ export function apply(m, e) {
     case 'agent_waiting':
       if (a) { a.status = 'waiting'; a.detail = d.reason; }
       break;
+    // Decomposition mode: each agent's part, its stop, and the parts at the end.
+    case 'subtasks_assigned':
+      for (const s of d.subtasks || []) {
+        const x = m.byId[s.agent];
+        if (x) { x.subtask = s.text || ''; x.part = 'working'; x.detail = s.text ? `subtask: ${s.text}` : 'no subtask: picks its part'; }
+      }
+      break;
+    case 'agent_stopped':
+      if (!a) break;
+      endStreams(m, a);
+      a.writing = '';
+      if (d.stale) {
+        a.status = 'restarting';
+        item(a, 'note', t, { level: 'warn', text: 'stop not counted: new work arrived meanwhile' });
+        break;
+      }
+      a.status = 'done';
+      a.part = d.status;
+      a.detail = `${d.status}: ${d.summary}`;
+      item(a, 'note', t, { level: 'info', text: `stopped (${d.status}): ${d.summary}` });
+      if (round(a)) round(a).outcome = `stopped (${d.status})`;
+      break;
+    case 'parts_integrated':
+      for (const p of d.parts || []) {
+        const x = m.byId[p.agent];
+        if (!x) continue;
+        x.part = p.status;
+        const bad = p.status === 'unfinished' || p.status === 'failed';
+        if (bad) item(x, 'note', t, { level: 'warn', text: `part ${p.status}: ${p.why}` });
+      }
+      if (m.byId[d.presenter]) {
+        for (const c of d.conflicts || []) {
+          const copies = Object.entries(c.copies || {}).map(([l, p]) => `${l}'s at ${p}`).join(', ');
+          item(m.byId[d.presenter], 'note', t, { level: 'warn', text: `conflict: ${c.path} written differently by several parts; ${c.kept}'s kept, ${copies}` });
+        }
+      }
+      break;
     case 'vote_deferred':
       if (a) item(a, 'note', t, { level: 'warn', text: `voted for ${d.target_label} before everyone answered; waiting for ${(d.waiting || []).join(', ')}` });
       break;
@@ -139,6 +176,10 @@ export function apply(m, e) {
       break;
     case 'answer_submitted': {
       if (!a) break;
+      // A new answer wakes every agent that stopped on its part (decomposition mode).
+      for (const x of m.agents || []) {
+        if (x !== a && (x.part === 'complete' || x.part === 'blocked')) { x.part = 'working'; x.status = 'restarting'; }
+      }
       endStreams(m, a, d.content);
       a.writing = '';
       const prev = latestOf(m, a.label);
