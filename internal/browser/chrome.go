@@ -78,7 +78,8 @@ func (l launch) args(noSandbox bool) []string {
 	if l.headless {
 		a = append(a, "--headless=new", "--hide-scrollbars")
 	} else {
-		a = append(a, "--window-position=0,0", "--start-maximized", "--kiosk")
+		// A window with its address bar, as a person's browser: the model can type a URL.
+		a = append(a, "--window-position=0,0")
 	}
 	if noSandbox {
 		a = append(a, "--no-sandbox")

@@ -39,8 +39,12 @@ const (
 
 // Options configure one agent's browser.
 type Options struct {
-	// Dir is the agent's workspace: the profile, downloads and screenshots go in it. Required.
+	// Dir is the agent's workspace: downloads and screenshots go in it. Required.
 	Dir string
+	// Profile is Chromium's profile folder (cookies, storage), kept for the run; "" puts it in
+	// Dir/.browser. massgen keeps it beside the workspace, in the run's folder, so that the
+	// workspace snapshots other agents read do not carry this agent's cookies.
+	Profile string
 	// Chromium is the browser binary; "" is DefaultChromium.
 	Chromium string
 	// Width and Height are the viewport in CSS pixels; 0 takes the defaults.
@@ -125,7 +129,10 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if o.Dir == "" {
 		return nil, errors.New("browser: no workspace")
 	}
-	profile := filepath.Join(o.Dir, ProfileDir)
+	profile := o.Profile
+	if profile == "" {
+		profile = filepath.Join(o.Dir, ProfileDir)
+	}
 	c, err := startChrome(ctx, launch{bin: o.Chromium, profile: profile, width: o.Width, height: o.Height,
 		headless: o.Display == "", display: o.Display, policy: o.Policy})
 	if err != nil {

@@ -54,8 +54,9 @@ func (l *Lazy) Session(ctx context.Context) (*Session, error) {
 // Options are the options the browser starts with.
 func (l *Lazy) Options() Options { return l.o }
 
-// Close ends the browser, if it started, and every later call.
-func (l *Lazy) Close() error {
+// Stop ends the browser, if it started, and refuses every later call. It makes Lazy a
+// workspace.Resident: the run stops it with the agent's workspace.
+func (l *Lazy) Stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
@@ -63,6 +64,11 @@ func (l *Lazy) Close() error {
 		l.s.Close()
 		l.s = nil
 	}
+}
+
+// Close is Stop.
+func (l *Lazy) Close() error {
+	l.Stop()
 	return nil
 }
 
