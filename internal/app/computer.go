@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 
 	"massgen/internal/browser"
+	"massgen/internal/computer"
 	"massgen/internal/config"
 	"massgen/internal/tool"
 )
 
 // isComputerTool reports whether a custom_tools entry names one of MassGen's browser and
-// computer-use tools, which run natively (internal/browser, internal/computer).
+// computer-use tools, which run natively (internal/browser, internal/desktop, internal/computer).
 func isComputerTool(c config.CustomTool) bool { return c.ComputerTool() != "" }
 
 // computerTools gives the browser and computer-use tools the agent's custom_tools name. Each
@@ -21,6 +22,7 @@ func isComputerTool(c config.CustomTool) bool { return c.ComputerTool() != "" }
 func (b *toolBuild) computerTools(ctx context.Context, at *agentTools) error {
 	a := at.agent
 	var lazy *browser.Lazy
+	var desks *computer.Desktops
 	for _, c := range a.Backend.Tools.CustomTools {
 		name := c.ComputerTool()
 		if name == "" {
@@ -46,6 +48,19 @@ func (b *toolBuild) computerTools(ctx context.Context, at *agentTools) error {
 		switch name {
 		case config.ToolBrowserAutomation:
 			t = browser.AutomationTool(config.ExposedCustomToolName(c.Name), lazy)
+		case config.ToolClaudeComputerUse:
+			if desks == nil {
+				// The desktop's Chromium has a profile of its own: one Chromium per profile.
+				bo := lazy.Options()
+				bo.Profile += "-desktop"
+				claude := mediaBackends(a.Backend, b.o.Getenv)["claude"]
+				desks = computer.NewDesktops(computer.Options{KeyVar: "ANTHROPIC_API_KEY", Browser: bo,
+					Backend: computer.Backend{APIKey: claude.APIKey, KeyEnv: claude.KeyEnv, BaseURL: claude.BaseURL}})
+				if err := at.ws.Attach(desks); err != nil {
+					return errorf(ExitExecution, "agent %s: %v", a.ID, err)
+				}
+			}
+			t = computer.ClaudeTool(config.ExposedCustomToolName(c.Name), desks)
 		default:
 			return errorf(ExitConfig, "agent %s: %s is not built", a.ID, name)
 		}

@@ -11,7 +11,6 @@
 package media
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
