@@ -55,7 +55,9 @@ func (f *fakeClaude) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fail := func(format string, args ...any) { f.errs = append(f.errs, fmt.Sprintf("request %d: ", f.step+1)+fmt.Sprintf(format, args...)) }
+	fail := func(format string, args ...any) {
+		f.errs = append(f.errs, fmt.Sprintf("request %d: ", f.step+1)+fmt.Sprintf(format, args...))
+	}
 	if r.URL.Path != "/v1/messages" {
 		fail("path %s", r.URL.Path)
 	}
@@ -148,10 +150,14 @@ func TestClaude_DesktopLoop(t *testing.T) {
 			}
 			return toolUse("tu_2", `{"action":"left_click","coordinate":[400,200]}`)
 		},
-		func(req map[string]any) string { return toolUse("tu_3", `{"action":"left_click","coordinate":[400,440]}`) },
+		func(req map[string]any) string {
+			return toolUse("tu_3", `{"action":"left_click","coordinate":[400,440]}`)
+		},
 		func(req map[string]any) string { return toolUse("tu_4", `{"action":"type","text":"hi claude"}`) },
 		func(req map[string]any) string { return toolUse("tu_5", `{"action":"key","text":"Return"}`) },
-		func(req map[string]any) string { return toolUse("tu_6", `{"action":"left_click","coordinate":[5000,10]}`) },
+		func(req map[string]any) string {
+			return toolUse("tu_6", `{"action":"left_click","coordinate":[5000,10]}`)
+		},
 		func(req map[string]any) string {
 			if r := lastResult(req); r["is_error"] != true {
 				return `"content":[{"type":"text","text":"an off-screen click was not an error"}],"stop_reason":"end_turn"`
@@ -212,9 +218,9 @@ func TestClaude_Refusals(t *testing.T) {
 	for args, want := range map[string]string{
 		`{"query":"x"}`: "set ANTHROPIC_API_KEY",
 		`{"query":"x","environment_config":{"container_name":"cua-container"}}`: "Docker environments",
-		`{"query":"x","environment":"windows"}`:                               "not built",
-		`{"query":""}`:                                                        "query is required",
-		`{"query":"x","max_iterations":1000}`:                                 "max_iterations",
+		`{"query":"x","environment":"windows"}`:                                 "not built",
+		`{"query":""}`:                                                          "query is required",
+		`{"query":"x","max_iterations":1000}`:                                   "max_iterations",
 	} {
 		if res := tl.Run(context.Background(), args); !res.IsError || !strings.Contains(res.Content, want) {
 			t.Errorf("%s: %+v, want an error saying %q", args, res, want)
