@@ -79,7 +79,8 @@ func checkTools(cfg *config.Config, getenv func(string) string) error {
 func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 	t := a.Backend.Tools
 	return isCLI(a) || t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0 ||
-		t.Media.Over(cfg.Orchestrator.Media).Enabled() || slices.ContainsFunc(t.CustomTools, isMediaTool)
+		t.Media.Over(cfg.Orchestrator.Media).Enabled() || slices.ContainsFunc(t.CustomTools, isMediaTool) ||
+		slices.ContainsFunc(t.CustomTools, isComputerTool)
 }
 
 // newToolbox gives every agent its tools, from each of toolSources in turn. runID names the

@@ -30,6 +30,7 @@ var toolSources = []toolSource{
 	(*toolBuild).commandTools,   // execute_command and the background shells
 	(*toolBuild).mcpTools,       // the user's MCP servers
 	(*toolBuild).mediaTools,     // image, audio and video tools
+	(*toolBuild).computerTools,  // browser_automation and computer use: a browser, a desktop
 	(*toolBuild).customTools,    // custom_tools, run in Python
 	(*toolBuild).subagentTools,  // spawn_subagents (subagents.go)
 }
@@ -204,7 +205,7 @@ func (b *toolBuild) mediaTools(_ context.Context, at *agentTools) error {
 // error.
 func (b *toolBuild) customTools(ctx context.Context, at *agentTools) error {
 	a := at.agent
-	python := slices.DeleteFunc(slices.Clone(a.Backend.Tools.CustomTools), isMediaTool)
+	python := slices.DeleteFunc(slices.Clone(a.Backend.Tools.CustomTools), func(c config.CustomTool) bool { return c.Builtin() })
 	if len(python) == 0 {
 		return nil
 	}

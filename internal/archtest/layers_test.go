@@ -49,6 +49,11 @@ var layers = []layer{
 		Why: "config is read by everything above it; it checks what it reads with leaves only"},
 	{Pkg: "internal/subagent", Only: []string{"internal/config", "internal/event", "internal/private", "internal/provider", "internal/tool"},
 		Why: "the spawn_subagents tool; app hands it the runner of nested sessions, so it never imports app or engine"},
+	{Pkg: "internal/browser", Only: []string{"internal/childproc", "internal/provider", "internal/tool"},
+		Why: "the browser tools' Chromium: a child process and a tool, nothing of the session"},
+	{Pkg: "internal/desktop", Only: []string{"internal/browser", "internal/childproc"}, Why: "a virtual X display with the browser on it"},
+	{Pkg: "internal/computer", Only: []string{"internal/browser", "internal/desktop", "internal/provider", "internal/redact", "internal/tool", "internal/usage"},
+		Why: "the computer-use tools: a model's loop on a desktop, priced, keys redacted"},
 	{Pkg: "internal/mcpserve", Never: []string{"internal/web"}, Why: "massgen mcp and massgen serve are siblings; what they share is in httpserve"},
 	{Pkg: "internal/...", Never: []string{"internal/cli"}, Why: "cli is the wiring: only cmd/massgen imports it"},
 }

@@ -241,7 +241,7 @@ func (w *walker) customTools(f field, t *target) []CustomTool {
 	seen := map[string]int{}
 	items, _ := w.list(f)
 	python := slices.ContainsFunc(entries, func(e customToolEntry) bool {
-		return len(e.command) == 0 && slices.ContainsFunc(e.out, func(c CustomTool) bool { return c.MediaTool() == "" })
+		return len(e.command) == 0 && slices.ContainsFunc(e.out, func(c CustomTool) bool { return !c.Builtin() })
 	})
 	if _, err := exec.LookPath("python3"); err != nil && python {
 		w.warnAt(f.loc, "python3 is not on PATH here", "custom tools written in Python need Python 3 when massgen runs; install it or put it on PATH", f.keyN)
@@ -342,6 +342,7 @@ func customToolAfter(w *walker, t *target, f field, _ map[string]field) {
 	}
 	if python {
 		pythonChecks(w, f, e)
+		computerToolChecks(w, f, e)
 	} else {
 		commandChecks(w, f, e)
 	}
@@ -371,10 +372,10 @@ func matchCount(w *walker, vals []string, isList bool, n int, at *field, key str
 	return out, true
 }
 
-// pythonChecks finds the entry's file and warns when it is missing here. MassGen's media tools
-// are built in (CustomTool.MediaTool): no file is needed for them.
+// pythonChecks finds the entry's file and warns when it is missing here. MassGen's media,
+// browser and computer-use tools are built in (CustomTool.Builtin): no file is needed for them.
 func pythonChecks(w *walker, f field, e *customToolEntry) {
-	if !slices.ContainsFunc(e.out, func(c CustomTool) bool { return c.MediaTool() == "" }) {
+	if !slices.ContainsFunc(e.out, func(c CustomTool) bool { return !c.Builtin() }) {
 		return
 	}
 	switch {

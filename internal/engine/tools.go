@@ -75,8 +75,11 @@ func (s *session) runTool(ctx context.Context, a Agent, tc provider.ToolCall, cu
 	defer cancel()
 	out := &toolOutput{publish: func(chunk string) {
 		s.publish(event.ToolOutput{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Text: chunk})
-	}}
+	}, emit: s.publish}
 	cctx = tool.WithOutput(cctx, out.write)
+	cctx = tool.WithImage(cctx, func(path string, data []byte) {
+		out.image(event.ToolImage{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, Path: path, Bytes: len(data), Thumb: thumbnail(data)})
+	})
 	start := s.o.Now()
 	// The tool runs on a goroutine of its own so that one that ignores its context (a blocking
 	// read, a syscall that cannot be interrupted) cannot hold the session past its deadline.
@@ -128,6 +131,21 @@ type toolOutput struct {
 	mu      sync.Mutex
 	off     bool
 	publish func(string)
+	images  int
+	emit    func(event.Payload)
+}
+
+// maxImages bounds the images one call shows; the rest are only in the workspace.
+const maxImages = 50
+
+func (o *toolOutput) image(p event.ToolImage) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.off || o.images >= maxImages {
+		return
+	}
+	o.images++
+	o.emit(p)
 }
 
 func (o *toolOutput) write(chunk string) {

@@ -173,6 +173,22 @@ type ToolOutput struct {
 	Text   string `json:"text"`
 }
 
+// ToolImage is an image a running tool saved in the agent's workspace (a browser's or a
+// desktop's screenshot): Path relative to the workspace, Bytes its size, and Thumb a small
+// JPEG of it as a data: URL (at most MaxThumb bytes; "" when it could not be made), for views
+// to show live without reading the workspace.
+type ToolImage struct {
+	Agent  string `json:"agent"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	Thumb  string `json:"thumb,omitempty"`
+}
+
+// MaxThumb bounds ToolImage.Thumb, so that a session of many screenshots keeps a small log.
+const MaxThumb = 48 << 10
+
 // ToolServerStatus reports an MCP server starting, ready, failing, dying or stopping, or, with
 // one of the Server* names below, a problem of massgen's own tools.
 type ToolServerStatus struct {
@@ -511,6 +527,7 @@ func (ToolCallStreaming) Type() string  { return "tool_call_streaming" }
 func (ToolRejected) Type() string       { return "tool_rejected" }
 func (ToolResult) Type() string         { return "tool_result" }
 func (ToolOutput) Type() string         { return "tool_output" }
+func (ToolImage) Type() string          { return "tool_image" }
 func (ToolServerStatus) Type() string   { return "tool_server_status" }
 func (PlanningDecided) Type() string    { return "planning_decided" }
 func (PersonasGenerated) Type() string  { return "personas_generated" }

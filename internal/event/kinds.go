@@ -30,6 +30,7 @@ var kinds = []kind{
 	kindOf[ToolRejected](),
 	kindOf[ToolResult](),
 	kindOf[ToolOutput](),
+	kindOf[ToolImage](),
 	kindOf[ToolServerStatus](),
 	kindOf[PlanningDecided](),
 	kindOf[PersonasGenerated](),

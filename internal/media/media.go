@@ -11,7 +11,6 @@
 package media
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -147,35 +146,9 @@ func Custom(o Options, c config.CustomTool) (tool.Tool, error) {
 		t.Spec.Description = c.Description
 	}
 	if len(c.PresetArgs) > 0 || len(c.DefaultParams) > 0 {
-		t = withPresets(t, c.PresetArgs, c.DefaultParams)
+		t = tool.WithPresets(t, c.PresetArgs, c.DefaultParams)
 	}
 	return t, nil
-}
-
-// withPresets merges an entry's preset_args into every call, over the model's arguments, and
-// hides them from the schema, and fills in its default_params where the model's arguments leave
-// them out, as custom tools do.
-func withPresets(t tool.Tool, presets, defaults map[string]any) tool.Tool {
-	props, _ := t.Spec.Parameters["properties"].(map[string]any)
-	for k := range presets {
-		delete(props, k)
-	}
-	t.Spec.Parameters = tool.WithDefaults(t.Spec.Parameters, defaults)
-	run := t.Run
-	name := t.Spec.Name
-	t.Run = func(ctx context.Context, args string) tool.Result {
-		params, bad := tool.ParseArgs(name, args)
-		if bad != "" {
-			return tool.Errorf(bad)
-		}
-		tool.FillDefaults(params, defaults)
-		for k, v := range presets {
-			params[k] = v
-		}
-		b, _ := json.Marshal(params)
-		return run(ctx, string(b))
-	}
-	return t
 }
 
 // schema builds a tool's JSON schema.

@@ -72,7 +72,7 @@ func (l *latency) apply(e event.Event) {
 		l.close(p.Agent, e.Time)
 		l.add(Step{Agent: p.Agent, Kind: StepModel, Name: string(p.Stage), Start: e.Time, End: e.Time}, true)
 		return
-	case event.TextDelta, event.ReasoningDelta, event.ToolCallStreaming, event.ToolOutput:
+	case event.TextDelta, event.ReasoningDelta, event.ToolCallStreaming, event.ToolOutput, event.ToolImage:
 		return // the call is still streaming
 	case event.ToolResult:
 		l.close(p.Agent, e.Time)

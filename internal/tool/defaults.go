@@ -1,6 +1,10 @@
 package tool
 
-import "maps"
+import (
+	"context"
+	"encoding/json"
+	"maps"
+)
 
 // WithDefaults is the parameters schema params with defaults (a custom tool's
 // default_params): each parameter named, when the schema has it, carries its default and is
@@ -58,4 +62,31 @@ func FillDefaults(params, defaults map[string]any) {
 func has(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// WithPresets merges an entry's preset_args into every call, over the model's arguments, and
+// hides them from the schema, and fills in its default_params where the model's arguments leave
+// them out, as custom tools do: for a custom_tools entry that names one of MassGen's
+// built-in tools, which run natively.
+func WithPresets(t Tool, presets, defaults map[string]any) Tool {
+	props, _ := t.Spec.Parameters["properties"].(map[string]any)
+	for k := range presets {
+		delete(props, k)
+	}
+	t.Spec.Parameters = WithDefaults(t.Spec.Parameters, defaults)
+	run := t.Run
+	name := t.Spec.Name
+	t.Run = func(ctx context.Context, args string) Result {
+		params, bad := ParseArgs(name, args)
+		if bad != "" {
+			return Errorf(bad)
+		}
+		FillDefaults(params, defaults)
+		for k, v := range presets {
+			params[k] = v
+		}
+		b, _ := json.Marshal(params)
+		return run(ctx, string(b))
+	}
+	return t
 }

@@ -76,3 +76,22 @@ func Output(ctx context.Context) OutputFunc {
 	}
 	return func(string) {}
 }
+
+// ImageFunc receives an image a running call made and saved in the workspace (a browser's or
+// a desktop's screenshot): path relative to the workspace, and its bytes. Views show it live.
+type ImageFunc func(path string, data []byte)
+
+type imageKey struct{}
+
+// WithImage returns a context carrying f for tools that take screenshots.
+func WithImage(ctx context.Context, f ImageFunc) context.Context {
+	return context.WithValue(ctx, imageKey{}, f)
+}
+
+// Image returns the ImageFunc in ctx, or one that drops everything.
+func Image(ctx context.Context) ImageFunc {
+	if f, ok := ctx.Value(imageKey{}).(ImageFunc); ok && f != nil {
+		return f
+	}
+	return func(string, []byte) {}
+}

@@ -93,6 +93,10 @@ export class AgentsView {
             el('summary', {}, when, ' ', el('code', { text: it.name }), ' ', el('span', { class: 'muted small', text: state })),
             it.args ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'arguments' }), el('pre', { class: 'code', text: pretty(it.args) })) : null,
             it.output ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: 'output' }), el('pre', { class: 'code', text: it.output })) : null,
+            it.images?.length ? el('div', { class: 'kv shots' }, el('span', { class: 'muted', text: 'screenshots' }),
+              ...it.images.map((im) => el('figure', { class: 'shot' },
+                im.thumb.startsWith('data:image/jpeg;base64,') ? el('img', { src: im.thumb, alt: im.path, loading: 'lazy' }) : null,
+                el('figcaption', { class: 'muted small', text: im.path })))) : null,
             it.result != null ? el('div', { class: 'kv' }, el('span', { class: 'muted', text: it.truncated ? 'result (cut)' : 'result' }), el('pre', { class: 'code', text: it.result })) : null));
       }
       case 'presentation': {

@@ -103,6 +103,12 @@ export function apply(m, e) {
       if (it) { it.output = tail(it.output + d.text); it.rev++; }
       break;
     }
+    case 'tool_image': {
+      // A screenshot the tool saved: the newest few, shown with the call as they come.
+      const it = a?.tools[d.call_id];
+      if (it) { it.images = [...(it.images || []), { path: d.path, thumb: d.thumb || '' }].slice(-4); it.rev++; }
+      break;
+    }
     case 'tool_result': {
       if (!a) break;
       let it = a.tools[d.call_id];
