@@ -70,7 +70,13 @@ func Supported(cfg *config.Config) error {
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}
+	if cfg.FilesystemMemory.Enabled {
+		add("filesystem_memory")
+	}
 	for _, a := range cfg.Agents {
+		if cfg.MemoryOf(a).Enabled {
+			add("memory (its store is on this machine)")
+		}
 		t := a.Backend.Tools
 		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
 			add("backend type " + a.Backend.Type + " (a coding-agent CLI works in a workspace)")

@@ -263,6 +263,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if attempt > 1 || rounds > 0 || !c.fresh() {
 			stage = provider.StageEnforcement
 		}
+		s.compact(ctx, i, c)
 		workflow := prompt.Tools(c.labels)
 		if s.skipVoting {
 			workflow = prompt.AnswerTools()

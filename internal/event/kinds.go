@@ -53,6 +53,10 @@ var kinds = []kind{
 	kindOf[PermissionAsked](),
 	kindOf[PermissionDecided](),
 	kindOf[HumanInput](),
+	kindOf[MemoryRetrieved](),
+	kindOf[MemoryStored](),
+	kindOf[ContextCompressed](),
+	kindOf[MemoryTrouble](),
 }
 
 // decoders is kinds by name.
