@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -295,6 +296,20 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
+	mt, err := startMemory(cfg, agents, keys, froms, o, red, cmp.Or(res.Session, runID), time.Now())
+	if err != nil {
+		_ = closeAll()
+		return Result{}, err
+	}
+	for i, a := range cfg.Agents {
+		if c := compression(cfg, a); c.Trigger > 0 {
+			dir := ""
+			if ws := tb.ws[a.ID]; ws != nil {
+				dir = ws.Dir()
+			}
+			agents[i].Compact = compactor(agents[i], c, dir)
+		}
+	}
 	logSnapshots(agents, res.Dir)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and
@@ -303,7 +318,17 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	}
 	preamble := append(tb.start(bus), up.statuses...)
 	preamble = append(preamble, lostSubagents(o.Resume)...)
+	var recall func(context.Context, func(int, provider.Usage)) []string
+	var remember func(context.Context, engine.Result, func(int, provider.Usage))
+	if mt != nil {
+		mt.bus = bus
+		preamble = append(preamble, mt.troubles...)
+		bus.Subscribe(mt)
+		recall, remember = mt.recall(o.Question), mt.remember(o.Question)
+	}
 	res.Result = engine.Run(ctx, engine.Options{
+		Recall:       recall,
+		Remember:     remember,
 		Preamble:     preamble,
 		Question:     o.Question,
 		History:      o.History,

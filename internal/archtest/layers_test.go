@@ -41,6 +41,8 @@ var layers = []layer{
 	{Pkg: "internal/httpserve", Leaf: true, Why: "the token rule of every HTTP server of the binary, beneath web and mcpserve"},
 	{Pkg: "internal/provider", Only: []string{"internal/redact"}, Why: "the neutral types every backend and the core share"},
 	{Pkg: "internal/usage", Only: []string{"internal/provider"}, Why: "the price table, priced in provider's usage"},
+	{Pkg: "internal/memory", Only: []string{"internal/provider", "internal/private"},
+		Why: "memory is a room of its own: the engine and the app reach it through small functions, never the other way"},
 	{Pkg: "internal/event", Only: []string{"internal/private", "internal/provider"}, Why: "the event types every view decodes"},
 	{Pkg: "internal/coord", Only: []string{"internal/criteria"},
 		NoStd: []string{"os", "os/exec", "os/signal", "io/fs", "net", "net/http", "path/filepath", "syscall", "sync", "time"},

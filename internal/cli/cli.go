@@ -158,6 +158,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newEval(stdout, stderr))
 	root.AddCommand(newMCP(stdin, stdout, stderr))
 	root.AddCommand(newLogs(stdin, stdout))
+	root.AddCommand(newMemory(stdout, stderr))
 	root.AddCommand(newResume(stdin, stdout, stderr))
 	root.AddCommand(newViewer(stdin, stdout, stderr))
 	root.AddCommand(newVersion(stdout))

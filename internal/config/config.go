@@ -17,6 +17,10 @@ type Config struct {
 	// Permissions is the top-level permissions: block (nil without one); PermissionsFor
 	// merges it with an agent's own.
 	Permissions *Permissions
+	// Memory is the top-level memory: block (every agent's, unless it has its own: see
+	// Agent.Memory); FilesystemMemory the filesystem_memory: block.
+	Memory           Memory
+	FilesystemMemory FilesystemMemory
 	// Warnings are problems that do not stop a run (unknown top-level keys, ...).
 	Warnings []Issue
 }
@@ -32,6 +36,16 @@ type Agent struct {
 	// Subtask is the agent's part of the task in decomposition mode ("": the task decomposer
 	// assigns one).
 	Subtask string
+	// Memory is the agent's own memory: block over the top-level one (nil: Config.Memory).
+	Memory *Memory
+}
+
+// MemoryOf is agent a's memory settings.
+func (c *Config) MemoryOf(a Agent) Memory {
+	if a.Memory != nil {
+		return *a.Memory
+	}
+	return c.Memory
 }
 
 // Backend says which model serves an agent.

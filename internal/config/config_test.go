@@ -366,7 +366,7 @@ func TestReport_JSON(t *testing.T) {
 		}},
 		"warnings": []any{map[string]any{
 			"message": "unknown top-level key `extra` is ignored", "location": "extra",
-			"suggestion": "keys this build runs: agents, agent, orchestrator, ui, timeout_settings, session_id, permissions",
+			"suggestion": "keys this build runs: agents, agent, orchestrator, ui, timeout_settings, session_id, memory, filesystem_memory, permissions",
 			"file":       "r.yaml", "line": 4.0, "column": 1.0,
 		}},
 	}
@@ -395,7 +395,7 @@ func TestReport_TextAndErr(t *testing.T) {
 	_, rep := Parse("r.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi], vote: x, improve_after: -1}\nextra: 1\n"))
 	wantText := "error: r.yaml:3:52: agents[0].backend.vote: invalid vote `x` (use longest, first, last, self or an agent label such as agent2)\n" +
 		"error: r.yaml:3:70: agents[0].backend.improve_after: improve_after must not be negative (use 0 to improve as soon as there is a next answer)\n" +
-		"warning: r.yaml:4:1: extra: unknown top-level key `extra` is ignored (keys this build runs: agents, agent, orchestrator, ui, timeout_settings, session_id, permissions)\n" +
+		"warning: r.yaml:4:1: extra: unknown top-level key `extra` is ignored (keys this build runs: agents, agent, orchestrator, ui, timeout_settings, session_id, memory, filesystem_memory, permissions)\n" +
 		"Configuration is invalid: 2 errors, 1 warning.\n"
 	if diff := cmp.Diff(wantText, rep.Text()); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)

@@ -69,7 +69,7 @@ func coordinationKeys() []Key {
 			Since: "0.1.9x", Needs: needsMemory, Doc: "Memory and skills: capture fallback."},
 		{Section: secCoord, Name: "compression_target_ratio", Type: TypeNumber, Default: "0.2", Status: Ignored, Since: "0.1.33", warn: true,
 			Doc: "Reactive context compression: share of messages kept.", check: between01,
-			Why: "this build does not compress context; a call over the model's context window fails"},
+			Why: "compression is set by filesystem_memory.compression (or memory.compression); move the ratio there"},
 		{Section: secCoord, Name: "use_skills", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
 			Doc: "Skills through openskills.", Why: "skills are not built"},
 		{Section: secCoord, Name: "massgen_skills", Type: TypeStrings, Status: Ignored, Since: "0.1.12", Needs: needsSkills,

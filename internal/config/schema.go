@@ -199,7 +199,7 @@ func buildIndex() schemaIndex {
 	x := schemaIndex{sections: map[string]*section{}}
 	for _, group := range [][]Key{rootKeys(), agentKeys(), uiKeys(), timeoutKeys(), orchestratorKeys(), protocolKeys(), coordinationKeys(),
 		personaKeys(), decomposerKeys(), orchestratorTimeoutKeys(), permissionKeys(), backendKeys(), mcpKeys(), customToolKeys(), contextPathKeys(), uploadKeys(), scriptedKeys(),
-		faultKeys(), toolCallKeys(), criterionKeys()} {
+		faultKeys(), toolCallKeys(), criterionKeys(), memoryKeys()} {
 		for i := range group {
 			k := &group[i]
 			s := x.sections[k.Section]

@@ -195,10 +195,9 @@ func TestParse_RefusedByName(t *testing.T) {
 		yaml string
 		want []string
 	}{
-		{"filesystem_memory", okAgents + "filesystem_memory:\n  compression: {trigger_threshold: 0.75}\n",
-			[]string{"E 4:1 filesystem_memory | `filesystem_memory` is not supported yet: filesystem memory"}},
-		{"filesystem_memory enabled", okAgents + "filesystem_memory: {enabled: true}\n",
-			[]string{"E 4:21 filesystem_memory.enabled | `filesystem_memory` is not supported yet"}},
+		{"filesystem_memory", okAgents + "filesystem_memory:\n  compression: {trigger_threshold: 0.75}\n", nil},
+		{"filesystem_memory ratios", okAgents + "filesystem_memory:\n  compression: {trigger_threshold: 1.5}\n",
+			[]string{"E 5:36 filesystem_memory.compression.trigger_threshold | trigger_threshold must be between 0 and 1"}},
 		{"filesystem_memory off", okAgents + "filesystem_memory: {enabled: false, compression: {target_ratio: 0.2}}\n", nil},
 		{"hooks", okAgents + "hooks: {PreToolUse: [{handler: x.py}]}\n", []string{"E 4:1 hooks | `hooks` is not supported yet"}},
 		{"feature off, its tuning ignored", okAgents + "orchestrator:\n  coordination:\n    broadcast: false\n    broadcast_timeout: 60\n    response_depth: high\n", nil},

@@ -29,6 +29,7 @@ type target struct {
 	call    *ScriptedToolCall
 	perm    *Permissions
 	crit    *ChecklistCriterion
+	mem     *Memory
 	// Root-level fields the checks after the whole file need.
 	agentF, agentsF *field
 	presenterF      *field

@@ -78,7 +78,13 @@ func Supported(cfg *config.Config) error {
 	if o.Subagents.Enabled {
 		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
 	}
+	if cfg.FilesystemMemory.Enabled {
+		add("filesystem_memory")
+	}
 	for _, a := range cfg.Agents {
+		if cfg.MemoryOf(a).Enabled {
+			add("memory (its store is on this machine)")
+		}
 		t := a.Backend.Tools
 		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
 			add("backend type " + a.Backend.Type + " (a coding-agent CLI works in a workspace)")

@@ -140,3 +140,22 @@ func TestSupported_RefusesDecomposition(t *testing.T) {
 		t.Fatalf("Supported = %v, want decomposition refused by name", err)
 	}
 }
+
+// Memory keeps its store and its compressed context on the machine that runs the agents:
+// refused by name on Temporal, never dropped.
+func TestSupported_RefusesMemory(t *testing.T) {
+	for name, block := range map[string]string{
+		"memory":            "memory: {enabled: true, persistent_memory: {embedding: {provider: openai}}}\n",
+		"filesystem_memory": "filesystem_memory: {enabled: true}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := Supported(loadTeam(t, team+block))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("Supported = %v, want a refusal naming %s", err, name)
+			}
+		})
+	}
+	if err := Supported(loadTeam(t, team+"memory: {enabled: false}\n")); err != nil {
+		t.Errorf("memory off is refused: %v", err)
+	}
+}

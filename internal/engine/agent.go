@@ -270,6 +270,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if attempt > 1 || rounds > 0 || !c.fresh() {
 			stage = provider.StageEnforcement
 		}
+		s.compact(ctx, i, c)
 		tools := append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c.labels)...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,

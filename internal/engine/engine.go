@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +57,10 @@ type Agent struct {
 	// Subtask is the agent's part of the task in decomposition mode ("": the task decomposer
 	// assigns one).
 	Subtask string
+	// Compact, when set, is asked before each coordination call whether the conversation
+	// must be compressed to fit the model's context window (memory compression); it returns
+	// nil when it need not be.
+	Compact func(ctx context.Context, system string, msgs []provider.Message) (*Compacted, error)
 
 	// BaseURL is where the agent's requests go (credentials removed), CustomEndpoint that it
 	// is not the backend type's default, and Unpriced marks a model without a price; the
@@ -62,6 +68,16 @@ type Agent struct {
 	BaseURL        string
 	CustomEndpoint bool
 	Unpriced       bool
+}
+
+// Compacted is a conversation Agent.Compact compressed.
+type Compacted struct {
+	Messages      []provider.Message
+	Usage         provider.Usage // what the summary cost
+	Before, After int            // estimated tokens
+	Window        int
+	Dropped       int    // messages summarised
+	Saved         string // where their full text is, "" if nowhere
 }
 
 // Workspace is what the engine needs of an agent's working directory.
@@ -90,6 +106,14 @@ type Options struct {
 	Orchestrator config.Orchestrator
 	Timeouts     config.Timeouts
 	Bus          *event.Bus
+	// Recall, when set, runs after the preamble and before coordination (persistent memory):
+	// what it returns for agent i is added to that agent's system message, and what it pays
+	// through pay counts in the session's cost.
+	Recall func(ctx context.Context, pay func(agent int, u provider.Usage)) []string
+	// Remember, when set, runs once the final answer is published and before the session
+	// ends (persistent memory); what it pays through pay counts in the session's cost, as
+	// the agent's (a Usage with CostUSD set keeps that cost).
+	Remember func(ctx context.Context, r Result, pay func(agent int, u provider.Usage))
 	// Preamble is published right after SessionStarted (tool servers that started before).
 	Preamble []event.Payload
 	// Price returns the USD cost of usage on model; nil prices everything at 0.
@@ -204,6 +228,7 @@ func Run(ctx context.Context, o Options) Result {
 	if len(o.Agents) == 0 {
 		return s.finish(start, Result{Status: event.StatusFailed, ExitCode: 2, Err: errors.New("no agents configured")})
 	}
+	s.recall(ctx)
 	if o.Orchestrator.SkipCoordinationRounds {
 		s.mu.Lock()
 		s.endLocked(event.EndSkipped)
@@ -420,7 +445,38 @@ func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result 
 	s.presenting.Store(true)
 	res := s.present(ctx)
 	s.awaitStragglers()
+	s.remember(ctx, res)
 	return s.finish(start, res)
+}
+
+// recall adds what Options.Recall found to each agent's system message.
+func (s *session) recall(ctx context.Context) {
+	if s.o.Recall == nil {
+		return
+	}
+	extra := s.o.Recall(ctx, func(i int, u provider.Usage) {
+		if i >= 0 && i < len(s.agents) {
+			s.account(i, u, false)
+		}
+	})
+	s.agents = slices.Clone(s.agents) // the caller's agents stay as they were
+	for i, x := range extra {
+		if i < len(s.agents) && x != "" {
+			s.agents[i].System = strings.TrimSpace(s.agents[i].System + "\n\n" + x)
+		}
+	}
+}
+
+// remember hands a session that reached a final answer to Options.Remember.
+func (s *session) remember(ctx context.Context, res Result) {
+	if s.o.Remember == nil || res.Winner == "" || ctx.Err() != nil {
+		return
+	}
+	s.o.Remember(ctx, res, func(i int, u provider.Usage) {
+		if i >= 0 && i < len(s.agents) {
+			s.account(i, u, true)
+		}
+	})
 }
 
 // coordinate runs the agents until coordination ends: consensus, all agents dead, the cost

@@ -59,6 +59,10 @@ var kinds = []kind{
 	kindOf[HumanInput](),
 	kindOf[SubagentStarted](),
 	kindOf[SubagentFinished](),
+	kindOf[MemoryRetrieved](),
+	kindOf[MemoryStored](),
+	kindOf[ContextCompressed](),
+	kindOf[MemoryTrouble](),
 }
 
 // decoders is kinds by name.

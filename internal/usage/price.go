@@ -92,6 +92,11 @@ var prices = map[string]Price{
 	"glm-4.5":                 {0.60, 0.11, 0, 2.20},
 	"glm-4.6":                 {0.60, 0.11, 0, 2.20},
 	"kimi-k2":                 {0.60, 0.15, 0, 2.50},
+	// Embeddings (memory): input only
+	"text-embedding-3-small": {0.02, 0.02, 0, 0},
+	"text-embedding-3-large": {0.13, 0.13, 0, 0},
+	"text-embedding-ada-002": {0.10, 0.10, 0, 0},
+	"gemini-embedding-001":   {0.15, 0.15, 0, 0},
 }
 
 // free are backends that run locally or offline (simulated: massgen eval --simulate): every
@@ -99,14 +104,35 @@ var prices = map[string]Price{
 var free = map[string]bool{"scripted": true, "simulated": true, "ollama": true, "lmstudio": true, "vllm": true, "sglang": true}
 
 // keys holds the table's keys, longest first, for prefix lookup.
-var keys = func() []string {
-	k := make([]string, 0, len(prices))
-	for name := range prices {
+var keys = longestFirst(prices)
+
+func longestFirst[V any](table map[string]V) []string {
+	k := make([]string, 0, len(table))
+	for name := range table {
 		k = append(k, name)
 	}
 	sort.Slice(k, func(i, j int) bool { return len(k[i]) > len(k[j]) || len(k[i]) == len(k[j]) && k[i] < k[j] })
 	return k
-}()
+}
+
+// find is the row of model in table (whose keys, longest first, are keys): the model itself,
+// or the longest key it starts with followed by a separator. Provider prefixes such as
+// "openai/" or "models/" are tried with and without.
+func find[V any](table map[string]V, keys []string, model string) (V, bool) {
+	m := strings.ToLower(strings.TrimSpace(model))
+	for _, cand := range []string{m, strings.TrimPrefix(m, "models/"), m[strings.LastIndexByte(m, '/')+1:]} {
+		if p, ok := table[cand]; ok {
+			return p, true
+		}
+		for _, k := range keys {
+			if strings.HasPrefix(cand, k) && (len(cand) == len(k) || cand[len(k)] == '-' || cand[len(k)] == '@' || cand[len(k)] == ':') {
+				return table[k], true
+			}
+		}
+	}
+	var zero V
+	return zero, false
+}
 
 // Lookup returns the price of model on backend and whether it is known. Provider prefixes such
 // as "openai/" or "models/" are tried with and without.
@@ -114,18 +140,7 @@ func Lookup(backend, model string) (Price, bool) {
 	if free[backend] {
 		return Price{}, true
 	}
-	m := strings.ToLower(strings.TrimSpace(model))
-	for _, cand := range []string{m, strings.TrimPrefix(m, "models/"), m[strings.LastIndexByte(m, '/')+1:]} {
-		if p, ok := prices[cand]; ok {
-			return p, true
-		}
-		for _, k := range keys {
-			if strings.HasPrefix(cand, k) && (len(cand) == len(k) || cand[len(k)] == '-' || cand[len(k)] == '@' || cand[len(k)] == ':') {
-				return prices[k], true
-			}
-		}
-	}
-	return Price{}, false
+	return find(prices, keys, model)
 }
 
 // Known reports whether the price table knows model on backend, so that Cost is its real

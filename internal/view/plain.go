@@ -138,6 +138,18 @@ func (p *Plain) Handle(e event.Event) {
 			break
 		}
 		p.line("%s: %s: %s", what, v.Status, oneLine(v.Detail, 300))
+	case event.MemoryRetrieved:
+		p.line("%s: memory: %d facts retrieved", p.who(v.Agent), v.Count)
+	case event.MemoryStored:
+		p.line("%s: memory: %d facts stored", p.who(v.Agent), v.Count)
+	case event.ContextCompressed:
+		p.line("%s: context compressed: ~%d -> ~%d tokens of %d (%d messages summarised)", p.who(v.Agent), v.TokensBefore, v.TokensAfter, v.Window, v.Messages)
+	case event.MemoryTrouble:
+		who := "memory"
+		if v.Agent != "" {
+			who = p.who(v.Agent) + ": memory"
+		}
+		p.line("%s: %s: %s", who, v.Stage, oneLine(v.Message, 300))
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
 	case event.PersonasGenerated:
