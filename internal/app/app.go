@@ -280,6 +280,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
+	tb.permitCode(agents)
 	logSnapshots(agents, res.Dir)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and

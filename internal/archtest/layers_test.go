@@ -47,6 +47,9 @@ var layers = []layer{
 		Why:   "the protocol as a pure state machine: no I/O, no goroutines, no clock"},
 	{Pkg: "internal/config", Never: []string{"internal/permission", "internal/app", "internal/cli", "internal/web"},
 		Why: "config is read by everything above it; it checks what it reads with leaves only"},
+	{Pkg: "internal/skill", Only: []string{"internal/tool", "internal/workspace"}, Why: "skills are files the agents read: the workspace's copy and the tool type"},
+	{Pkg: "internal/codetool", Only: []string{"internal/tool", "internal/provider", "internal/mcptool", "internal/workspace"},
+		Why: "tools as code call back the tools massgen runs; it never starts servers or commands itself"},
 	{Pkg: "internal/mcpserve", Never: []string{"internal/web"}, Why: "massgen mcp and massgen serve are siblings; what they share is in httpserve"},
 	{Pkg: "internal/...", Never: []string{"internal/cli"}, Why: "cli is the wiring: only cmd/massgen imports it"},
 }

@@ -337,7 +337,7 @@ func TestParse_V09xTypos(t *testing.T) {
 		{okAgents + "orchestrator: {coordination: {persona_generator: {diversty_mode: x}}}\n", "E 4:51 orchestrator.coordination.persona_generator.diversty_mode | unknown persona_generator key | did you mean `diversity_mode`?"},
 		{okAgents + "timeout_settings: {initial_round_timeout: 3}\n", "E 4:20 timeout_settings.initial_round_timeout | unknown timeout_settings key | did you mean `initial_round_timeout_seconds`?"},
 		{okAgents + "permission: {}\n", "W 4:1 permission | unknown top-level key `permission` is ignored | did you mean `permissions`?"},
-		{okAgents + "orchestrator: {coordination: {zzz: 1}}\n", "E 4:31 orchestrator.coordination.zzz | unknown coordination key | keys this build runs: enable_planning_mode, planning_mode_instruction, persona_generator"},
+		{okAgents + "orchestrator: {coordination: {zzz: 1}}\n", "E 4:31 orchestrator.coordination.zzz | unknown coordination key | keys this build runs: enable_planning_mode, planning_mode_instruction, use_skills, skills_directory, persona_generator"},
 		{okAgents + "orchestrator: {zzz: 1}\n", "E 4:16 orchestrator.zzz | unknown orchestrator key | docs/config-keys.md lists the keys of `orchestrator`"},
 	}
 	for _, tc := range cases {

@@ -70,6 +70,9 @@ func Supported(cfg *config.Config) error {
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}
+	if o.UseSkills {
+		add("orchestrator.coordination.use_skills (the skills are files on this machine)")
+	}
 	for _, a := range cfg.Agents {
 		t := a.Backend.Tools
 		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
@@ -89,6 +92,9 @@ func Supported(cfg *config.Config) error {
 		}
 		if len(t.MCPServers) > 0 {
 			add("mcp_servers")
+		}
+		if t.CodeTools {
+			add("enable_code_based_tools")
 		}
 		if len(t.CustomTools) > 0 {
 			add("custom_tools")
