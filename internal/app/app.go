@@ -310,6 +310,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			agents[i].Compact = compactor(agents[i], c, dir)
 		}
 	}
+	tb.permitCode(agents)
 	logSnapshots(agents, res.Dir)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"massgen/internal/codetool"
 	"massgen/internal/config"
 	"massgen/internal/customtool"
 	"massgen/internal/engine"
@@ -26,6 +27,8 @@ type toolbox struct {
 	ws   map[string]*workspace.Agent
 	// custom are the agents' custom_tools processes, stopped with the session.
 	custom []*customtool.Tools
+	// code are the servers of the agents' tools as code, by agent id, stopped with the session.
+	code map[string]*codetool.Server
 
 	winnerDir string // the winner's workspace, once finish has run
 
@@ -102,6 +105,9 @@ func newToolbox(ctx context.Context, cfg *config.Config, agents []engine.Agent, 
 		}
 		if at.ws != nil {
 			agents[i].Workspace = at.ws
+		}
+		for _, n := range at.notes {
+			agents[i].System = strings.TrimSpace(agents[i].System + "\n\n" + n)
 		}
 		agents[i].Tools = at.set
 	}
@@ -209,6 +215,9 @@ func (tb *toolbox) close() error {
 	var err error
 	for _, ct := range tb.custom {
 		err = errors.Join(err, ct.Close())
+	}
+	for _, s := range tb.code {
+		err = errors.Join(err, s.Close())
 	}
 	if tb.conv != nil {
 		tb.conv.endTurn(tb.winnerDir)

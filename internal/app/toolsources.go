@@ -15,6 +15,7 @@ import (
 	"massgen/internal/filetool"
 	"massgen/internal/mcptool"
 	"massgen/internal/private"
+	"massgen/internal/skill"
 	"massgen/internal/tool"
 	"massgen/internal/workspace"
 )
@@ -26,7 +27,9 @@ type toolSource func(b *toolBuild, ctx context.Context, at *agentTools) error
 // toolSources are where an agent's tools come from, in the order the agent is offered them.
 // The workspace comes first: the sources after it work in it.
 var toolSources = []toolSource{
+	(*toolBuild).skillTools,     // read_skill and the skills' list (skills.go), before the workspace that reads them
 	(*toolBuild).workspaceTools, // its folders, and the file tools or a coding-agent CLI bound to them
+	(*toolBuild).codeTools,      // MCP tools as code the commands call (codetools.go), before the commands
 	(*toolBuild).commandTools,   // execute_command and the background shells
 	(*toolBuild).mcpTools,       // the user's MCP servers
 	(*toolBuild).mediaTools,     // image, audio and video tools
@@ -45,6 +48,7 @@ type toolBuild struct {
 	hide     []string // the files a sandbox hides (keyFiles)
 	previous string   // this run's copy of the previous turn's workspace
 	lost     serversLost
+	skills   *skill.Set // the run's skills (use_skills), loaded by the first agent's skillTools
 }
 
 // agentTools is one agent's tools as the sources gather them.
@@ -53,7 +57,10 @@ type agentTools struct {
 	agent config.Agent
 	cli   cliBinder        // nil: not a coding-agent CLI
 	ws    *workspace.Agent // nil: no workspace (needsWorkspace)
+	paths []workspace.ContextPath
 	set   tool.Set
+	notes []string             // added to the agent's system message
+	code  *command.ToolChannel // how its commands call its tools as code (codeTools)
 }
 
 // workspaceTools gives the agent its workspace, when it needs one, and the file tools in it;
@@ -77,6 +84,10 @@ func (b *toolBuild) workspaceTools(_ context.Context, at *agentTools) error {
 		}
 		paths = append(paths, workspace.ContextPath{Path: b.previous})
 	}
+	if b.skills != nil {
+		paths = append(paths, workspace.ContextPath{Path: b.skills.Dir}) // read-only: no write permission
+	}
+	at.paths = paths
 	if err := ws.SetContextPaths(paths); err != nil {
 		return errorf(ExitConfig, "agent %s: %v", a.ID, err)
 	}
@@ -135,7 +146,7 @@ func (b *toolBuild) commandTools(_ context.Context, at *agentTools) error {
 		return nil
 	}
 	opts := command.Options{Allowed: t.AllowedCommands, Blocked: t.BlockedCommands, PassEnv: t.CommandEnv,
-		Sandbox: sandboxOptions(t, b.hide)}
+		Sandbox: sandboxOptions(t, b.hide), Tools: at.code}
 	if err := opts.Validate(); err != nil {
 		return errorf(ExitConfig, "agent %s: %v", at.agent.ID, err)
 	}
@@ -155,6 +166,12 @@ func (b *toolBuild) mcpTools(ctx context.Context, at *agentTools) error {
 	a, t := at.agent, at.agent.Backend.Tools
 	if len(t.MCPServers) == 0 {
 		return nil
+	}
+	if codeBased(t) {
+		t.MCPServers = directServers(t) // the others are code (codeTools)
+		if len(t.MCPServers) == 0 {
+			return nil
+		}
 	}
 	if at.cli != nil {
 		servers := make([]mcptool.Server, len(t.MCPServers))

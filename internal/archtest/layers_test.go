@@ -56,6 +56,9 @@ var layers = []layer{
 	{Pkg: "internal/desktop", Only: []string{"internal/browser", "internal/childproc"}, Why: "a virtual X display with the browser on it"},
 	{Pkg: "internal/computer", Only: []string{"internal/browser", "internal/desktop", "internal/provider", "internal/redact", "internal/tool", "internal/usage"},
 		Why: "the computer-use tools: a model's loop on a desktop, priced, keys redacted"},
+	{Pkg: "internal/skill", Only: []string{"internal/tool", "internal/workspace"}, Why: "skills are files the agents read: the workspace's copy and the tool type"},
+	{Pkg: "internal/codetool", Only: []string{"internal/tool", "internal/provider", "internal/mcptool", "internal/workspace"},
+		Why: "tools as code call back the tools massgen runs; it never starts servers or commands itself"},
 	{Pkg: "internal/mcpserve", Never: []string{"internal/web"}, Why: "massgen mcp and massgen serve are siblings; what they share is in httpserve"},
 	{Pkg: "internal/...", Never: []string{"internal/cli"}, Why: "cli is the wiring: only cmd/massgen imports it"},
 }

@@ -37,6 +37,9 @@ type Sandbox struct {
 	// Proxy, when set, is the path of a unix socket on the host where an HTTP proxy listens.
 	// Inside, it is offered at ProxyAddr (TCP), the only way out of a sandbox without Network.
 	Proxy string
+	// Tools, when set, is the path of a unix socket on the host where massgen serves the
+	// agent's tools to its code (code-based tools). Inside, it is offered at ToolsAddr (TCP).
+	Tools string
 	// Limits bound each of the command's processes; the zero value of a field means its
 	// default (DefaultLimits).
 	Limits Limits
@@ -44,6 +47,9 @@ type Sandbox struct {
 
 // ProxyAddr is where a Sandbox's Proxy is reachable inside it.
 const ProxyAddr = "127.0.0.1:3128"
+
+// ToolsAddr is where a Sandbox's Tools socket is reachable inside it.
+const ToolsAddr = "127.0.0.1:3129"
 
 // Limits are resource limits for the processes of a sandbox.
 type Limits struct {

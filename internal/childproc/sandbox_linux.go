@@ -24,6 +24,7 @@ import (
 const (
 	sandboxInitPath  = "/run/massgen/sandbox-init" // also the argv[0] that selects the init
 	sandboxProxyPath = "/run/massgen/proxy.sock"   // the host's proxy socket, inside
+	sandboxToolsPath = "/run/massgen/tools.sock"   // the host's tool socket, inside
 	sandboxExecName  = "massgen-sandbox-exec"      // argv[0] of the exec stage
 	maxBwrapArgs     = 1 << 20                     // bytes of bwrap's command line
 	reservedPIDs     = 300                         // Linux's RESERVED_PIDS: lower pids are not reused
@@ -37,6 +38,7 @@ type sandboxSpec struct {
 	Path   string `json:"path"` // the command, as resolved on the host
 	Linger bool   `json:"linger,omitempty"`
 	Proxy  bool   `json:"proxy,omitempty"`
+	Tools  bool   `json:"tools,omitempty"`
 	NProc  uint64 `json:"nproc"`
 	FSize  uint64 `json:"fsize"`
 	CPU    uint64 `json:"cpu"` // seconds
@@ -221,11 +223,17 @@ func (sb *Sandbox) bwrapArgs(exe, target string, args []string, dir string, ling
 		}
 		a = append(a, "--ro-bind", sb.Proxy, sandboxProxyPath)
 	}
+	if sb.Tools != "" {
+		if err := checkMountPath(sb.Tools); err != nil {
+			return nil, err
+		}
+		a = append(a, "--ro-bind", sb.Tools, sandboxToolsPath)
+	}
 	for _, d := range hidden {
 		a = append(a, "--remount-ro", d)
 	}
 	a = append(a, "--remount-ro", "/", "--chdir", dir)
-	spec, err := json.Marshal(sandboxSpec{Path: target, Linger: linger, Proxy: sb.Proxy != "",
+	spec, err := json.Marshal(sandboxSpec{Path: target, Linger: linger, Proxy: sb.Proxy != "", Tools: sb.Tools != "",
 		NProc: uint64(lim.Processes), FSize: uint64(lim.FileSize), CPU: uint64(lim.CPU / time.Second), AS: uint64(lim.AddressSpace)})
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ import (
 //   - the exec stage (argv[0] sandboxExecName): it sets the limits and the seccomp filter on
 //     itself and execs the command, which inherits both; the init keeps neither, so that a
 //     command at its process limit cannot starve the init of threads, and the init alone can
-//     reach the proxy's unix socket.
+//     reach the proxy's and the tools' unix sockets.
 
 func readSandboxSpec() (sandboxSpec, []string, error) {
 	var spec sandboxSpec
@@ -59,7 +59,14 @@ func runSandboxInit() int {
 		if err != nil {
 			return sandboxFail("cannot offer the proxy: %v", err)
 		}
-		go relayProxy(ln) // ends with the sandbox
+		go relay(ln, sandboxProxyPath) // ends with the sandbox
+	}
+	if spec.Tools {
+		ln, err := net.Listen("tcp", ToolsAddr)
+		if err != nil {
+			return sandboxFail("cannot offer the tools: %v", err)
+		}
+		go relay(ln, sandboxToolsPath) // ends with the sandbox
 	}
 	pid, err := syscall.ForkExec("/proc/self/exe", append([]string{sandboxExecName, os.Args[1]}, args...),
 		&syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
@@ -93,8 +100,9 @@ func exitCode(ws syscall.WaitStatus) int {
 	return ws.ExitStatus()
 }
 
-// relayProxy passes every connection to ProxyAddr on to the host's proxy.
-func relayProxy(ln net.Listener) {
+// relay passes every connection to ln on to the host's unix socket at path (the proxy, or
+// the tool socket).
+func relay(ln net.Listener, path string) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -102,7 +110,7 @@ func relayProxy(ln net.Listener) {
 		}
 		go func() { // ends when either side closes
 			defer c.Close()
-			u, err := net.Dial("unix", sandboxProxyPath)
+			u, err := net.Dial("unix", path)
 			if err != nil {
 				return
 			}

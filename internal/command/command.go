@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,18 @@ type Options struct {
 	// Sandbox (command_line_execution_mode: srt) runs every command in a bubblewrap sandbox
 	// (see SandboxOptions); nil runs them on this machine, confined by childproc only.
 	Sandbox *SandboxOptions
+	// Tools (enable_code_based_tools), when set, lets the commands call the agent's tools
+	// back through massgen (ToolChannel).
+	Tools *ToolChannel
+}
+
+// ToolChannel is how an agent's commands reach the tool server massgen runs for it
+// (code-based tools): the unix socket it listens on and the token every call must carry.
+// Commands get both as MASSGEN_TOOLS_ADDR (unix:PATH, or tcp:childproc.ToolsAddr inside the
+// sandbox, which relays to the socket) and MASSGEN_TOOLS_TOKEN, and PythonPath first on
+// PYTHONPATH, so that the generated `servers` package imports from anywhere.
+type ToolChannel struct {
+	Socket, Token, PythonPath string
 }
 
 // Validate reports invalid Allowed and Blocked patterns, naming the config key and index, and
@@ -201,6 +214,7 @@ func (a *agent) commandEnv(opts Options, dir string) []string {
 func (a *agent) prepare(cmd *childproc.Cmd, opts Options, dir string) error {
 	cmd.Dir, cmd.Env = dir, a.commandEnv(opts, dir)
 	if opts.Sandbox == nil {
+		cmd.Env = opts.Tools.env(cmd.Env, "unix:"+opts.Tools.socket())
 		return nil
 	}
 	sb, err := a.sandbox(opts.Sandbox, envValue(cmd.Env, "HOME"))
@@ -211,7 +225,35 @@ func (a *agent) prepare(cmd *childproc.Cmd, opts Options, dir string) error {
 	if sb.Proxy != "" {
 		cmd.Env = append(cmd.Env, proxyEnv(childproc.ProxyAddr)...)
 	}
+	if opts.Tools != nil {
+		sb.Tools = opts.Tools.Socket
+		cmd.Env = opts.Tools.env(cmd.Env, "tcp:"+childproc.ToolsAddr)
+	}
 	return nil
+}
+
+func (c *ToolChannel) socket() string {
+	if c == nil {
+		return ""
+	}
+	return c.Socket
+}
+
+// env adds the channel's variables to env, the server reached at addr; a nil channel adds
+// nothing.
+func (c *ToolChannel) env(env []string, addr string) []string {
+	if c == nil {
+		return env
+	}
+	env = append(env, "MASSGEN_TOOLS_ADDR="+addr, "MASSGEN_TOOLS_TOKEN="+c.Token)
+	if c.PythonPath == "" {
+		return env
+	}
+	path := c.PythonPath
+	if old := envValue(env, "PYTHONPATH"); old != "" {
+		path += string(os.PathListSeparator) + old
+	}
+	return append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PYTHONPATH=") }), "PYTHONPATH="+path)
 }
 
 // checkWriteTargets refuses a command whose literal write targets the agent may not write.

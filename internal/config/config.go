@@ -184,6 +184,10 @@ type Orchestrator struct {
 	PlanningMode bool
 	// PlanningInstruction replaces the built-in planning-mode instruction when set.
 	PlanningInstruction string
+	// UseSkills (coordination.use_skills) gives every agent the skills of SkillsDirectory
+	// (skills_directory; "" means .agent/skills).
+	UseSkills       bool
+	SkillsDirectory string
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
 	// Media are the media tool settings every agent inherits unless it sets its own.

@@ -126,18 +126,23 @@ func backendKeys() []Key {
 			raw: func(w *walker, t *target, f field) { t.backend.Tools.CustomTools = w.customTools(f, t) }},
 		{Section: secBackend, Name: "max_mcp_message_history", Type: TypeInt, Default: "200", Status: Ignored, Since: "0.1.12",
 			Doc: "Messages kept within one tool loop; the engine bounds tool loops with its own caps."},
-		{Section: secBackend, Name: "enable_code_based_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
-			Doc: "MCP tools as Python code in the workspace (CodeAct).", Why: "code-based tools are not built"},
-		{Section: secBackend, Name: "custom_tools_path", Type: TypeString, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
-			Doc: "Code-based tools: custom tools to copy in."},
+		{Section: secBackend, Name: "enable_code_based_tools", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.13", tool: true,
+			Doc: "The agent's MCP tools as Python code in its workspace (servers/<server>/<tool>.py), which its commands import and call; massgen runs each call (CodeAct). Needs enable_mcp_command_line.",
+			set: tools(func(t *Tools, v value) { t.CodeTools = v.b })},
+		{Section: secBackend, Name: "custom_tools_path", Type: TypeString, Status: Implemented, Since: "0.1.13", Needs: needsCodeTools, tool: true,
+			Doc: "Code-based tools: a folder of your own Python, copied into the workspace as custom_tools/ (relative to where massgen runs).",
+			set: tools(func(t *Tools, v value) { t.CustomToolsPath = v.s })},
 		{Section: secBackend, Name: "auto_discover_custom_tools", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
-			Doc: "Discover custom tools (evolving skills).", Why: "discovering tools is not built; list them in custom_tools"},
-		{Section: secBackend, Name: "exclude_custom_tools", Type: TypeStrings, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
-			Doc: "Code-based tools: folders to leave out."},
-		{Section: secBackend, Name: "direct_mcp_servers", Type: TypeStrings, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
-			Doc: "Code-based tools: servers kept as direct tools."},
-		{Section: secBackend, Name: "shared_tools_directory", Type: TypeString, Status: Ignored, Since: "0.1.13", Needs: needsCodeTools,
-			Doc: "Code-based tools: shared folder."},
+			Doc: "Discover MassGen's own tool library.", Why: "MassGen's tool library (massgen/tool/) is not shipped", Instead: "name your tools' folder in custom_tools_path"},
+		{Section: secBackend, Name: "exclude_custom_tools", Type: TypeStrings, Status: Implemented, Since: "0.1.13", Needs: needsCodeTools, tool: true,
+			Doc: "Code-based tools: entries of custom_tools_path left out of the copy.",
+			set: tools(func(t *Tools, v value) { t.ExcludeCustomTools = v.list })},
+		{Section: secBackend, Name: "direct_mcp_servers", Type: TypeStrings, Status: Implemented, Since: "0.1.35", Needs: needsCodeTools, tool: true,
+			Doc: "Code-based tools: MCP servers whose tools stay direct tools of the model instead of code.",
+			set: tools(func(t *Tools, v value) { t.DirectMCPServers = v.list })},
+		{Section: secBackend, Name: "shared_tools_directory", Type: TypeString, Status: Implemented, Since: "0.1.13", Needs: needsCodeTools, tool: true,
+			Doc: "Code-based tools: generate the code once under this folder (in a subfolder per set of servers), read-only for the agents, instead of in each workspace.",
+			set: tools(func(t *Tools, v value) { t.SharedToolsDir = v.s })},
 		{Section: secBackend, Name: "concurrent_tool_execution", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.14", warn: true,
 			Doc: "Run the tool calls of one response in parallel.", Why: "the tool calls of a response run one after another, with the same results"},
 		{Section: secBackend, Name: "max_concurrent_tools", Type: TypeInt, Status: Ignored, Since: "0.1.14", Needs: "concurrent_tool_execution",
@@ -330,6 +335,7 @@ func backendAfter(w *walker, t *target, f field, present map[string]field) {
 		w.errKey(g, "remove WebSearch from disallowed_tools, or enable_web_search", "enable_web_search allows WebSearch, which disallowed_tools denies")
 	}
 	w.checkUploads(t)
+	codeToolsAfter(w, t, present)
 	if !t.known || !t.bt.Implemented {
 		return // a refused type is reported as such; its defaults do not matter
 	}
@@ -426,4 +432,26 @@ func Loopback(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// codeToolsAfter checks enable_code_based_tools against the keys it needs: the agent runs the
+// generated code with its commands, and a coding-agent CLI calls its MCP tools itself.
+func codeToolsAfter(w *walker, t *target, present map[string]field) {
+	g, ok := present["enable_code_based_tools"]
+	b := t.backend
+	if !ok || !b.Tools.CodeTools {
+		return
+	}
+	switch {
+	case t.known && t.bt.Protocol == ProtocolCLI:
+		w.errKey(g, "remove it: the CLI calls the MCP servers of its config itself", "backend type `%s` does not take `enable_code_based_tools`", t.bt.Name)
+	case !b.Tools.CommandLine:
+		w.warnAt(g.loc, "`enable_code_based_tools` has no effect without commands: the agent runs the generated code with execute_command, so its MCP tools stay its own tools",
+			"add enable_mcp_command_line: true, or remove enable_code_based_tools", g.keyN)
+	}
+	for _, n := range b.Tools.DirectMCPServers {
+		if !slices.ContainsFunc(b.Tools.MCPServers, func(s MCPServer) bool { return s.Name == n }) {
+			w.errKey(present["direct_mcp_servers"], "name servers of mcp_servers", "direct_mcp_servers: no MCP server is called `%s`", clip(n))
+		}
+	}
 }

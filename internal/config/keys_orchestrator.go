@@ -189,8 +189,13 @@ func orchestratorKeys() []Key {
 			Why: "Docker execution is not built"},
 		{Section: secOrch, Name: "max_turns", Type: TypeInt, Status: EmptyOnly, Since: "0.1.9x",
 			Doc: "Cap on the turns of an interactive session.", Instead: "remove it; end the session with /quit"},
-		{Section: secOrch, Name: "skills_directory", Type: TypeString, Status: Ignored, Since: "0.1.12", Needs: "orchestrator.coordination.use_skills",
-			Doc: "Where skills are found."},
+		{Section: secOrch, Name: "skills_directory", Type: TypeString, Status: Implemented, Since: "0.1.12", Needs: "orchestrator.coordination.use_skills",
+			Doc: "Where the skills are, as coordination.skills_directory (which wins).",
+			set: func(_ *walker, t *target, v value) {
+				if t.cfg.Orchestrator.SkillsDirectory == "" {
+					t.cfg.Orchestrator.SkillsDirectory = v.s
+				}
+			}},
 		{Section: secOrch, Name: "enable_nlip", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.13",
 			Doc: "Route tool calls through NLIP.", Why: "NLIP is not built"},
 		{Section: secOrch, Name: "nlip", Type: TypeSwitch, Status: OffOnly, Since: "0.1.13", Doc: "NLIP settings.", Why: "NLIP is not built"},

@@ -337,9 +337,24 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	w.checkPresenter(t, agentDefs)
 	w.checkLazy(t, len(agentDefs))
 	w.checkDecomposition(t, agentDefs)
+	w.checkCodePlanning(t, agentDefs)
 	w.checkTuning()
 	for _, d := range agentDefs {
 		cfg.Agents = append(cfg.Agents, d.agent)
+	}
+}
+
+// checkCodePlanning refuses code-based tools under planning mode, which holds back MCP tools
+// the model calls: calls from code could not be held back.
+func (w *walker) checkCodePlanning(t *target, defs []agentDef) {
+	if !t.cfg.Orchestrator.PlanningMode {
+		return
+	}
+	for _, d := range defs {
+		if d.agent.Backend.Tools.CodeTools {
+			w.errAt(d.loc, fmt.Sprintf("agent %s: `enable_code_based_tools` cannot be used with `enable_planning_mode`: planning mode holds back MCP tools until the final presentation, which calls from code would get past", d.agent.ID),
+				"remove one of them", d.idN)
+		}
 	}
 }
 

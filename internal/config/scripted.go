@@ -121,10 +121,11 @@ func scriptedUnknown(w *walker, _ *target, g field) {
 	w.errKey(g, sugg, "unknown scripted backend key `%s`", clip(g.key))
 }
 
-func scriptedAfter(w *walker, _ *target, f field, present map[string]field) {
+func scriptedAfter(w *walker, t *target, f field, present map[string]field) {
 	if _, ok := present["answers"]; !ok {
 		w.errAt(f.loc, "missing required key `answers`", "add answers: with at least one answer text", f.keyN, f.raw)
 	}
+	codeToolsAfter(w, t, present) // scripted agents use tools as the others do
 }
 
 func (w *walker) answers(f field) []string {

@@ -66,6 +66,13 @@ type Tools struct {
 	// command may reach, through a filtering proxy: example.com, or *.example.com for its
 	// subdomains.
 	SrtAllowedDomains []string
+	// CodeTools (enable_code_based_tools) offers the MCP tools as code the agent's commands
+	// call, except those of DirectMCPServers; CustomToolsPath is copied in without
+	// ExcludeCustomTools; SharedToolsDir, when set, holds the generated code instead of the
+	// workspace.
+	CodeTools                            bool
+	CustomToolsPath, SharedToolsDir      string
+	ExcludeCustomTools, DirectMCPServers []string
 	// Media are the media tools (enable_multimodal_tools and friends, keys_media.go); the
 	// orchestrator's settings apply through Media.Over.
 	Media Media

@@ -81,6 +81,9 @@ func Supported(cfg *config.Config) error {
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")
 	}
+	if o.UseSkills {
+		add("orchestrator.coordination.use_skills (the skills are files on this machine)")
+	}
 	for _, a := range cfg.Agents {
 		if cfg.MemoryOf(a).Enabled {
 			add("memory (its store is on this machine)")
@@ -103,6 +106,9 @@ func Supported(cfg *config.Config) error {
 		}
 		if len(t.MCPServers) > 0 {
 			add("mcp_servers")
+		}
+		if t.CodeTools {
+			add("enable_code_based_tools")
 		}
 		if len(t.CustomTools) > 0 {
 			add("custom_tools")

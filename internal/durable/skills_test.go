@@ -1,0 +1,31 @@
+package durable
+
+import (
+	"strings"
+	"testing"
+
+	"massgen/internal/config"
+)
+
+// Skills and code-based tools are files and a tool server on this machine: a worker has
+// neither, so Temporal refuses them by name.
+func TestSupported_RefusesSkillsAndCodeTools(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  config.Config
+		want string
+	}{
+		{"use_skills", config.Config{Orchestrator: config.Orchestrator{UseSkills: true},
+			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "use_skills"},
+		{"code tools", config.Config{Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted",
+			Tools: config.Tools{CodeTools: true}}}}}, "enable_code_based_tools"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Supported(&tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "not supported on Temporal yet") {
+				t.Fatalf("Supported = %v, want a refusal naming %s", err, tt.want)
+			}
+		})
+	}
+}
