@@ -90,8 +90,12 @@ func Supported(cfg *config.Config) error {
 		if len(t.MCPServers) > 0 {
 			add("mcp_servers")
 		}
-		if len(t.CustomTools) > 0 {
-			add("custom_tools")
+		for _, c := range t.CustomTools {
+			if name := c.ComputerTool(); name != "" {
+				add("custom_tools " + name + " (a browser on this machine)")
+			} else {
+				add("custom_tools")
+			}
 		}
 		if len(a.Backend.Uploads) > 0 {
 			add("upload_files (the files are on this machine)")
