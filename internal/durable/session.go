@@ -110,8 +110,12 @@ func Supported(cfg *config.Config) error {
 		if t.CodeTools {
 			add("enable_code_based_tools")
 		}
-		if len(t.CustomTools) > 0 {
-			add("custom_tools")
+		for _, c := range t.CustomTools {
+			if name := c.ComputerTool(); name != "" {
+				add("custom_tools " + name + " (a browser on this machine)")
+			} else {
+				add("custom_tools")
+			}
 		}
 		if len(a.Backend.Uploads) > 0 {
 			add("upload_files (the files are on this machine)")
