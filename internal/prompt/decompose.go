@@ -54,14 +54,8 @@ func DecompositionRequest(question string, labels, systems []string, fixed map[s
 			fmt.Fprintf(&b, "- %s\n", c)
 		}
 	}
-	b.WriteString("\nReply with JSON only, in this shape:\n{\"subtasks\": {")
-	for i, l := range labels {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q: \"...\"", l)
-	}
-	b.WriteString("}}")
+	b.WriteString("\n")
+	writeReplyShape(&b, "subtasks", labels)
 	return b.String()
 }
 

@@ -57,14 +57,7 @@ func PersonaRequest(mode, question string, labels, systems []string) string {
 		"- Two to four sentences per persona, addressed to the agent (\"You ...\").\n" +
 		"- Every agent must still answer the whole request, completely and end to end: no narrow roles, no splitting the work.\n" +
 		"- Make the personas clearly different from each other.\n\n")
-	b.WriteString("Reply with JSON only, in this shape:\n{\"personas\": {")
-	for i, l := range labels {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q: \"...\"", l)
-	}
-	b.WriteString("}}")
+	writeReplyShape(&b, "personas", labels)
 	return b.String()
 }
 
@@ -253,4 +246,17 @@ func personaSection(persona string) string {
 	return "Your perspective for this request (each agent was given a different one):\n" + persona + "\n" +
 		"Once you have seen the other agents' answers, treat this perspective as a preference, not a position to defend: " +
 		"judge every answer on its merits, and vote for or build on the best one.\n\n"
+}
+
+// writeReplyShape asks for a JSON reply of one text per agent label under key: the shape the
+// persona and decomposer calls both ask for.
+func writeReplyShape(b *strings.Builder, key string, labels []string) {
+	fmt.Fprintf(b, "Reply with JSON only, in this shape:\n{%q: {", key)
+	for i, l := range labels {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%q: \"...\"", l)
+	}
+	b.WriteString("}}")
 }
