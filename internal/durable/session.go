@@ -67,6 +67,10 @@ func Supported(cfg *config.Config) error {
 	if o.PersonaGenerator.Enabled {
 		add("orchestrator.coordination.persona_generator")
 	}
+	if o.Broadcast.Mode != "" {
+		// The side calls read the peers' conversations, which live in the workers' activities.
+		add("orchestrator.coordination.broadcast")
+	}
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}

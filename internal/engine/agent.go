@@ -168,6 +168,7 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	c.injected = 0
 	s.m.BeginRound(i)
 	s.deliverHumanInputLocked(i, c)
+	s.deliverBroadcastNotesLocked(i, c)
 	s.syncSeenLocked(i, c)
 	c.round = s.roundClock(round)
 	s.publish(event.TurnStarted{Agent: s.agents[i].ID, Version: c.seen, Available: c.labels, Fresh: c.fresh()})
@@ -267,7 +268,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		if s.skipVoting {
 			workflow = prompt.AnswerTools()
 		}
-		tools := append(append(a.Tools.Specs(), workflow...), s.checklistTools(c.labels)...)
+		tools := append(append(append(a.Tools.Specs(), workflow...), s.checklistTools(c.labels)...), s.broadcastTools(i)...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}
@@ -277,6 +278,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		}
 		s.publish(mc)
 		c.sent = len(c.msgs)
+		s.keepContext(i, c)
 		res, err := s.call(ctx, i, req, false, c.round.cut)
 		if errors.Is(err, errRoundCut) {
 			s.roundCut(i, c)
@@ -489,6 +491,7 @@ func (s *session) catchUpLocked(i int, c *conversation) {
 			Content: strings.TrimSpace(s.update("While you were working, the current answers changed.", s.visible(inAgentOrder(news))))})
 	}
 	s.deliverHumanInputLocked(i, c)
+	s.deliverBroadcastNotesLocked(i, c)
 	s.syncSeenLocked(i, c)
 }
 

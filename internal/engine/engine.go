@@ -17,6 +17,7 @@ import (
 	"massgen/internal/coord"
 	"massgen/internal/criteria"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
 	"massgen/internal/tool"
@@ -100,6 +101,10 @@ type Options struct {
 	// Steering, when set, lets the caller stop agents, end coordination and message the
 	// agents while the session runs (steer.go).
 	Steering *Steering
+	// Asks carries a person's answers to the questions agents ask with ask_others when
+	// coordination.broadcast is human (the broker of the permission asks); nil means nobody
+	// can answer, so each such question ends at once as timed out (broadcast.go).
+	Asks *permission.Broker
 }
 
 // Result is how a session ended.
@@ -173,6 +178,8 @@ type session struct {
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation
+	// bc is coordination.broadcast's state, nil when it is off (broadcast.go).
+	bc *broadcasts
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -241,6 +248,7 @@ func newSession(o Options) *session {
 		turnOf:     make([]int, len(o.Agents)),
 		bounded:    boundedView(orch, len(o.Agents)),
 		criteria:   items,
+		bc:         newBroadcasts(o),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -405,6 +413,7 @@ func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result 
 func (s *session) coordinate(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Orchestrator)
 	defer cancel()
+	s.startBroadcasts(cctx)
 	var wg sync.WaitGroup
 	for i := range s.agents {
 		actx, stop := s.agentContext(cctx, i)
@@ -425,6 +434,7 @@ func (s *session) coordinate(ctx context.Context) {
 	s.mu.Unlock()
 	cancel()
 	wg.Wait()
+	s.waitBroadcasts()
 	// Interrupted too: a CLI waiting on a tool call has not reported its usage yet, and is
 	// stopped at once rather than killed with the agents (its usage estimated, not lost).
 	s.finishProviders(ctx)

@@ -53,6 +53,9 @@ var kinds = []kind{
 	kindOf[PermissionAsked](),
 	kindOf[PermissionDecided](),
 	kindOf[HumanInput](),
+	kindOf[BroadcastAsked](),
+	kindOf[BroadcastAnswered](),
+	kindOf[BroadcastDone](),
 }
 
 // decoders is kinds by name.

@@ -79,6 +79,9 @@ const (
 	StagePlanning Stage = "planning"
 	// StagePersona is persona_generator's call, before coordination: one question, no tools.
 	StagePersona Stage = "persona"
+	// StageBroadcast is a side call answering another agent's ask_others question on a copy
+	// of the agent's conversation: no tools, text only.
+	StageBroadcast Stage = "broadcast"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

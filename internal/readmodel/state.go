@@ -96,6 +96,10 @@ type State struct {
 	// appeared, with their latest status; a server that died stays "died".
 	ToolServers []ToolServer
 
+	// Questions are the agents' ask_others questions (coordination.broadcast), in the order
+	// they were asked.
+	Questions []*Question
+
 	byID map[string]*Agent
 }
 
@@ -229,6 +233,7 @@ func (s *State) Apply(e event.Event) {
 	s.LastSeq, s.LastTime = e.Seq, e.Time
 	s.lat.Apply(e)
 	s.toolCalls(e.Payload)
+	s.broadcast(e.Payload)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)
