@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"massgen/internal/config"
@@ -53,6 +54,7 @@ agents:
   - id: c
     backend: {type: scripted, answers: ["Paris!"], broadcast_reply: "Not Lyon."}
 orchestrator:
+  end_when_decided: false  # every call completes, so each reports its usage
   coordination: {broadcast: agents, response_depth: high, broadcast_timeout: 30}
 `))
 	if !rep.OK() {
@@ -111,25 +113,30 @@ orchestrator:
 			t.Errorf("%s: %d usage reports for %d model calls, want one more (its side call)", id, usages[id], calls[id])
 		}
 	}
-	for _, want := range []string{"asker: asks b, c (bc_1): Paris or Lyon?", "b answered bc_1: Paris, the capital."} {
+	for _, want := range []string{"agent1 asker: asks agent2, agent3 (bc_1): Paris or Lyon?", "  agent2 b answered bc_1: Paris, the capital."} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plain view lacks %q:\n%s", want, out.String())
 		}
 	}
 }
 
-// askedBefore reports whether a request already holds an ask_others call.
+// askedBefore reports whether a Responses request already holds an ask_others call.
 func askedBefore(body map[string]any) bool {
-	raw, _ := json.Marshal(body)
-	return strings.Contains(string(raw), `"name":"ask_others"`)
+	for _, it := range list(body["input"]) {
+		if obj(it)["type"] == "function_call" && obj(it)["name"] == "ask_others" {
+			return true
+		}
+	}
+	return false
 }
 
 // The same over the official SDKs against fake servers: an OpenAI agent asks; a Claude agent
 // and a Groq agent answer through side calls (requests with no tools); the usage the servers
 // billed, side calls included, is what status.json says was spent.
 func TestE2E_BroadcastOverProviders(t *testing.T) {
+	var asked atomic.Bool // once: a later turn starts from the shared prefix, without the call
 	asker := func(answer string, offered []string, enum []any, answered bool, body map[string]any) move {
-		if slices.Contains(offered, "ask_others") && !askedBefore(body) {
+		if slices.Contains(offered, "ask_others") && !askedBefore(body) && !asked.Swap(true) {
 			return move{tool: "ask_others", args: `{"question":"Is it Paris?"}`}
 		}
 		return decide(answer, offered, enum, answered, body)

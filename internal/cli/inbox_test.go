@@ -33,6 +33,9 @@ func TestAutomation_InboxAnswersQuestion(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "inbox")
 	logs := t.TempDir()
 	cfg := writeConfig(t, humanBroadcastConfig)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Go(func() {
@@ -66,7 +69,7 @@ func TestAutomation_InboxAnswersQuestion(t *testing.T) {
 	if lines["RUNTIME_INBOX"] != abs {
 		t.Fatalf("RUNTIME_INBOX %q, want %q\n%s", lines["RUNTIME_INBOX"], abs, out)
 	}
-	evs := turnEvents(t, logs)
+	evs := turnEvents(t, out)
 	var answered []event.BroadcastAnswered
 	for _, e := range evs {
 		if p, ok := e.Payload.(event.BroadcastAnswered); ok {
@@ -74,7 +77,7 @@ func TestAutomation_InboxAnswersQuestion(t *testing.T) {
 		}
 	}
 	if len(answered) != 1 || answered[0].Responder != event.ResponderHuman || answered[0].Content != "Blue" {
-		t.Fatalf("answers %+v\n%s", answered, stderr)
+		t.Fatalf("answers %+v\n%s\n%s", answered, stderr, out)
 	}
 	// The agent read it as its call's result.
 	var result string
@@ -100,7 +103,7 @@ func TestAutomation_QuestionWithNobodyToAsk(t *testing.T) {
 		t.Errorf("RUNTIME_INBOX printed without --inbox-dir:\n%s", out)
 	}
 	var done []event.BroadcastDone
-	for _, e := range turnEvents(t, logs) {
+	for _, e := range turnEvents(t, out) {
 		if p, ok := e.Payload.(event.BroadcastDone); ok {
 			done = append(done, p)
 		}
@@ -108,20 +111,6 @@ func TestAutomation_QuestionWithNobodyToAsk(t *testing.T) {
 	if len(done) != 1 || done[0].Status != event.BroadcastTimeout || !strings.Contains(done[0].Note, "nobody can answer") {
 		t.Fatalf("broadcast_done %+v", done)
 	}
-}
-
-// turnEvents reads the events of the one turn under logs.
-func turnEvents(t *testing.T, logs string) []event.Event {
-	t.Helper()
-	m, err := filepath.Glob(filepath.Join(logs, "log_*", "turn_1", "events.jsonl"))
-	if err != nil || len(m) != 1 {
-		t.Fatalf("events.jsonl under %s: %v %v", logs, m, err)
-	}
-	evs, err := event.ReadFile(m[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return evs
 }
 
 // A file the inbox cannot use is set aside as .rejected with a reason, never acted on.

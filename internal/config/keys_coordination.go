@@ -48,7 +48,7 @@ func coordinationKeys() []Key {
 		{Section: secCoord, Name: "plan_target_chunks", Type: TypeInt, Status: Ignored, Since: "0.1.50", Needs: needsPlanning,
 			check: atLeast(1), Doc: "Task planning: target chunk count."},
 		{Section: secCoord, Name: "broadcast", Type: TypeAny, Default: "false", Status: Implemented, Since: "0.1.18", ex: "agents",
-			Doc: "ask_others: agents ask the other agents (agents; each answers through a side call on a copy of its conversation) or the person (human).",
+			Doc:   "ask_others: agents ask the other agents (agents; each answers through a side call on a copy of its conversation) or the person (human).",
 			check: broadcastCheck, set: orch(func(o *Orchestrator, v value) { o.Broadcast.Mode = v.s })},
 		{Section: secCoord, Name: "broadcast_sensitivity", Type: TypeEnum, Enum: lowMediumHigh, Default: "medium", Status: Implemented,
 			Since: "0.1.18", Needs: needsBroadcast, Doc: "Broadcast: how often the tool's description tells agents to ask.",

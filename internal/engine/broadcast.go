@@ -45,13 +45,13 @@ type broadcasts struct {
 	turn chan struct{}  // human: held by the question before the person
 
 	// Guarded by the session's mu.
-	seq   int
-	asked []int                // questions asked, per agent
-	reqs  map[string]*question // by id
-	snaps []snapshot           // each agent's conversation as of its last model call
-	notes [][]string           // what side calls answered on each agent's behalf, not yet told
-	qa    []qaPair             // the person's answers so far
-	qaTold []int               // how many of them each agent has been shown
+	seq    int
+	asked  []int                // questions asked, per agent
+	reqs   map[string]*question // by id
+	snaps  []snapshot           // each agent's conversation as of its last model call
+	notes  [][]string           // what side calls answered on each agent's behalf, not yet told
+	qa     []qaPair             // the person's answers so far
+	qaTold []int                // how many of them each agent has been shown
 }
 
 // snapshot is what an agent's side call reads: its conversation as it last sent it.
