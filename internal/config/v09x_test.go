@@ -369,3 +369,32 @@ func TestParse_CLIAgents(t *testing.T) {
 		t.Errorf("append_system_prompt on openai: %s", rep.Text())
 	}
 }
+
+// MassGen's configs/broadcast/test_broadcast_agents.yaml, with its Docker command settings
+// left out (refused here by name): its coordination block is read whole.
+func TestParse_MassGenBroadcastConfig(t *testing.T) {
+	cfg, rep := Parse("test_broadcast_agents.yaml", []byte(`
+agents:
+  - id: agent_a
+    backend: {type: openai, model: gpt-5, cwd: workspace1, enable_mcp_command_line: true}
+  - id: agent_b
+    backend: {type: "openai", model: "gpt-5", cwd: workspace2, enable_mcp_command_line: true}
+orchestrator:
+  snapshot_storage: snapshots
+  agent_temporary_workspace: temp_workspaces
+  coordination:
+    broadcast: "agents"  # Options: false | "agents" | "human"
+    broadcast_sensitivity: "high"
+    response_depth: "high"
+    broadcast_timeout: 300
+    broadcast_wait_by_default: true
+    max_broadcasts_per_agent: 10
+`))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	want := Broadcast{Mode: BroadcastAgents, Sensitivity: "high", ResponseDepth: "high", Timeout: 300 * time.Second, WaitByDefault: true, MaxPerAgent: 10}
+	if cfg.Orchestrator.Broadcast != want {
+		t.Fatalf("broadcast %+v, want %+v", cfg.Orchestrator.Broadcast, want)
+	}
+}

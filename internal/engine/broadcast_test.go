@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -360,4 +361,81 @@ func TestBroadcast_BadArguments(t *testing.T) {
 			t.Errorf("%.40s: %v, want %q", tc.args, err, tc.want)
 		}
 	}
+}
+
+// A session killed while a question to the person waits (kill -9: the log stops after
+// broadcast_asked) resumes without hanging: the question is closed as cancelled, the asker's
+// call in flight is made again and asks anew under a new id.
+func TestBroadcast_ResumeClosesTheQuestionInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		team := func(slow time.Duration) (*fake, *fake) {
+			asker := &fake{next: func(n int, req provider.Request) step {
+				switch {
+				case req.Stage == provider.StagePresentation:
+					return step{text: "FINAL"}
+				case n == 1: // in each process: the resumed one makes the call in flight again
+					return step{calls: []provider.ToolCall{askCall("ask", map[string]any{"question": "Which colour?"})}}
+				case !hasOwnAnswer(req, "One."):
+					return answer("One.")
+				}
+				return vote("agent1", "mine")
+			}}
+			other := &fake{next: func(n int, req provider.Request) step {
+				switch {
+				case req.Stage == provider.StagePresentation:
+					return step{text: "FINAL"}
+				case !hasOwnAnswer(req, "Two."):
+					return step{delay: slow, text: "Two.", calls: answer("Two.").calls}
+				}
+				return voteFirst(req)
+			}}
+			return asker, other
+		}
+		o := broadcastOn(config.BroadcastHuman)
+		o.Broadcast.Timeout = 10 * time.Second
+		// The first process: the question is asked, then the process dies.
+		asker, other := team(time.Hour)
+		rec := &recorder{}
+		bus := event.NewBus(nil)
+		bus.Subscribe(rec)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Run(ctx, Options{Question: "Paint it", Agents: agents(asker, other), Orchestrator: o, Asks: permission.NewBroker(), Bus: bus})
+		}()
+		synctest.Wait()
+		cancel()
+		<-done
+		evs := rec.all()
+		cut := slices.IndexFunc(evs, func(e event.Event) bool { _, ok := e.Payload.(event.BroadcastAsked); return ok })
+		if cut < 0 {
+			t.Fatal("the first process asked nothing")
+		}
+		log := evs[:cut+1]
+		// The second process resumes from that log; nobody answers this time either.
+		asker, other = team(2 * time.Second)
+		rec = &recorder{}
+		bus = event.NewBus(nil)
+		bus.ResumeAt(int64(len(log)))
+		bus.Subscribe(rec)
+		o.Broadcast.Timeout = time.Second
+		res := Run(t.Context(), Options{Question: "Paint it", Agents: agents(asker, other), Orchestrator: o, Asks: permission.NewBroker(), Bus: bus,
+			Restore: &Restore{Events: log, Previous: "killed"}})
+		if res.ExitCode != 0 {
+			t.Fatalf("resumed: %+v", res)
+		}
+		got := rec.all()
+		closed := ofType[event.BroadcastDone](got)
+		asked := ofType[event.BroadcastAsked](got)
+		if len(closed) < 1 || closed[0].ID != "bc_1" || closed[0].Status != event.BroadcastCancelled {
+			t.Fatalf("the question in flight was not closed: %+v", closed)
+		}
+		if len(asked) != 1 || asked[0].ID != "bc_2" {
+			t.Fatalf("the resumed asker's question: %+v, want bc_2", asked)
+		}
+		if len(closed) != 2 || closed[1].ID != "bc_2" || closed[1].Status != event.BroadcastTimeout {
+			t.Fatalf("questions closed %+v", closed)
+		}
+	})
 }
