@@ -81,7 +81,8 @@ type Options struct {
 	// Approvals carries a person's answers to the permission engine's asks, from a view that
 	// can take them (the live view, the dashboard); nil means nobody can answer, so asks
 	// follow automation_default at once (--automation, plain output). AskTimeout bounds each
-	// ask (0: permission.AskTimeout).
+	// ask (0: permission.AskTimeout). The same broker takes the person's answers to the
+	// agents' ask_others questions (broadcast: human), each bounded by broadcast_timeout.
 	Approvals  *permission.Broker
 	AskTimeout time.Duration
 	// Steering, when set, lets the caller steer the running session (engine.Steering).
@@ -342,6 +343,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Bus:          bus,
 		Price:        usage.Cost,
 		Steering:     o.Steering,
+		Asks:         o.Approvals, // the same answers reach ask_others questions (broadcast: human)
 		Restore:      rs.restoreOrNil(),
 	})
 	// No CLI may write into a workspace while the winner's is copied out.

@@ -89,14 +89,16 @@ func addRootFlags(root *cobra.Command, o *rootOptions) {
 	f.StringVar(&r.cwdContext, "cwd-context", "", "share the current directory with every agent, `MODE` ro|read (read-only) or rw|write (writable for the final answer)")
 	f.BoolVar(&r.noAtRefs, "no-parse-at-references", false, "take @words in the question as plain text, not as files to share")
 	f.BoolVar(&r.skipAgentSelector, "skip-agent-selector", false, "accepted for MassGen scripts: massgen always exits after the final answer")
-	in(groupAuto, "automation", "output-file", "stream-events", "cwd-context", "no-parse-at-references", "skip-agent-selector")
+	f.StringVar(&r.inboxDir, "inbox-dir", "", "answer the agents' questions and message them by dropping msg_*.json files into `DIR` (automation prints it as RUNTIME_INBOX)")
+	in(groupAuto, "automation", "output-file", "stream-events", "cwd-context", "no-parse-at-references", "skip-agent-selector", "inbox-dir")
 
 	f.BoolVar(&r.quick, "quick", false, "one answer per agent, no refinement: independent answers, one vote, synthesized final answer (with --single-agent: no vote, the answer as is)")
 	f.Var(&r.singleAgent, "single-agent", "keep only agent `ID` (default: the first agent)")
 	f.Lookup("single-agent").NoOptDefVal = optionalAlone
 	f.StringVar(&r.coordinationMode, "coordination-mode", "", "`MODE` parallel: every agent answers the whole question and they vote; decomposition: each agent owns a subtask, the presenter integrates the parts")
 	f.StringVar(&r.personas, "personas", "", "generate diverse personas in `MODE` perspective|implementation|methodology, or off")
-	in(groupModes, "quick", "single-agent", "coordination-mode", "personas")
+	f.StringVar(&r.broadcast, "broadcast", "", "let agents ask questions with ask_others: `MODE` agents (each other), human (you) or false")
+	in(groupModes, "quick", "single-agent", "coordination-mode", "personas", "broadcast")
 
 	f.BoolVar(&r.web.on, "web", false, "serve the web dashboard (as massgen serve) and run the question there")
 	f.StringVar(&r.web.host, "web-host", "127.0.0.1", "with --web: `HOST` to listen on")

@@ -59,7 +59,7 @@ var massgenFlags = []struct {
 	{flag: "--plan-thoroughness", args: []string{"thorough"}, refused: true},
 	{flag: "--plan-steps", args: []string{"5"}, refused: true},
 	{flag: "--plan-chunks", args: []string{"2"}, refused: true},
-	{flag: "--broadcast", args: []string{"agents"}, refused: true},
+	{flag: "--broadcast", args: []string{"--broadcast", "agents", "q?"}, want: `session completed`},
 	{flag: "--plan-and-execute", refused: true},
 	{flag: "--execute-plan", args: []string{"latest"}, refused: true},
 	{flag: "--spec", refused: true},
@@ -109,7 +109,7 @@ var massgenFlags = []struct {
 	{flag: "--personas", args: []string{"--personas", "perspective", "q?"}, code: -1},
 	{flag: "--fast", refused: true},
 	// After the stored entrypoint.
-	{flag: "--inbox-dir", args: []string{"inbox"}, refused: true},
+	{flag: "--inbox-dir", args: []string{"--automation", "--inbox-dir", "inbox", "q?"}, want: `(?m)^RUNTIME_INBOX: /.*/inbox$`},
 }
 
 func TestMassGenFlags_EveryOneBuiltOrRefusedByName(t *testing.T) {

@@ -69,7 +69,7 @@ func (l liveTurn) options(stdin io.Reader, stdout io.Writer, cancel func()) tui.
 		o.EndKeyHelp = "back to the prompt"
 	}
 	if l.asks != nil {
-		o.Answer = l.asks.Answer
+		o.Answer, o.Reply = l.asks.Answer, l.asks.Reply
 	}
 	return o
 }

@@ -34,6 +34,11 @@ func checkModeFlags(o *runOptions) error {
 	default:
 		return exitf(ExitConfig, "--personas %q: use off, perspective, implementation or methodology", o.personas)
 	}
+	switch o.broadcast {
+	case "", "false", config.BroadcastAgents, config.BroadcastHuman:
+	default:
+		return exitf(ExitConfig, "--broadcast %q: use agents (agents ask each other), human (agents ask you) or false", o.broadcast)
+	}
 	if o.timeoutSet && o.orchestratorTimeout <= 0 {
 		return exitf(ExitConfig, "--orchestrator-timeout must be a whole number of seconds above 0 (it bounds coordination; leave it out for the config's, default 1800)")
 	}
@@ -85,6 +90,12 @@ func applyOverrides(cfg *config.Config, o *runOptions) error {
 		if err := decompositionOverride(cfg); err != nil {
 			return err
 		}
+	}
+	switch o.broadcast {
+	case "false":
+		cfg.Orchestrator.Broadcast.Mode = ""
+	case config.BroadcastAgents, config.BroadcastHuman:
+		cfg.Orchestrator.Broadcast.Mode = o.broadcast
 	}
 	if o.quick {
 		// MassGen's mode_flags.py: refinement off.

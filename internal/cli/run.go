@@ -53,6 +53,8 @@ type runOptions struct {
 	singleAgent      optionalValue
 	coordinationMode string
 	personas         string
+	broadcast        string // --broadcast agents|human|false
+	inboxDir         string // --inbox-dir DIR
 
 	web webOptions
 	// trust is --trust and how a config massgen found is trusted (trust.go).
@@ -359,6 +361,17 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		return runWeb(ctx, o, prep, question, stdout, stderr)
 	}
 	live := isLiveDisplay(display) && isTerminal(stdout, stdin)
+	var box *inbox
+	if o.inboxDir != "" {
+		if box, err = newInbox(o.inboxDir, stderr); err != nil {
+			return exitf(ExitConfig, "%v", err)
+		}
+		if display == "silent" {
+			fmt.Fprintf(lines, "RUNTIME_INBOX: %s\n", box.dir)
+		} else {
+			fmt.Fprintf(stderr, "massgen: answering from msg_*.json files in %s (--inbox-dir)\n", box.dir)
+		}
+	}
 	turn := func(opts app.Options) (app.Result, error) {
 		turnCfg, err := prep.config(opts.Question)
 		if err != nil {
@@ -370,6 +383,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		if live {
 			lt := newLiveTurn(turnCfg, warnings, question != "")
 			opts.Approvals = lt.asks // the live view's y and n answer the permission asks
+			defer box.serve(ctx, &opts)()
 			res, err := runLive(ctx, func(ctx context.Context, sinks []event.Sink) (app.Result, error) {
 				opts.Sinks = sinks
 				return app.Run(ctx, turnCfg, opts)
@@ -391,6 +405,7 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 				opts.Approvals, opts.Sinks = asker.broker, append(opts.Sinks, asker)
 			}
 		}
+		defer box.serve(ctx, &opts)()
 		res, err := app.Run(ctx, turnCfg, opts)
 		if err == nil {
 			err = prep.finish(res, stdout)

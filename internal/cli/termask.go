@@ -13,11 +13,14 @@ import (
 	"massgen/internal/event"
 	"massgen/internal/permission"
 	"massgen/internal/provider"
+	"massgen/internal/termtext"
 )
 
 // termAsker answers the permission engine's asks at a terminal without the live view (plain
 // output, --no-display, the interactive prompt): each ask is printed with what it wants, and
-// the next line typed decides it (y or yes allows; anything else denies). It reads the
+// the next line typed decides it (y or yes allows; anything else denies). The agents'
+// questions to the person (broadcast: human) are asked the same way: the next line typed is
+// the answer, an empty one skips the question. It reads the
 // terminal only while an ask waits, so the prompt's own lines are never taken, and gives up
 // reading once the ask is decided another way (its timeout) or the turn ends.
 type termAsker struct {
@@ -26,9 +29,22 @@ type termAsker struct {
 	read   lineReader
 
 	mu      sync.Mutex
-	queue   []event.PermissionAsked
+	queue   []termAsk
 	decided map[string]bool
 	wake    chan struct{} // a send: the queue or decided changed
+}
+
+// termAsk is a permission ask or a question, waiting its turn at the terminal.
+type termAsk struct {
+	perm     event.PermissionAsked
+	question *event.BroadcastAsked
+}
+
+func (t termAsk) id() string {
+	if t.question != nil {
+		return t.question.ID
+	}
+	return t.perm.ID
 }
 
 // maxAskTarget bounds how much of an ask's target (a command, a path) is printed.
@@ -62,8 +78,16 @@ func (a *termAsker) Handle(e event.Event) {
 	a.mu.Lock()
 	switch p := e.Payload.(type) {
 	case event.PermissionAsked:
-		a.queue = append(a.queue, p)
+		a.queue = append(a.queue, termAsk{perm: p})
 	case event.PermissionDecided:
+		a.decided[p.ID] = true
+	case event.BroadcastAsked:
+		if !p.Human {
+			a.mu.Unlock()
+			return
+		}
+		a.queue = append(a.queue, termAsk{question: &p})
+	case event.BroadcastDone:
 		a.decided[p.ID] = true
 	default:
 		a.mu.Unlock()
@@ -79,10 +103,15 @@ func (a *termAsker) Handle(e event.Event) {
 // run asks the person each ask in turn until ctx is done.
 func (a *termAsker) run(ctx context.Context) {
 	for {
-		ask, ok := a.next(ctx)
+		next, ok := a.next(ctx)
 		if !ok {
 			return
 		}
+		if next.question != nil {
+			a.askQuestion(ctx, *next.question)
+			continue
+		}
+		ask := next.perm
 		rule := ask.Rule
 		if rule == "" {
 			rule = ask.Risk + " risk"
@@ -107,14 +136,31 @@ func (a *termAsker) run(ctx context.Context) {
 	}
 }
 
+// askQuestion puts an agent's question to the person; the next line is the answer.
+func (a *termAsker) askQuestion(ctx context.Context, q event.BroadcastAsked) {
+	// The question is the model's: Clean keeps its lines and drops escape sequences.
+	fmt.Fprintf(a.out, "\nquestion from %s (%s):\n%s\nYour answer (Enter alone skips; %.0f s): ",
+		q.Agent, q.ID, termtext.Clean(provider.Clip(q.Question, maxAskTarget*4)), q.TimeoutSeconds)
+	line, ok := a.read(ctx, func() bool { return ctx.Err() != nil || a.isDecided(q.ID) })
+	if !ok {
+		fmt.Fprintln(a.out, "(it ended without you)")
+		return
+	}
+	if err := a.broker.Reply(q.ID, strings.TrimSpace(line)); err != nil {
+		fmt.Fprintf(a.out, "(not taken: %v)\n", err)
+		return
+	}
+	fmt.Fprintln(a.out, "answer sent")
+}
+
 // next waits for an ask not yet decided.
-func (a *termAsker) next(ctx context.Context) (event.PermissionAsked, bool) {
+func (a *termAsker) next(ctx context.Context) (termAsk, bool) {
 	for {
 		a.mu.Lock()
 		for len(a.queue) > 0 {
 			ask := a.queue[0]
 			a.queue = a.queue[1:]
-			if !a.decided[ask.ID] {
+			if !a.decided[ask.id()] {
 				a.mu.Unlock()
 				return ask, true
 			}
@@ -122,7 +168,7 @@ func (a *termAsker) next(ctx context.Context) (event.PermissionAsked, bool) {
 		a.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return event.PermissionAsked{}, false
+			return termAsk{}, false
 		case <-a.wake:
 		}
 	}

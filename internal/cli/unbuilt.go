@@ -32,7 +32,6 @@ var unbuiltFlags = []unbuiltFlag{
 	{"plan-thoroughness", true, "--plan-thoroughness goes with --plan, which" + notYet + ": ask for a plan in the question itself"},
 	{"plan-steps", true, "--plan-steps goes with --plan, which" + notYet + ": ask for a plan with that many steps in the question"},
 	{"plan-chunks", true, "--plan-chunks goes with --plan, which" + notYet + ": ask for a plan in the question itself"},
-	{"broadcast", true, "--broadcast (agents asking the user or each other)" + notYet + ": agents see each other's answers as they come"},
 	{"plan-and-execute", false, "--plan-and-execute" + notYet + ": ask for a plan, then run a second question that carries it out"},
 	{"execute-plan", true, "--execute-plan" + notYet + ": pass the plan to the agents with @PLAN_FILE in the question"},
 	{"spec", false, "--spec (requirements specification mode)" + notYet + ": ask for a specification in the question itself"},
@@ -45,7 +44,6 @@ var unbuiltFlags = []unbuiltFlag{
 	{"setup-docker", false, "--setup-docker" + notYet + ": this build runs no Docker images"},
 	{"rate-limit", false, "--rate-limit (rate_limits.yaml)" + notYet + ": rate-limited calls (HTTP 429) are retried with backoff"},
 	{"fast", false, "--fast" + notYet + ": it tunes checklist-gated rounds (fast_iteration_mode, max_verifications_per_round), which this build does not have; --quick is the speed preset here"},
-	{"inbox-dir", true, "--inbox-dir (steering a running session)" + notYet + ": interrupt with Ctrl-C (the answers so far are kept) and ask again"},
 }
 
 // serveUnbuiltFlags are the flags of MassGen's serve subcommand that massgen serve refuses.

@@ -122,6 +122,9 @@ type Script struct {
 	Thinking string
 	// Planning is the reply to planning mode's check (default "IRREVERSIBLE: NO").
 	Planning string
+	// BroadcastReply answers the ask_others questions of other agents (default: the agent's
+	// latest accepted answer, or its first).
+	BroadcastReply string
 	// Latency is the wait before the first chunk of each call; ChunkDelay the wait between
 	// streamed words.
 	Latency    time.Duration
@@ -246,6 +249,8 @@ type Orchestrator struct {
 	CoordinationMode string
 	// TaskDecomposer assigns subtasks to agents without one (decomposition mode).
 	TaskDecomposer TaskDecomposer
+	// Broadcast lets agents ask questions with ask_others (coordination.broadcast).
+	Broadcast Broadcast
 
 	// This port's request layout and peer view (keys_protocol.go); "" and 0 mean the defaults.
 
@@ -260,6 +265,29 @@ type Orchestrator struct {
 	// Subagents are the spawn_subagents settings (coordination.enable_subagents and its keys).
 	Subagents Subagents
 }
+
+// Broadcast is coordination.broadcast and the keys that tune it (MassGen's ask_others).
+type Broadcast struct {
+	// Mode is "" (off), BroadcastAgents (the other agents answer, each through a side call on
+	// a copy of its conversation) or BroadcastHuman (the person answers).
+	Mode string
+	// Sensitivity (low|medium|high) says in the tool's description how often to ask;
+	// ResponseDepth (low|medium|high) how thorough the agents' answers are.
+	Sensitivity, ResponseDepth string
+	// Timeout bounds the wait for the answers (broadcast_timeout; 0 means 300 s).
+	Timeout time.Duration
+	// WaitByDefault: ask_others waits for the answers; when false it returns a request id and
+	// the asker collects them with check_broadcast_status and get_broadcast_responses.
+	WaitByDefault bool
+	// MaxPerAgent caps the questions one agent asks in a turn (0 means 10).
+	MaxPerAgent int
+}
+
+// The broadcast modes.
+const (
+	BroadcastAgents = "agents"
+	BroadcastHuman  = "human"
+)
 
 // DefaultVotingThreshold is voting_threshold when unset, as in MassGen.
 const DefaultVotingThreshold = 5

@@ -276,6 +276,7 @@ func defaults() *Config {
 			Fairness:            Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator:    PersonaGenerator{DiversityMode: "perspective"},
 			Checklist:           Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1},
+			Broadcast:           Broadcast{Sensitivity: "medium", ResponseDepth: "medium", Timeout: 300 * time.Second, WaitByDefault: true, MaxPerAgent: 10},
 		},
 		UI: UI{DisplayType: "rich_terminal", LoggingEnabled: true},
 		Timeouts: Timeouts{

@@ -313,7 +313,7 @@ func TestKeys_Exported(t *testing.T) {
 	if k := find(secRoot, "permissions"); k.Status != "implemented" || k.Since != "0.1.97" {
 		t.Errorf("permissions = %+v", k)
 	}
-	if k := find(secCoord, "broadcast_timeout"); k.Needs != "broadcast" || k.Status != "accepted, ignored" {
+	if k := find(secCoord, "broadcast_timeout"); k.Needs != "broadcast" || k.Status != "implemented" {
 		t.Errorf("broadcast_timeout = %+v", k)
 	}
 }

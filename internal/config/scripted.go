@@ -53,6 +53,8 @@ func scriptedKeys() []Key {
 			Doc: "Streamed as reasoning before each action.", set: script(func(s *Script, v value) { s.Thinking = v.s })},
 		{Section: secScripted, Name: "planning", Type: TypeString, Status: Implemented, Since: "port",
 			Doc: "The reply to planning mode's check.", set: script(func(s *Script, v value) { s.Planning = v.s })},
+		{Section: secScripted, Name: "broadcast_reply", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The answer to other agents' ask_others questions (default: its latest answer).", set: script(func(s *Script, v value) { s.BroadcastReply = v.s })},
 		{Section: secScripted, Name: "latency", Type: TypeDuration, Status: Implemented, Since: "port", ex: "10ms",
 			Doc: "Wait before the first chunk of each call.", set: script(func(s *Script, v value) { s.Latency = v.d })},
 		{Section: secScripted, Name: "chunk_delay", Type: TypeDuration, Status: Implemented, Since: "port", ex: "1ms",

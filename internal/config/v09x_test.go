@@ -201,9 +201,12 @@ func TestParse_RefusedByName(t *testing.T) {
 		{"filesystem_memory off", okAgents + "filesystem_memory: {enabled: false, compression: {target_ratio: 0.2}}\n", nil},
 		{"hooks", okAgents + "hooks: {PreToolUse: [{handler: x.py}]}\n", []string{"E 4:1 hooks | `hooks` is not supported yet"}},
 		{"feature off, its tuning ignored", okAgents + "orchestrator:\n  coordination:\n    broadcast: false\n    broadcast_timeout: 60\n    response_depth: high\n", nil},
-		{"feature on, its tuning refused", okAgents + "orchestrator:\n  coordination:\n    broadcast: agents\n    broadcast_timeout: 60\n",
-			[]string{"E 6:5 orchestrator.coordination.broadcast | `broadcast: agents` is not supported yet: ask_others is not built",
-				"E 7:5 orchestrator.coordination.broadcast_timeout | `broadcast_timeout` is not supported yet: it tunes `broadcast`, set here to what is not supported yet | remove it along with that setting of `broadcast`"}},
+		{"feature on, its tuning refused", okAgents + "orchestrator:\n  coordination:\n    enable_memory_filesystem_mode: true\n    learning_capture_mode: round\n",
+			[]string{"E 6:5 orchestrator.coordination.enable_memory_filesystem_mode | `enable_memory_filesystem_mode: true` is not supported yet: filesystem memory is not built",
+				"E 7:5 orchestrator.coordination.learning_capture_mode | `learning_capture_mode` is not supported yet: it tunes `enable_memory_filesystem_mode`, set here to what is not supported yet | remove it along with that setting of `enable_memory_filesystem_mode`"}},
+		{"broadcast on, its tuning read", okAgents + "orchestrator:\n  coordination:\n    broadcast: agents\n    broadcast_timeout: 60\n    response_depth: high\n", nil},
+		{"broadcast yes", okAgents + "orchestrator:\n  coordination:\n    broadcast: everyone\n",
+			[]string{"E 6:16 orchestrator.coordination.broadcast | invalid broadcast `everyone` | use `false`, `agents` or `human`"}},
 		{"tuning written before its feature", okAgents + "orchestrator:\n  coordination:\n    evolving_criteria_score_threshold: 7\n    evolving_criteria: true\n",
 			[]string{"E 6:5 orchestrator.coordination.evolving_criteria_score_threshold | it tunes `evolving_criteria`",
 				"E 7:5 orchestrator.coordination.evolving_criteria | `evolving_criteria: true` is not supported yet"}},
@@ -373,5 +376,34 @@ func TestParse_CLIAgents(t *testing.T) {
 	_, rep = Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: openai, model: gpt-5, append_system_prompt: hi}\n"))
 	if rep.OK() || !strings.Contains(rep.Text(), "not allowed inside backend") {
 		t.Errorf("append_system_prompt on openai: %s", rep.Text())
+	}
+}
+
+// MassGen's configs/broadcast/test_broadcast_agents.yaml, with its Docker command settings
+// left out (refused here by name): its coordination block is read whole.
+func TestParse_MassGenBroadcastConfig(t *testing.T) {
+	cfg, rep := Parse("test_broadcast_agents.yaml", []byte(`
+agents:
+  - id: agent_a
+    backend: {type: openai, model: gpt-5, cwd: workspace1, enable_mcp_command_line: true}
+  - id: agent_b
+    backend: {type: "openai", model: "gpt-5", cwd: workspace2, enable_mcp_command_line: true}
+orchestrator:
+  snapshot_storage: snapshots
+  agent_temporary_workspace: temp_workspaces
+  coordination:
+    broadcast: "agents"  # Options: false | "agents" | "human"
+    broadcast_sensitivity: "high"
+    response_depth: "high"
+    broadcast_timeout: 300
+    broadcast_wait_by_default: true
+    max_broadcasts_per_agent: 10
+`))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	want := Broadcast{Mode: BroadcastAgents, Sensitivity: "high", ResponseDepth: "high", Timeout: 300 * time.Second, WaitByDefault: true, MaxPerAgent: 10}
+	if cfg.Orchestrator.Broadcast != want {
+		t.Fatalf("broadcast %+v, want %+v", cfg.Orchestrator.Broadcast, want)
 	}
 }

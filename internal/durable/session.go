@@ -72,6 +72,10 @@ func Supported(cfg *config.Config) error {
 		// workflow's activities yet.
 		add("orchestrator.coordination_mode: decomposition")
 	}
+	if o.Broadcast.Mode != "" {
+		// The side calls read the peers' conversations, which live in the workers' activities.
+		add("orchestrator.coordination.broadcast")
+	}
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}

@@ -159,3 +159,19 @@ func TestSupported_RefusesMemory(t *testing.T) {
 		t.Errorf("memory off is refused: %v", err)
 	}
 }
+
+// Broadcast's side calls read the other agents' conversations, which on Temporal live in the
+// workers' activities: a session asking for it is refused by name, not run without it.
+func TestSupported_RefusesBroadcast(t *testing.T) {
+	for _, mode := range []string{"agents", "human"} {
+		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+			"orchestrator:\n  coordination: {broadcast: "+mode+"}\n"))
+		if !rep.OK() {
+			t.Fatal(rep.Text())
+		}
+		err := Supported(cfg)
+		if err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.broadcast") {
+			t.Errorf("broadcast: %s: %v, want a refusal naming orchestrator.coordination.broadcast", mode, err)
+		}
+	}
+}

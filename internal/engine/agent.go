@@ -169,6 +169,7 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	s.m.BeginRound(i)
 	s.deliverHumanInputLocked(i, c)
 	s.deliverInboxLocked(i, c)
+	s.deliverBroadcastNotesLocked(i, c)
 	s.syncSeenLocked(i, c)
 	c.round = s.roundClock(round)
 	s.publish(event.TurnStarted{Agent: s.agents[i].ID, Version: c.seen, Available: c.labels, Fresh: c.fresh()})
@@ -271,7 +272,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			stage = provider.StageEnforcement
 		}
 		s.compact(ctx, i, c)
-		tools := append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c.labels)...)
+		tools := append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c.labels)...), s.broadcastTools(i)...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}
@@ -281,6 +282,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		}
 		s.publish(mc)
 		c.sent = len(c.msgs)
+		s.keepContext(i, c)
 		res, err := s.call(ctx, i, req, false, c.round.cut)
 		if errors.Is(err, errRoundCut) {
 			s.roundCut(i, c)
@@ -493,6 +495,7 @@ func (s *session) catchUpLocked(i int, c *conversation) {
 	}
 	s.deliverHumanInputLocked(i, c)
 	s.deliverInboxLocked(i, c)
+	s.deliverBroadcastNotesLocked(i, c)
 	s.syncSeenLocked(i, c)
 }
 

@@ -19,6 +19,7 @@ import (
 	"massgen/internal/coord"
 	"massgen/internal/criteria"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
 	"massgen/internal/tool"
@@ -131,6 +132,10 @@ type Options struct {
 	// Steering, when set, lets the caller stop agents, end coordination and message the
 	// agents while the session runs (steer.go).
 	Steering *Steering
+	// Asks carries a person's answers to the questions agents ask with ask_others when
+	// coordination.broadcast is human (the broker of the permission asks); nil means nobody
+	// can answer, so each such question ends at once as timed out (broadcast.go).
+	Asks *permission.Broker
 }
 
 // Result is how a session ended.
@@ -206,6 +211,8 @@ type session struct {
 	restored []conversation
 	// subtasks are the agents' parts in decomposition mode, set before coordination.
 	subtasks []string
+	// bc is coordination.broadcast's state, nil when it is off (broadcast.go).
+	bc *broadcasts
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -287,6 +294,7 @@ func newSession(o Options) *session {
 		turnOf:     make([]int, len(o.Agents)),
 		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
+		bc:         newBroadcasts(o),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -484,6 +492,7 @@ func (s *session) remember(ctx context.Context, res Result) {
 func (s *session) coordinate(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Orchestrator)
 	defer cancel()
+	s.startBroadcasts(cctx)
 	var wg sync.WaitGroup
 	for i := range s.agents {
 		actx, stop := s.agentContext(cctx, i)
@@ -504,6 +513,7 @@ func (s *session) coordinate(ctx context.Context) {
 	s.mu.Unlock()
 	cancel()
 	wg.Wait()
+	s.waitBroadcasts()
 	// Interrupted too: a CLI waiting on a tool call has not reported its usage yet, and is
 	// stopped at once rather than killed with the agents (its usage estimated, not lost).
 	s.finishProviders(ctx)

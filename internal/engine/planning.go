@@ -77,14 +77,23 @@ func (s *session) ask(ctx context.Context, i int, stage provider.Stage, system, 
 	a := s.agents[i]
 	msgs := []provider.Message{{Role: provider.RoleUser, Content: user}}
 	s.publish(event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: 1, Fresh: true, System: system, Messages: msgs})
+	text, u, err := s.reply(ctx, i, provider.Request{Model: a.Model, System: system, Messages: msgs, Stage: stage, Params: a.Params})
+	s.account(i, u, false)
+	return text, err
+}
+
+// reply makes one tool-free call of agent i and returns its text and usage: bounded by the
+// per-call timeout, its text by max_response_chars (a cut call's usage is estimated). It
+// publishes nothing; the caller accounts the usage.
+func (s *session) reply(ctx context.Context, i int, req provider.Request) (string, provider.Usage, error) {
+	a := s.agents[i]
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
 	defer cancel()
 	var text strings.Builder
 	var u provider.Usage
 	var err error
 	budget := s.o.Orchestrator.MaxResponseChars
-	req := provider.Request{Model: a.Model, System: system, Messages: msgs, Stage: stage,
-		Params: a.Params, MaxResponseBytes: s.responseBytes()}
+	req.MaxResponseBytes = s.responseBytes()
 	cut, received := false, 0
 read:
 	for chunk, cerr := range a.Provider.Stream(cctx, req) {
@@ -109,14 +118,13 @@ read:
 			u = u.Add(c.Usage)
 		}
 	}
-	if cut {
+	if cut || (err != nil && ctx.Err() == nil && cctx.Err() != nil) {
 		u = usage.Estimate(u, req, received)
 	}
-	s.account(i, u, false)
 	if err == nil && strings.TrimSpace(text.String()) == "" {
 		err = errors.New("empty reply")
 	}
-	return text.String(), err
+	return text.String(), u, err
 }
 
 // heldBack reports whether the tool must wait for the final presentation.

@@ -51,6 +51,7 @@ func resume(ctx context.Context, o Options) Result {
 	for _, p := range o.Preamble {
 		s.publish(p)
 	}
+	s.restoreBroadcasts(o.Restore.Events)
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
 	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)
 	if r.plan != nil {

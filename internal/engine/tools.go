@@ -26,6 +26,10 @@ func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []
 			s.runChecklist(ctx, i, c, tc)
 			continue
 		}
+		if s.isBroadcastTool(tc.Name) {
+			s.runBroadcastTool(ctx, i, c, tc)
+			continue
+		}
 		res, d := s.runTool(ctx, a, tc, c.round.cut)
 		s.accountTool(i, res.Spent)
 		content := res.Content

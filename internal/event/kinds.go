@@ -63,6 +63,9 @@ var kinds = []kind{
 	kindOf[MemoryStored](),
 	kindOf[ContextCompressed](),
 	kindOf[MemoryTrouble](),
+	kindOf[BroadcastAsked](),
+	kindOf[BroadcastAnswered](),
+	kindOf[BroadcastDone](),
 }
 
 // decoders is kinds by name.

@@ -12,17 +12,28 @@ import (
 // ErrNoAsk is an answer to an ask that is not waiting (never made, or already decided).
 var ErrNoAsk = errors.New("no such ask is waiting")
 
-// Broker hands a person's answers to the asks waiting for them. The views that can answer
-// (the live view, the dashboard) share one with the sessions they show; its ask IDs are
-// unique for its lifetime.
+// Broker hands a person's answers to the asks waiting for them: the permission asks (allow or
+// deny) and the questions agents ask the person with ask_others (broadcast: human; any text).
+// The views that can answer (the live view, the terminal, the dashboard, an --inbox-dir) share
+// one with the sessions they show; its ask IDs are unique for its lifetime, and a session
+// names its questions itself ("bc_1", ...) so they never take a permission ask's ID.
 type Broker struct {
 	mu      sync.Mutex
 	seq     int
-	pending map[string]chan string
+	pending map[string]waiting
 }
 
+// waiting is one ask waiting for its answer.
+type waiting struct {
+	ch       chan string
+	question bool // a question (free text) rather than a permission ask (allow or deny)
+}
+
+// MaxReply caps a person's answer to a question, in bytes.
+const MaxReply = 16 << 10
+
 // NewBroker returns a broker with no asks waiting.
-func NewBroker() *Broker { return &Broker{pending: map[string]chan string{}} }
+func NewBroker() *Broker { return &Broker{pending: map[string]waiting{}} }
 
 // newID returns the next ID.
 func (b *Broker) newID() string {
@@ -37,17 +48,53 @@ func (b *Broker) Answer(id, decision string) error {
 	if decision != Allow && decision != Deny {
 		return fmt.Errorf("decision %q: use allow or deny", clip(decision))
 	}
+	return b.give(id, decision, false)
+}
+
+// Reply answers the waiting question id with text; empty text skips it (the asking agent is
+// told the person chose not to answer).
+func (b *Broker) Reply(id, text string) error {
+	if len(text) > MaxReply {
+		return fmt.Errorf("the answer is %d bytes, over the %d-byte limit", len(text), MaxReply)
+	}
+	return b.give(id, text, true)
+}
+
+// give hands answer to ask id if it is waiting and of the kind the answer is for.
+func (b *Broker) give(id, answer string, question bool) error {
 	b.mu.Lock()
-	ch, ok := b.pending[id]
-	if ok {
-		delete(b.pending, id)
-	}
-	b.mu.Unlock()
-	if !ok {
+	w, ok := b.pending[id]
+	switch {
+	case !ok:
+		b.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrNoAsk, clip(id))
+	case w.question != question && question:
+		b.mu.Unlock()
+		return fmt.Errorf("%s is a permission ask: answer it with allow or deny", clip(id))
+	case w.question != question:
+		b.mu.Unlock()
+		return fmt.Errorf("%s is a question: answer it with text", clip(id))
 	}
-	ch <- decision // buffered: the waiter may have given up already
+	delete(b.pending, id)
+	b.mu.Unlock()
+	w.ch <- answer // buffered: the waiter may have given up already
 	return nil
+}
+
+// Question waits for a person's answer to question id, announced by announce once an answer
+// can be taken. It returns the answer and "person", or "" and why none came: "timeout",
+// "cancelled" (ctx), or "taken" when id is already waiting. An empty answer is a skip.
+func (b *Broker) Question(ctx context.Context, id string, timeout time.Duration, announce func()) (answer, by string) {
+	b.mu.Lock()
+	if _, dup := b.pending[id]; dup {
+		b.mu.Unlock()
+		return "", "taken"
+	}
+	ch := make(chan string, 1)
+	b.pending[id] = waiting{ch: ch, question: true}
+	b.mu.Unlock()
+	announce()
+	return b.wait(ctx, id, ch, timeout)
 }
 
 // open registers ask id before anybody is told of it, so an answer that comes at once is
@@ -55,7 +102,7 @@ func (b *Broker) Answer(id, decision string) error {
 func (b *Broker) open(id string) chan string {
 	ch := make(chan string, 1)
 	b.mu.Lock()
-	b.pending[id] = ch
+	b.pending[id] = waiting{ch: ch}
 	b.mu.Unlock()
 	return ch
 }

@@ -82,6 +82,9 @@ const (
 	// StageDecompose is decomposition mode's task decomposer, before coordination: one
 	// question, no tools.
 	StageDecompose Stage = "decompose"
+	// StageBroadcast is a side call answering another agent's ask_others question on a copy
+	// of the agent's conversation: no tools, text only.
+	StageBroadcast Stage = "broadcast"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

@@ -99,6 +99,10 @@ type State struct {
 	// appeared, with their latest status; a server that died stays "died".
 	ToolServers []ToolServer
 
+	// Questions are the agents' ask_others questions (coordination.broadcast), in the order
+	// they were asked.
+	Questions []*Question
+
 	byID map[string]*Agent
 }
 
@@ -233,6 +237,7 @@ func (s *State) Apply(e event.Event) {
 	s.lat.Apply(e)
 	s.toolCalls(e.Payload)
 	s.decomposition(e.Time, e.Payload) // decompose.go
+	s.broadcast(e.Payload)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)

@@ -199,6 +199,8 @@ func (m *Model) footer(w int) []string {
 	}
 	if ask := m.askLine(); ask != "" {
 		keys = ask
+	} else if q := m.questionLine(); q != "" {
+		keys = q
 	}
 	return []string{fit(stats, w), fit(styleDim.Render(keys), w)}
 }

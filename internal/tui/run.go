@@ -49,6 +49,9 @@ type Options struct {
 	// Answer, when set, answers the permission engine's asks: y allows, n denies the oldest
 	// waiting one (decision "allow" or "deny").
 	Answer func(id, decision string) error
+	// Reply, when set, answers the agents' questions to the person (broadcast: human): a
+	// starts typing the oldest one's answer, enter sends it, s skips it ("" text).
+	Reply func(id, text string) error
 }
 
 // Timing of the forwarder.
@@ -126,7 +129,7 @@ func (m *Model) configure(opts Options) {
 	if opts.Pace > 0 {
 		m.clockScale = opts.Pace
 	}
-	m.leave, m.endKey, m.answer = opts.Leave, opts.EndKeyHelp, opts.Answer
+	m.leave, m.endKey, m.answer, m.reply = opts.Leave, opts.EndKeyHelp, opts.Answer, opts.Reply
 	m.notices = append(m.notices, opts.Notices...)
 	if opts.ExitOnEnd {
 		m.exitAfter = opts.ExitDelay

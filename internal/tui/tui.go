@@ -81,8 +81,13 @@ type Model struct {
 	replaySpeed     float64 // its pace (0: as fast as possible)
 	notices         []string
 	// asks wait for y or n, which answer calls (Options.Answer; nil: no keys for them).
-	asks                []event.PermissionAsked
-	answer              func(id, decision string) error
+	asks   []event.PermissionAsked
+	answer func(id, decision string) error
+	// reply answers the agents' questions to the person (Options.Reply; nil: no keys);
+	// typing is set while the answer is typed into typed.
+	reply               func(id, text string) error
+	typing              bool
+	typed               string
 	presenter           string // who presents the final answer (FinalStarted.Agent)
 	presenterNote       string // why the configured presenter does not present (FinalStarted.Note)
 	endKey              string // what q does after the end (Options.EndKeyHelp); "" is quit
@@ -267,7 +272,7 @@ func (m *Model) notice(s string) {
 func (m *Model) key(k tea.KeyPressMsg) {
 	m.dirty = true
 	s := k.String()
-	if m.answerKey(s) {
+	if m.answerKey(s) || m.questionKey(k) {
 		return
 	}
 	switch s {

@@ -207,6 +207,8 @@ func (p *Plain) Handle(e event.Event) {
 	case event.AgentDead:
 		p.flush(v.Agent)
 		p.line("%s: dead, left out of the session: %s", p.who(v.Agent), oneLine(v.Reason, 300))
+	case event.BroadcastAsked, event.BroadcastAnswered, event.BroadcastDone:
+		p.broadcastLine(v)
 	case event.CoordinationEnded:
 		p.flushAll()
 		p.coordinationEnded(v)
@@ -480,4 +482,32 @@ func logNote(dir string) string {
 		return ""
 	}
 	return " (log " + dir + ")"
+}
+
+// broadcastLine tells an ask_others question, its answers and its end.
+func (p *Plain) broadcastLine(v event.Payload) {
+	switch v := v.(type) {
+	case event.BroadcastAsked:
+		p.flush(v.Agent)
+		whom := "you"
+		if !v.Human {
+			whom = p.labelList(v.Targets)
+		}
+		p.line("%s: asks %s (%s): %s", p.who(v.Agent), whom, v.ID, oneLine(v.Question, 300))
+	case event.BroadcastAnswered:
+		who := "you"
+		if v.Responder != event.ResponderHuman {
+			who = p.who(v.Responder)
+		}
+		p.line("  %s answered %s: %s", who, v.ID, oneLine(v.Content, 300))
+	case event.BroadcastDone:
+		if v.Status == event.BroadcastComplete && v.Note == "" {
+			break
+		}
+		note := ""
+		if v.Note != "" {
+			note = ": " + oneLine(v.Note, 200)
+		}
+		p.line("  question %s of %s: %s, %d answer(s)%s", v.ID, p.who(v.Agent), v.Status, v.Answers, note)
+	}
 }

@@ -82,3 +82,64 @@ func TestAPI_AnswerPermissionAsk(t *testing.T) {
 		t.Errorf("the approved command's result = %q", got)
 	}
 }
+
+const questionTeam = `
+agents:
+  - id: a
+    backend:
+      type: scripted
+      tool_calls: [{name: ask_others, args: {question: "Which colour?"}}]
+      answers: ["done"]
+  - id: b
+    backend: {type: scripted, answers: ["also done"]}
+orchestrator:
+  final_presentation: verbatim
+  coordination: {broadcast: human}
+`
+
+// TestAPI_AnswerQuestion: the dashboard answers an agent's ask_others question (broadcast:
+// human) with POST /api/sessions/{log}/{turn}/questions/{ask_id}; the agent reads the answer.
+func TestAPI_AnswerQuestion(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.Teams["q"] = loadTeam(t, "q", questionTeam) })
+	r := e.post("/api/runs", map[string]string{"team": "q", "question": "Paint it."})
+	if r.status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", r.status, r.body)
+	}
+	id := decode[map[string]string](t, r)["id"]
+	ss := e.srv.lookup(id)
+	if ss == nil {
+		t.Fatal("not running")
+	}
+	var asked event.BroadcastAsked
+	for n := 0; asked.ID == ""; {
+		evs, ended, err := ss.next(t.Context(), n)
+		if err != nil || ended {
+			t.Fatalf("the session ended without a question (%v)", err)
+		}
+		n += len(evs)
+		for _, ev := range evs {
+			if p, ok := ev.Payload.(event.BroadcastAsked); ok {
+				asked = p
+			}
+		}
+	}
+	path := "/api/sessions/" + id + "/questions/"
+	wantError(t, e.post(path+asked.ID, map[string]string{"answer": "Blue"}), http.StatusBadRequest, "invalid_answer")
+	wantError(t, e.post(path+asked.ID, map[string]string{"text": strings.Repeat("x", 16<<10+1)}), http.StatusBadRequest, "invalid_answer")
+	wantError(t, e.post(path+"bc_99", map[string]string{"text": "Blue"}), http.StatusNotFound, "question_not_waiting")
+	// A permission decision is not an answer, nor the other way round.
+	wantError(t, e.post("/api/sessions/"+id+"/permissions/"+asked.ID, map[string]string{"decision": "allow"}), http.StatusBadRequest, "invalid_decision")
+	if r := e.post(path+asked.ID, map[string]string{"text": "Blue"}); r.status != http.StatusOK {
+		t.Fatalf("answer: %d %s", r.status, r.body)
+	}
+	e.waitIdle()
+	var answered []event.BroadcastAnswered
+	for _, ev := range e.turnEvents(id) {
+		if p, ok := ev.Payload.(event.BroadcastAnswered); ok {
+			answered = append(answered, p)
+		}
+	}
+	if len(answered) != 1 || answered[0].Content != "Blue" || answered[0].Responder != event.ResponderHuman {
+		t.Errorf("answered %+v", answered)
+	}
+}

@@ -288,6 +288,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/sessions/{log}/{turn}/stream", s.handleStream)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/cancel", s.handleCancel)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/permissions/{ask_id}", s.handleAnswer)
+	mux.HandleFunc("POST /api/sessions/{log}/{turn}/questions/{ask_id}", s.handleReply)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/agents/{agent}/stop", s.handleStopAgent)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/answer-now", s.handleAnswerNow)
 	mux.HandleFunc("POST /api/sessions/{log}/{turn}/messages", s.handleMessage)

@@ -20,7 +20,7 @@ import (
 type session struct {
 	team    string
 	cancel  context.CancelFunc
-	asks    *permission.Broker // the permission asks the dashboard answers
+	asks    *permission.Broker // the permission asks and the agents' questions the dashboard answers
 	onStart func(*session)     // registers the session; called from Handle at SessionStarted
 	started chan struct{}      // closed at SessionStarted, or when the run ended without one
 	done    chan struct{}      // closed once the run has returned and left the registry

@@ -101,6 +101,13 @@ func (p *Provider) plan(req provider.Request) *plan {
 		pl.usage = usageOf(v.inputChars, pl)
 		return pl
 	}
+	if req.Stage == provider.StageBroadcast {
+		// A side call answering another agent's question: not one of the agent's own calls,
+		// which faults and the script count.
+		pl := &plan{text: p.broadcastReply(), stop: "stop"}
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -258,4 +265,21 @@ func (p *Provider) fatalError() error {
 		err = fmt.Errorf("model %q: %w", p.model, ErrInvalidKey)
 	}
 	return &provider.Error{Provider: Name, Status: 401, Fatal: true, Err: err}
+}
+
+// broadcastReply answers an ask_others question: Script.BroadcastReply, else what the agent
+// stands for so far (its latest accepted answer, or its first).
+func (p *Provider) broadcastReply() string {
+	if p.script.BroadcastReply != "" {
+		return p.script.BroadcastReply
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.has:
+		return "My current answer: " + p.latest
+	case len(p.script.Answers) > 0:
+		return "I would answer: " + p.script.Answers[0]
+	}
+	return "I have no view on this yet."
 }

@@ -66,4 +66,24 @@ assert.deepEqual(cut.byId.b.cutOff, [{ tool: 'new_answer', writing: true }]);
 assert.deepEqual(cut.byId.a.items.filter((i) => i.kind === 'tool').map((i) => [i.name, !!i.cut]), [['mcp__fs__read', false], ['mcp__fs__list', true]]);
 assert.deepEqual(cut.byId.a.cutOff, [{ tool: 'mcp__fs__list', writing: false }]);
 assert.deepEqual(cut.byId.c.cutOff, []);
+
+// ask_others questions (coordination.broadcast): one to the agents, answered by two, one to
+// the person that timed out; each is an item in the asker's column, and the person's waits in
+// m.questions until it is done.
+const qs = newModel();
+[
+  ev('session_started', { question: 'q', turn: 1, agents: [{ id: 'a', label: 'agent1' }, { id: 'b', label: 'agent2' }, { id: 'c', label: 'agent3' }] }, 0),
+  ev('turn_started', { agent: 'a', version: 0, available: [] }, 1),
+  ev('broadcast_asked', { agent: 'a', id: 'bc_1', question: 'Paris?', targets: ['b', 'c'], wait: true, timeout_seconds: 300 }, 2),
+  ev('broadcast_answered', { agent: 'a', id: 'bc_1', responder: 'c', content: 'Yes.' }, 3),
+  ev('broadcast_answered', { agent: 'a', id: 'bc_1', responder: 'b', content: 'No.', error: true }, 4),
+  ev('broadcast_done', { agent: 'a', id: 'bc_1', status: 'complete', answers: 2 }, 5),
+  ev('broadcast_asked', { agent: 'a', id: 'bc_2', question: 'Colour?', human: true, wait: true, timeout_seconds: 60 }, 6),
+].forEach((e) => apply(qs, e));
+assert.deepEqual(qs.questions.map((q) => [q.id, q.human, q.status]), [['bc_1', false, 'complete'], ['bc_2', true, '']]);
+assert.deepEqual(qs.qById.bc_1.answers, [{ responder: 'c', content: 'Yes.', error: false }, { responder: 'b', content: 'No.', error: true }]);
+assert.deepEqual(qs.byId.a.items.filter((i) => i.kind === 'question').map((i) => i.q.id), ['bc_1', 'bc_2']);
+apply(qs, ev('broadcast_done', { agent: 'a', id: 'bc_2', status: 'timeout', answers: 0, note: 'nobody answered' }, 7));
+assert.equal(qs.qById.bc_2.status, 'timeout');
+assert.equal(qs.qById.bc_2.note, 'nobody answered');
 console.log('ok');

@@ -131,6 +131,17 @@ export class AgentsView {
           ' ', el('span', { class: `tag${bad ? ' warn' : ''}`, text: it.status }),
           it.background ? el('span', { class: 'muted small', text: ' background' }) : null);
       }
+      case 'question': {
+        const q = it.q;
+        const whom = q.human ? 'you' : (q.targets.map((id) => m.byId[id]?.label || id).join(', ') || 'the others');
+        return el('li', { class: `item question${q.status ? ' decided' : ''}` },
+          el('div', { class: 'item-head' }, when, ' ', el('strong', { text: `asks ${whom}` }), ' ', el('span', { class: 'muted small', text: q.id })),
+          el('pre', { class: 'stream', text: q.text }),
+          el('ul', { class: 'answers' }, ...q.answers.map((r) => el('li', { class: r.error ? 'error' : '' },
+            el('strong', { text: r.responder === 'human' ? 'you' : (m.byId[r.responder]?.label || r.responder) }), ': ', el('span', { text: r.content })))),
+          q.status ? el('div', { class: `tag ${q.status === 'complete' ? 'good' : 'bad'}`, text: q.status + (q.note ? `: ${q.note}` : '') })
+            : el('div', { class: 'muted small', text: q.human ? 'waiting for your answer' : 'waiting for answers' }));
+      }
       default:
         return el('li', { class: `item note note-${it.level}` }, when, ' ', el('span', { text: it.text }));
     }
@@ -143,7 +154,7 @@ export class AgentsView {
 }
 
 // revOf changes whenever an item or what it shows (its answer, vote or ask) changes.
-function revOf(it) { return it.rev + (it.answer?.rev || 0) + (it.vote?.rev || 0) + (it.perm?.rev || 0); }
+function revOf(it) { return it.rev + (it.answer?.rev || 0) + (it.vote?.rev || 0) + (it.perm?.rev || 0) + (it.q?.rev || 0); }
 
 function pretty(args) {
   try { return JSON.stringify(JSON.parse(args), null, 2); } catch { return args; }

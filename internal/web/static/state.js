@@ -13,6 +13,7 @@ export function newModel() {
     winner: '', winnerLabel: '', answerLabel: '', tally: null, endReason: '', tie: false,
     status: 'running', error: '', exitCode: null, duration: null, start: null, last: null,
     version: 0, permissions: [], permById: {}, messages: [], notes: [], rev: 0,
+    questions: [], qById: {},
   };
 }
 
@@ -269,6 +270,26 @@ export function apply(m, e) {
       m.permById[p.id] = p;
       const pa = m.byId[p.agent];
       if (pa) { pa.status = 'asking'; pa.detail = `asks to ${p.action} ${p.target}`; item(pa, 'permission', t, { perm: p }); }
+      break;
+    }
+    case 'broadcast_asked': {
+      // An agent's ask_others question (coordination.broadcast): to the other agents, or to
+      // the person (human), who answers it from the Steer card.
+      if (m.qById[d.id]) break;
+      const q = { id: d.id, agent: d.agent, text: d.question || '', human: !!d.human, targets: d.targets || [], answers: [], status: '', note: '', t, rev: 0 };
+      m.questions.push(q);
+      m.qById[q.id] = q;
+      if (a) item(a, 'question', t, { q });
+      break;
+    }
+    case 'broadcast_answered': {
+      const q = m.qById[d.id];
+      if (q) { q.answers.push({ responder: d.responder, content: d.content || '', error: !!d.error }); q.rev++; }
+      break;
+    }
+    case 'broadcast_done': {
+      const q = m.qById[d.id];
+      if (q) { q.status = d.status || 'complete'; q.note = d.note || ''; q.rev++; }
       break;
     }
     case 'permission_decided': {

@@ -15,7 +15,8 @@ export class SteerBar {
     form.addEventListener('submit', (e) => { e.preventDefault(); this.send(); });
     ctrlEnter(this.msg, form);
     this.asks = el('div', { class: 'asks', id: 'permission-asks' });
-    this.live = el('section', { class: 'card steer', id: 'steer' }, el('h2', { text: 'Steer' }), this.asks, form);
+    this.qs = el('div', { class: 'asks', id: 'questions' });
+    this.live = el('section', { class: 'card steer', id: 'steer' }, el('h2', { text: 'Steer' }), this.asks, this.qs, form);
     this.follow = el('textarea', { id: 'followup-question', rows: 2, placeholder: 'Ask a follow-up: the team continues this conversation (Ctrl+Enter sends)' });
     this.followNote = el('p', { class: 'error', hidden: true });
     const fform = el('form', { class: 'steer-form', id: 'followup-form' }, this.follow,
@@ -25,6 +26,7 @@ export class SteerBar {
     this.after = el('section', { class: 'card followup', id: 'followup', hidden: true }, el('h2', { text: 'Follow-up' }), fform);
     this.root = el('div', { class: 'steer-wrap' }, this.live);
     this.drawnAsks = '';
+    this.drawnQs = '';
   }
 
   render(m, live) {
@@ -41,6 +43,24 @@ export class SteerBar {
         el('div', { class: 'row' },
           el('button', { type: 'button', class: 'small', text: 'Allow', onclick: () => this.decide(p, 'allow') }),
           el('button', { type: 'button', class: 'small secondary', text: 'Deny', onclick: () => this.decide(p, 'deny') })))));
+    }
+    // The agents' questions to the person (broadcast: human), each with its own answer box.
+    const waiting = m.questions.filter((q) => q.human && !q.status);
+    const qkey = JSON.stringify(waiting.map((q) => q.id));
+    if (qkey !== this.drawnQs) {
+      this.drawnQs = qkey;
+      this.qs.replaceChildren(...waiting.map((q) => {
+        const box = el('textarea', { rows: 2, maxlength: 16384, 'data-question': q.id, placeholder: 'Your answer (Ctrl+Enter sends)' });
+        const f = el('form', { class: 'ask question-ask', 'data-ask': q.id },
+          el('div', {}, el('strong', { text: m.byId[q.agent]?.label || q.agent }), ' asks you:'),
+          el('pre', { class: 'stream', text: q.text }), box,
+          el('div', { class: 'row' },
+            el('button', { type: 'submit', class: 'small', text: 'Answer' }),
+            el('button', { type: 'button', class: 'small secondary', text: 'Skip', onclick: () => this.reply(q, '') })));
+        f.addEventListener('submit', (e) => { e.preventDefault(); this.reply(q, box.value.trim()); });
+        ctrlEnter(box, f);
+        return f;
+      }));
     }
     const delivered = m.messages.length;
     if (this.sent.length) this.msgNote.textContent = `${plural(this.sent.length, 'message')} sent, ${delivered} read by an agent so far`;
@@ -66,6 +86,15 @@ export class SteerBar {
       this.msgNote.textContent = `${decision === 'allow' ? 'Allowed' : 'Denied'}: ${p.action} ${p.target}`;
     } catch (e) {
       this.msgNote.textContent = `The decision was not taken: ${e.message}`;
+    }
+  }
+
+  async reply(q, text) {
+    try {
+      await postJSON(`/api/sessions/${this.id}/questions/${encodeURIComponent(q.id)}`, { text });
+      this.msgNote.textContent = text ? `Answered ${q.id}` : `Skipped ${q.id}`;
+    } catch (e) {
+      this.msgNote.textContent = `The answer was not taken: ${e.message}`;
     }
   }
 
