@@ -287,6 +287,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = ws.HidePath(filepath.Dir(filepath.Dir(res.Dir)))
 	}
 	preamble := append(tb.start(bus), up.statuses...)
+	var deliver func(context.Context, string) error
+	if tb.iso != nil {
+		preamble = append(preamble, tb.iso.statuses()...)
+		deliver = func(ctx context.Context, presenter string) error { return tb.iso.deliver(ctx, presenter, bus) }
+	}
 	res.Result = engine.Run(ctx, engine.Options{
 		Preamble:     preamble,
 		Question:     o.Question,
@@ -301,6 +306,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Price:        usage.Cost,
 		Steering:     o.Steering,
 		Restore:      rs.restoreOrNil(),
+		Deliver:      deliver,
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

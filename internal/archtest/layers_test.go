@@ -47,6 +47,8 @@ var layers = []layer{
 		Why:   "the protocol as a pure state machine: no I/O, no goroutines, no clock"},
 	{Pkg: "internal/config", Never: []string{"internal/permission", "internal/app", "internal/cli", "internal/web"},
 		Why: "config is read by everything above it; it checks what it reads with leaves only"},
+	{Pkg: "internal/worktree", Only: []string{"internal/childproc", "internal/private", "internal/workspace"},
+		Why: "isolated writes: folders and git, below app"},
 	{Pkg: "internal/mcpserve", Never: []string{"internal/web"}, Why: "massgen mcp and massgen serve are siblings; what they share is in httpserve"},
 	{Pkg: "internal/...", Never: []string{"internal/cli"}, Why: "cli is the wiring: only cmd/massgen imports it"},
 }

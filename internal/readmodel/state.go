@@ -95,6 +95,9 @@ type State struct {
 	// ToolServers are the MCP servers the session reported on, in the order they first
 	// appeared, with their latest status; a server that died stays "died".
 	ToolServers []ToolServer
+	// Writes are write_mode's reports, one per writable context path: how it was isolated,
+	// then what was applied to it (status applied, unchanged, conflict or failed).
+	Writes []ToolServer
 
 	byID map[string]*Agent
 }
