@@ -70,6 +70,10 @@ func Supported(cfg *config.Config) error {
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}
+	if o.WriteMode != "" && o.WriteMode != "legacy" {
+		// Its copies live in the agents' workspaces, on the machine.
+		add("orchestrator.coordination.write_mode")
+	}
 	for _, a := range cfg.Agents {
 		t := a.Backend.Tools
 		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
