@@ -328,6 +328,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		bus.Subscribe(mt)
 		recall, remember = mt.recall(o.Question), mt.remember(o.Question)
 	}
+	var deliver func(context.Context, string) error
+	if tb.iso != nil {
+		preamble = append(preamble, tb.iso.statuses()...)
+		deliver = func(ctx context.Context, presenter string) error { return tb.iso.deliver(ctx, presenter, bus) }
+	}
 	res.Result = engine.Run(ctx, engine.Options{
 		Recall:       recall,
 		Remember:     remember,
@@ -345,6 +350,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Steering:     o.Steering,
 		Asks:         o.Approvals, // the same answers reach ask_others questions (broadcast: human)
 		Restore:      rs.restoreOrNil(),
+		Deliver:      deliver,
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

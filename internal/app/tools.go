@@ -25,6 +25,7 @@ type toolbox struct {
 	conv *Conversation // owns mcp when set
 	run  *workspace.Run
 	ws   map[string]*workspace.Agent
+	iso  *isolation // write_mode; nil for legacy
 	// custom are the agents' custom_tools processes, stopped with the session.
 	custom []*customtool.Tools
 	// code are the servers of the agents' tools as code, by agent id, stopped with the session.
@@ -223,6 +224,9 @@ func (tb *toolbox) close() error {
 		tb.conv.endTurn(tb.winnerDir)
 	} else {
 		err = errors.Join(err, tb.mcp.Close())
+	}
+	if tb.iso != nil {
+		err = errors.Join(err, tb.iso.close())
 	}
 	if tb.run != nil {
 		err = errors.Join(err, tb.run.Close())

@@ -18,6 +18,7 @@ import (
 	"massgen/internal/skill"
 	"massgen/internal/tool"
 	"massgen/internal/workspace"
+	"massgen/internal/worktree"
 )
 
 // A toolSource adds one kind of tool to an agent's set. A new kind (memory, computer use,
@@ -65,7 +66,7 @@ type agentTools struct {
 
 // workspaceTools gives the agent its workspace, when it needs one, and the file tools in it;
 // a coding-agent CLI is bound to the workspace instead and works with its own tools.
-func (b *toolBuild) workspaceTools(_ context.Context, at *agentTools) error {
+func (b *toolBuild) workspaceTools(ctx context.Context, at *agentTools) error {
 	a, t := at.agent, at.agent.Backend.Tools
 	if !needsWorkspace(a, b.cfg) {
 		return nil
@@ -83,6 +84,14 @@ func (b *toolBuild) workspaceTools(_ context.Context, at *agentTools) error {
 			return errorf(ExitExecution, "agent %s: cannot start from the previous turn's workspace: %v", a.ID, err)
 		}
 		paths = append(paths, workspace.ContextPath{Path: b.previous})
+	}
+	if o := b.cfg.Orchestrator; worktree.Isolating(o.WriteMode) {
+		if b.tb.iso == nil {
+			b.tb.iso = newIsolation(o.WriteMode, o.DriftPolicy, b.tb.run.Dir(), filepath.Dir(b.tb.run.Dir()))
+		}
+		if paths, err = b.tb.iso.isolate(ctx, a.ID, ws.Dir(), paths); err != nil {
+			return errorf(ExitExecution, "agent %s: write_mode %s: %v", a.ID, o.WriteMode, err)
+		}
 	}
 	if b.skills != nil {
 		paths = append(paths, workspace.ContextPath{Path: b.skills.Dir}) // read-only: no write permission

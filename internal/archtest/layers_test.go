@@ -59,6 +59,8 @@ var layers = []layer{
 	{Pkg: "internal/skill", Only: []string{"internal/tool", "internal/workspace"}, Why: "skills are files the agents read: the workspace's copy and the tool type"},
 	{Pkg: "internal/codetool", Only: []string{"internal/tool", "internal/provider", "internal/mcptool", "internal/workspace"},
 		Why: "tools as code call back the tools massgen runs; it never starts servers or commands itself"},
+	{Pkg: "internal/worktree", Only: []string{"internal/childproc", "internal/private", "internal/workspace"},
+		Why: "isolated writes: folders and git, below app"},
 	{Pkg: "internal/mcpserve", Never: []string{"internal/web"}, Why: "massgen mcp and massgen serve are siblings; what they share is in httpserve"},
 	{Pkg: "internal/...", Never: []string{"internal/cli"}, Why: "cli is the wiring: only cmd/massgen imports it"},
 }

@@ -193,6 +193,12 @@ type Orchestrator struct {
 	SkillsDirectory string
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
+	// WriteMode (coordination.write_mode): "" or legacy, the final presenter writes the
+	// writable context paths; auto, worktree or isolated, every agent changes its own copy
+	// and the presenter's changes are applied at the end, drifted files as DriftPolicy
+	// (skip, prefer_presenter, fail; "" is skip) says.
+	WriteMode   string
+	DriftPolicy string
 	// Media are the media tool settings every agent inherits unless it sets its own.
 	Media Media
 	// MaxResponseChars caps what one model response may stream: its text and tool-call

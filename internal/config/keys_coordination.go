@@ -138,14 +138,18 @@ func coordinationKeys() []Key {
 			Doc: "Decomposition mode: how agents without a subtask get one (see its section).",
 			raw: coordSub(secDecomposer)},
 		{Section: secCoord, Name: "write_mode", Type: TypeEnum, Enum: []string{"auto", "worktree", "isolated", "legacy"},
-			Accept: []string{"legacy"}, Default: "auto", Status: OffOnly, Since: "0.1.48",
-			Doc:     "How agent writes are isolated; this build writes directly (legacy).",
-			Why:     "git-worktree and shadow-repository isolation are not built",
-			Instead: "remove it, or use `write_mode: legacy`: agents write into their own workspaces directly"},
+			Default: "legacy", Status: Implemented, Since: "0.1.48",
+			Doc: "How writable context paths are changed: legacy (the final presenter writes them directly), or each agent changes its own copy " +
+				"(worktree: a git worktree, a copy outside a repository; isolated: a copy; auto: worktree in a repository, else a copy) and " +
+				"the presenter's changes are applied at the end. Unset means legacy, as MassGen's docstring says (its dataclass says auto).",
+			set: orch(func(o *Orchestrator, v value) { o.WriteMode = v.s })},
 		{Section: secCoord, Name: "enable_changedoc", Type: TypeBool, Default: "true", Status: Ignored, Since: "0.1.51", warn: true,
 			Doc: "changedoc.md decision journal.", Why: "no changedoc.md is written"},
 		{Section: secCoord, Name: "drift_conflict_policy", Type: TypeEnum, Enum: []string{"skip", "prefer_presenter", "fail"},
-			Default: "skip", Status: Ignored, Since: "0.1.9x", Needs: "write_mode", Doc: "Isolated writes: drifted files."},
+			Default: "skip", Status: Implemented, Since: "0.1.51", Needs: "write_mode",
+			Doc: "Isolated writes: a file changed in the folder during the run is skipped (skip), overwritten (prefer_presenter), " +
+				"or stops the whole apply (fail, exit code 2).",
+			set: orch(func(o *Orchestrator, v value) { o.DriftPolicy = v.s })},
 		{Section: secCoord, Name: "round_evaluator_before_checklist", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
 			Doc: "Round evaluator before each checklist.", Why: "the round evaluator is not built"},
 		{Section: secCoord, Name: "orchestrator_managed_round_evaluator", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",

@@ -28,6 +28,11 @@ func TestParse_V09xKeys(t *testing.T) {
 				t.Errorf("defaults: %+v %+v", o, c.Timeouts)
 			}
 		}},
+		{"write_mode and drift_conflict_policy", orch("  coordination: {write_mode: worktree, drift_conflict_policy: fail}\n"), nil, func(t *testing.T, c *Config) {
+			if c.Orchestrator.WriteMode != "worktree" || c.Orchestrator.DriftPolicy != "fail" {
+				t.Errorf("write_mode %q, drift_conflict_policy %q", c.Orchestrator.WriteMode, c.Orchestrator.DriftPolicy)
+			}
+		}},
 		{"skip_final_presentation", orch("  skip_final_presentation: true\n"), nil, strategy(StrategyWinnerReuse)},
 		{"skip_final_presentation false", orch("  skip_final_presentation: false\n"), nil, strategy(StrategyWinnerPresent)},
 		{"final_answer_strategy", orch("  final_answer_strategy: synthesize\n"), nil, strategy(StrategySynthesize)},
@@ -227,8 +232,10 @@ func TestParse_RefusedByName(t *testing.T) {
 		{"type-specific key on another type", net("      model_reasoning_effort: high\n"),
 			[]string{"E 5:7 agents[0].backend.model_reasoning_effort | `model_reasoning_effort` is not supported on backend type `openai`: it is a setting of `codex`"}},
 		{"claude-only switch off elsewhere", net("      enable_tool_search: false\n"), nil},
-		{"write_mode", okAgents + "orchestrator: {coordination: {write_mode: worktree}}\n",
-			[]string{"E 4:31 orchestrator.coordination.write_mode | `write_mode: worktree` is not supported yet | `write_mode: legacy`"}},
+		{"write_mode invalid", okAgents + "orchestrator: {coordination: {write_mode: shadow}}\n",
+			[]string{"E 4:43 orchestrator.coordination.write_mode | invalid write_mode `shadow` | `auto`, `worktree`, `isolated` or `legacy`"}},
+		{"drift_conflict_policy invalid", okAgents + "orchestrator: {coordination: {drift_conflict_policy: merge}}\n",
+			[]string{"E 4:54 orchestrator.coordination.drift_conflict_policy | invalid drift_conflict_policy `merge`"}},
 		{"removed key", okAgents + "orchestrator: {coordination: {async_subagents: {enabled: true}}}\n",
 			[]string{"E 4:31 orchestrator.coordination.async_subagents | `async_subagents` is not supported: MassGen removed it | background_subagents"}},
 	}

@@ -88,6 +88,10 @@ func Supported(cfg *config.Config) error {
 	if o.UseSkills {
 		add("orchestrator.coordination.use_skills (the skills are files on this machine)")
 	}
+	if o.WriteMode != "" && o.WriteMode != "legacy" {
+		// Its copies live in the agents' workspaces, on the machine.
+		add("orchestrator.coordination.write_mode")
+	}
 	for _, a := range cfg.Agents {
 		if cfg.MemoryOf(a).Enabled {
 			add("memory (its store is on this machine)")

@@ -175,3 +175,17 @@ func TestSupported_RefusesBroadcast(t *testing.T) {
 		}
 	}
 }
+
+// write_mode's copies live in workspaces on this machine: refused by name on Temporal.
+func TestSupported_RefusesWriteMode(t *testing.T) {
+	for mode, refused := range map[string]bool{"worktree": true, "auto": true, "isolated": true, "legacy": false} {
+		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\norchestrator: {coordination: {write_mode: "+mode+"}}\n"))
+		if !rep.OK() {
+			t.Fatal(rep.Text())
+		}
+		err := Supported(cfg)
+		if got := err != nil && strings.Contains(err.Error(), "orchestrator.coordination.write_mode"); got != refused {
+			t.Errorf("write_mode %s: %v", mode, err)
+		}
+	}
+}

@@ -136,6 +136,11 @@ type Options struct {
 	// coordination.broadcast is human (the broker of the permission asks); nil means nobody
 	// can answer, so each such question ends at once as timed out (broadcast.go).
 	Asks *permission.Broker
+	// Deliver, when set, is called once the final answer stands (completed or timed out, not
+	// interrupted or failed) with the presenting agent's id, before the session ends: it
+	// applies that agent's isolated writes (write_mode). An error fails the session (exit 2)
+	// with its message.
+	Deliver func(ctx context.Context, presenter string) error
 }
 
 // Result is how a session ended.
@@ -453,8 +458,28 @@ func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result 
 	s.presenting.Store(true)
 	res := s.present(ctx)
 	s.awaitStragglers()
+	res = s.deliver(ctx, res)
 	s.remember(ctx, res)
 	return s.finish(start, res)
+}
+
+// deliver applies the presenter's isolated writes to a final answer that stands.
+func (s *session) deliver(ctx context.Context, res Result) Result {
+	if s.o.Deliver == nil || res.Winner == "" || (res.ExitCode != 0 && res.ExitCode != 3) {
+		return res
+	}
+	if err := ctx.Err(); err != nil {
+		res.Err = errors.Join(res.Err, fmt.Errorf("interrupted before the final presenter's changes were applied: %w", err))
+		res.Status, res.ExitCode = event.StatusInterrupted, 4
+		return res
+	}
+	if err := s.o.Deliver(ctx, res.Winner); err != nil {
+		res.Err = errors.Join(res.Err, err)
+		if res.ExitCode == 0 {
+			res.Status, res.ExitCode = event.StatusFailed, 2
+		}
+	}
+	return res
 }
 
 // recall adds what Options.Recall found to each agent's system message.

@@ -72,7 +72,8 @@ func resume(ctx context.Context, o Options) Result {
 		status, code := outcome(r.ended.Reason)
 		res := Result{Status: status, ExitCode: code, EndReason: r.ended.Reason, Err: s.errorFor(r.ended.Reason),
 			Winner: r.final.Agent, FinalAnswer: r.final.Content, TruncatedBy: r.final.TruncatedBy}
-		return s.finish(start, res)
+		// The process may have died before the writes were applied; applying again is a no-op.
+		return s.finish(start, s.deliver(ctx, res))
 	}
 	if r.ended != nil {
 		s.mu.Lock()

@@ -203,11 +203,12 @@ const (
 	ServerWorkspace = "workspace" // snapshots
 	ServerCommands  = "commands"  // execute_command and background shells: how they are confined
 	ServerUploads   = "uploads"   // upload_files: the files read, and OpenAI's vector stores made and deleted
+	ServerWrites    = "writes"    // write_mode: the agents' copies of writable context paths, and what was applied
 )
 
 // OwnServer reports whether name is one of massgen's own tools rather than an MCP server.
 func OwnServer(name string) bool {
-	return name == ServerTools || name == ServerWorkspace || name == ServerCommands || name == ServerUploads
+	return name == ServerTools || name == ServerWorkspace || name == ServerCommands || name == ServerUploads || name == ServerWrites
 }
 
 // PlanningDecided: planning mode's check before coordination. When HoldBack is set, the MCP

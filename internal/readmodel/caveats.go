@@ -60,6 +60,10 @@ func (s *State) UnpricedModels() []string {
 
 // toolServer records an MCP server's status; massgen's own tools are not servers.
 func (s *State) toolServer(t time.Time, p event.ToolServerStatus) {
+	if p.Server == event.ServerWrites {
+		s.Writes = append(s.Writes, ToolServer{Name: p.Server, Status: p.Status, Detail: p.Detail, Time: t})
+		return
+	}
 	if event.OwnServer(p.Server) || p.Server == "" {
 		return
 	}

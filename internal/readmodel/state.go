@@ -98,6 +98,9 @@ type State struct {
 	// ToolServers are the MCP servers the session reported on, in the order they first
 	// appeared, with their latest status; a server that died stays "died".
 	ToolServers []ToolServer
+	// Writes are write_mode's reports, one per writable context path: how it was isolated,
+	// then what was applied to it (status applied, unchanged, conflict or failed).
+	Writes []ToolServer
 
 	// Questions are the agents' ask_others questions (coordination.broadcast), in the order
 	// they were asked.

@@ -30,6 +30,8 @@ type statusFile struct {
 	Rounds []roundJSON `json:"rounds"`
 	// Ours: the MCP servers and their latest status ("died" once one died mid-run).
 	MCPServers map[string]statusServer `json:"mcp_servers,omitempty"`
+	// Writes are write_mode's reports on the writable context paths (ours).
+	Writes []statusServer `json:"writes,omitempty"`
 	// Ours: the wall time and the critical path, the calls that determined it.
 	Latency *Latency `json:"latency,omitempty"`
 }
@@ -300,6 +302,9 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 		Results: statusResults{Votes: map[string]int{}, Winner: optional(s.Winner)},
 		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD, s.CostKnown()),
 		Rounds:  toRounds(s.Totals.Rounds, s.CostKnown()),
+	}
+	for _, w := range s.Writes {
+		f.Writes = append(f.Writes, statusServer{Status: w.Status, Detail: w.Detail, Time: unix(w.Time)})
 	}
 	for _, ts := range s.ToolServers {
 		if f.MCPServers == nil {

@@ -31,6 +31,7 @@ type grant struct {
 	path      string // symlinks resolved
 	file      bool   // grants only the file at path
 	write     bool   // context path with permission: write
+	copy      string // the agent's own copy of the context path (ContextPath.Copy)
 	protected []string
 	root      *os.Root
 }
@@ -153,6 +154,10 @@ func (a *Agent) allow(g *grant, abs string, acc Access, final bool, raw string) 
 		return fmt.Errorf("%s is in the agents' shared snapshots, which are read-only. Copy what you need into your workspace %s (copy_file) and change it there",
 			tool.Quote(raw), a.dir)
 	case kindContext:
+		if g.copy != "" {
+			return fmt.Errorf("%s is in the context path %s, which you change through your own copy of it, %s: make the change there (what the agent presenting the final answer leaves in its copy is applied to %s at the end)",
+				tool.Quote(raw), g.path, g.copy, g.path)
+		}
 		if !g.write {
 			return fmt.Errorf("%s is in the read-only context path %s. You can write only inside your workspace %s",
 				tool.Quote(raw), g.path, a.dir)
@@ -214,6 +219,9 @@ func (a *Agent) holdings(grants []*grant, final bool) string {
 		}
 		mode := "read-only"
 		switch {
+		case g.copy != "":
+			mode = "read-only; change your own copy of it, " + g.copy +
+				", in your workspace: what the agent presenting the final answer leaves in its copy is applied to it at the end"
 		case g.write && final:
 			mode = "read/write"
 		case g.write:

@@ -103,7 +103,7 @@ func newContextGrant(c ContextPath) (*grant, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &grant{kind: kindContext, path: real, write: c.Write, file: !info.IsDir()}
+	g := &grant{kind: kindContext, path: real, write: c.Write && c.Copy == "", copy: c.Copy, file: !info.IsDir()}
 	for _, p := range c.Protected {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(real, p)

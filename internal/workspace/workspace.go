@@ -258,6 +258,10 @@ type ContextPath struct {
 	// Protected lists paths relative to Path (or absolute, inside Path) that stay read-only and
 	// undeletable even when Path is writable.
 	Protected []string
+	// Copy, when set (write_mode), is the agent's own copy of Path inside its workspace: the
+	// agent changes the copy, Path stays read-only even for the final presenter, and the
+	// presenter's changes are applied to Path after the session (package worktree).
+	Copy string
 }
 
 // MergeContextPaths joins the orchestrator's context paths with an agent's own; for the same

@@ -451,3 +451,31 @@ func setVar[T any](p *T, v T) func() {
 	*p = v
 	return func() { *p = old }
 }
+
+// With write_mode the agent changes its copy of a writable context path, never the path
+// itself, not even while it presents the final answer.
+func TestContextPath_WithACopyStaysReadOnly(t *testing.T) {
+	r, base := newRun(t)
+	ctxDir := filepath.Join(base, "project")
+	if err := os.MkdirAll(ctxDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := newAgent(t, r, "a", "agent1")
+	cp := filepath.Join(a.Dir(), ".worktree", "ctx_1")
+	if err := os.MkdirAll(cp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetContextPaths([]ContextPath{{Path: ctxDir, Write: true, Copy: cp}}); err != nil {
+		t.Fatal(err)
+	}
+	a.GrantFinal()
+	if _, err := a.Resolve(filepath.Join(ctxDir, "f.txt"), Write); err == nil || !strings.Contains(err.Error(), "your own copy of it, "+cp) {
+		t.Errorf("writing the context path: %v", err)
+	}
+	if _, err := a.Resolve(filepath.Join(cp, "f.txt"), Write); err != nil {
+		t.Errorf("writing the copy: %v", err)
+	}
+	if h := a.Holdings(); !strings.Contains(h, "change your own copy of it, "+cp) {
+		t.Errorf("holdings: %s", h)
+	}
+}
