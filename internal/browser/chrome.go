@@ -54,6 +54,7 @@ type launch struct {
 	height   int
 	headless bool
 	display  string // DISPLAY for a visible window on a virtual desktop; "" for none
+	xauth    string // XAUTHORITY: the file with that display's cookie
 	policy   *Policy
 	extra    []string // more flags, for the desktop
 	startURL string
@@ -184,6 +185,9 @@ func chromeEnv(l launch) []string {
 		"XDG_CACHE_HOME="+filepath.Join(l.profile, ".cache"), "TMPDIR="+os.TempDir())
 	if l.display != "" {
 		env = append(env, "DISPLAY="+l.display)
+	}
+	if l.xauth != "" {
+		env = append(env, "XAUTHORITY="+l.xauth)
 	}
 	return env
 }

@@ -62,8 +62,8 @@ type Options struct {
 	MaxText, MaxScreenshot int
 	MaxDownload            int64
 	// Display, when set, shows the browser in a window on that X display (a virtual desktop)
-	// instead of headless.
-	Display string
+	// instead of headless; XAuthority is the authority file holding that display's cookie.
+	Display, XAuthority string
 }
 
 func (o *Options) defaults() {
@@ -137,7 +137,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 		profile = filepath.Join(o.Dir, ProfileDir)
 	}
 	c, err := startChrome(ctx, launch{bin: o.Chromium, profile: profile, width: o.Width, height: o.Height,
-		headless: o.Display == "", display: o.Display, policy: o.Policy})
+		headless: o.Display == "", display: o.Display, xauth: o.XAuthority, policy: o.Policy})
 	if err != nil {
 		return nil, err
 	}
