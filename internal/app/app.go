@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,9 +99,11 @@ type Options struct {
 
 	// A subagent's session (subagents.go): how deep it is nested, the name of its workspace
 	// folder, and, while the session is set up, its manager.
-	depth     int
-	runID     string
-	subagents *subagent.Manager
+	depth int
+	runID string
+	// codeTokens are the code-based tools' tokens by agent, made before the redactor.
+	codeTokens map[string]string
+	subagents  *subagent.Manager
 }
 
 // Result is how a turn ended.
@@ -132,7 +136,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			"resume with the same config file and flags, from the folder the session started in; or start over with massgen --session-id %s \"question\"",
 			filepath.Base(filepath.Dir(o.Resume.Dir)))
 	}
-	red := redact.New(sessionSecrets(cfg, o.Getenv, o.Secrets)...)
+	if o.codeTokens, err = codeToolTokens(cfg); err != nil {
+		return Result{}, err
+	}
+	red := redact.New(sessionSecrets(cfg, o.Getenv, append(slices.Clone(o.Secrets), slices.Collect(maps.Values(o.codeTokens))...))...)
 	agents := make([]engine.Agent, len(cfg.Agents))
 	var missing []string // every agent without a key, so one run tells the user all of them
 	clis := map[string]cliBinder{}

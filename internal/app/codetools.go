@@ -68,7 +68,7 @@ func (b *toolBuild) codeTools(ctx context.Context, at *agentTools) error {
 			return errorf(ExitConfig, "agent %s: shared_tools_directory: %v", a.ID, err)
 		}
 	}
-	srv, err := codetool.Serve(set, codetool.Options{})
+	srv, err := codetool.Serve(set, codetool.Options{Token: b.o.codeTokens[a.ID]})
 	if err != nil {
 		return errorf(ExitExecution, "agent %s: %v", a.ID, err)
 	}
@@ -79,6 +79,26 @@ func (b *toolBuild) codeTools(ctx context.Context, at *agentTools) error {
 	at.code = &command.ToolChannel{Socket: srv.Socket(), Token: srv.Token(), PythonPath: dir}
 	at.notes = append(at.notes, codetool.Prompt(dir, layout))
 	return nil
+}
+
+// codeToolTokens makes the token of each agent with code-based tools, before the session's
+// redactor is built: its commands hold the token (MASSGEN_TOOLS_TOKEN), so whatever they print
+// (env) would carry it into the tool results, and from there into events.jsonl, the logs and
+// the pages. As a secret of the session it is redacted there, as keys are; the model does not
+// need it either (the generated code reads it from the environment).
+func codeToolTokens(cfg *config.Config) (map[string]string, error) {
+	out := map[string]string{}
+	for _, a := range cfg.Agents {
+		if !codeBased(a.Backend.Tools) {
+			continue
+		}
+		t, err := codetool.NewToken()
+		if err != nil {
+			return nil, errorf(ExitExecution, "agent %s: %v", a.ID, err)
+		}
+		out[a.ID] = t
+	}
+	return out, nil
 }
 
 // codeBased reports whether the agent's MCP tools are code: enable_code_based_tools, with the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,5 +86,90 @@ orchestrator: {final_presentation: verbatim}
 				t.Errorf("the wrappers are not in the workspace: %v", err)
 			}
 		})
+	}
+}
+
+// TestE2E_CodeToolTokenNeverLogged is the attack: an agent with code-based tools runs env (and
+// prints its token outright) with execute_command. Its commands need the token, so they hold
+// it; but it is the session's secret, redacted like a key from what the commands print, so no
+// file of the run (events.jsonl, the logs, status.json, answers, snapshots) holds it. The test
+// learns the token through a command that prints it backwards, which no redactor can know.
+func TestE2E_CodeToolTokenNeverLogged(t *testing.T) {
+	server := everythingServer(t)
+	requirePython3(t)
+	const call = `python3 -c 'from servers.everything import echo; print(echo(message="hi from code"))'`
+	const backwards = `python3 -c 'import os; print("backwards:" + os.environ["MASSGEN_TOOLS_TOKEN"][::-1] + ":")'`
+	cfg, rep := config.Parse("code.yaml", []byte(fmt.Sprintf(`
+agents:
+  - id: builder
+    backend:
+      type: scripted
+      cwd: ws
+      enable_mcp_command_line: true
+      enable_code_based_tools: true
+      mcp_servers:
+        - {name: everything, command: %q}
+      tool_calls:
+        - {name: execute_command, args: {command: %q}}
+        - {name: execute_command, args: {command: "env"}}
+        - {name: execute_command, args: {command: "echo token=$MASSGEN_TOOLS_TOKEN; echo $MASSGEN_TOOLS_TOKEN | cut -c3-"}}
+        - {name: execute_command, args: {command: %q}}
+      answers: ["Done."]
+      vote: agent1
+orchestrator: {final_presentation: verbatim}
+`, server, call, backwards)))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	root := t.TempDir()
+	var out bytes.Buffer
+	res, err := Run(t.Context(), cfg, Options{Question: "Show your environment.", Logging: true, Debug: true,
+		LogRoot: filepath.Join(root, "logs"), WorkspaceRoot: filepath.Join(root, "ws"), Sinks: []event.Sink{view.NewPlain(&out)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("result %+v\n%s", res.Result, out.String())
+	}
+	rs := resultsInOrder(t, res.Dir)
+	if len(rs) != 4 || rs[0].IsError || !strings.Contains(rs[0].Content, "hi from code") {
+		t.Fatalf("the call from code did not work, so the token was not there to leak: %+v", rs)
+	}
+	if !strings.Contains(rs[1].Content, "MASSGEN_TOOLS_TOKEN=") {
+		t.Fatalf("env did not run: %s", rs[1].Content)
+	}
+	_, rev, ok := strings.Cut(rs[3].Content, "backwards:")
+	rev, _, _ = strings.Cut(rev, ":")
+	if !ok || len(rev) < 32 {
+		t.Fatalf("no token printed backwards: %q", rs[3].Content)
+	}
+	token := []rune(rev)
+	slices.Reverse(token)
+	secret := string(token)
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		if i := bytes.Index(b, []byte(secret[2:])); i >= 0 {
+			t.Errorf("%s holds the tools token: %q", path, b[max(i-40, 0):min(i+len(secret)+10, len(b))])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"events.jsonl", "massgen.log", "massgen_debug.log", "status.json"} {
+		if _, err := os.Stat(filepath.Join(res.Dir, name)); err != nil {
+			t.Errorf("the run wrote no %s to look in: %v", name, err)
+		}
+	}
+	if strings.Contains(out.String(), secret[2:]) {
+		t.Error("the live view showed the tools token")
 	}
 }

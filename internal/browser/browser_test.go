@@ -191,8 +191,6 @@ func TestAutomation_PageFormAndSession(t *testing.T) {
 func TestAutomation_Refusals(t *testing.T) {
 	needChromium(t)
 	s := newSite(t)
-	// The page is served under the name "allowed.test" (resolved by the browser's rules to the
-	// test server) and tries to fetch from "blocked.test", which maps to the same server.
 	port := s.Listener.Addr().(*net.TCPAddr).Port
 	p, err := NewPolicy(nil, []string{"127.0.0.1"})
 	if err != nil {

@@ -3,9 +3,9 @@
 // look at. Chromium runs headless as a child process tree (internal/childproc: nothing
 // outlives the run, an allow-listed environment, no keys), its profile and downloads live in
 // the agent's workspace, and it is driven through the DevTools protocol with chromedp. The
-// domains a config allows or blocks are enforced by the browser itself: every request of the
-// page is paused (the Fetch domain) and refused unless its host passes, names that fail are
-// never resolved, and pages cannot open windows of their own. Page text, screenshots and
+// domains a config allows or blocks are enforced on every connection Chromium makes, by a
+// proxy of the session's own (proxy.go); the page's requests are also paused (the Fetch
+// domain) so that a refusal says which rule refused, and pages cannot open windows of their own. Page text, screenshots and
 // downloads are capped, and every wait is bounded.
 package browser
 
@@ -37,6 +37,7 @@ var envNames = []string{"PATH", "LANG", "LANGUAGE", "TZ", "FONTCONFIG_PATH", "FO
 
 // Chrome is one running Chromium: a process tree and the DevTools connection to it.
 type Chrome struct {
+	gate    *gate // every connection's way out
 	cmd     *childproc.Cmd
 	tail    *childproc.Tail
 	alloc   context.Context
@@ -53,12 +54,13 @@ type launch struct {
 	height   int
 	headless bool
 	display  string // DISPLAY for a visible window on a virtual desktop; "" for none
+	xauth    string // XAUTHORITY: the file with that display's cookie
 	policy   *Policy
 	extra    []string // more flags, for the desktop
 	startURL string
 }
 
-func (l launch) args(noSandbox bool) []string {
+func (l launch) args(g *gate, noSandbox bool) []string {
 	a := []string{
 		"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir=" + l.profile,
@@ -84,9 +86,7 @@ func (l launch) args(noSandbox bool) []string {
 	if noSandbox {
 		a = append(a, "--no-sandbox")
 	}
-	if r := l.policy.resolverRules(); r != "" {
-		a = append(a, "--host-resolver-rules="+r)
-	}
+	a = append(a, g.args()...)
 	a = append(a, l.extra...)
 	start := l.startURL
 	if start == "" {
@@ -111,15 +111,20 @@ func startChrome(ctx context.Context, l launch) (*Chrome, error) {
 	// its own processes.
 	confined, _ := childproc.Confinement()
 	noSandbox := confined || os.Geteuid() == 0
-	cmd := childproc.Command(nil, childproc.Confined, l.bin, l.args(noSandbox)...)
+	g, err := startGate(l.policy)
+	if err != nil {
+		return nil, err
+	}
+	cmd := childproc.Command(nil, childproc.Confined, l.bin, l.args(g, noSandbox)...)
 	cmd.Env = chromeEnv(l)
 	cmd.Dir = l.profile
 	cmd.WaitDelay = 2 * time.Second
 	pipes, err := cmd.StartPiped(false)
 	if err != nil {
+		_ = g.Close()
 		return nil, fmt.Errorf("starting the browser: %w", err)
 	}
-	c := &Chrome{cmd: cmd, tail: childproc.NewTail(8), exited: make(chan struct{})}
+	c := &Chrome{gate: g, cmd: cmd, tail: childproc.NewTail(8), exited: make(chan struct{})}
 	wsURL := make(chan string, 1)
 	var readers sync.WaitGroup
 	readers.Add(2)
@@ -142,10 +147,11 @@ func startChrome(ctx context.Context, l launch) (*Chrome, error) {
 		childproc.ReadLines(pipes.Stdout, 4096, func(string) {})
 		_ = pipes.Stdout.Close()
 	}()
-	go func() { // owns the process: reaps it once it ends, whoever ended it
+	go func() { // owns the process and its proxy: reaps it once it ends, whoever ended it
 		cmd.Await()
 		readers.Wait()
 		cmd.Wait()
+		_ = g.Close()
 		close(c.exited)
 	}()
 	wait := time.NewTimer(startWait)
@@ -179,6 +185,9 @@ func chromeEnv(l launch) []string {
 		"XDG_CACHE_HOME="+filepath.Join(l.profile, ".cache"), "TMPDIR="+os.TempDir())
 	if l.display != "" {
 		env = append(env, "DISPLAY="+l.display)
+	}
+	if l.xauth != "" {
+		env = append(env, "XAUTHORITY="+l.xauth)
 	}
 	return env
 }

@@ -77,9 +77,16 @@ func (p *Policy) Check(rawURL string) string {
 	default:
 		return fmt.Sprintf("%s: URLs are not opened; use http or https", u.Scheme)
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if ip := net.ParseIP(host); ip != nil && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()) {
-		return fmt.Sprintf("%s is a link-local address (such as the cloud metadata service), which the browser never reaches", host)
+	return p.checkHost(u.Hostname())
+}
+
+// checkHost says why the browser must not reach host (a name or an address), or "".
+func (p *Policy) checkHost(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if ip := net.ParseIP(host); ip != nil {
+		if why := p.checkIP(ip); why != "" {
+			return why
+		}
 	}
 	if p == nil {
 		return ""
@@ -93,29 +100,22 @@ func (p *Policy) Check(rawURL string) string {
 	return ""
 }
 
-// resolverRules make Chromium fail to resolve the names the policy refuses, in every tab and
-// worker and for WebSockets, which request interception does not see. Addresses written as
-// such are not names: interception refuses those.
-func (p *Policy) resolverRules() string {
-	if p == nil || (len(p.Allowed) == 0 && len(p.Blocked) == 0) {
+// checkIP says why the browser must not connect to ip, whatever name led there, or "": the
+// local link (the cloud metadata service) never, and an address blocked_domains lists, by
+// any name.
+func (p *Policy) checkIP(ip net.IP) string {
+	if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() {
+		return fmt.Sprintf("%s is a link-local address (such as the cloud metadata service), which the browser never reaches", ip)
+	}
+	if p == nil {
 		return ""
 	}
-	var rules []string
 	for _, d := range p.Blocked {
-		if net.ParseIP(d) == nil {
-			rules = append(rules, "MAP "+d+" ~NOTFOUND", "MAP *."+d+" ~NOTFOUND")
+		if b := net.ParseIP(d); b != nil && b.Equal(ip) {
+			return fmt.Sprintf("%s is in blocked_domains", ip)
 		}
 	}
-	if len(p.Allowed) > 0 {
-		var excl []string
-		for _, d := range p.Allowed {
-			if net.ParseIP(d) == nil {
-				excl = append(excl, "EXCLUDE "+d, "EXCLUDE *."+d)
-			}
-		}
-		rules = append(rules, strings.Join(append([]string{"MAP * ~NOTFOUND"}, excl...), ", "))
-	}
-	return strings.Join(rules, ", ")
+	return ""
 }
 
 func clip(s string, n int) string {

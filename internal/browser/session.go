@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"massgen/internal/netproxy"
 )
 
 // Defaults of Options.
@@ -59,8 +62,8 @@ type Options struct {
 	MaxText, MaxScreenshot int
 	MaxDownload            int64
 	// Display, when set, shows the browser in a window on that X display (a virtual desktop)
-	// instead of headless.
-	Display string
+	// instead of headless; XAuthority is the authority file holding that display's cookie.
+	Display, XAuthority string
 }
 
 func (o *Options) defaults() {
@@ -134,7 +137,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 		profile = filepath.Join(o.Dir, ProfileDir)
 	}
 	c, err := startChrome(ctx, launch{bin: o.Chromium, profile: profile, width: o.Width, height: o.Height,
-		headless: o.Display == "", display: o.Display, policy: o.Policy})
+		headless: o.Display == "", display: o.Display, xauth: o.XAuthority, policy: o.Policy})
 	if err != nil {
 		return nil, err
 	}
@@ -158,10 +161,15 @@ func (s *Session) setUp(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, s.close) // a start cut short ends the tab
 	defer stop()
 	paused := chromedp.Events(s.tab, fetch.RequestPaused)
-	if _, err := chromedp.Call(s.tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+	challenged := chromedp.Events(s.tab, fetch.AuthRequired)
+	handleAuth := true
+	if _, err := chromedp.Call(s.tab, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &handleAuth,
+		// Plain http answers are paused too: the proxy's refusals come back as answers there.
+		Patterns: []*fetch.RequestPattern{{URLPattern: "*"}, {URLPattern: "http://*", RequestStage: fetch.RequestStageResponse}}}); err != nil {
 		return err
 	}
 	s.wg.Go(func() { s.filter(paused) })
+	s.wg.Go(func() { s.answerGate(challenged) })
 	if err := s.dl.watch(s.tab, &s.wg); err != nil {
 		return err
 	}
@@ -182,12 +190,61 @@ func (s *Session) filter(paused iter.Seq2[fetch.EventRequestPaused, error]) {
 		if err != nil {
 			return
 		}
+		if ev.ResponseStatusCode != 0 || ev.ResponseErrorReason != "" {
+			s.answered(ev)
+			continue
+		}
 		if why := s.o.Policy.Check(ev.Request.URL); why != "" {
 			s.refs.add(ev.Request.URL, why)
 			_, _ = chromedp.Call(s.tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 			continue
 		}
 		_, _ = chromedp.Call(s.tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+	}
+}
+
+// answered lets a paused http answer through, unless it is the proxy's own refusal: that
+// fails the request as Chromium fails one it could not make, and a refusal by the policy is
+// remembered, for the message.
+func (s *Session) answered(ev fetch.EventRequestPaused) {
+	why := ""
+	for _, h := range ev.ResponseHeaders {
+		if strings.EqualFold(h.Name, netproxy.RefusedHeader) {
+			why = h.Value
+		}
+	}
+	if why == "" {
+		_, _ = chromedp.Call(s.tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return
+	}
+	reason := network.ErrorReasonConnectionFailed
+	switch {
+	case ev.ResponseStatusCode == http.StatusForbidden:
+		s.refs.add(ev.Request.URL, why)
+		reason = network.ErrorReasonBlockedByClient
+	case strings.Contains(why, "connection refused"):
+		reason = network.ErrorReasonConnectionRefused
+	case strings.Contains(why, "no such host"):
+		reason = network.ErrorReasonNameNotResolved
+	case strings.Contains(why, "timeout"):
+		reason = network.ErrorReasonTimedOut
+	}
+	_, _ = chromedp.Call(s.tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
+}
+
+// answerGate gives the session's proxy its password when it asks (proxy.go), and leaves
+// every other challenge (a site's own login) to the browser. It ends with the tab.
+func (s *Session) answerGate(challenged iter.Seq2[fetch.EventAuthRequired, error]) {
+	for ev, err := range challenged {
+		if err != nil {
+			return
+		}
+		resp := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseDefault}
+		if c := ev.AuthChallenge; c != nil && c.Source == fetch.AuthChallengeSourceProxy && s.chrome.gate.owns(c.Origin) {
+			resp = &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials,
+				Username: s.chrome.gate.user, Password: s.chrome.gate.password}
+		}
+		_, _ = chromedp.Call(s.tab, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: resp})
 	}
 }
 

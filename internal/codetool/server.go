@@ -39,6 +39,19 @@ type Options struct {
 	CallTimeout time.Duration
 	// OnCall, when set, is told of every call a command made with the token, after it ran.
 	OnCall func(name string, res tool.Result, d time.Duration)
+	// Token is what every call must carry; "" makes one (NewToken). massgen makes it before
+	// the session's redactor, which must know it: the commands hold it, and what they print
+	// is logged.
+	Token string
+}
+
+// NewToken returns a fresh random token.
+func NewToken() (string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", fmt.Errorf("code-based tools: token: %w", err)
+	}
+	return hex.EncodeToString(raw), nil
 }
 
 // Server serves one agent's tools to its commands. Its methods are safe for concurrent use.
@@ -63,15 +76,17 @@ func Serve(set tool.Set, o Options) (*Server, error) {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 5 * time.Minute
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return nil, fmt.Errorf("code-based tools: token: %w", err)
+	if o.Token == "" {
+		var err error
+		if o.Token, err = NewToken(); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := os.MkdirTemp("", "massgen-tools-")
 	if err != nil {
 		return nil, fmt.Errorf("code-based tools: %w", err)
 	}
-	s := &Server{tools: set, o: o, token: hex.EncodeToString(raw), dir: dir, socket: filepath.Join(dir, "tools.sock"),
+	s := &Server{tools: set, o: o, token: o.Token, dir: dir, socket: filepath.Join(dir, "tools.sock"),
 		slots: make(chan struct{}, maxInFlight)}
 	if s.ln, err = net.Listen("unix", s.socket); err != nil {
 		_ = os.RemoveAll(dir)

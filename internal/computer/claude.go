@@ -82,36 +82,48 @@ func (ds *Desktops) claude(ctx context.Context, raw string) tool.Result {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
+	m := &meter{}
 	client := anthropic.NewClient(aoption.WithoutEnvironmentDefaults(), aoption.WithoutOpenTelemetry(), aoption.WithAPIKey(o.Backend.APIKey),
-		aoption.WithBaseURL(base), aoption.WithHTTPClient(capped(hc, o.MaxResponseBytes)), aoption.WithMaxRetries(2))
+		aoption.WithBaseURL(base), aoption.WithHTTPClient(capped(hc, o.MaxResponseBytes, m)), aoption.WithMaxRetries(2))
 	computerTool := anthropic.BetaToolUnionParamOfComputerUseTool20250124(int64(a.DisplayHeight), int64(a.DisplayWidth))
 	computerTool.OfComputerUseTool20250124.DisplayNumber = anthropic.Int(1)
 	msgs := []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(a.Query))}
 	var spent provider.Usage
+	var shots shotsSent
 	result := func(r tool.Result) tool.Result { r.Spent = spent; return r }
 	say := tool.Output(ctx)
 	for turn := 1; turn <= a.MaxIterations; turn++ {
+		m.reset()
 		msg, err := client.Beta.Messages.New(ctx, anthropic.BetaMessageNewParams{
 			Model: anthropic.Model(model), MaxTokens: 4096, Messages: msgs,
 			Tools: []anthropic.BetaToolUnionParam{computerTool},
 			Betas: []anthropic.AnthropicBeta{anthropic.AnthropicBetaComputerUse2025_01_24},
 		})
 		if err != nil {
+			// A call cut off after Claude got it (the run cancelled, the answer cut short) is
+			// paid for all the same: estimated, and marked so.
+			spent = spent.Add(m.cutOff(model, shots, a.DisplayWidth, a.DisplayHeight))
 			return result(tool.Errorf("Claude computer use: " + cleanErr(o, err)))
 		}
 		spent = spent.Add(claudeCost(model, msg.Usage))
 		var text strings.Builder
 		var results []anthropic.BetaContentBlockParamUnion
 		for _, c := range msg.Content {
-			switch c.Type {
-			case "text":
+			switch {
+			case c.Type == "text":
 				text.WriteString(c.Text)
-			case "tool_use":
+			case c.Type == "tool_use" && len(results) >= maxActions:
+				// A model that asks for more at once than a person could check gets the
+				// rest refused, and its screenshots cannot pile up in one turn.
+				results = append(results, anthropic.NewBetaToolResultBlock(c.ID,
+					fmt.Sprintf("not carried out: at most %d actions a turn; ask for the rest in the next turn", maxActions), true))
+			case c.Type == "tool_use":
 				results = append(results, ds.claudeAction(ctx, d, c.ID, c.Name, c.Input, say))
 			}
 		}
 		switch {
 		case msg.StopReason == anthropic.BetaStopReasonToolUse && len(results) > 0:
+			shots.add(results)
 			msgs = append(msgs, msg.ToParam(), anthropic.NewBetaUserMessage(results...))
 			continue
 		case msg.StopReason == anthropic.BetaStopReasonEndTurn || msg.StopReason == anthropic.BetaStopReasonStopSequence:

@@ -54,6 +54,7 @@ const (
 	defaultWidth      = 1024
 	defaultHeight     = 768
 	maxAnswer         = 20000
+	maxActions        = 16 // actions carried out of one model turn
 )
 
 // Desktops is an agent's desktop, started by its first call at the size that call asks for,
@@ -274,8 +275,8 @@ func decode(raw string) (taskArgs, string) {
 }
 
 // capped is hc with every response body cut off at max bytes (0: 16 MiB): a model's
-// response is read into memory whole.
-func capped(hc *http.Client, max int64) *http.Client {
+// response is read into memory whole. m, when set, is told of every attempt.
+func capped(hc *http.Client, max int64, m *meter) *http.Client {
 	if max <= 0 {
 		max = 16 << 20
 	}
@@ -283,18 +284,21 @@ func capped(hc *http.Client, max int64) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &http.Client{Transport: limitTransport{base: base, max: max}, Timeout: hc.Timeout}
+	return &http.Client{Transport: limitTransport{base: base, max: max, m: m}, Timeout: hc.Timeout}
 }
 
 type limitTransport struct {
 	base http.RoundTripper
 	max  int64
+	m    *meter
 }
 
 func (t limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = t.m.attempt(r)
 	resp, err := t.base.RoundTrip(r)
 	if err == nil {
-		resp.Body = &limitBody{rc: resp.Body, left: t.max}
+		t.m.answered(resp.StatusCode)
+		resp.Body = &limitBody{rc: resp.Body, left: t.max, m: t.m}
 	}
 	return resp, err
 }
@@ -302,6 +306,7 @@ func (t limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type limitBody struct {
 	rc   io.ReadCloser
 	left int64
+	m    *meter
 }
 
 func (b *limitBody) Read(p []byte) (int, error) {
@@ -313,6 +318,7 @@ func (b *limitBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	b.left -= int64(n)
+	b.m.read(n)
 	return n, err
 }
 

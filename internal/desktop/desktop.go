@@ -1,8 +1,9 @@
 // Package desktop is the virtual X display the computer-use tools look at and act on: an Xvfb
 // server massgen starts per agent (Xvfb picks a free display number and reports it), with
 // Chromium in a full-screen window on it (internal/browser); the mouse and keyboard are driven
-// with xdotool and the screen is read with xwd, whose image is decoded here. Every program
-// runs as a child process tree (internal/childproc) with only DISPLAY and PATH in its
+// with xdotool and the screen is read with xwd, whose image is decoded here. The display takes
+// only clients that hold its cookie (xauth.go), and listens on no TCP port. Every program runs
+// as a child process tree (internal/childproc) with only DISPLAY, XAUTHORITY and PATH in its
 // environment, and Close ends them all.
 package desktop
 
@@ -14,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +64,8 @@ const maxScreenshot = 64 << 20
 type Desktop struct {
 	w, h    int
 	display string
+	dir     string // private: the authority file
+	xauth   string // the authority file
 	xvfb    *childproc.Cmd
 	exited  chan struct{}
 	browser *browser.Session
@@ -80,14 +84,27 @@ func Start(ctx context.Context, o Options) (*Desktop, error) {
 	if o.Width > 4096 || o.Height > 4096 {
 		return nil, fmt.Errorf("a %dx%d screen is too large (at most 4096x4096)", o.Width, o.Height)
 	}
-	d := &Desktop{w: o.Width, h: o.Height, exited: make(chan struct{})}
+	cookie, err := newCookie()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "massgen-x11-")
+	if err != nil {
+		return nil, fmt.Errorf("the display's private folder: %w", err)
+	}
+	d := &Desktop{w: o.Width, h: o.Height, dir: dir, xauth: filepath.Join(dir, "Xauthority"), exited: make(chan struct{})}
+	if err := writeXauth(d.xauth, "", cookie); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	// -displayfd: Xvfb picks a free display number itself and writes it once it accepts
 	// clients, so two agents (or two runs) never race for one.
-	cmd := childproc.Command(nil, childproc.Confined, Xvfb, "-displayfd", "1", "-nolisten", "tcp",
+	cmd := childproc.Command(nil, childproc.Confined, Xvfb, "-displayfd", "1", "-auth", d.xauth, "-nolisten", "tcp",
 		"-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nocursor")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	pipes, err := cmd.StartPiped(false)
 	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting Xvfb: %w", err)
 	}
 	d.xvfb = cmd
@@ -125,7 +142,13 @@ func Start(ctx context.Context, o Options) (*Desktop, error) {
 			return nil, fmt.Errorf("Xvfb named no display (%q): %s", n, tail.String())
 		}
 		d.display = ":" + n
+		// Now that the number is known, the entry names it, as every Xlib finds it by.
+		if err := writeXauth(d.xauth, n, cookie); err != nil {
+			d.Close()
+			return nil, err
+		}
 	case <-d.exited:
+		d.Close()
 		return nil, fmt.Errorf("Xvfb ended as it started: %s", tail.String())
 	case <-wait.C:
 		d.Close()
@@ -135,7 +158,7 @@ func Start(ctx context.Context, o Options) (*Desktop, error) {
 		return nil, ctx.Err()
 	}
 	bo := o.Browser
-	bo.Display, bo.Width, bo.Height = d.display, o.Width, o.Height
+	bo.Display, bo.XAuthority, bo.Width, bo.Height = d.display, d.xauth, o.Width, o.Height
 	if d.browser, err = browser.Open(ctx, bo); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("the desktop's browser: %w", err)
@@ -168,6 +191,7 @@ func (d *Desktop) Close() {
 			d.xvfb.Kill()
 			<-d.exited
 		}
+		_ = os.RemoveAll(d.dir)
 	})
 }
 
@@ -182,7 +206,7 @@ func (d *Desktop) run(ctx context.Context, max int64, name string, args ...strin
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := childproc.Command(ctx, childproc.Confined, name, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DISPLAY=" + d.display}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DISPLAY=" + d.display, "XAUTHORITY=" + d.xauth}
 	cmd.WaitDelay = time.Second
 	var out, errb capped
 	out.max, errb.max = max, 4096

@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -119,5 +122,47 @@ func TestDesktop_ClickTypeScreenshot(t *testing.T) {
 	}
 	if err := d.Key(ctx, "ctrl+s; rm -rf /", ""); err == nil {
 		t.Error("a key name with shell text was not refused")
+	}
+}
+
+// TestDesktop_DisplayNeedsTheCookie is the attack: another program on the machine connects to
+// the agent's display (to read the screen or type into it) without the display's cookie; the
+// X server refuses it, while massgen's own calls, which carry the cookie, work.
+func TestDesktop_DisplayNeedsTheCookie(t *testing.T) {
+	needDesktop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d, err := Start(ctx, Options{Width: 640, Height: 480, Browser: browser.Options{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, err := d.Cursor(ctx); err != nil {
+		t.Fatalf("massgen's own call was refused: %v", err)
+	}
+	if _, err := d.Screenshot(ctx); err != nil {
+		t.Fatalf("massgen's own screenshot was refused: %v", err)
+	}
+	if fi, err := os.Stat(d.xauth); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the authority file: %v %v, want mode 0600", fi.Mode(), err)
+	}
+	home := t.TempDir() // no ~/.Xauthority of the user's to fall back on
+	forged := filepath.Join(home, "forged")
+	guess, _ := newCookie()
+	if err := writeXauth(forged, strings.TrimPrefix(d.Display(), ":"), guess); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{{Xdotool, "getmouselocation"}, {Xdotool, "type", "rm -rf ~"}, {Xwd, "-root", "-silent"}} {
+		for _, auth := range []string{filepath.Join(home, "none"), "", forged} {
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "DISPLAY=" + d.Display()}
+			if auth != "" {
+				cmd.Env = append(cmd.Env, "XAUTHORITY="+auth)
+			}
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Errorf("%v without the cookie (XAUTHORITY=%q) reached the display: %.200q", argv, auth, out)
+			}
+		}
 	}
 }
