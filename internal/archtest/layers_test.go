@@ -41,6 +41,7 @@ var layers = []layer{
 	{Pkg: "internal/httpserve", Leaf: true, Why: "the token rule of every HTTP server of the binary, beneath web and mcpserve"},
 	{Pkg: "internal/provider", Only: []string{"internal/redact"}, Why: "the neutral types every backend and the core share"},
 	{Pkg: "internal/usage", Only: []string{"internal/provider"}, Why: "the price table, priced in provider's usage"},
+	{Pkg: "internal/paraphrase", Only: []string{"internal/private"}, Why: "question paraphrasing calls models only through the caller's function"},
 	{Pkg: "internal/event", Only: []string{"internal/private", "internal/provider"}, Why: "the event types every view decodes"},
 	{Pkg: "internal/coord", Only: []string{"internal/criteria"},
 		NoStd: []string{"os", "os/exec", "os/signal", "io/fs", "net", "net/http", "path/filepath", "syscall", "sync", "time"},

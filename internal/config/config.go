@@ -216,6 +216,8 @@ type Orchestrator struct {
 	LazyStartAgents, LazyStartAgreement int
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
+	// DSPy is orchestrator.dspy: each agent reads a checked paraphrase of the question.
+	DSPy DSPy
 
 	// This port's request layout and peer view (keys_protocol.go); "" and 0 mean the defaults.
 

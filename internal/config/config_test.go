@@ -60,6 +60,7 @@ func TestLoad_ScriptedDemo(t *testing.T) {
 			FinalAnswerStrategy: StrategyWinnerReuse, FailureBudget: 2, MaxCostUSD: 0.5, EndWhenDecided: true, LazyStartAgreement: 2,
 			Fairness:         Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator: PersonaGenerator{DiversityMode: "perspective"},
+			DSPy:             DefaultDSPy(),
 			Checklist:        Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1}},
 		UI: UI{DisplayType: "simple", LoggingEnabled: false},
 		Timeouts: Timeouts{Orchestrator: 120 * time.Second, Agent: 30500 * time.Millisecond, Presentation: time.Minute,

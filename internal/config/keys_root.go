@@ -128,6 +128,7 @@ func sectionRules() map[string]section {
 		secOrch:        {what: "orchestrator key", after: orchestratorAfter},
 		secCoord:       {what: "coordination key"},
 		secPersona:     {what: "persona_generator key"},
+		secDSPy:        {what: "dspy key", after: dspyAfter},
 		secCriterion:   {what: "checklist criterion key"},
 		secOrchTimeout: {what: "orchestrator.timeout key"},
 		secTimeouts:    {what: "timeout_settings key", after: timeoutsAfter},

@@ -67,6 +67,9 @@ func Supported(cfg *config.Config) error {
 	if o.PersonaGenerator.Enabled {
 		add("orchestrator.coordination.persona_generator")
 	}
+	if o.DSPy.Enabled {
+		add("orchestrator.dspy (question paraphrasing)")
+	}
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}

@@ -100,6 +100,9 @@ type Options struct {
 	// Steering, when set, lets the caller stop agents, end coordination and message the
 	// agents while the session runs (steer.go).
 	Steering *Steering
+	// Paraphraser is the model and cache of orchestrator.dspy (paraphrase.go); nil with
+	// DSPy enabled means the first agent's model and no cache.
+	Paraphraser *Paraphraser
 }
 
 // Result is how a session ended.
@@ -144,6 +147,7 @@ type session struct {
 
 	plan       planning    // planning mode's decision, set before coordination
 	personas   []string    // persona_generator's persona per agent, set before coordination
+	variants   []string    // orchestrator.dspy's paraphrase per agent ("": none), set before coordination
 	presenting atomic.Bool // the final presentation has begun: nothing is held back
 
 	// skipVoting is skip_voting, or MassGen's quick synthesize run that implies it.
@@ -202,6 +206,9 @@ func Run(ctx context.Context, o Options) Result {
 	} else {
 		if o.Orchestrator.PlanningMode {
 			s.decidePlanning(ctx)
+		}
+		if o.Orchestrator.DSPy.Enabled {
+			s.paraphraseQuestion(ctx)
 		}
 		if o.Orchestrator.PersonaGenerator.Enabled {
 			s.generatePersonas(ctx)

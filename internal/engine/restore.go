@@ -84,6 +84,7 @@ type restored struct {
 	unpriced bool // an agent whose model has no price used tokens, as session.unpricedUsed
 	plan     *planning
 	personas []string
+	variants []string
 	ended    *event.CoordinationEnded
 	final    *event.FinalAnswer
 	deadWhy  []string // why agents left, as session.deadWhy
@@ -187,6 +188,13 @@ func (f *folder) apply(e event.Event) error {
 		f.r.plan = &planning{on: p.HoldBack, held: p.Held}
 	case event.PersonasGenerated:
 		f.personas(p)
+	case event.QuestionParaphrased:
+		f.r.variants = make([]string, len(f.s.agents))
+		for _, v := range p.Variants {
+			if i, ok := f.index[v.Agent]; ok {
+				f.r.variants[i] = v.Text
+			}
+		}
 	case event.CoordinationEnded:
 		f.r.ended = &p
 	case event.FinalAnswer:

@@ -57,6 +57,7 @@ func resume(ctx context.Context, o Options) Result {
 		s.plan = *r.plan
 	}
 	s.personas = r.personas
+	s.variants = r.variants
 	s.restored = r.convs
 	s.deadWhy = r.deadWhy
 	if r.ended != nil {
@@ -79,6 +80,9 @@ func resume(ctx context.Context, o Options) Result {
 	} else {
 		if o.Orchestrator.PlanningMode && r.plan == nil {
 			s.decidePlanning(ctx)
+		}
+		if o.Orchestrator.DSPy.Enabled && r.variants == nil {
+			s.paraphraseQuestion(ctx)
 		}
 		if o.Orchestrator.PersonaGenerator.Enabled && r.personas == nil {
 			s.generatePersonas(ctx)

@@ -33,6 +33,7 @@ var kinds = []kind{
 	kindOf[ToolServerStatus](),
 	kindOf[PlanningDecided](),
 	kindOf[PersonasGenerated](),
+	kindOf[QuestionParaphrased](),
 	kindOf[RoundTimeout](),
 	kindOf[VoteDeferred](),
 	kindOf[AgentWaiting](),

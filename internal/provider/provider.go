@@ -79,6 +79,12 @@ const (
 	StagePlanning Stage = "planning"
 	// StagePersona is persona_generator's call, before coordination: one question, no tools.
 	StagePersona Stage = "persona"
+	// StageParaphrase and StageParaphraseCheck are orchestrator.dspy's calls before
+	// coordination: writing the question's variants, and checking their meaning.
+	StageParaphrase      Stage = "paraphrase"
+	StageParaphraseCheck Stage = "paraphrase_check"
+	// StagePropose is massgen eval --optimize's call that writes candidate instructions.
+	StagePropose Stage = "propose_instructions"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.
