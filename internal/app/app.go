@@ -92,6 +92,9 @@ type Options struct {
 	// Remote, when set, runs the session somewhere else (on Temporal workers, which build
 	// the agents and read the keys): this process writes the log and runs the views only.
 	Remote func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
+	// ParaphraseCache is where orchestrator.dspy keeps checked paraphrases; "" means
+	// .massgen/cache/paraphrases.
+	ParaphraseCache string
 	// Resume, when set, finishes the interrupted turn it read (massgen resume) instead of
 	// starting one: Question, History, Session and Turn are taken from its log. It needs
 	// Logging.
@@ -174,7 +177,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			BaseURL: redact.URL(a.Backend.BaseURL), CustomEndpoint: customEndpoint(a.Backend), Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
 			VotingSensitivity: a.VotingSensitivity, HoldsSession: isCLI(a), Subtask: a.Subtask}
 	}
+	para, err := newParaphraser(cfg, o, red, &missing)
+	if err != nil {
+		closeCLIs(clis)
+		return Result{}, err
+	}
 	if len(missing) > 0 {
+		closeCLIs(clis)
 		return Result{}, errorf(ExitConfig, "%s", strings.Join(missing, "\n"))
 	}
 	// The CLIs end (with everything they started) however the turn ends.
@@ -358,6 +367,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Asks:         o.Approvals, // the same answers reach ask_others questions (broadcast: human)
 		Restore:      rs.restoreOrNil(),
 		Deliver:      deliver,
+		Paraphraser:  para,
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

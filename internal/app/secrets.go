@@ -43,6 +43,13 @@ func sessionSecrets(cfg *config.Config, getenv func(string) string, extra []stri
 			out = append(out, mcpSecrets(mcpServer(s), getenv)...)
 		}
 	}
+	if b := cfg.Orchestrator.DSPy.Backend; b != nil {
+		out = append(out, b.APIKey)
+		out = append(out, redact.URLSecrets(b.BaseURL)...)
+		for _, e := range config.KeyEnvs(b.Type, b.BaseURL) {
+			envs[e] = true
+		}
+	}
 	for _, e := range slices.Sorted(maps.Keys(envs)) {
 		out = append(out, getenv(e))
 	}

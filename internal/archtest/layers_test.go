@@ -43,6 +43,7 @@ var layers = []layer{
 	{Pkg: "internal/usage", Only: []string{"internal/provider"}, Why: "the price table, priced in provider's usage"},
 	{Pkg: "internal/memory", Only: []string{"internal/provider", "internal/private"},
 		Why: "memory is a room of its own: the engine and the app reach it through small functions, never the other way"},
+	{Pkg: "internal/paraphrase", Only: []string{"internal/private"}, Why: "question paraphrasing calls models only through the caller's function"},
 	{Pkg: "internal/event", Only: []string{"internal/private", "internal/provider"}, Why: "the event types every view decodes"},
 	{Pkg: "internal/coord", Only: []string{"internal/criteria"},
 		NoStd: []string{"os", "os/exec", "os/signal", "io/fs", "net", "net/http", "path/filepath", "syscall", "sync", "time"},

@@ -42,6 +42,7 @@ type evalFlags struct {
 	check       bool
 	simulate    string
 	seed        int64
+	opt         optimizeFlags
 }
 
 // evalRoot is where eval runs go unless --out says otherwise.
@@ -97,12 +98,22 @@ repeats exactly. The report adds the best member sampled N times with a majority
 simulated (a quarter of the characters read and written). Populations:
 examples/eval/sim_*.yaml; items: examples/eval/sim_items.jsonl.
 
+--optimize searches the agents' instructions, as DSPy's optimisers do: the config's own
+(the baseline), those of --candidates FILE (a YAML list: a system_message string each, or
+{name, system_message, agents: {ID: message}} for a message per agent) and --propose N more
+written by the first agent's model run on the dataset (or --sample N items drawn with
+--seed); --refine tries the best joined with the runner-up. The best (most right, then
+cheapest) is written as a config file (--optimize-out, default best.yaml in the run folder)
+headed by every candidate's accuracy and cost, which optimize.json holds too. --max-cost USD
+stops the search when spent; at most 12 candidates run.
+
 --concurrency runs items side by side. --rate-limit TYPE=RPM and --provider-concurrency
 TYPE=N cap the model calls of a backend type (openai, claude, ...) across all items and
 agents: calls wait for their turn, spaced 60/RPM seconds apart.
 
   massgen eval examples/eval/sample.jsonl --config examples/eval/team.yaml
-  massgen eval examples/eval/sim_items.jsonl --simulate examples/eval/sim_independent.yaml --seed 1`
+  massgen eval examples/eval/sim_items.jsonl --simulate examples/eval/sim_independent.yaml --seed 1
+  massgen eval examples/eval/sim_items.jsonl --simulate examples/eval/sim_instructions.yaml --optimize --candidates examples/eval/candidates.yaml`
 
 func newEval(stdout, stderr io.Writer) *cobra.Command {
 	var f evalFlags
@@ -139,6 +150,7 @@ func newEval(stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.simulate, "simulate", "", "run the simulated agents of a population `FILE` instead of a team (examples/eval/sim_*.yaml)")
 	fl.Int64Var(&f.seed, "seed", 0, "with --simulate, the seed of every draw (default: the population file's seed, else 1)")
 	addTemporalFlags(fl, &f.temporal)
+	addOptimizeFlags(fl, &f.opt)
 	return cmd
 }
 
@@ -183,8 +195,8 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 		}
 		team = pop.ID()
 	} else {
-		if cmd.Flags().Changed("seed") {
-			return exitf(ExitConfig, "--seed goes with --simulate: real agents are not seeded")
+		if cmd.Flags().Changed("seed") && !f.opt.on {
+			return exitf(ExitConfig, "--seed goes with --simulate (or --optimize's --sample): real agents are not seeded")
 		}
 		if cfg, _, err = loadConfig(runOptions{configPath: f.configPath}, stderr); err != nil {
 			return err
@@ -196,6 +208,9 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 		return err
 	}
 	if err := checkTemporal(f.temporal, cfg); err != nil {
+		return err
+	}
+	if err := f.opt.check(cmd, pop); err != nil {
 		return err
 	}
 	if f.check {
@@ -215,6 +230,9 @@ func runEval(cmd *cobra.Command, f evalFlags, dataset string, stdout, stderr io.
 		Version: Version, Args: os.Args, Remote: remote}
 	if !f.quiet {
 		o.Progress = func(p eval.Progress) { fmt.Fprintln(stderr, progressLine(p)) }
+	}
+	if f.opt.on {
+		return runOptimize(cmd, f, o, dataset, stdout, stderr)
 	}
 	if !f.quiet {
 		if done, _, err := eval.ReadResults(out); err == nil && len(done) > 0 {

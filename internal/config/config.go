@@ -257,6 +257,8 @@ type Orchestrator struct {
 	TaskDecomposer TaskDecomposer
 	// Broadcast lets agents ask questions with ask_others (coordination.broadcast).
 	Broadcast Broadcast
+	// DSPy is orchestrator.dspy: each agent reads a checked paraphrase of the question.
+	DSPy DSPy
 
 	// This port's request layout and peer view (keys_protocol.go); "" and 0 mean the defaults.
 

@@ -24,6 +24,7 @@ const (
 	secCoord       = "orchestrator.coordination"
 	secPersona     = "orchestrator.coordination.persona_generator"
 	secDecomposer  = "orchestrator.coordination.task_decomposer"
+	secDSPy        = "orchestrator.dspy"
 	secOrchTimeout = "orchestrator.timeout"
 	secTimeouts    = "timeout_settings"
 	secUI          = "ui"
@@ -180,8 +181,9 @@ func orchestratorKeys() []Key {
 			Doc: "Every run gets its own snapshot folder."},
 		{Section: secOrch, Name: "agent_temporary_workspace", Type: TypeString, Status: Ignored, Since: "0.1.12",
 			Doc: "Every run gets its own temporary workspaces."},
-		{Section: secOrch, Name: "dspy", Type: TypeSwitch, Status: OffOnly, Since: "0.1.12", Doc: "DSPy question paraphrasing.",
-			Why: "question paraphrasing is not built"},
+		{Section: secOrch, Name: "dspy", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{enabled: true}",
+			Doc: "Question paraphrasing: each agent reads a checked rewording of the question besides the original (see its section).",
+			raw: coordSub(secDSPy)},
 		{Section: secOrch, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: OffOnly, Since: "0.1.12",
 			Doc: "Orchestrator-level spelling of coordination.max_orchestration_restarts.", hint: "use 0 (no restarts)",
 			check: atLeast(0), Why: "orchestration restarts are not built"},

@@ -130,6 +130,7 @@ func sectionRules() map[string]section {
 		secCoord:       {what: "coordination key"},
 		secPersona:     {what: "persona_generator key"},
 		secDecomposer:  {what: "task_decomposer key"},
+		secDSPy:        {what: "dspy key", after: dspyAfter},
 		secCriterion:   {what: "checklist criterion key"},
 		secOrchTimeout: {what: "orchestrator.timeout key"},
 		secTimeouts:    {what: "timeout_settings key", after: timeoutsAfter},

@@ -275,6 +275,7 @@ func defaults() *Config {
 			LazyStartAgreement:  2,
 			Fairness:            Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator:    PersonaGenerator{DiversityMode: "perspective"},
+			DSPy:                DefaultDSPy(),
 			Checklist:           Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1},
 			Broadcast:           Broadcast{Sensitivity: "medium", ResponseDepth: "medium", Timeout: 300 * time.Second, WaitByDefault: true, MaxPerAgent: 10},
 		},

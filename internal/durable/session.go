@@ -76,6 +76,9 @@ func Supported(cfg *config.Config) error {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")
 	}
+	if o.DSPy.Enabled {
+		add("orchestrator.dspy (question paraphrasing)")
+	}
 	if len(o.ContextPaths) > 0 {
 		add("orchestrator.context_paths")
 	}

@@ -93,6 +93,19 @@ func TestEncodeConfig_RefusesWhatItCannotCarry(t *testing.T) {
 	}
 }
 
+// Question paraphrasing runs before coordination in the process that has the writer's model
+// and cache; a Temporal session is refused by name rather than run without it.
+func TestSupported_RefusesParaphrasing(t *testing.T) {
+	cfg := loadTeam(t, team+"  dspy: {enabled: true, num_variants: 2}\n")
+	err := Supported(cfg)
+	if err == nil || !strings.Contains(err.Error(), "orchestrator.dspy") {
+		t.Errorf("Supported = %v, want a refusal naming orchestrator.dspy", err)
+	}
+	if err := Supported(loadTeam(t, team+"  dspy: {enabled: false}\n")); err != nil {
+		t.Errorf("dspy off: Supported = %v, want nil", err)
+	}
+}
+
 func TestDecodeConfig_ReadsLikeTheCLI(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"empty", "", "no config"},

@@ -139,7 +139,7 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 		current := s.m.CurrentAnswers()
 		s.markShown(c, current)
 		c.ownShown = s.m.AnswerCount(i)
-		c.msgs = []provider.Message{{Role: provider.RoleUser, Content: prompt.User(s.o.Question, s.o.History, s.visible(current))}}
+		c.msgs = []provider.Message{{Role: provider.RoleUser, Content: s.userPrompt(i, s.visible(current))}}
 	} else {
 		news := s.m.Unseen(i, c.shown)
 		s.markShown(c, news)

@@ -141,6 +141,9 @@ type Options struct {
 	// applies that agent's isolated writes (write_mode). An error fails the session (exit 2)
 	// with its message.
 	Deliver func(ctx context.Context, presenter string) error
+	// Paraphraser is the model and cache of orchestrator.dspy (paraphrase.go); nil with
+	// DSPy enabled means the first agent's model and no cache.
+	Paraphraser *Paraphraser
 }
 
 // Result is how a session ended.
@@ -185,6 +188,7 @@ type session struct {
 
 	plan       planning    // planning mode's decision, set before coordination
 	personas   []string    // persona_generator's persona per agent, set before coordination
+	variants   []string    // orchestrator.dspy's paraphrase per agent ("": none), set before coordination
 	presenting atomic.Bool // the final presentation has begun: nothing is held back
 
 	// skipVoting is skip_voting, or MassGen's quick synthesize run that implies it.
@@ -248,6 +252,9 @@ func Run(ctx context.Context, o Options) Result {
 	} else {
 		if o.Orchestrator.PlanningMode {
 			s.decidePlanning(ctx)
+		}
+		if o.Orchestrator.DSPy.Enabled {
+			s.paraphraseQuestion(ctx)
 		}
 		if o.Orchestrator.PersonaGenerator.Enabled {
 			s.generatePersonas(ctx)

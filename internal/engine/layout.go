@@ -57,7 +57,7 @@ func (s *session) sharedTurnLocked(i int, c *conversation, round int) {
 	}
 	s.markShown(c, view)
 	c.ownShown = s.m.AnswerCount(i)
-	c.msgs = []provider.Message{{Role: provider.RoleUser, Content: prompt.User(s.o.Question, s.o.History, s.visible(view)), Stable: true}}
+	c.msgs = []provider.Message{{Role: provider.RoleUser, Content: s.userPrompt(i, s.visible(view)), Stable: true}}
 	own := ""
 	if _, ok := s.m.Current(i); ok {
 		own = coord.Label(i)

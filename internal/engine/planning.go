@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"massgen/internal/event"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
-	"massgen/internal/usage"
 )
 
 // mcpPrefix marks the tools planning mode may hold back: MCP servers act on the outside world,
@@ -68,63 +66,6 @@ func (s *session) decidePlanning(ctx context.Context) {
 // planningCheck makes the check's one model call and returns the reply.
 func (s *session) planningCheck(ctx context.Context, i int, specs []provider.ToolSpec) (string, error) {
 	return s.ask(ctx, i, provider.StagePlanning, s.agents[i].System, prompt.PlanningCheck(s.o.Question, specs))
-}
-
-// ask makes one tool-less model call of agent i before coordination (planning mode's check,
-// persona_generator) and returns its text, cut to max_response_chars: what such a call is for
-// is in its first lines or in the part that fits. An empty reply is an error.
-func (s *session) ask(ctx context.Context, i int, stage provider.Stage, system, user string) (string, error) {
-	a := s.agents[i]
-	msgs := []provider.Message{{Role: provider.RoleUser, Content: user}}
-	s.publish(event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: 1, Fresh: true, System: system, Messages: msgs})
-	text, u, err := s.reply(ctx, i, provider.Request{Model: a.Model, System: system, Messages: msgs, Stage: stage, Params: a.Params})
-	s.account(i, u, false)
-	return text, err
-}
-
-// reply makes one tool-free call of agent i and returns its text and usage: bounded by the
-// per-call timeout, its text by max_response_chars (a cut call's usage is estimated). It
-// publishes nothing; the caller accounts the usage.
-func (s *session) reply(ctx context.Context, i int, req provider.Request) (string, provider.Usage, error) {
-	a := s.agents[i]
-	cctx, cancel := context.WithTimeout(ctx, s.o.Timeouts.Agent)
-	defer cancel()
-	var text strings.Builder
-	var u provider.Usage
-	var err error
-	budget := s.o.Orchestrator.MaxResponseChars
-	req.MaxResponseBytes = s.responseBytes()
-	cut, received := false, 0
-read:
-	for chunk, cerr := range a.Provider.Stream(cctx, req) {
-		if errors.Is(cerr, provider.ErrResponseTooLarge) {
-			cut, received = true, max(received, req.MaxResponseBytes)
-			break
-		}
-		if cerr != nil {
-			err = cerr
-			break
-		}
-		received += chunkBytes(chunk)
-		switch c := chunk.(type) {
-		case provider.TextDelta:
-			t, over := take(c.Text, &budget)
-			text.WriteString(t)
-			if over {
-				cut = true
-				break read
-			}
-		case provider.UsageChunk:
-			u = u.Add(c.Usage)
-		}
-	}
-	if cut || (err != nil && ctx.Err() == nil && cctx.Err() != nil) {
-		u = usage.Estimate(u, req, received)
-	}
-	if err == nil && strings.TrimSpace(text.String()) == "" {
-		err = errors.New("empty reply")
-	}
-	return text.String(), u, err
 }
 
 // heldBack reports whether the tool must wait for the final presentation.

@@ -85,6 +85,7 @@ type restored struct {
 	plan     *planning
 	personas []string
 	subtasks []string // decomposition mode's parts, nil when none were assigned
+	variants []string
 	ended    *event.CoordinationEnded
 	final    *event.FinalAnswer
 	deadWhy  []string // why agents left, as session.deadWhy
@@ -203,6 +204,13 @@ func (f *folder) apply(e event.Event) error {
 			} else {
 				f.stops[i] = &coord.Stop{Agent: i, Summary: p.Summary, Status: p.Status, Version: p.Version}
 				f.succeeded(i, coord.Stopped)
+			}
+		}
+	case event.QuestionParaphrased:
+		f.r.variants = make([]string, len(f.s.agents))
+		for _, v := range p.Variants {
+			if i, ok := f.index[v.Agent]; ok {
+				f.r.variants[i] = v.Text
 			}
 		}
 	case event.CoordinationEnded:

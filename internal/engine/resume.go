@@ -59,6 +59,7 @@ func resume(ctx context.Context, o Options) Result {
 	}
 	s.personas = r.personas
 	s.subtasks = r.subtasks
+	s.variants = r.variants
 	s.restored = r.convs
 	s.deadWhy = r.deadWhy
 	if r.ended != nil {
@@ -82,6 +83,9 @@ func resume(ctx context.Context, o Options) Result {
 	} else {
 		if o.Orchestrator.PlanningMode && r.plan == nil {
 			s.decidePlanning(ctx)
+		}
+		if o.Orchestrator.DSPy.Enabled && r.variants == nil {
+			s.paraphraseQuestion(ctx)
 		}
 		if o.Orchestrator.PersonaGenerator.Enabled && r.personas == nil {
 			s.generatePersonas(ctx)

@@ -39,6 +39,9 @@ type Options struct {
 	// MaxFailures stops starting items once that many in a row have failed (0: never), so a
 	// revoked key or an exhausted quota does not fail the whole dataset one item at a time.
 	MaxFailures int
+	// MaxCostUSD stops starting items once the items finished in this run have cost that
+	// much (0: no cap); the items already running finish.
+	MaxCostUSD float64
 	// Progress is told of each item as it is done, one call at a time.
 	Progress func(Progress)
 	// Getenv, Version and Args go to every session (app.Options).
@@ -163,6 +166,7 @@ type runner struct {
 	count int // items finished in this run
 	// failedRun counts the failures in a row; stopped and fatal end the run.
 	failedRun int
+	spent     float64 // the cost of the items finished in this run
 	stopped   string
 	fatal     error
 }
@@ -229,6 +233,10 @@ func (r *runner) one(ctx context.Context, it Item) {
 		}
 	} else {
 		r.failedRun = 0
+	}
+	r.spent += rec.CostUSD
+	if r.o.MaxCostUSD > 0 && r.spent >= r.o.MaxCostUSD && r.stopped == "" {
+		r.stopped = fmt.Sprintf("the cost cap $%.4f is reached ($%.4f spent)", r.o.MaxCostUSD, r.spent)
 	}
 	if r.o.Progress != nil {
 		r.o.Progress(Progress{Item: it, Record: rec, Done: r.count, Todo: r.todo, Skipped: r.skipped, Elapsed: r.o.Now().Sub(r.started)})

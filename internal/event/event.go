@@ -240,6 +240,30 @@ type Persona struct {
 	Fallback bool   `json:"fallback,omitempty"`
 }
 
+// QuestionParaphrased: orchestrator.dspy's calls before coordination gave each agent a
+// checked paraphrase of the question, which it reads after the original. Writer is whose
+// spending the calls count under (the first agent), Model the model that wrote them.
+// Cached marks variants taken from the cache (no call made). An agent whose variant failed
+// (Fallback) reads the original question alone; Why says what failed. Votes and the final
+// answer still answer the original question.
+type QuestionParaphrased struct {
+	Writer   string       `json:"writer"`
+	Model    string       `json:"model"`
+	Strategy string       `json:"strategy"`
+	Cached   bool         `json:"cached,omitempty"`
+	Variants []Paraphrase `json:"variants"`
+	Warning  string       `json:"warning,omitempty"`
+}
+
+// Paraphrase is the question as one agent reads it.
+type Paraphrase struct {
+	Agent    string `json:"agent"`
+	Label    string `json:"label"`
+	Text     string `json:"text,omitempty"`
+	Fallback bool   `json:"fallback,omitempty"`
+	Why      string `json:"why,omitempty"`
+}
+
 // Round timeout phases.
 const (
 	RoundSoft = "soft" // the round's time is up: the agent was told to submit now
@@ -518,40 +542,41 @@ type SessionEnded struct {
 	DurationSeconds float64 `json:"duration_seconds"`
 }
 
-func (SessionStarted) Type() string     { return "session_started" }
-func (TurnStarted) Type() string        { return "turn_started" }
-func (ModelCalled) Type() string        { return "model_called" }
-func (TextDelta) Type() string          { return "text_delta" }
-func (ReasoningDelta) Type() string     { return "reasoning_delta" }
-func (ToolCalled) Type() string         { return "tool_called" }
-func (ToolCallStreaming) Type() string  { return "tool_call_streaming" }
-func (ToolRejected) Type() string       { return "tool_rejected" }
-func (ToolResult) Type() string         { return "tool_result" }
-func (ToolOutput) Type() string         { return "tool_output" }
-func (ToolImage) Type() string          { return "tool_image" }
-func (ToolServerStatus) Type() string   { return "tool_server_status" }
-func (PlanningDecided) Type() string    { return "planning_decided" }
-func (PersonasGenerated) Type() string  { return "personas_generated" }
-func (SubtasksAssigned) Type() string   { return "subtasks_assigned" }
-func (AgentStopped) Type() string       { return "agent_stopped" }
-func (PartsIntegrated) Type() string    { return "parts_integrated" }
-func (RoundTimeout) Type() string       { return "round_timeout" }
-func (VoteDeferred) Type() string       { return "vote_deferred" }
-func (AgentWaiting) Type() string       { return "agent_waiting" }
-func (EnforcementSent) Type() string    { return "enforcement_sent" }
-func (AnswerSubmitted) Type() string    { return "answer_submitted" }
-func (VoteCast) Type() string           { return "vote_cast" }
-func (ChecklistSubmitted) Type() string { return "checklist_submitted" }
-func (VoteIgnored) Type() string        { return "vote_ignored" }
-func (AgentError) Type() string         { return "agent_error" }
-func (AgentDead) Type() string          { return "agent_dead" }
-func (UsageReported) Type() string      { return "usage" }
-func (CoordinationEnded) Type() string  { return "coordination_ended" }
-func (FinalStarted) Type() string       { return "final_started" }
-func (FinalAnswer) Type() string        { return "final_answer" }
-func (SessionEnded) Type() string       { return "session_ended" }
-func (AgentSession) Type() string       { return "agent_session" }
-func (SessionResumed) Type() string     { return "session_resumed" }
+func (SessionStarted) Type() string      { return "session_started" }
+func (TurnStarted) Type() string         { return "turn_started" }
+func (ModelCalled) Type() string         { return "model_called" }
+func (TextDelta) Type() string           { return "text_delta" }
+func (ReasoningDelta) Type() string      { return "reasoning_delta" }
+func (ToolCalled) Type() string          { return "tool_called" }
+func (ToolCallStreaming) Type() string   { return "tool_call_streaming" }
+func (ToolRejected) Type() string        { return "tool_rejected" }
+func (ToolResult) Type() string          { return "tool_result" }
+func (ToolOutput) Type() string          { return "tool_output" }
+func (ToolImage) Type() string           { return "tool_image" }
+func (ToolServerStatus) Type() string    { return "tool_server_status" }
+func (PlanningDecided) Type() string     { return "planning_decided" }
+func (PersonasGenerated) Type() string   { return "personas_generated" }
+func (QuestionParaphrased) Type() string { return "question_paraphrased" }
+func (SubtasksAssigned) Type() string    { return "subtasks_assigned" }
+func (AgentStopped) Type() string        { return "agent_stopped" }
+func (PartsIntegrated) Type() string     { return "parts_integrated" }
+func (RoundTimeout) Type() string        { return "round_timeout" }
+func (VoteDeferred) Type() string        { return "vote_deferred" }
+func (AgentWaiting) Type() string        { return "agent_waiting" }
+func (EnforcementSent) Type() string     { return "enforcement_sent" }
+func (AnswerSubmitted) Type() string     { return "answer_submitted" }
+func (VoteCast) Type() string            { return "vote_cast" }
+func (ChecklistSubmitted) Type() string  { return "checklist_submitted" }
+func (VoteIgnored) Type() string         { return "vote_ignored" }
+func (AgentError) Type() string          { return "agent_error" }
+func (AgentDead) Type() string           { return "agent_dead" }
+func (UsageReported) Type() string       { return "usage" }
+func (CoordinationEnded) Type() string   { return "coordination_ended" }
+func (FinalStarted) Type() string        { return "final_started" }
+func (FinalAnswer) Type() string         { return "final_answer" }
+func (SessionEnded) Type() string        { return "session_ended" }
+func (AgentSession) Type() string        { return "agent_session" }
+func (SessionResumed) Type() string      { return "session_resumed" }
 
 type envelope struct {
 	Seq  int64           `json:"seq"`

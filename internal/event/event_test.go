@@ -33,6 +33,7 @@ var every = []Payload{
 	ToolOutput{Agent: "a", CallID: "c", Tool: "execute_command", Text: "line\n"},
 	ToolServerStatus{Server: "everything", Status: "ready", Detail: "12 tools"},
 	PersonasGenerated{Agent: "a", Mode: "perspective", Personas: []Persona{{Agent: "a", Label: "agent1", Text: "Favour the user.", Fallback: true}}, Warning: "empty reply"},
+	QuestionParaphrased{Writer: "a", Model: "openai/gpt-5-nano", Strategy: "balanced", Variants: []Paraphrase{{Agent: "a", Label: "agent1", Text: "What city is France's capital?"}, {Agent: "b", Label: "agent2", Fallback: true, Why: "it is the original"}}, Warning: "1 of 2 paraphrases passed"},
 	RoundTimeout{Agent: "a", Round: 1, Phase: RoundSoft, LimitSeconds: 60, GraceSeconds: 10, ElapsedSeconds: 61.5},
 	VoteDeferred{Agent: "a", TargetLabel: "agent1", Reason: "mine", Waiting: []string{"agent2"}},
 	AgentWaiting{Agent: "a", Reason: "waiting for agent2"},

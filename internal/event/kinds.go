@@ -37,6 +37,7 @@ var kinds = []kind{
 	kindOf[SubtasksAssigned](),
 	kindOf[AgentStopped](),
 	kindOf[PartsIntegrated](),
+	kindOf[QuestionParaphrased](),
 	kindOf[RoundTimeout](),
 	kindOf[VoteDeferred](),
 	kindOf[AgentWaiting](),

@@ -27,10 +27,10 @@ func Block(a Answer) string {
 }
 
 // delimiterLike matches the start of anything a reader could take for one of the prompt's
-// markers: <agent2>, <end of agent1>, </agent1>, <END OF ORIGINAL MESSAGE>, < current answers>,
+// markers: <agent2>, <end of agent1>, </agent1>, <END OF ORIGINAL MESSAGE>, <PARAPHRASED MESSAGE>, < current answers>,
 // in any case and spacing. It is deliberately wider than the markers themselves, because the
 // reader that matters is a model, not a parser.
-var delimiterLike = lazy.Regexp(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|original\s+message|current\s+answers|` +
+var delimiterLike = lazy.Regexp(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|original\s+message|paraphrased\s+message|current\s+answers|` +
 	`conversation\s+history|voting\s+results|all\s+answers))`)
 
 // Escape neutralises every marker-like tag in text that came from a model or a user (answers,
@@ -164,11 +164,24 @@ Rules:
 // User returns the first message of a coordination conversation: earlier turns of an
 // interactive session, the original message and the current answers.
 func User(question string, history []provider.Message, answers []Answer) string {
+	return UserFor(question, "", history, answers)
+}
+
+// UserFor is User for an agent that also reads paraphrase, a checked rewording of the
+// question (orchestrator.dspy), after the original, as MassGen's PARAPHRASED MESSAGE block;
+// "" shows the original alone. The original stays the question answered and voted on.
+func UserFor(question, paraphrase string, history []provider.Message, answers []Answer) string {
 	var b strings.Builder
 	writeHistory(&b, history)
 	b.WriteString("<ORIGINAL MESSAGE>\n")
 	b.WriteString(Escape(question))
-	b.WriteString("\n<END OF ORIGINAL MESSAGE>\n\n<CURRENT ANSWERS>\n")
+	b.WriteString("\n<END OF ORIGINAL MESSAGE>\n\n")
+	if paraphrase != "" {
+		b.WriteString("<PARAPHRASED MESSAGE>\n")
+		b.WriteString(Escape(paraphrase))
+		b.WriteString("\n<END OF PARAPHRASED MESSAGE>\n\n")
+	}
+	b.WriteString("<CURRENT ANSWERS>\n")
 	if len(answers) == 0 {
 		b.WriteString("(none yet: you are among the first to answer, so call new_answer)\n")
 	} else {

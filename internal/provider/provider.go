@@ -85,6 +85,12 @@ const (
 	// StageBroadcast is a side call answering another agent's ask_others question on a copy
 	// of the agent's conversation: no tools, text only.
 	StageBroadcast Stage = "broadcast"
+	// StageParaphrase and StageParaphraseCheck are orchestrator.dspy's calls before
+	// coordination: writing the question's variants, and checking their meaning.
+	StageParaphrase      Stage = "paraphrase"
+	StageParaphraseCheck Stage = "paraphrase_check"
+	// StagePropose is massgen eval --optimize's call that writes candidate instructions.
+	StagePropose Stage = "propose_instructions"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

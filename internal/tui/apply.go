@@ -111,6 +111,13 @@ func (m *Model) Apply(e event.Event) {
 		if p.Warning != "" {
 			m.notice("personas: " + p.Warning)
 		}
+	case event.QuestionParaphrased:
+		for _, pv := range p.Variants {
+			m.activity(pv.Agent, view.ParaphraseText(pv, p.Cached), pv.Fallback && pv.Why != "")
+		}
+		if p.Warning != "" {
+			m.notice("paraphrases: " + p.Warning)
+		}
 	case event.RoundTimeout:
 		m.activity(p.Agent, view.RoundTimeoutText(p), true)
 	case event.VoteDeferred:

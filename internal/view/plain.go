@@ -164,6 +164,13 @@ func (p *Plain) Handle(e event.Event) {
 			}
 			p.line("personas (%s): %s%s: %s", v.Mode, p.who(ps.Agent), builtin, oneLine(ps.Text, 120))
 		}
+	case event.QuestionParaphrased:
+		if v.Warning != "" {
+			p.line("paraphrases: warning: %s", oneLine(v.Warning, 300))
+		}
+		for _, pv := range v.Variants {
+			p.line("paraphrases: %s", ParaphraseText(pv, v.Cached))
+		}
 	case event.RoundTimeout:
 		p.flush(v.Agent)
 		p.line("%s: %s", p.who(v.Agent), RoundTimeoutText(v))
@@ -463,6 +470,25 @@ func FinalMethod(mode string, byWinner bool) string {
 		return "merged from all answers"
 	}
 	return mode
+}
+
+// ParaphraseText says how one agent reads the question (orchestrator.dspy), in one line.
+func ParaphraseText(v event.Paraphrase, cached bool) string {
+	who := v.Label
+	if v.Agent != v.Label {
+		who += " " + v.Agent
+	}
+	if v.Fallback {
+		if v.Why == "" {
+			return who + " reads the original question"
+		}
+		return who + " reads the original question (" + oneLine(v.Why, 160) + ")"
+	}
+	from := ""
+	if cached {
+		from = " (cached)"
+	}
+	return fmt.Sprintf("%s reads %q%s", who, oneLine(v.Text, 160), from)
 }
 
 // PlanningSummary says what planning mode decided, in one line.

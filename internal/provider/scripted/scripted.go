@@ -108,6 +108,18 @@ func (p *Provider) plan(req provider.Request) *plan {
 		pl.usage = usageOf(v.inputChars, pl)
 		return pl
 	}
+	if req.Stage == provider.StageParaphrase || req.Stage == provider.StageParaphraseCheck || req.Stage == provider.StagePropose {
+		text := paraphraseReply(req)
+		switch req.Stage {
+		case provider.StageParaphraseCheck:
+			text = paraphraseCheckReply(req)
+		case provider.StagePropose:
+			text = proposeReply(req)
+		}
+		pl := &plan{text: text, stop: "stop"}
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -90,6 +90,9 @@ type Population struct {
 	Agents     []Profile `yaml:"agents"`
 	// Orchestrator is the file's orchestrator: mapping, checked by the config loader.
 	Orchestrator any `yaml:"orchestrator"`
+	// InstructionEffects say how an agent's instructions change its accuracy, for massgen
+	// eval --optimize to search (see WithInstructions).
+	InstructionEffects []InstructionEffect `yaml:"instruction_effects"`
 
 	orchLines [2]int // the orchestrator block's first line and the line after it (1-based)
 	startN    int    // how many agents start at once (lazy start), 0 for all
@@ -122,7 +125,7 @@ func Parse(path string, data []byte) (*Population, error) {
 	}
 	p := &Population{Path: path, Seed: 1, data: data}
 	if err := yaml.UnmarshalWithOptions(data, p, yaml.DisallowUnknownField()); err != nil {
-		return nil, fmt.Errorf("%s (a population file has seed, distractor, agents and orchestrator; an agent has id, accuracy, long_bias, herding, confidence, length and wrong_length)",
+		return nil, fmt.Errorf("%s (a population file has seed, distractor, agents, orchestrator and instruction_effects; an agent has id, accuracy, long_bias, herding, confidence, length and wrong_length; an effect has contains and accuracy)",
 			yamlError(path, err))
 	}
 	if err := p.check(); err != nil {
@@ -168,6 +171,9 @@ func (p *Population) check() error {
 		return errors.New("no agents: add agents: with at least one {id: a, accuracy: 0.7}")
 	case n > maxAgents:
 		return fmt.Errorf("%d agents, over the limit of %d", n, maxAgents)
+	}
+	if err := checkEffects(p.InstructionEffects); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for k := range p.Agents {
@@ -286,6 +292,9 @@ func (p *Population) Config() (*config.Config, error) {
 	}
 	if n := cfg.Orchestrator.AnswerNovelty; n != "" && n != "lenient" {
 		return nil, fmt.Errorf("%s: answer_novelty_requirement %s: simulated answers share their wording, so a novelty check would refuse them; leave it lenient", p.Path, n)
+	}
+	if cfg.Orchestrator.DSPy.Enabled {
+		return nil, fmt.Errorf("%s: dspy paraphrasing needs a model that writes; simulated agents answer from their statistics: leave it off", p.Path)
 	}
 	if cfg.Orchestrator.PlanningMode {
 		return nil, fmt.Errorf("%s: planning mode needs agents that judge tools; simulated agents have none: leave it off", p.Path)

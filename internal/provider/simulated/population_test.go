@@ -104,7 +104,7 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("a file over the cap: %v", err)
 	}
-	for _, name := range []string{"sim_independent.yaml", "sim_herding.yaml", "sim_long_wrong.yaml", "sim_overconfident.yaml"} {
+	for _, name := range []string{"sim_independent.yaml", "sim_herding.yaml", "sim_long_wrong.yaml", "sim_overconfident.yaml", "sim_instructions.yaml"} {
 		if _, err := Load(filepath.Join("..", "..", "..", "examples", "eval", name)); err != nil {
 			t.Errorf("examples/eval/%s: %v", name, err)
 		}
