@@ -199,6 +199,10 @@ type Orchestrator struct {
 	// (skip, prefer_presenter, fail; "" is skip) says.
 	WriteMode   string
 	DriftPolicy string
+	// Changedoc (coordination.enable_changedoc, on by default from a config; the zero value is
+	// off) has agents with a workspace keep a decision journal, tasks/changedoc.md, that
+	// travels with their answers.
+	Changedoc bool
 	// Media are the media tool settings every agent inherits unless it sets its own.
 	Media Media
 	// MaxResponseChars caps what one model response may stream: its text and tool-call

@@ -61,6 +61,7 @@ func TestLoad_ScriptedDemo(t *testing.T) {
 			Fairness:         Fairness{Enabled: true, LeadCapAnswers: 2, MaxMidstreamInjectionsPerRound: 2},
 			PersonaGenerator: PersonaGenerator{DiversityMode: "perspective"},
 			Broadcast:        Broadcast{Sensitivity: "medium", ResponseDepth: "medium", Timeout: 300 * time.Second, WaitByDefault: true, MaxPerAgent: 10},
+			Changedoc:        true,
 			DSPy:             DefaultDSPy(),
 			Checklist:        Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1}},
 		UI: UI{DisplayType: "simple", LoggingEnabled: false},

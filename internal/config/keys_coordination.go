@@ -143,8 +143,10 @@ func coordinationKeys() []Key {
 				"(worktree: a git worktree, a copy outside a repository; isolated: a copy; auto: worktree in a repository, else a copy) and " +
 				"the presenter's changes are applied at the end. Unset means legacy, as MassGen's docstring says (its dataclass says auto).",
 			set: orch(func(o *Orchestrator, v value) { o.WriteMode = v.s })},
-		{Section: secCoord, Name: "enable_changedoc", Type: TypeBool, Default: "true", Status: Ignored, Since: "0.1.51", warn: true,
-			Doc: "changedoc.md decision journal.", Why: "no changedoc.md is written"},
+		{Section: secCoord, Name: "enable_changedoc", Type: TypeBool, Default: "true", Status: Implemented, Since: "0.1.51",
+			Doc: "Agents with a workspace keep a decision journal, tasks/changedoc.md, shown with their answers in <changedoc> tags " +
+				"([SELF] becomes the answer's label); the presenter leaves the definitive one, saved as final/<winner>/changedoc.md.",
+			set: orch(func(o *Orchestrator, v value) { o.Changedoc = v.b })},
 		{Section: secCoord, Name: "drift_conflict_policy", Type: TypeEnum, Enum: []string{"skip", "prefer_presenter", "fail"},
 			Default: "skip", Status: Implemented, Since: "0.1.51", Needs: "write_mode",
 			Doc: "Isolated writes: a file changed in the folder during the run is skipped (skip), overwritten (prefer_presenter), " +

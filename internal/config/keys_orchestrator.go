@@ -119,7 +119,8 @@ func orchestratorKeys() []Key {
 			Doc: "checklist_gated: require a gap report (report_path or report) with every checklist.",
 			set: checklist(func(c *Checklist, v value) { c.RequireGapReport = v.b })},
 		{Section: secOrch, Name: "gap_report_mode", Type: TypeEnum, Enum: []string{"changedoc", "separate", "none"}, Default: "changedoc",
-			Status: Implemented, Since: "0.1.9x", Doc: "checklist_gated: none asks for no gap report; changedoc and separate ask for one (this build has no changedoc, so both mean a separate report).",
+			Status: Implemented, Since: "0.1.9x", Doc: "checklist_gated: none asks for no gap report; changedoc and separate ask for one, written as a separate report " +
+				"(MassGen's changedoc-anchored checklist items are not built; the decision journal itself is, see enable_changedoc).",
 			set: checklist(func(c *Checklist, v value) { c.GapReportMode = v.s })},
 		{Section: secOrch, Name: "max_checklist_calls_per_round", Type: TypeInt, Default: "1", Status: Implemented, Since: "0.1.9x",
 			check: atLeast(1), Doc: "checklist_gated: accepted submit_checklist calls per turn (one more when the answers change).",

@@ -278,6 +278,7 @@ func defaults() *Config {
 			DSPy:                DefaultDSPy(),
 			Checklist:           Checklist{RequireGapReport: true, GapReportMode: "changedoc", MaxCallsPerRound: 1},
 			Broadcast:           Broadcast{Sensitivity: "medium", ResponseDepth: "medium", Timeout: 300 * time.Second, WaitByDefault: true, MaxPerAgent: 10},
+			Changedoc:           true,
 		},
 		UI: UI{DisplayType: "rich_terminal", LoggingEnabled: true},
 		Timeouts: Timeouts{

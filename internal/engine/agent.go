@@ -187,6 +187,7 @@ func (s *session) coordinationPrompt(i int) prompt.Coordination {
 		DeferVoting:       o.DeferVotingUntilAllAnswered,
 	}
 	c.Checklist = s.checklistSection(c.VotingSensitivity)
+	c.Changedoc = s.changedocOn(i)
 	if i < len(s.personas) {
 		c.Persona = s.personas[i]
 	}
@@ -241,7 +242,7 @@ func (s *session) visible(answers []coord.Answer) []prompt.Answer {
 		if ws := s.agents[a.Agent].Workspace; ws != nil {
 			content = ws.ShareText(content)
 		}
-		out[k] = prompt.Answer{Label: coord.Label(a.Agent), Content: content}
+		out[k] = prompt.Answer{Label: coord.Label(a.Agent), Content: content, Changedoc: s.changedocs.get(a.Label)}
 	}
 	return out
 }
@@ -422,7 +423,13 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		for k, v := range out.Invalidated {
 			inv[k] = s.agents[v].ID
 		}
-		s.publish(event.AnswerSubmitted{Agent: id, Label: out.Answer.Label, Content: out.Answer.Content, Version: out.Answer.Version, Invalidated: inv})
+		doc := ""
+		if s.changedocOn(i) {
+			doc = s.readChangedoc(i, out.Answer.Label, true)
+			s.changedocs.set(out.Answer.Label, doc)
+		}
+		s.publish(event.AnswerSubmitted{Agent: id, Label: out.Answer.Label, Content: out.Answer.Content, Version: out.Answer.Version, Invalidated: inv,
+			Changedoc: doc})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("Your answer was accepted; the other agents see it as %s.", coord.Label(i))
 		s.broadcastLocked()

@@ -398,7 +398,7 @@ func (s *session) presentParts(ctx context.Context) Result {
 		content = strings.TrimRight(content, "\n") + "\n\n---\nIncomplete: " + strings.Join(missing, "; ") + "."
 	}
 	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(presenter) + ".final", Content: content, Mode: mode, Fallback: fallback,
-		Truncated: truncated != "", TruncatedBy: truncated})
+		Truncated: truncated != "", TruncatedBy: truncated, Changedoc: s.finalChangedoc(presenter, !fallback, coord.Answer{})})
 	res.Winner, res.FinalAnswer, res.TruncatedBy = w.ID, content, truncated
 	return res
 }

@@ -90,6 +90,9 @@ type Workspace interface {
 	RevokeFinal()
 	// ShareText rewrites the agent's own paths in its answer to where the others can read them.
 	ShareText(answer string) string
+	// ReadFile returns at most max bytes of the workspace file rel and whether it was cut;
+	// shared reads the last snapshot, what the other agents see. A missing file is "".
+	ReadFile(rel string, max int, shared bool) (string, bool, error)
 }
 
 // Options configure a session.
@@ -222,6 +225,8 @@ type session struct {
 	subtasks []string
 	// bc is coordination.broadcast's state, nil when it is off (broadcast.go).
 	bc *broadcasts
+	// changedocs are the answers' decision journals (changedoc.go).
+	changedocs changedocs
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first

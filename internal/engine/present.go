@@ -86,6 +86,7 @@ func (s *session) present(ctx context.Context) Result {
 	content, fallback, truncated := stored.Content, true, ""
 	if mode != "verbatim" {
 		p.Presenter = coord.Label(presenter)
+		p.Changedoc = s.changedocOn(presenter)
 		system, user := p.System(w.System), p.User()
 		if reason == event.EndSkipped {
 			system, user = prompt.PresentationSystem(w.System), prompt.Direct(s.o.Question, s.o.History)
@@ -130,7 +131,7 @@ func (s *session) present(ctx context.Context) Result {
 		return res
 	}
 	s.publish(event.FinalAnswer{Agent: w.ID, Label: coord.Label(presenter) + ".final", Content: content, Mode: mode, Fallback: fallback,
-		Truncated: truncated != "", TruncatedBy: truncated})
+		Truncated: truncated != "", TruncatedBy: truncated, Changedoc: s.finalChangedoc(presenter, mode != "verbatim" && !fallback, stored)})
 	res.Winner, res.FinalAnswer, res.TruncatedBy = w.ID, content, truncated
 	return res
 }

@@ -270,6 +270,7 @@ func (f *folder) answer(seq int64, p event.AnswerSubmitted) error {
 		return fmt.Errorf("engine: resume: event %d: an answer by %q, who is not one of the agents", seq, p.Agent)
 	}
 	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
+	f.s.changedocs.set(p.Label, p.Changedoc)
 	f.answered[i]++
 	f.succeeded(i, coord.Answered)
 	clear(f.stops) // a new answer wakes every agent that stopped

@@ -18,10 +18,11 @@ type fakeWorkspace struct {
 	snapshots, grants, revoke int
 }
 
-func (w *fakeWorkspace) Snapshot() error           { w.mu.Lock(); w.snapshots++; w.mu.Unlock(); return nil }
-func (w *fakeWorkspace) GrantFinal()               { w.mu.Lock(); w.grants++; w.mu.Unlock() }
-func (w *fakeWorkspace) RevokeFinal()              { w.mu.Lock(); w.revoke++; w.mu.Unlock() }
-func (w *fakeWorkspace) ShareText(s string) string { return s }
+func (w *fakeWorkspace) Snapshot() error                                  { w.mu.Lock(); w.snapshots++; w.mu.Unlock(); return nil }
+func (w *fakeWorkspace) GrantFinal()                                      { w.mu.Lock(); w.grants++; w.mu.Unlock() }
+func (w *fakeWorkspace) RevokeFinal()                                     { w.mu.Lock(); w.revoke++; w.mu.Unlock() }
+func (w *fakeWorkspace) ShareText(s string) string                        { return s }
+func (w *fakeWorkspace) ReadFile(string, int, bool) (string, bool, error) { return "", false, nil }
 
 func lookupTool(calls *int, mu *sync.Mutex) tool.Tool {
 	return tool.Tool{

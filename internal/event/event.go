@@ -320,6 +320,9 @@ type AnswerSubmitted struct {
 	Content     string   `json:"content"`
 	Version     int      `json:"version"`
 	Invalidated []string `json:"invalidated,omitempty"`
+	// Changedoc is the decision journal its author kept with it, [SELF] replaced by Label
+	// (coordination.enable_changedoc); "" when none.
+	Changedoc string `json:"changedoc,omitempty"`
 }
 
 // ChecklistSubmitted: an agent's submit_checklist call was accepted (checklist_gated). Version
@@ -474,6 +477,8 @@ type FinalAnswer struct {
 	Fallback    bool   `json:"fallback,omitempty"`
 	Truncated   bool   `json:"truncated,omitempty"`
 	TruncatedBy string `json:"truncated_by,omitempty"` // TruncatedTokenLimit | TruncatedResponseChars
+	// Changedoc is the presenter's definitive decision journal, "" when none.
+	Changedoc string `json:"changedoc,omitempty"`
 }
 
 // What cut a final presentation off.

@@ -35,6 +35,8 @@ type Presentation struct {
 	Voted   bool
 	Votes   VoteResult
 	Answers []Answer
+	// Changedoc: the presenter has a workspace and the session keeps decision journals.
+	Changedoc bool
 }
 
 func (p Presentation) synthesize() bool { return p.Strategy == strategySynthesize }
@@ -69,6 +71,9 @@ func (p Presentation) System(agentSystem string) string {
 	if p.synthesize() {
 		b.WriteString(" Keep concrete details (exact values, names, steps, code) as specific as the most detailed answer gave them; " +
 			"where answers overlap, keep the most specific version and merge in what the others add, rather than restating one answer.")
+	}
+	if p.Changedoc {
+		b.WriteString(ChangedocPresenter)
 	}
 	b.WriteString(" Write it for the user directly; do not mention agents, votes or this process.")
 	return b.String()

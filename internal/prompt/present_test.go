@@ -9,7 +9,7 @@ import (
 )
 
 func TestPresentation(t *testing.T) {
-	answers := []Answer{{"agent1", "one"}, {"agent2", "two"}}
+	answers := []Answer{{Label: "agent1", Content: "one"}, {Label: "agent2", Content: "two"}}
 	history := []provider.Message{{Role: provider.RoleUser, Content: "earlier"}, {Role: provider.RoleAssistant, Content: "reply"}}
 	votes := VoteResult{Votes: 2, Reasons: []string{"clear"}}
 	tests := []struct {

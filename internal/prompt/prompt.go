@@ -17,20 +17,26 @@ import (
 type Answer struct {
 	Label   string // agent<i>
 	Content string
+	// Changedoc is the decision journal its author kept with it (coordination.enable_changedoc),
+	// "" when none.
+	Changedoc string
 }
 
 // Block renders one answer the way every prompt shows answers. The scripted backend reads
 // these blocks back, so the format is part of the contract. The content is escaped: it cannot
 // close its own block or open another one.
 func Block(a Answer) string {
+	if a.Changedoc != "" {
+		return fmt.Sprintf("<%s>\n%s\n<changedoc>\n%s\n</changedoc>\n<end of %s>", a.Label, Escape(a.Content), Escape(a.Changedoc), a.Label)
+	}
 	return fmt.Sprintf("<%s>\n%s\n<end of %s>", a.Label, Escape(a.Content), a.Label)
 }
 
 // delimiterLike matches the start of anything a reader could take for one of the prompt's
-// markers: <agent2>, <end of agent1>, </agent1>, <END OF ORIGINAL MESSAGE>, <PARAPHRASED MESSAGE>, < current answers>,
+// markers: <agent2>, <end of agent1>, </agent1>, </changedoc>, <END OF ORIGINAL MESSAGE>, <PARAPHRASED MESSAGE>, < current answers>,
 // in any case and spacing. It is deliberately wider than the markers themselves, because the
 // reader that matters is a model, not a parser.
-var delimiterLike = lazy.Regexp(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|original\s+message|paraphrased\s+message|current\s+answers|` +
+var delimiterLike = lazy.Regexp(`(?i)<(\s*/?\s*(?:end\s+of\b|agent\s*\d|changedoc\b|original\s+message|paraphrased\s+message|current\s+answers|` +
 	`conversation\s+history|voting\s+results|all\s+answers))`)
 
 // Escape neutralises every marker-like tag in text that came from a model or a user (answers,
@@ -88,6 +94,8 @@ type Coordination struct {
 	Decomposition bool
 	Subtask       string
 	PartCriteria  []string
+	// Changedoc: the agent keeps a decision journal in its workspace (enable_changedoc).
+	Changedoc bool
 }
 
 // System returns the coordination system prompt: the agent's own system message, then the
@@ -99,6 +107,14 @@ func System(agentSystem, votingSensitivity, answerNovelty string) string {
 // SystemFor returns the coordination system prompt for c: the agent's own system message, its
 // persona, then the rules of coordination. It is the same for every turn of a session (P10).
 func SystemFor(c Coordination) string {
+	s := systemRules(c)
+	if c.Changedoc {
+		s += "\n" + ChangedocSection
+	}
+	return s
+}
+
+func systemRules(c Coordination) string {
 	var b strings.Builder
 	if s := strings.TrimSpace(c.AgentSystem); s != "" {
 		b.WriteString(s)

@@ -38,7 +38,7 @@ func TestUser(t *testing.T) {
 		t.Errorf("no answers:\n%s", none)
 	}
 	got := User("Q?", []provider.Message{{Role: provider.RoleUser, Content: "hi"}, {Role: provider.RoleAssistant, Content: "hello"}},
-		[]Answer{{"agent1", "A one"}, {"agent3", "A three"}})
+		[]Answer{{Label: "agent1", Content: "A one"}, {Label: "agent3", Content: "A three"}})
 	want := "<CONVERSATION HISTORY>\nUser: hi\nAssistant: hello\n<END OF CONVERSATION HISTORY>\n\n" +
 		"<ORIGINAL MESSAGE>\nQ?\n<END OF ORIGINAL MESSAGE>\n\n<CURRENT ANSWERS>\n" +
 		"<agent1>\nA one\n<end of agent1>\n\n<agent3>\nA three\n<end of agent3>\n<END OF CURRENT ANSWERS>"
@@ -48,7 +48,7 @@ func TestUser(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
-	u := Update("Your vote was not counted.", []Answer{{"agent2", "New"}})
+	u := Update("Your vote was not counted.", []Answer{{Label: "agent2", Content: "New"}})
 	if !strings.HasPrefix(u, "Your vote was not counted.") || !strings.Contains(u, "<agent2>\nNew\n<end of agent2>") ||
 		!strings.HasSuffix(u, "vote or new_answer.") {
 		t.Errorf("update:\n%s", u)
@@ -75,7 +75,7 @@ func TestTools_VoteEnumListsOnlyAnsweredAgents(t *testing.T) {
 
 func TestPresentationUser(t *testing.T) {
 	got := PresentationUser("Q?", "agent2", VoteResult{Votes: 2, Reasons: []string{"clear", " "}, Tie: true},
-		[]Answer{{"agent1", "one"}, {"agent2", "two"}})
+		[]Answer{{Label: "agent1", Content: "one"}, {Label: "agent2", Content: "two"}})
 	for _, want := range []string{"Your answer (agent2) received 2 vote(s).", "tie was broken", "- clear\n",
 		"<agent1>\none\n<end of agent1>\n\n(your own answer)\n<agent2>\ntwo\n<end of agent2>", "Present the final answer now."} {
 		if !strings.Contains(got, want) {

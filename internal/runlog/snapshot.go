@@ -71,11 +71,14 @@ func safeName(id string) string {
 	return id
 }
 
-// writeAnswer writes <agent>/<ts>/answer.txt and context.txt. Called by the writer goroutine.
+// writeAnswer writes <agent>/<ts>/answer.txt, context.txt and the answer's changedoc.md. Called by the writer goroutine.
 func (r *Recorder) writeAnswer(e event.Event, p event.AnswerSubmitted) {
 	dir := r.snapshotDir(p.Agent, e.Time)
 	r.writeFile(dir+"/answer.txt", []byte(p.Content))
 	r.writeFile(dir+"/context.txt", []byte(r.conv(p.Agent).snapshot().text()))
+	if p.Changedoc != "" {
+		r.writeFile(dir+"/changedoc.md", []byte(p.Changedoc))
+	}
 }
 
 // voteFile is vote.json: MassGen's fields, with answer_set_version instead of its iteration
@@ -144,7 +147,8 @@ type finalAnswerEntry struct{ Label, Agent, Content string }
 
 type finalVoteEntry struct{ Voter, VoterLabel, AnswerLabel, Reason string }
 
-// writeFinal writes final/<winner>/answer.txt (the content exactly) and context.txt. Called by
+// writeFinal writes final/<winner>/answer.txt (the content exactly), context.txt and the final
+// changedoc.md. Called by
 // the writer goroutine.
 func (r *Recorder) writeFinal(p event.FinalAnswer) {
 	s := r.state
@@ -161,6 +165,9 @@ func (r *Recorder) writeFinal(p event.FinalAnswer) {
 	dir := "final/" + safeName(p.Agent)
 	r.writeFile(dir+"/answer.txt", []byte(p.Content))
 	r.writeFile(dir+"/context.txt", []byte(ctx.text()))
+	if p.Changedoc != "" {
+		r.writeFile(dir+"/changedoc.md", []byte(p.Changedoc))
+	}
 }
 
 // metadataFile is metadata.json.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Agent is one agent's view of the run: its workspace, the snapshots, its context paths and
@@ -327,4 +328,46 @@ func isEmpty(r *os.Root) (bool, error) {
 		return false, err
 	}
 	return len(names) == 0, nil
+}
+
+// ReadFile returns at most max bytes of the regular file rel (slash-separated, relative to the
+// workspace) and whether it was cut there; a missing file is "" and no error. shared reads the
+// last snapshot (what the other agents see, the permission rules applied); otherwise the live
+// workspace. Links stay inside the folder read; special files and files with other hard links
+// (possibly the inode of a file no grant reaches) are refused.
+func (a *Agent) ReadFile(rel string, max int, shared bool) (text string, cut bool, err error) {
+	root := a.ws.root
+	if shared {
+		r, err := os.OpenRoot(a.SnapshotDir())
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", false, nil
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("workspace: %s's snapshot: %w", a.label, err)
+		}
+		defer r.Close()
+		root = r
+	}
+	f, err := OpenRegular(root, filepath.FromSlash(rel), 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("workspace: read %s: %w", rel, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && linkCount(info) > 1 {
+		return "", false, fmt.Errorf("workspace: read %s: %w", rel, hardLinked(linkCount(info)))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return "", false, fmt.Errorf("workspace: read %s: %w", rel, err)
+	}
+	if len(b) > max {
+		for max > 0 && !utf8.RuneStart(b[max]) { // cut between characters
+			max--
+		}
+		return string(b[:max]), true, nil
+	}
+	return string(b), false, nil
 }

@@ -115,9 +115,9 @@ func (v *view) shownLabels() []string {
 	return sortLabels(labels)
 }
 
-// parseBlocks records every "<agentK>\ntext\n<end of agentK>" block of s into answers, a later
-// block replacing an earlier one with the same label. It returns the label of the last block
-// marked as the reader's own answer, or "".
+// parseBlocks records every "<agentK>\ntext\n<end of agentK>" block of s into answers (without
+// the <changedoc> section a block may end with), a later block replacing an earlier one with
+// the same label. It returns the label of the last block marked as the reader's own answer, or "".
 func parseBlocks(s string, answers map[string]string) (own string) {
 	for {
 		i := strings.Index(s, "<agent")
@@ -141,7 +141,11 @@ func parseBlocks(s string, answers map[string]string) (own string) {
 			s = rest
 			continue
 		}
-		answers[label] = body[:k]
+		answer := body[:k]
+		if j := strings.Index(answer, "\n<changedoc>\n"); j >= 0 { // the journal kept with it
+			answer = answer[:j]
+		}
+		answers[label] = answer
 		if strings.HasSuffix(before, ownMarker) {
 			own = label
 		}
