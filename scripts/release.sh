@@ -49,13 +49,17 @@ fi
 export SOURCE_DATE_EPOCH
 
 ldflags="-s -w -X massgen/internal/cli.Version=$version"
+# grpc (through genai's Google auth) otherwise links golang.org/x/net/trace, whose initialiser
+# reaches html/template: a template's method calls make the linker keep every exported method
+# of every reachable type, 22 MB of massgen (78.4 MB without the tag, 55.9 MB with it).
+tags=grpcnotrace
 for t in $targets; do
   goos=${t%/*} goarch=${t#*/}
   ext=""; [ "$goos" = windows ] && ext=.exe
   for cmd in massgen massgen-temporal; do
     bin="$out/${cmd}_${version}_${goos}_${goarch}$ext"
     echo "building $bin"
-    CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "$ldflags" -o "$bin" "./cmd/$cmd"
+    CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$bin" "./cmd/$cmd"
   done
 done
 
@@ -66,7 +70,7 @@ hostext=""; [ "$(go env GOOS)" = windows ] && hostext=.exe
 tool="$out/massgen_${version}_${host%/*}_${host#*/}$hostext"
 if [ ! -x "$tool" ]; then
   tool="$out/.host-massgen$hostext"
-  CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tool" ./cmd/massgen
+  CGO_ENABLED=0 go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$tool" ./cmd/massgen
   trap 'rm -f "$tool"' EXIT
 fi
 mkdir -p "$out/completions" "$out/man"

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"massgen/internal/childproc/reexec"
 )
 
 // What every start of massgen costs, against a bare Go hello-world built the same way:
@@ -20,8 +22,8 @@ import (
 //	go test -run '^$' -bench Startup -benchtime 20x ./cmd/massgen/
 //
 // It reports, per start, the median time of hello, `massgen --version`, massgen re-executed as
-// a sandboxed command's init (childproc's probe: the runtime and every package initialiser,
-// which each of a sandboxed command's two massgen stages pays), and the time from starting a
+// a sandboxed command's init (reexec's probe: the runtime and the initialisers that run before
+// reexec's, which each of a sandboxed command's massgen stages pays), and the time from starting a
 // session to its first provider request, plus the ratios to hello. The four run interleaved,
 // so that a loaded machine slows them alike. TestStartupMeasures runs each once and checks
 // that it measures what it says.
@@ -68,12 +70,30 @@ func TestStartupMeasures(t *testing.T) {
 	if out, err := exec.Command(binary, "--version").Output(); err != nil || !strings.HasPrefix(string(out), "massgen ") {
 		t.Errorf("massgen --version: %q, %v", out, err)
 	}
-	// The probe exits in childproc's initialiser, with nothing of massgen's own run.
+	// The probe exits in reexec's initialiser, with nothing of massgen's own run.
 	var out bytes.Buffer
 	probe := probeCommand()
 	probe.Stdout, probe.Stderr = &out, &out
 	if err := probe.Run(); err != nil || out.Len() != 0 {
 		t.Errorf("re-executed as the probe: %v, output %q", err, out.String())
+	}
+	// And before the initialisers of the packages a sandboxed command's stages do not need:
+	// every one that uses reflect (the SDKs, grpc, protobuf, templates) runs after reflect's.
+	out.Reset()
+	probe = probeCommand()
+	probe.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	probe.Stdout, probe.Stderr = &out, &out
+	if err := probe.Run(); err != nil {
+		t.Errorf("the probe with inittrace: %v, %s", err, out.String())
+	}
+	var inits []string
+	for line := range strings.Lines(out.String()) {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			inits = append(inits, f[1])
+		}
+	}
+	if len(inits) == 0 || slices.Contains(inits, "reflect") || !slices.Contains(inits, "os") {
+		t.Errorf("the probe ran %d initialisers, reflect's among them (or without os's): %v", len(inits), inits)
 	}
 	first := newFirstRequest(t)
 	got, _, err := first.measure()
@@ -85,13 +105,9 @@ func TestStartupMeasures(t *testing.T) {
 	}
 }
 
-// probeName is childproc's probe argv[0]: massgen, started under it, exits 0 from childproc's
-// package initialiser (internal/childproc/init_linux.go).
-const probeName = "massgen-childproc-probe"
-
 func probeCommand() *exec.Cmd {
 	c := exec.Command(binary)
-	c.Args[0] = probeName
+	c.Args[0] = reexec.ProbeName // massgen exits 0 from reexec's initialiser
 	return c
 }
 
@@ -123,8 +139,8 @@ var helloOnce = sync.OnceValues(func() (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644); err != nil {
 		return "", err
 	}
-	// Built as TestMain builds massgen: a plain go build.
-	c := exec.Command("go", "build", "-o", "hello", ".")
+	// Built as TestMain builds massgen (its tag changes nothing in a program without grpc).
+	c := exec.Command("go", "build", "-tags", "grpcnotrace", "-o", "hello", ".")
 	c.Dir = dir
 	if out, err := c.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build hello: %v: %s", err, out)

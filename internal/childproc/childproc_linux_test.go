@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"massgen/internal/childproc/proctest"
+	"massgen/internal/childproc/reexec"
 )
 
 // The test binary doubles as a helper process (helperEnv selects what it does), standing in
@@ -272,7 +273,7 @@ func TestKeysOutOfReach(t *testing.T) {
 			if strings.Contains(out, fakeKey) {
 				t.Errorf("the command read the key:\n%s", out)
 			}
-			if !strings.Contains(out, initName) {
+			if !strings.Contains(out, reexec.InitName) {
 				t.Errorf("the command could not even read its parent's cmdline:\n%s", out)
 			}
 		})

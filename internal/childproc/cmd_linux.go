@@ -2,8 +2,6 @@ package childproc
 
 import (
 	"bufio"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"massgen/internal/childproc/reexec"
 )
 
 // selfExe re-executes the running binary, even when its file was replaced or deleted since.
@@ -23,24 +23,6 @@ const selfExe = "/proc/self/exe"
 var (
 	startTimeout = 30 * time.Second // for the init to start the command (slow under -race)
 	killBackstop = 3 * time.Second  // after Kill, before the init itself is SIGKILLed
-)
-
-// setup is what massgen tells the init, through the control pipe rather than argv or the
-// environment, so that neither the init's cmdline nor its environ shows the command's.
-type setup struct {
-	Mode     string   `json:"mode"` // modeNS, modeFallback or modeTree
-	Path     string   `json:"path"`
-	Args     []string `json:"args"`
-	Env      []string `json:"env"`
-	Linger   bool     `json:"linger"`
-	UID, GID int      // the caller's ids, which the command keeps inside the namespaces
-	PIDMax   int      `json:"pid_max,omitempty"` // modeNS: set the namespace's pid_max (see setPIDMax)
-}
-
-const (
-	modeNS       = "ns"
-	modeFallback = "fallback" // Confined without namespaces: Tree, and no CAP_SYS_PTRACE for root
-	modeTree     = "tree"
 )
 
 // initEnv is the init's own environment. Under the race detector a Go program sleeps a second
@@ -74,11 +56,11 @@ func (c *Cmd) Start() error {
 	if c.Sandbox != nil {
 		return c.startSandboxed()
 	}
-	mode := modeTree
+	mode := reexec.ModeTree
 	if c.mode == Confined {
-		mode = modeFallback
+		mode = reexec.ModeFallback
 		if namespacesWork() {
-			mode = modeNS
+			mode = reexec.ModeNS
 		}
 	}
 	return c.start(mode, launch{path: c.path, args: c.Args})
@@ -108,18 +90,18 @@ func (c *Cmd) start(mode string, l launch) error {
 	} else {
 		cmd = exec.Command(selfExe)
 	}
-	cmd.Args = []string{initName}
+	cmd.Args = []string{reexec.InitName}
 	cmd.Env = initEnv
 	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.WaitDelay = c.Dir, c.Stdin, c.Stdout, c.Stderr, c.WaitDelay
-	cmd.ExtraFiles = []*os.File{ctlR, stW} // controlFD, statusFD
+	cmd.ExtraFiles = []*os.File{ctlR, stW} // reexec.ControlFD, reexec.StatusFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if mode == modeNS {
+	if mode == reexec.ModeNS {
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
-		cmd.SysProcAttr.UidMappings, cmd.SysProcAttr.GidMappings, cmd.SysProcAttr.GidMappingsEnableSetgroups = idMaps()
+		cmd.SysProcAttr.UidMappings, cmd.SysProcAttr.GidMappings, cmd.SysProcAttr.GidMappingsEnableSetgroups = reexec.IDMaps()
 	}
 	// Set before Start: the context's Cancel may call Kill from exec's goroutine at once.
 	c.mu.Lock()
-	c.cmd, c.ns, c.control, c.stR, c.status = cmd, mode == modeNS, ctlW, stR, bufio.NewReader(stR)
+	c.cmd, c.ns, c.control, c.stR, c.status = cmd, mode == reexec.ModeNS, ctlW, stR, bufio.NewReader(stR)
 	c.mu.Unlock()
 	err = cmd.Start()
 	_, _ = ctlR.Close(), stW.Close() // the init holds them now
@@ -131,13 +113,8 @@ func (c *Cmd) start(mode string, l launch) error {
 		return err
 	}
 
-	blob, err := json.Marshal(setup{Mode: mode, Path: l.path, Args: l.args, Env: c.Env, Linger: c.Linger, UID: os.Getuid(), GID: os.Getgid(),
-		PIDMax: l.pidMax})
-	if err == nil {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(blob)))
-		_, err = ctlW.Write(append(n[:], blob...))
-	}
+	err = reexec.WriteSetup(ctlW, reexec.Setup{Mode: mode, Path: l.path, Args: l.args, Env: c.Env, Linger: c.Linger,
+		UID: os.Getuid(), GID: os.Getgid(), PIDMax: l.pidMax})
 	line := ""
 	if err == nil {
 		line, err = c.report(time.Now().Add(startTimeout))
@@ -165,19 +142,6 @@ func (c *Cmd) report(deadline time.Time) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(line, "\n"), nil
-}
-
-// idMaps map the caller's ids into the new user namespace. root is mapped whole, identically,
-// so that its access to other users' files is unchanged; anyone else can map only their own ids,
-// which become 0 there so that the init may mount /proc (the command gets them back, see
-// startChild).
-func idMaps() (uids, gids []syscall.SysProcIDMap, setgroups bool) {
-	if os.Getuid() == 0 && os.Getgid() == 0 {
-		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-		return all, all, true
-	}
-	return []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		[]syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}, false
 }
 
 // Pid is the init's process id, which is also the id of the tree's process group.
@@ -301,8 +265,8 @@ func namespacesWork() bool {
 	}
 	probeOnce.Do(func() {
 		c := Command(nil, Confined, selfExe)
-		c.Args = []string{probeName}
-		if err := c.start(modeNS, launch{path: c.path, args: c.Args}); err != nil {
+		c.Args = []string{reexec.ProbeName}
+		if err := c.start(reexec.ModeNS, launch{path: c.path, args: c.Args}); err != nil {
 			probeErr = err
 			return
 		}

@@ -3,6 +3,8 @@ package childproc
 import (
 	"errors"
 	"time"
+
+	"massgen/internal/childproc/reexec"
 )
 
 // Sandbox confines a Confined child further, on Linux with bubblewrap (bwrap): the file
@@ -46,10 +48,10 @@ type Sandbox struct {
 }
 
 // ProxyAddr is where a Sandbox's Proxy is reachable inside it.
-const ProxyAddr = "127.0.0.1:3128"
+const ProxyAddr = reexec.ProxyAddr
 
 // ToolsAddr is where a Sandbox's Tools socket is reachable inside it.
-const ToolsAddr = "127.0.0.1:3129"
+const ToolsAddr = reexec.ToolsAddr
 
 // Limits are resource limits for the processes of a sandbox.
 type Limits struct {

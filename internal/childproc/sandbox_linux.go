@@ -2,7 +2,6 @@ package childproc
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,35 +14,20 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"massgen/internal/childproc/reexec"
 )
 
 // A sandboxed command runs as: massgen's init (Confined's namespaces) -> bwrap -> massgen's
-// sandbox init (PID 1 of the sandbox, see sandboxinit_linux.go) -> massgen's exec stage, which
-// sets the limits and the seccomp filter and execs the command. massgen's binary is shown
-// read-only inside at sandboxInitPath for the last two; it holds no secret.
+// sandbox init (PID 1 of the sandbox) -> massgen's exec stage, which sets the limits and the
+// seccomp filter and execs the command (see package reexec). massgen's binary is shown
+// read-only inside at reexec.SandboxInitPath for the last two; it holds no secret.
 const (
-	sandboxInitPath  = "/run/massgen/sandbox-init" // also the argv[0] that selects the init
-	sandboxProxyPath = "/run/massgen/proxy.sock"   // the host's proxy socket, inside
-	sandboxToolsPath = "/run/massgen/tools.sock"   // the host's tool socket, inside
-	sandboxExecName  = "massgen-sandbox-exec"      // argv[0] of the exec stage
-	maxBwrapArgs     = 1 << 20                     // bytes of bwrap's command line
-	reservedPIDs     = 300                         // Linux's RESERVED_PIDS: lower pids are not reused
-	pidMaxSlack      = 16                          // the init, bwrap and the sandbox init
-	pidMaxSysctl     = "/proc/sys/kernel/pid_max"  // per PID namespace since Linux 6.14
-	sandboxProbeWait = 30 * time.Second            // bwrap's start, slow under -race
+	maxBwrapArgs     = 1 << 20          // bytes of bwrap's command line
+	reservedPIDs     = 300              // Linux's RESERVED_PIDS: lower pids are not reused
+	pidMaxSlack      = 16               // the init, bwrap and the sandbox init
+	sandboxProbeWait = 30 * time.Second // bwrap's start, slow under -race
 )
-
-// sandboxSpec is what the sandbox init and the exec stage are told, as their argv[1].
-type sandboxSpec struct {
-	Path   string `json:"path"` // the command, as resolved on the host
-	Linger bool   `json:"linger,omitempty"`
-	Proxy  bool   `json:"proxy,omitempty"`
-	Tools  bool   `json:"tools,omitempty"`
-	NProc  uint64 `json:"nproc"`
-	FSize  uint64 `json:"fsize"`
-	CPU    uint64 `json:"cpu"` // seconds
-	AS     uint64 `json:"as"`
-}
 
 var sandboxProbe struct {
 	once     sync.Once
@@ -81,18 +65,18 @@ func probeSandbox() error {
 	if ok, why := Confinement(); !ok {
 		return errors.New(strings.Replace(why, ": commands still", "; without them", 1))
 	}
-	if _, err := seccompArch(); err != nil {
+	if err := reexec.SeccompArch(); err != nil {
 		return err
 	}
 	if err := SandboxMissing(); err != nil {
 		return err
 	}
 	var errOut bytes.Buffer
-	c := Command(nil, Confined, sandboxInitPath)
-	c.Args = []string{probeName} // massgen's binary, inside, exits at once
+	c := Command(nil, Confined, reexec.SandboxInitPath)
+	c.Args = []string{reexec.ProbeName} // massgen's binary, inside, exits at once
 	c.Stderr, c.WaitDelay, c.Dir = &errOut, time.Second, "/"
 	c.Sandbox = &Sandbox{Base: []Mount{{Kind: ReadOnly, Src: "/", Dst: "/"}}}
-	err := c.startInSandbox(sandboxInitPath, c.Args)
+	err := c.startInSandbox(reexec.SandboxInitPath, c.Args)
 	var st Status
 	if err == nil {
 		done := make(chan Status, 1)
@@ -150,7 +134,7 @@ func (c *Cmd) startInSandbox(target string, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot start the sandbox: %w", err)
 	}
-	return c.start(modeNS, launch{path: bwrap, args: argv, pidMax: pidMaxFor(c.Sandbox.Limits.withDefaults())})
+	return c.start(reexec.ModeNS, launch{path: bwrap, args: argv, pidMax: pidMaxFor(c.Sandbox.Limits.withDefaults())})
 }
 
 // bwrapArgs is bwrap's command line for target (argv args) in the sandbox, run in dir.
@@ -216,29 +200,26 @@ func (sb *Sandbox) bwrapArgs(exe, target string, args []string, dir string, ling
 			return nil, err
 		}
 	}
-	a = append(a, "--ro-bind", exe, sandboxInitPath)
+	a = append(a, "--ro-bind", exe, reexec.SandboxInitPath)
 	if sb.Proxy != "" {
 		if err := checkMountPath(sb.Proxy); err != nil {
 			return nil, err
 		}
-		a = append(a, "--ro-bind", sb.Proxy, sandboxProxyPath)
+		a = append(a, "--ro-bind", sb.Proxy, reexec.SandboxProxyPath)
 	}
 	if sb.Tools != "" {
 		if err := checkMountPath(sb.Tools); err != nil {
 			return nil, err
 		}
-		a = append(a, "--ro-bind", sb.Tools, sandboxToolsPath)
+		a = append(a, "--ro-bind", sb.Tools, reexec.SandboxToolsPath)
 	}
 	for _, d := range hidden {
 		a = append(a, "--remount-ro", d)
 	}
 	a = append(a, "--remount-ro", "/", "--chdir", dir)
-	spec, err := json.Marshal(sandboxSpec{Path: target, Linger: linger, Proxy: sb.Proxy != "", Tools: sb.Tools != "",
-		NProc: uint64(lim.Processes), FSize: uint64(lim.FileSize), CPU: uint64(lim.CPU / time.Second), AS: uint64(lim.AddressSpace)})
-	if err != nil {
-		return nil, err
-	}
-	a = append(append(a, "--", sandboxInitPath, string(spec)), args...)
+	spec := reexec.SandboxSpec{Path: target, Linger: linger, Proxy: sb.Proxy != "", Tools: sb.Tools != "",
+		NProc: uint64(lim.Processes), FSize: uint64(lim.FileSize), CPU: uint64(lim.CPU / time.Second), AS: uint64(lim.AddressSpace)}
+	a = append(append(a, "--", reexec.SandboxInitPath, spec.Encode()), args...)
 	size := 0
 	for _, s := range a {
 		size += len(s) + 1
@@ -282,14 +263,4 @@ func kernelAtLeast(major, minor int) bool {
 		return false
 	}
 	return maj > major || maj == major && mnr >= minor
-}
-
-// setPIDMax bounds the init's PID namespace, and every namespace below it, to n pids. Called
-// only by an init in a new user namespace, and only with an n from pidMaxFor: on a kernel
-// whose pid_max is per namespace.
-func setPIDMax(n int) error {
-	if err := os.WriteFile(pidMaxSysctl, []byte(strconv.Itoa(n)), 0); err != nil {
-		return fmt.Errorf("cannot bound the sandbox's processes: %w", err)
-	}
-	return nil
 }

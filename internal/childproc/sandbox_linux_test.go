@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"massgen/internal/childproc/proctest"
+	"massgen/internal/childproc/reexec"
 )
 
 func needBwrap(t *testing.T) {
@@ -134,7 +135,7 @@ func TestSandbox_StatusLifetimeAndViews(t *testing.T) {
 		t.Errorf("status %s, want exit 7\n%s", st, out)
 	}
 	lines := strings.Split(out, "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[1], sandboxInitPath) {
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], reexec.SandboxInitPath) {
 		t.Errorf("PID 1 is not the sandbox init:\n%s", out)
 	}
 	proctest.RequireNone(t, mk, 3*time.Second)

@@ -94,7 +94,7 @@ var BackendTypes = map[string]BackendType{
 	// Azure OpenAI speaks Chat Completions at {endpoint}/openai/deployments/{model}/chat/completions,
 	// model being the deployment's name. Every resource has its own host, so there is no default
 	// endpoint: base_url (or azure_endpoint) or AZURE_OPENAI_ENDPOINT names it, and the key goes
-	// there only, in an api-key header (openai-go's azure package checks each request's origin).
+	// there only, in an api-key header (internal/provider/chat keeps redirects to its origin).
 	// Chat Completions on Azure has no hosted web search or code interpreter (those belong to
 	// its Responses and Assistants APIs), so none is offered.
 	"azure_openai": {Name: "azure_openai", Protocol: ProtocolChat, BaseURLEnv: "AZURE_OPENAI_ENDPOINT",

@@ -425,7 +425,7 @@ func azureEndpoint(w *walker, b *Backend, present map[string]field) {
 }
 
 // Loopback reports whether host (without port) is this machine: localhost or a loopback IP,
-// the only hosts openai-go's azure package sends a key to over plain http.
+// the only hosts azure_openai sends a key to over plain http.
 func Loopback(host string) bool {
 	if host == "localhost" {
 		return true

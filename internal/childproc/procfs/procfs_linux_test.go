@@ -2,6 +2,7 @@ package procfs
 
 import (
 	"os"
+	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
@@ -45,5 +46,29 @@ func TestProcessesHasThisOne(t *testing.T) {
 	}
 	if _, err := Read(-1); err == nil {
 		t.Error("Read(-1) succeeded")
+	}
+}
+
+func TestChildren(t *testing.T) {
+	if !HasChildren() {
+		t.Skip("this kernel does not list a thread's children")
+	}
+	var pids []int
+	for range 2 {
+		c := exec.Command("sleep", "30")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+		pids = append(pids, c.Process.Pid)
+	}
+	got := Children(os.Getpid())
+	for _, p := range pids {
+		if !slices.Contains(got, p) {
+			t.Errorf("Children = %v, without %d", got, p)
+		}
+	}
+	if got := Children(-1); got != nil {
+		t.Errorf("Children(-1) = %v", got)
 	}
 }

@@ -79,6 +79,46 @@ func TestAzure_Wire(t *testing.T) {
 	}
 }
 
+// The deployment is each request's model, one path segment of the route: a "/" in it stays in
+// the segment, and a name that would climb out of the deployments is refused before any request.
+func TestAzure_Deployment(t *testing.T) {
+	paths := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.EscapedPath() + "?" + r.URL.RawQuery
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, providertest.Transcript(t, "azure", "text.sse"))
+	}))
+	t.Cleanup(srv.Close)
+	p := mustNew(t, azureTestOptions(srv.URL+"/gw", "k"))
+	for _, tc := range []struct{ model, path, err string }{
+		{"other-deployment", "/gw/openai/deployments/other-deployment/chat/completions?api-version=2024-10-21", ""},
+		{"team/a", "/gw/openai/deployments/team%2Fa/chat/completions?api-version=2024-10-21", ""},
+		{"..", "", `".." is not a deployment name`},
+		{".", "", `"." is not a deployment name`},
+	} {
+		req := providertest.Request()
+		req.Model = tc.model
+		r := providertest.Collect(t.Context(), p, req)
+		if tc.err != "" {
+			if r.Err == nil || !strings.Contains(r.Err.Error(), tc.err) {
+				t.Errorf("model %q: %v, want an error saying %s", tc.model, r.Err, tc.err)
+			}
+			select {
+			case got := <-paths:
+				t.Errorf("model %q: a request went to %s", tc.model, got)
+			default:
+			}
+			continue
+		}
+		if r.Err != nil {
+			t.Fatalf("model %q: %v", tc.model, r.Err)
+		}
+		if got := <-paths; got != tc.path {
+			t.Errorf("model %q: request to %s, want %s", tc.model, got, tc.path)
+		}
+	}
+}
+
 // The key never leaves the endpoint's origin: a redirect elsewhere (another port of this
 // machine too, which openai-go's own check lets through for plain-http loopback endpoints)
 // fails the call before the other server is asked anything.

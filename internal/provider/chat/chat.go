@@ -40,6 +40,9 @@ type Provider struct {
 	o   provider.Options
 	svc openai.ChatCompletionService
 	red *redact.Redactor // the key and the base URL's credentials
+	// azure is the resource's endpoint for azure_openai, whose requests go to their model's
+	// deployment; nil for the other types.
+	azure *url.URL
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -64,18 +67,19 @@ func New(o provider.Options) (*Provider, error) {
 		client = defaultHTTPClient()
 	}
 	opts := []option.RequestOption{option.WithBaseURL(o.BaseURL), option.WithHTTPClient(client), option.WithMaxRetries(o.Retries())}
+	var azure *url.URL
 	switch {
 	case o.Type == Azure:
 		az, err := azureOptions(o, u, client)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, az...)
+		opts, azure = append(opts, az...), u
 	case o.APIKey != "":
 		opts = append(opts, option.WithAPIKey(o.APIKey))
 	}
 	// NewChatCompletionService, unlike openai.NewClient, reads no environment variable.
-	return &Provider{o: o, svc: openai.NewChatCompletionService(opts...), red: o.Redactor()}, nil
+	return &Provider{o: o, svc: openai.NewChatCompletionService(opts...), red: o.Redactor(), azure: azure}, nil
 }
 
 func defaultHTTPClient() *http.Client {
@@ -103,7 +107,16 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 		// resp is kept even when the SDK fails to parse an error body it does not know, such as
 		// vLLM's {"error": "Unauthorized"}, so the status still decides what the error means.
 		var resp *http.Response
-		s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp), option.WithMiddleware(limitEvents(req.EventLimit())))
+		opts := []option.RequestOption{option.WithResponseInto(&resp), option.WithMiddleware(limitEvents(req.EventLimit()))}
+		if p.azure != nil {
+			d, err := azureDeployment(p.azure, string(params.Model))
+			if err != nil {
+				yield(nil, &provider.Error{Provider: p.o.Type, Fatal: true, Err: err})
+				return
+			}
+			opts = append(opts, d)
+		}
+		s := p.svc.NewStreaming(ctx, params, opts...)
 		defer s.Close()
 		t := translator{budget: provider.NewBudget(req)}
 		for s.Next() {

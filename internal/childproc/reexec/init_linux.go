@@ -1,10 +1,7 @@
-package childproc
+package reexec
 
 import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -13,22 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"massgen/internal/childproc/procfs"
-)
-
-// The init is massgen re-executed with argv[0] initName (the "reexec" pattern): detected here,
-// in a package init function, it works in the massgen binary and in test binaries alike, before
-// anything else of the program runs. Its file descriptors controlFD and statusFD are pipes to
-// massgen: it reads its setup from the first, then waits for EOF there (massgen gone, or Kill);
-// it writes "started" and, at the end, the command's status to the second.
-const (
-	initName  = "massgen-childproc-init"
-	probeName = "massgen-childproc-probe"
-	controlFD = 3
-	statusFD  = 4
-	maxSetup  = 64 << 20
 )
 
 func init() {
@@ -36,15 +18,15 @@ func init() {
 		return
 	}
 	switch os.Args[0] {
-	case initName:
+	case InitName:
 		os.Exit(runInit())
-	case probeName:
+	case ProbeName:
 		os.Exit(0)
-	case sandboxInitPath:
+	case SandboxInitPath:
 		// Nothing to flush; and os.Exit would sleep a second under the race detector, whose
 		// setting (GORACE) the command's environment does not carry.
 		syscall.Exit(runSandboxInit())
-	case sandboxExecName:
+	case SandboxExecName:
 		os.Exit(runSandboxExec())
 	}
 }
@@ -57,43 +39,46 @@ var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, sys
 
 // readerCaps are the capabilities a root command loses in the fallback: those that read other
 // processes' memory. (EINVAL: a kernel too old to know one.)
-var readerCaps = []int{unix.CAP_SYS_PTRACE, unix.CAP_SYS_RAWIO, unix.CAP_SYS_MODULE, unix.CAP_SYS_ADMIN, unix.CAP_BPF, unix.CAP_PERFMON}
+var readerCaps = []int{capSysPtrace, capSysRawio, capSysModule, capSysAdmin, capBPF, capPerfmon}
 
 func runInit() int {
-	control, status := os.NewFile(controlFD, "control"), os.NewFile(statusFD, "status")
+	control, status := os.NewFile(ControlFD, "control"), os.NewFile(StatusFD, "status")
 	if control == nil || status == nil {
 		return 126
 	}
-	syscall.CloseOnExec(controlFD) // the command must not hold massgen's pipes
-	syscall.CloseOnExec(statusFD)
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(status, "error "+format+"\n", a...)
+	syscall.CloseOnExec(ControlFD) // the command must not hold massgen's pipes
+	syscall.CloseOnExec(StatusFD)
+	fail := func(msg string, err error) int {
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		_, _ = status.WriteString("error " + msg + "\n")
 		return 126
 	}
-	var s setup
-	if err := readSetup(control, &s); err != nil {
-		return fail("the process supervisor could not read its setup: %v", err)
+	s, err := readSetup(control)
+	if err != nil {
+		return fail("the process supervisor could not read its setup", err)
 	}
 	switch s.Mode {
-	case modeNS:
+	case ModeNS:
 		// Mounts stay inside the namespace; the fresh /proc shows the namespace's processes only.
 		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-			return fail("cannot make the mounts private: %v", err)
+			return fail("cannot make the mounts private", err)
 		}
 		if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
-			return fail("cannot mount /proc: %v", err)
+			return fail("cannot mount /proc", err)
 		}
 		if s.PIDMax > 0 {
 			if err := setPIDMax(s.PIDMax); err != nil {
-				return fail("%v", err)
+				return fail("cannot bound the sandbox's processes", err)
 			}
 		}
-	case modeTree, modeFallback:
-		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-			return fail("cannot become a child subreaper: %v", err)
+	case ModeTree, ModeFallback:
+		if err := prctl(prSetChildSubreaper, 1); err != nil {
+			return fail("cannot become a child subreaper", err)
 		}
 	default:
-		return fail("unknown mode %q", s.Mode)
+		return fail("unknown mode "+strconv.Quote(s.Mode), nil)
 	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
@@ -102,46 +87,46 @@ func runInit() int {
 	runtime.LockOSThread()
 	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	switch {
-	case s.Mode == modeNS:
+	case s.Mode == ModeNS:
 		// The command gets a user and mount namespace of its own below the init's. Mounts it
 		// inherits are locked there, so that even as root it cannot unmount the fresh /proc,
 		// nor mount another (that takes rights in the init's namespace). Others than root get
 		// their own ids back (the init is uid 0, to mount /proc), and with them no capability.
 		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 		if s.UID == 0 && s.GID == 0 {
-			attr.UidMappings, attr.GidMappings, attr.GidMappingsEnableSetgroups = idMaps()
+			attr.UidMappings, attr.GidMappings, attr.GidMappingsEnableSetgroups = IDMaps()
 		} else {
 			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: s.UID, HostID: 0, Size: 1}}
 			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: s.GID, HostID: 0, Size: 1}}
 		}
-	case s.Mode == modeFallback && os.Geteuid() == 0:
+	case s.Mode == ModeFallback && os.Geteuid() == 0:
 		// root without namespaces: without these the command cannot read a non-dumpable
 		// massgen (see Harden), nor reach its memory through the kernel's (kcore, modules, BPF).
 		for _, c := range readerCaps {
-			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != syscall.EINVAL {
-				return fail("cannot drop capability %d: %v", c, err)
+			if err := prctl(prCapbsetDrop, uintptr(c)); err != nil && err != syscall.EINVAL {
+				return fail("cannot drop capability "+strconv.Itoa(c), err)
 			}
 		}
 	}
 	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{Env: s.Env, Files: []uintptr{0, 1, 2}, Sys: attr})
 	if err != nil {
-		return fail("cannot start %s: %v", s.Path, err)
+		return fail("cannot start "+s.Path, err)
 	}
-	fmt.Fprintln(status, "started")
-	ws, ok := supervise(pid, s.Mode == modeNS, s.Linger, control, sigs, func(ws syscall.WaitStatus) {
+	_, _ = status.WriteString("started\n")
+	ws, ok := supervise(pid, s.Mode == ModeNS, s.Linger, control, sigs, func(ws syscall.WaitStatus) {
 		if ws.Signaled() {
 			core := ""
 			if ws.CoreDump() {
 				core = " core"
 			}
-			fmt.Fprintf(status, "signal %d%s\n", ws.Signal(), core)
+			_, _ = status.WriteString("signal " + strconv.Itoa(int(ws.Signal())) + core + "\n")
 		} else {
-			fmt.Fprintf(status, "exit %d\n", ws.ExitStatus())
+			_, _ = status.WriteString("exit " + strconv.Itoa(ws.ExitStatus()) + "\n")
 		}
 	})
 	switch {
 	case !ok:
-		fmt.Fprintln(status, "error lost track of the command")
+		_, _ = status.WriteString("error lost track of the command\n")
 		return 126
 	case ws.Signaled():
 		return 128 + int(ws.Signal())
@@ -150,20 +135,33 @@ func runInit() int {
 	}
 }
 
-func readSetup(r io.Reader, s *setup) error {
+// readSetup reads a Setup framed by WriteSetup.
+func readSetup(r io.Reader) (Setup, error) {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return err
+		return Setup{}, err
 	}
-	size := binary.BigEndian.Uint32(n[:])
+	size := uint32(n[0])<<24 | uint32(n[1])<<16 | uint32(n[2])<<8 | uint32(n[3])
 	if size > maxSetup {
-		return fmt.Errorf("setup of %d bytes", size)
+		return Setup{}, errors.New("setup of " + strconv.FormatUint(uint64(size), 10) + " bytes")
 	}
 	blob := make([]byte, size)
 	if _, err := io.ReadFull(r, blob); err != nil {
-		return err
+		return Setup{}, err
 	}
-	return json.Unmarshal(blob, s)
+	return DecodeSetup(blob)
+}
+
+// WriteSetup sends s to an init, as readSetup reads it: its size (4 bytes, big-endian), then
+// its encoding.
+func WriteSetup(w io.Writer, s Setup) error {
+	b := s.Encode()
+	if len(b) > maxSetup {
+		return errors.New("the command's arguments and environment take " + strconv.Itoa(len(b)) + " bytes, more than " + strconv.Itoa(maxSetup))
+	}
+	n := uint32(len(b))
+	_, err := w.Write(append([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}, b...))
+	return err
 }
 
 type reapedChild struct {
@@ -270,40 +268,18 @@ func forward(pid int, sig os.Signal, done bool) {
 // parent dies and it comes back to the init.
 func killDescendants() {
 	self := os.Getpid()
-	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(self) + "/children"); err != nil {
+	if !procfs.HasChildren() {
 		killDescendantsScan(self)
 		return
 	}
-	stack := childrenOf(self)
+	stack := procfs.Children(self)
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		_ = syscall.Kill(p, syscall.SIGSTOP) // no more forks while its children are listed
-		stack = append(stack, childrenOf(p)...)
+		stack = append(stack, procfs.Children(p)...)
 		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
-}
-
-// childrenOf lists the children of every thread of pid.
-func childrenOf(pid int) []int {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range bytes.Fields(b) {
-			if c, err := strconv.Atoi(string(f)); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
 }
 
 // killDescendantsScan is killDescendants from a scan of all of /proc.
@@ -323,4 +299,24 @@ func killDescendantsScan(self int) {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 		stack = append(stack, children[p]...)
 	}
+}
+
+// IDMaps map the caller's ids into the new user namespace. root is mapped whole, identically,
+// so that its access to other users' files is unchanged; anyone else can map only their own ids,
+// which become 0 there so that the init may mount /proc (the command gets them back, see
+// runInit).
+func IDMaps() (uids, gids []syscall.SysProcIDMap, setgroups bool) {
+	if os.Getuid() == 0 && os.Getgid() == 0 {
+		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		return all, all, true
+	}
+	return []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		[]syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}, false
+}
+
+// setPIDMax bounds the init's PID namespace, and every namespace below it, to n pids. massgen
+// asks for it only for an init in a new user namespace, on a kernel whose pid_max is per
+// namespace.
+func setPIDMax(n int) error {
+	return os.WriteFile(PIDMaxSysctl, []byte(strconv.Itoa(n)), 0)
 }
