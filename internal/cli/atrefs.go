@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"massgen/internal/config"
+	"massgen/internal/lazy"
 )
 
 // atRef is an @path reference in a question (MassGen v0.1.36 syntax): @src/main.py,
@@ -21,7 +21,7 @@ type atRef struct {
 
 // emailInText is MassGen's rule for what is an e-mail address, never a reference: word
 // characters, dots and dashes around an @, and a dot and two letters or more after it.
-var emailInText = regexp.MustCompile(`\b[\w.-]+@[\w.-]+\.[a-zA-Z]{2,}\b`)
+var emailInText = lazy.Regexp(`\b[\w.-]+@[\w.-]+\.[a-zA-Z]{2,}\b`)
 
 // parseAtRefs finds the references in q as MassGen's prompt parser does: an @ not preceded by
 // a backslash and not inside an e-mail address, then a quoted path or the shortest run of
@@ -31,7 +31,7 @@ var emailInText = regexp.MustCompile(`\b[\w.-]+@[\w.-]+\.[a-zA-Z]{2,}\b`)
 func parseAtRefs(q string) []atRef {
 	rs := []rune(q)
 	inEmail := make([]bool, len(rs))
-	for _, m := range emailInText.FindAllStringIndex(q, -1) {
+	for _, m := range emailInText().FindAllStringIndex(q, -1) {
 		start, end := len([]rune(q[:m[0]])), len([]rune(q[:m[1]]))
 		for k := start; k < end; k++ {
 			inEmail[k] = true

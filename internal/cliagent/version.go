@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
 
 	"massgen/internal/childproc"
+	"massgen/internal/lazy"
 )
 
 // versionWait bounds `CLI --version`; Gemini CLI takes seconds to start on a busy machine.
@@ -21,7 +21,7 @@ const versionWait = 60 * time.Second
 // maxVersionOutput caps what is read of `--version`.
 const maxVersionOutput = 4 << 10
 
-var semver = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+var semver = lazy.Regexp(`(\d+)\.(\d+)\.(\d+)`)
 
 // versions caches each CLI binary's check for the life of the process (one massgen run): the
 // binary does not change under a run, and asking costs a CLI start.
@@ -56,7 +56,7 @@ func versionOf(path string, fl flavour, env []string) error {
 			return fmt.Errorf("%s --version: %w", path, err)
 		}
 		st := cmd.Wait()
-		have = semver.FindString(out.String())
+		have = semver().FindString(out.String())
 		if have == "" {
 			return &fatalError{fmt.Sprintf("%s --version (%s) did not print a version: %q; massgen needs %s %s or later",
 				path, st, out.String(), fl.npm, fl.minVersion)}
@@ -83,7 +83,7 @@ func packageVersion(path, name string) string {
 		}
 		var p struct{ Name, Version string }
 		if json.Unmarshal(raw, &p) == nil && p.Name == name {
-			return semver.FindString(p.Version)
+			return semver().FindString(p.Version)
 		}
 		return "" // the nearest package.json is another package's
 	}
@@ -92,7 +92,7 @@ func packageVersion(path, name string) string {
 
 // older reports whether version have is below want (both x.y.z).
 func older(have, want string) bool {
-	h, w := semver.FindStringSubmatch(have), semver.FindStringSubmatch(want)
+	h, w := semver().FindStringSubmatch(have), semver().FindStringSubmatch(want)
 	if h == nil || w == nil {
 		return false
 	}

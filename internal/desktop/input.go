@@ -9,9 +9,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"regexp"
 	"strconv"
 	"time"
+
+	"massgen/internal/lazy"
 )
 
 // The actions computer-use models ask for, as xdotool runs them. Coordinates are screen
@@ -83,11 +84,11 @@ func (d *Desktop) Type(ctx context.Context, text string) error {
 }
 
 // keyCombo is xdotool's key syntax: keysyms joined by +, such as ctrl+s, Return, shift+Tab.
-var keyCombo = regexp.MustCompile(`^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$`)
+var keyCombo = lazy.Regexp(`^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$`)
 
 // Key presses a key or combination (ctrl+s), or holds it down or lets it up.
 func (d *Desktop) Key(ctx context.Context, combo string, hold string) error {
-	if !keyCombo.MatchString(combo) || len(combo) > 100 {
+	if !keyCombo().MatchString(combo) || len(combo) > 100 {
 		return fmt.Errorf("%q is not a key name such as Return, ctrl+s or shift+Tab", combo)
 	}
 	verb := "key"

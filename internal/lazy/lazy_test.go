@@ -82,3 +82,40 @@ func TestRegexp_CompilesOnceOnFirstUse(t *testing.T) {
 		t.Errorf("Regexp gave %p then %p", first, again)
 	}
 }
+
+// No package of massgen compiles a regular expression in its initialiser: every start would
+// pay for it (issue 22). Tests and test helpers may.
+func TestNoRegexpCompiledAtStart(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && path != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "clitest") {
+			return filepath.SkipDir // .ci's npm packages and the like; test helpers
+		}
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			ast.Inspect(g, func(n ast.Node) bool {
+				if _, ok := n.(*ast.FuncLit); ok {
+					return false // runs when called (sync.OnceValue), not at start
+				}
+				if sel, ok := n.(*ast.SelectorExpr); ok && isIdent(sel.X, "regexp") && strings.HasPrefix(sel.Sel.Name, "MustCompile") {
+					t.Errorf("%s: a package-level regexp.%s runs at every start: use lazy.Regexp", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

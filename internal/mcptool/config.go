@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"massgen/internal/lazy"
 )
 
 // Server types.
@@ -129,7 +130,7 @@ func (e *FieldError) Error() string {
 	return s
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var nameRE = lazy.Regexp(`^[A-Za-z0-9_-]+$`)
 
 // Validate reports every problem with s (unexpanded, as written in the config) joined with
 // errors.Join; each is a *FieldError. It does not check that the command exists.
@@ -143,7 +144,7 @@ func Validate(s Server) error {
 		add("name", "give every MCP server a name such as weather", "missing")
 	case len(s.Name) > maxNameLen:
 		add("name", "", "%d characters, at most %d allowed", len(s.Name), maxNameLen)
-	case !nameRE.MatchString(s.Name):
+	case !nameRE().MatchString(s.Name):
 		add("name", "use letters, digits, _ and -", "%q has invalid characters", s.Name)
 	case strings.Trim(s.Name, "_-") == "":
 		add("name", "", "%q needs at least one letter or digit", s.Name)
@@ -215,7 +216,7 @@ func Expand(s Server, getenv func(string) string) (Server, error) {
 	return s, errors.Join(errs...)
 }
 
-var varRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varRE = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // expandString replaces each ${NAME} in v.
 func expandString(v string, getenv func(string) string) (string, error) {
@@ -235,7 +236,7 @@ func expandString(v string, getenv func(string) string) (string, error) {
 			return "", fmt.Errorf("unterminated ${ in %q", v)
 		}
 		name := v[i+2 : i+j]
-		if !varRE.MatchString(name) {
+		if !varRE().MatchString(name) {
 			return "", fmt.Errorf("invalid variable name %q in ${...}", name)
 		}
 		val := getenv(name)

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"massgen/internal/childproc"
+	"massgen/internal/lazy"
 )
 
 // gitTimeout bounds one git command; gitOutput what massgen reads of its output.
@@ -45,7 +45,7 @@ var staticOverrides = []string{
 }
 
 // driverKey matches the configuration entries naming a program for an attribute driver.
-var driverKey = regexp.MustCompile(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver|required)$`)
+var driverKey = lazy.Regexp(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver|required)$`)
 
 // git runs the git binary, confined, with the overrides of the repository it works in.
 type git struct {
@@ -95,7 +95,7 @@ func (g *git) overridesFor(ctx context.Context, dir string) ([]string, error) {
 	}
 	for entry := range strings.SplitSeq(string(listing), "\x00") {
 		key, _, _ := strings.Cut(entry, "\n")
-		m := driverKey.FindStringSubmatch(key)
+		m := driverKey().FindStringSubmatch(key)
 		if m == nil {
 			continue
 		}

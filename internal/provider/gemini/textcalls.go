@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"strings"
 
 	"google.golang.org/genai"
 
+	"massgen/internal/lazy"
 	"massgen/internal/provider"
 )
 
@@ -343,7 +343,7 @@ func validCall(body string) bool {
 }
 
 // nameField finds the tool name in a block that is not valid JSON.
-var nameField = regexp.MustCompile(`"name"\s*:\s*"([^"\\]+)"`)
+var nameField = lazy.Regexp(`"name"\s*:\s*"([^"\\]+)"`)
 
 // parseCall reads {"name": ..., "arguments": {...}} and returns the name and the compact
 // arguments. Missing arguments mean none. A block that does not parse gives the name if it can
@@ -359,7 +359,7 @@ func parseCall(body string) (name, args string, ok bool) {
 		return name, args, true
 	}
 	name = invalidToolCall
-	if m := nameField.FindStringSubmatch(raw); m != nil {
+	if m := nameField().FindStringSubmatch(raw); m != nil {
 		name = m[1]
 	}
 	return name, raw, false

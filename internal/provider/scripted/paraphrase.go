@@ -3,10 +3,10 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"massgen/internal/lazy"
 	"massgen/internal/provider"
 )
 
@@ -14,10 +14,10 @@ import (
 // question with fixed openings, and the checker confirms every rewording it is shown.
 
 var (
-	quoted      = regexp.MustCompile(`(?s)<<<\n(.*?)\n>>>`)
-	wantN       = regexp.MustCompile(`Write (\d+) different rewrites`)
-	paraphraseN = regexp.MustCompile(`(?m)^Paraphrase (\d+):`)
-	proposeN    = regexp.MustCompile(`Write (\d+) different system messages`)
+	quoted      = lazy.Regexp(`(?s)<<<\n(.*?)\n>>>`)
+	wantN       = lazy.Regexp(`Write (\d+) different rewrites`)
+	paraphraseN = lazy.Regexp(`(?m)^Paraphrase (\d+):`)
+	proposeN    = lazy.Regexp(`Write (\d+) different system messages`)
 )
 
 // instructionStyles are the scripted proposer's candidate instructions (massgen eval
@@ -32,7 +32,7 @@ var instructionStyles = []string{
 // proposeReply answers the proposal call with as many instructions as it asks for.
 func proposeReply(req provider.Request) string {
 	n := 1
-	if m := proposeN.FindStringSubmatch(lastUser(req)); m != nil {
+	if m := proposeN().FindStringSubmatch(lastUser(req)); m != nil {
 		n, _ = strconv.Atoi(m[1])
 	}
 	out := make([]string, 0, n)
@@ -64,11 +64,11 @@ func lastUser(req provider.Request) string {
 func paraphraseReply(req provider.Request) string {
 	msg := lastUser(req)
 	q := ""
-	if m := quoted.FindStringSubmatch(msg); m != nil {
+	if m := quoted().FindStringSubmatch(msg); m != nil {
 		q = m[1]
 	}
 	n := 1
-	if m := wantN.FindStringSubmatch(msg); m != nil {
+	if m := wantN().FindStringSubmatch(msg); m != nil {
 		n, _ = strconv.Atoi(m[1])
 	}
 	out := make([]string, 0, n)
@@ -86,7 +86,7 @@ func paraphraseReply(req provider.Request) string {
 // paraphraseCheckReply confirms every paraphrase the checking call shows.
 func paraphraseCheckReply(req provider.Request) string {
 	var verdicts []map[string]any
-	for _, m := range paraphraseN.FindAllStringSubmatch(lastUser(req), -1) {
+	for _, m := range paraphraseN().FindAllStringSubmatch(lastUser(req), -1) {
 		k, _ := strconv.Atoi(m[1])
 		verdicts = append(verdicts, map[string]any{"index": k, "equivalent": true, "confidence": 0.9})
 	}

@@ -3,9 +3,9 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 
+	"massgen/internal/lazy"
 	"massgen/internal/provider"
 )
 
@@ -30,7 +30,7 @@ func subtaskReply(req provider.Request) string {
 	return string(b)
 }
 
-var agentLabel = regexp.MustCompile(`\bagent\d+\b`)
+var agentLabel = lazy.Regexp(`\bagent\d+\b`)
 
 // personaReply answers persona_generator's request with a persona for every agent label the
 // request names, as the JSON it asks for.
@@ -50,7 +50,7 @@ func requestLabels(req provider.Request) []string {
 		if m.Role != provider.RoleUser {
 			continue
 		}
-		for _, l := range agentLabel.FindAllString(m.Content, -1) {
+		for _, l := range agentLabel().FindAllString(m.Content, -1) {
 			if !slices.Contains(labels, l) {
 				labels = append(labels, l)
 			}

@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"massgen/internal/lazy"
 )
 
 // Question is an item as the simulated agents know it: its id, the answer that is right and
@@ -78,13 +79,13 @@ func working(from, n int) string {
 	return strings.TrimRight(s, " ")
 }
 
-var answerLine = regexp.MustCompile(`(?m)^The answer is (\S+?)(?: \(confidence ([^)]*)\))?\.\s*$`)
+var answerLine = lazy.Regexp(`(?m)^The answer is (\S+?)(?: \(confidence ([^)]*)\))?\.\s*$`)
 
 // Read parses an answer another simulated agent wrote: its value, its stated confidence (-1
 // when it states none, or a confidence that is not a number from 0 to 1) and its length in
 // characters. ok is false for a text that gives no value.
 func Read(text string) (value string, confidence float64, ok bool) {
-	m := answerLine.FindAllStringSubmatch(text, -1)
+	m := answerLine().FindAllStringSubmatch(text, -1)
 	if len(m) == 0 {
 		return "", -1, false
 	}

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"massgen/internal/config"
+	"massgen/internal/lazy"
 )
 
 // Type is the backend type of simulated agents in the configs massgen eval builds.
@@ -141,21 +141,21 @@ func Parse(path string, data []byte) (*Population, error) {
 }
 
 var (
-	yamlPosRe  = regexp.MustCompile(`^\[(\d+):(\d+)\] `)
-	yamlTypeRe = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field \S+ of type (?:float64|int64)`)
+	yamlPosRe  = lazy.Regexp(`^\[(\d+):(\d+)\] `)
+	yamlTypeRe = lazy.Regexp(`cannot unmarshal (\w+) into Go struct field \S+ of type (?:float64|int64)`)
 )
 
 // yamlError words a YAML error as the config loader does: "FILE:LINE:COL: message".
 func yamlError(path string, err error) error {
 	msg := strings.TrimSpace(yaml.FormatError(err, false, false))
-	msg = yamlTypeRe.ReplaceAllString(msg, "a number is needed here, not a $1")
+	msg = yamlTypeRe().ReplaceAllString(msg, "a number is needed here, not a $1")
 	if path != "" {
-		msg = yamlPosRe.ReplaceAllString(msg, path+":$1:$2: ")
+		msg = yamlPosRe().ReplaceAllString(msg, path+":$1:$2: ")
 	}
 	return errors.New(msg)
 }
 
-var idRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var idRe = lazy.Regexp(`^[A-Za-z0-9_-]{1,64}$`)
 
 // check validates the values and fills in the defaults.
 func (p *Population) check() error {
@@ -180,7 +180,7 @@ func (p *Population) check() error {
 		a := &p.Agents[k]
 		where := fmt.Sprintf("agents[%d]", k)
 		switch {
-		case !idRe.MatchString(a.ID):
+		case !idRe().MatchString(a.ID):
 			return fmt.Errorf("%s.id %q: use 1 to 64 letters, digits, '-' and '_'", where, a.ID)
 		case seen[a.ID]:
 			return fmt.Errorf("%s.id %q is used twice: ids must be unique", where, a.ID)
