@@ -68,7 +68,7 @@ func (b *toolBuild) codeTools(ctx context.Context, at *agentTools) error {
 			return errorf(ExitConfig, "agent %s: shared_tools_directory: %v", a.ID, err)
 		}
 	}
-	srv, err := codetool.Serve(set, codetool.Options{Token: b.o.codeTokens[a.ID]})
+	srv, err := codetool.Serve(set, codetool.Options{Token: b.o.codeTokens[a.ID], OnCall: b.tb.codeCall(a.ID)})
 	if err != nil {
 		return errorf(ExitExecution, "agent %s: %v", a.ID, err)
 	}

@@ -64,7 +64,15 @@ orchestrator: {final_presentation: verbatim}
 			if res.ExitCode != 0 {
 				t.Fatalf("result %+v\n%s", res.Result, out.String())
 			}
-			rs := resultsInOrder(t, res.Dir)
+			rs, fromCode := resultsInOrder(t, res.Dir), resultsFrom(t, res.Dir, true)
+			// The code's one authorised call is the agent's tool call too: in the log and the views.
+			if len(fromCode) != 1 || !strings.HasSuffix(fromCode[0].Tool, "echo") || fromCode[0].IsError ||
+				!strings.Contains(fromCode[0].Content, "hi from code") || !strings.HasPrefix(fromCode[0].CallID, "code-") {
+				t.Errorf("calls from code in events.jsonl: %+v", fromCode)
+			}
+			if !strings.Contains(out.String(), "(from code)") {
+				t.Errorf("the live output does not show the call from code:\n%s", out.String())
+			}
 			if len(rs) != 5 {
 				t.Fatalf("tool results: %+v", rs)
 			}

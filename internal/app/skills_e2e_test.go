@@ -32,8 +32,14 @@ func writeSkill(t *testing.T, dir string) {
 	}
 }
 
-// resultsInOrder are the ToolResult events of a session's log, in order.
+// resultsInOrder are the results of the model's tool calls in a session's log, in order.
 func resultsInOrder(t *testing.T, dir string) []event.ToolResult {
+	return resultsFrom(t, dir, false)
+}
+
+// resultsFrom are the session's tool results in order, of the model's calls or, fromCode,
+// of the calls its code made through the tools' socket.
+func resultsFrom(t *testing.T, dir string, fromCode bool) []event.ToolResult {
 	t.Helper()
 	evs, err := event.ReadFile(filepath.Join(dir, "events.jsonl"))
 	if err != nil {
@@ -41,7 +47,7 @@ func resultsInOrder(t *testing.T, dir string) []event.ToolResult {
 	}
 	var out []event.ToolResult
 	for _, e := range evs {
-		if r, ok := e.Payload.(event.ToolResult); ok {
+		if r, ok := e.Payload.(event.ToolResult); ok && r.FromCode == fromCode {
 			out = append(out, r)
 		}
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"massgen/internal/codetool"
 	"massgen/internal/config"
@@ -16,6 +19,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/mcptool"
+	"massgen/internal/tool"
 	"massgen/internal/workspace"
 )
 
@@ -44,9 +48,29 @@ type toolbox struct {
 // status reports an MCP server's lifecycle as an event: queued until the session has started,
 // dropped once it has ended.
 func (tb *toolbox) status(server, status, detail string) {
+	tb.publish(event.ToolServerStatus{Server: server, Status: status, Detail: detail})
+}
+
+// codeCall reports each call the agent's code makes through its tools' socket as a tool
+// result of that agent, marked from_code: the model did not make it, so no ToolCalled comes
+// before it, and its id is unique in the session's log (a resumed process counts anew).
+func (tb *toolbox) codeCall(agent string) func(string, tool.Result, time.Duration) {
+	var n atomic.Int64
+	run := make([]byte, 3)
+	_, _ = rand.Read(run)
+	return func(name string, res tool.Result, d time.Duration) {
+		ev := event.ToolResult{Agent: agent, CallID: fmt.Sprintf("code-%x-%d", run, n.Add(1)), Tool: name,
+			IsError: res.IsError, DurationMS: float64(d.Microseconds()) / 1000, FromCode: true}
+		ev.SetContent(res.Content)
+		tb.publish(ev)
+	}
+}
+
+// publish puts p on the session's bus: queued until the session has started, dropped once it
+// has ended.
+func (tb *toolbox) publish(p event.Payload) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
-	p := event.ToolServerStatus{Server: server, Status: status, Detail: detail}
 	switch {
 	case tb.closed:
 	case tb.bus == nil:

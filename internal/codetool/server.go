@@ -37,7 +37,8 @@ const (
 type Options struct {
 	// CallTimeout bounds one call (0: 5 minutes). The command that made it is bounded too.
 	CallTimeout time.Duration
-	// OnCall, when set, is told of every call a command made with the token, after it ran.
+	// OnCall, when set, is told of every call a command made with the token, after it ran or
+	// was refused.
 	OnCall func(name string, res tool.Result, d time.Duration)
 	// Token is what every call must carry; "" makes one (NewToken). massgen makes it before
 	// the session's redactor, which must know it: the commands hold it, and what they print
@@ -189,22 +190,31 @@ func (s *Server) handle(c net.Conn) {
 	s.answer(c, reply{OK: true, Result: res.Content})
 }
 
-// call runs the tool name as the engine would: found in the set, past the gate, bounded.
+// call runs the tool name as the engine would: found in the set, past the gate, bounded, and
+// tells OnCall of it.
 func (s *Server) call(ctx context.Context, name string, raw json.RawMessage) tool.Result {
-	t, ok := s.tools.Find(name)
-	if !ok {
-		return tool.Errorf(fmt.Sprintf("no tool %s is offered to your code", tool.Quote(name)))
-	}
 	args := string(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		args = "{}"
+	}
+	start := time.Now()
+	res := s.run(ctx, name, args)
+	if s.o.OnCall != nil {
+		s.o.OnCall(name, res, time.Since(start))
+	}
+	return res
+}
+
+func (s *Server) run(ctx context.Context, name, args string) tool.Result {
+	t, ok := s.tools.Find(name)
+	if !ok {
+		return tool.Errorf(fmt.Sprintf("no tool %s is offered to your code", tool.Quote(name)))
 	}
 	if p := s.permit.Load(); p != nil && *p != nil {
 		if refusal := (*p)(ctx, name, args); refusal != "" {
 			return tool.Errorf(refusal)
 		}
 	}
-	start := time.Now()
 	done := make(chan tool.Result, 1)
 	go func() { done <- t.Run(ctx, args) }() // a tool that ignores ctx cannot hold the reply
 	var res tool.Result
@@ -215,9 +225,6 @@ func (s *Server) call(ctx context.Context, name string, raw json.RawMessage) too
 	}
 	if len(res.Content) > maxResult {
 		res.Content = res.Content[:maxResult] + fmt.Sprintf("\n[result truncated: %d bytes, the first %d kept]", len(res.Content), maxResult)
-	}
-	if s.o.OnCall != nil {
-		s.o.OnCall(name, res, time.Since(start))
 	}
 	return res
 }

@@ -177,7 +177,7 @@ func (s *session) runBroadcastTool(ctx context.Context, i int, c *conversation, 
 		content = string(b)
 	}
 	ev := event.ToolResult{Agent: s.agents[i].ID, CallID: tc.ID, Tool: tc.Name, IsError: isErr, DurationMS: float64(s.o.Now().Sub(start).Microseconds()) / 1000}
-	ev.Content, ev.Truncated = cut(content, eventContentLimit)
+	ev.SetContent(content)
 	s.publish(ev)
 	c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: content, IsError: isErr})
 }

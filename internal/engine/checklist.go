@@ -130,7 +130,7 @@ func (s *session) runChecklist(ctx context.Context, i int, c *conversation, tc p
 	body, _ := json.Marshal(checklistResult{Status: "accepted", Checklist: ck})
 	s.publish(checklistEvent(a.ID, tc.ID, ck))
 	ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, DurationMS: float64(d.Microseconds()) / 1000}
-	ev.Content, ev.Truncated = cut(string(body), eventContentLimit)
+	ev.SetContent(string(body))
 	s.publish(ev)
 	c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: string(body)})
 }

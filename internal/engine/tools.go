@@ -14,8 +14,8 @@ import (
 	"massgen/internal/tool"
 )
 
-// eventContentLimit caps the tool output copied into events; the model still gets all of it.
-const eventContentLimit = 4 << 10
+// eventContentLimit caps the tool arguments and results copied into events.
+const eventContentLimit = event.MaxToolContent
 
 // runTools runs the non-workflow calls of one response in order and appends their results to
 // the conversation. Each call is bounded by the per-call timeout.
@@ -34,7 +34,7 @@ func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []
 		s.accountTool(i, res.Spent)
 		content := res.Content
 		ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, IsError: res.IsError, DurationMS: float64(d.Microseconds()) / 1000}
-		ev.Content, ev.Truncated = cut(content, eventContentLimit)
+		ev.SetContent(content)
 		s.publish(ev)
 		c.msgs = append(c.msgs, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: content, IsError: res.IsError})
 	}

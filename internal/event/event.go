@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"massgen/internal/provider"
 )
@@ -163,6 +164,26 @@ type ToolResult struct {
 	IsError    bool    `json:"is_error,omitempty"`
 	Truncated  bool    `json:"truncated,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
+	// FromCode marks a call the agent's code made through its tools' socket
+	// (enable_code_based_tools), not the model: it has no ToolCalled, and CallID is
+	// "code-N", counted per agent.
+	FromCode bool `json:"from_code,omitempty"`
+}
+
+// MaxToolContent caps the tool output a ToolResult carries; the model still gets all of it.
+const MaxToolContent = 4 << 10
+
+// SetContent sets Content to s, cut to MaxToolContent bytes at a rune's start, and marks a cut.
+func (r *ToolResult) SetContent(s string) {
+	n := MaxToolContent
+	if len(s) <= n {
+		r.Content, r.Truncated = s, false
+		return
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	r.Content, r.Truncated = s[:n], true
 }
 
 // ToolOutput is output a running tool streams (a command's stdout, for example).

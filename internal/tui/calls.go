@@ -60,7 +60,11 @@ func (m *Model) callEvent(e event.Event) {
 		}
 		c := pn.call(p.CallID)
 		if c == nil { // a result without its call (a hosted tool's, or a cut log)
-			pn.addCall(toolCall{id: p.CallID, name: oneLine(p.Tool, 80)})
+			name := oneLine(p.Tool, 80)
+			if p.FromCode {
+				name += " (from code)"
+			}
+			pn.addCall(toolCall{id: p.CallID, name: name})
 			c = &pn.calls[len(pn.calls)-1]
 		}
 		c.state, c.ms = callOK, p.DurationMS

@@ -114,7 +114,11 @@ func (p *Plain) Handle(e event.Event) {
 		if v.IsError {
 			outcome = "error: " + oneLine(v.Content, 200)
 		}
-		p.line("%s: %s -> %s (%.0f ms)", p.who(v.Agent), v.Tool, outcome, v.DurationMS)
+		from := ""
+		if v.FromCode {
+			from = " (from code)"
+		}
+		p.line("%s: %s%s -> %s (%.0f ms)", p.who(v.Agent), v.Tool, from, outcome, v.DurationMS)
 	case event.SubagentStarted:
 		p.flush(v.Agent)
 		p.line("%s: subagent %s started: %s%s", p.who(v.Agent), v.ID, oneLine(v.Task, 120), logNote(v.LogDir))

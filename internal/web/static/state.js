@@ -113,7 +113,7 @@ export function apply(m, e) {
     case 'tool_result': {
       if (!a) break;
       let it = a.tools[d.call_id];
-      if (!it) it = item(a, 'tool', t, { name: d.tool, args: '', id: d.call_id, output: '' });
+      if (!it) it = item(a, 'tool', t, { name: d.from_code ? d.tool + ' (from code)' : d.tool, args: '', id: d.call_id, output: '' });
       a.pending = a.pending.filter((x) => x.id !== d.call_id);
       Object.assign(it, { result: d.content, isError: !!d.is_error, truncated: !!d.truncated, ms: d.duration_ms || 0 });
       it.rev++;
