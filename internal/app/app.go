@@ -307,6 +307,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		agents[i].Tools = redactTools(agents[i].Tools, red)
 	}
 	withSubagents(agents, o.subagents)
+	tb.withMemoryFiles(agents)
 	closeLedger, err := guard(cfg, agents, tb, o, bus, red, res.Dir, runID)
 	closers = append(closers, closeLedger)
 	if err != nil {

@@ -191,6 +191,9 @@ type Orchestrator struct {
 	// (skills_directory; "" means .agent/skills).
 	UseSkills       bool
 	SkillsDirectory string
+	// MemoryFiles (coordination.enable_memory_filesystem_mode): agents with a workspace keep
+	// memories as files there (internal/memfiles), which every agent reads.
+	MemoryFiles bool
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
 	// WriteMode (coordination.write_mode): "" or legacy, the final presenter writes the

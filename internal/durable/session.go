@@ -88,6 +88,9 @@ func Supported(cfg *config.Config) error {
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")
 	}
+	if o.MemoryFiles {
+		add("orchestrator.coordination.enable_memory_filesystem_mode (the memories are files in the workspaces on this machine)")
+	}
 	if o.UseSkills {
 		add("orchestrator.coordination.use_skills (the skills are files on this machine)")
 	}

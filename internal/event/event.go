@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -225,11 +226,12 @@ const (
 	ServerCommands  = "commands"  // execute_command and background shells: how they are confined
 	ServerUploads   = "uploads"   // upload_files: the files read, and OpenAI's vector stores made and deleted
 	ServerWrites    = "writes"    // write_mode: the agents' copies of writable context paths, and what was applied
+	ServerMemory    = "memory"    // filesystem memory: memories not carried into the next turn
 )
 
 // OwnServer reports whether name is one of massgen's own tools rather than an MCP server.
 func OwnServer(name string) bool {
-	return name == ServerTools || name == ServerWorkspace || name == ServerCommands || name == ServerUploads || name == ServerWrites
+	return slices.Contains([]string{ServerTools, ServerWorkspace, ServerCommands, ServerUploads, ServerWrites, ServerMemory}, name)
 }
 
 // PlanningDecided: planning mode's check before coordination. When HoldBack is set, the MCP
