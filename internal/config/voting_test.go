@@ -67,7 +67,7 @@ func TestLearnWeight(t *testing.T) {
 		{0, 0, 0.05},    // nothing known: the floor
 		{80, 100, 1.35}, // ln(81/21)
 		{55, 100, 0.196},
-		{10, 100, 0.05}, // worse than chance: the floor, not a negative weight
+		{10, 100, 0.05},   // worse than chance: the floor, not a negative weight
 		{100, 100, 4.615}, // ln(101)
 	} {
 		if got := LearnWeight(tc.correct, tc.items); got < tc.want-0.001 || got > tc.want+0.001 {

@@ -38,8 +38,8 @@ type target struct {
 	// weightsByID and weightsF are agent_weights and vote_weights_file, checked against the
 	// agents (keys_voting.go).
 	weightsByID, weightsF *field
-	graceF          *field
-	final           *finalSetting
+	graceF                *field
+	final                 *finalSetting
 }
 
 // tuned is a present key that tunes another feature, checked once the whole file is read.
