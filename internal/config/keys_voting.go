@@ -53,8 +53,15 @@ type ModelWeight struct {
 	Weight float64 `json:"weight"`
 }
 
-// ModelKey names a model in a weights file: backend type and model, "openai/gpt-4o".
-func ModelKey(b Backend) string { return b.Type + "/" + b.Model }
+// ModelKey names a model in a weights file: its model, "gpt-4o" (the backend type for a
+// backend without one). What is learned is the model's: the provider serving it does not
+// change how often it is right.
+func ModelKey(b Backend) string {
+	if b.Model == "" {
+		return b.Type
+	}
+	return b.Model
+}
 
 // LearnWeight turns a record of correct first answers out of items into a weight: the
 // log-odds of the accuracy, smoothed by one right and one wrong answer so that a short record
@@ -85,7 +92,7 @@ func ReadWeights(path string) (*LearnedWeights, error) {
 	}
 	var lw LearnedWeights
 	if err := json.Unmarshal(data, &lw); err != nil {
-		return nil, fmt.Errorf("%s is not a weights file (JSON with models: {\"backend/model\": {weight: 1.2}}): %w", path, err)
+		return nil, fmt.Errorf("%s is not a weights file (JSON with models: {\"model\": {weight: 1.2}}): %w", path, err)
 	}
 	for k, m := range lw.Models {
 		if !(m.Weight >= MinVoteWeight && m.Weight <= MaxVoteWeight) {
@@ -106,7 +113,7 @@ func weightKeys() []Key {
 			Doc: "Each agent's vote weight by agent id, from 0.001 to 1000 (agents not named weigh 1, or what vote_weights_file says).", ex: "{a: 2}",
 			raw: agentWeights},
 		{Section: secOrch, Name: "vote_weights_file", Type: TypeString, Status: Implemented, Since: "port", Needs: "vote_weighting",
-			Doc: "A weights.json written by massgen eval: each agent's vote weight learned from its model's accuracy (by backend type and model; agent_weights wins).",
+			Doc: "A weights.json written by massgen eval: each agent's vote weight learned from its model's accuracy (agent_weights wins).",
 			ex:  "testdata/weights.json",
 			raw: func(w *walker, t *target, f field) {
 				if s, ok := w.str(f); ok {
@@ -184,25 +191,37 @@ func (w *walker) checkWeights(t *target, defs []agentDef) {
 		return
 	}
 	o.VoteWeightsFile = path
-	var missing []string
+	var agents []Agent
 	for _, d := range defs {
-		if _, set := o.AgentWeights[d.agent.ID]; set || d.idN == nil {
+		if d.idN != nil {
+			agents = append(agents, d.agent)
+		}
+	}
+	missing := learn(o, agents, lw)
+	if len(missing) > 0 {
+		w.warnAt(g.loc, fmt.Sprintf("%s has no weight for %s: they weigh 1", clip(o.VoteWeightsFile), strings.Join(missing, ", ")),
+			"run massgen eval with these models, or give them agent_weights", g.keyN)
+	}
+}
+
+// learn gives each agent without a weight in agent_weights the one lw learned for its model, and
+// returns the agents lw has none for ("id (model)").
+func learn(o *Orchestrator, agents []Agent, lw *LearnedWeights) (missing []string) {
+	for _, a := range agents {
+		if _, set := o.AgentWeights[a.ID]; set {
 			continue
 		}
-		m, ok := lw.Models[ModelKey(d.agent.Backend)]
+		m, ok := lw.Models[ModelKey(a.Backend)]
 		if !ok {
-			missing = append(missing, d.agent.ID+" ("+ModelKey(d.agent.Backend)+")")
+			missing = append(missing, a.ID+" ("+ModelKey(a.Backend)+")")
 			continue
 		}
 		if o.AgentWeights == nil {
 			o.AgentWeights = map[string]float64{}
 		}
-		o.AgentWeights[d.agent.ID] = m.Weight
+		o.AgentWeights[a.ID] = m.Weight
 	}
-	if len(missing) > 0 {
-		w.warnAt(g.loc, fmt.Sprintf("%s has no weight for %s: they weigh 1", clip(o.VoteWeightsFile), strings.Join(missing, ", ")),
-			"run massgen eval with these models, or give them agent_weights", g.keyN)
-	}
+	return missing
 }
 
 // VoteWeights are the agents' vote weights in config order (1 for an agent without one), nil

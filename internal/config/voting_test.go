@@ -10,7 +10,7 @@ import (
 
 func TestVoteWeighting(t *testing.T) {
 	dir := t.TempDir()
-	weights := `{"source": "massgen eval", "models": {"openai/gpt-4o": {"items": 50, "correct": 40, "weight": 1.358}}}`
+	weights := `{"source": "massgen eval", "models": {"gpt-4o": {"items": 50, "correct": 40, "weight": 1.358}}}`
 	if err := os.WriteFile(filepath.Join(dir, "w.json"), []byte(weights), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestVoteWeighting(t *testing.T) {
 		{"default is plain", "", nil, "", true},
 		{"explicit weights", "vote_weighting: weighted\n  agent_weights: {a: 2.5}", []float64{2.5, 1}, "", true},
 		{"confidence with weights", "vote_weighting: confidence\n  agent_weights: {b: 0.5}", []float64{1, 0.5}, "", true},
-		{"learned from the file, b not in it", "vote_weighting: weighted\n  vote_weights_file: w.json", []float64{1.358, 1}, "has no weight for b (openai/gpt-4o-mini): they weigh 1", true},
+		{"learned from the file, b not in it", "vote_weighting: weighted\n  vote_weights_file: w.json", []float64{1.358, 1}, "has no weight for b (gpt-4o-mini): they weigh 1", true},
 		{"agent_weights wins over the file", "vote_weighting: weighted\n  vote_weights_file: w.json\n  agent_weights: {a: 3, b: 2}", []float64{3, 2}, "", true},
 		{"unknown agent", "vote_weighting: weighted\n  agent_weights: {c: 2}", nil, "agent_weights names `c`, which is not the id of an agent", false},
 		{"weight out of range", "vote_weighting: weighted\n  agent_weights: {a: 0}", nil, "agent_weights.a is 0 (use a number from 0.001 to 1000)", false},
