@@ -86,41 +86,54 @@ func clipArg(raw []byte) string {
 	return string(raw)
 }
 
-// weighted reports whether votes are worth more than 1 each.
-func (w Weighting) weighted() bool { return w.Mode == WeightWeighted || w.Mode == WeightConfidence }
-
 // Weight is agent i's weight as the tally uses it: 1 under plain weighting, else its
 // configured weight clamped to [MinWeight, MaxWeight] and kept to 3 decimals.
 func (m *Machine) Weight(i int) float64 {
-	return float64(m.weightPoints(i)) / weightScale
+	return float64(weightPoints(m.s.Voting.Mode, m.rawWeight(i))) / weightScale
 }
 
-func (m *Machine) weightPoints(i int) int64 {
-	w := m.s.Voting
-	if !w.weighted() || i >= len(w.Weights) || w.Weights[i] == 0 {
+func (m *Machine) rawWeight(i int) float64 {
+	if w := m.s.Voting.Weights; i < len(w) {
+		return w[i]
+	}
+	return 0
+}
+
+func weightPoints(mode string, w float64) int64 {
+	if mode != WeightWeighted && mode != WeightConfidence || w == 0 {
 		return weightScale
 	}
-	x := min(max(w.Weights[i], MinWeight), MaxWeight)
-	return int64(math.Round(x * weightScale))
+	return int64(math.Round(min(max(w, MinWeight), MaxWeight) * weightScale))
 }
 
-// confPoints is what v's confidence multiplies its weight by, in hundredths.
-func (m *Machine) confPoints(v Vote) int64 {
-	if m.s.Voting.Mode != WeightConfidence {
-		return confScale
+// Points is what a vote is worth under mode, cast by an agent of weight (0: 1) with the
+// confidence conf (nil: none), in points: PointsPerVote for a plain vote. Whole points add up
+// the same in any order, so every reader of a log (the read model, the studio) tallies as the
+// machine did.
+func Points(mode string, weight float64, conf *float64) int64 {
+	c := int64(confScale)
+	if mode == WeightConfidence {
+		x := MissingConfidence
+		if conf != nil {
+			x = *conf
+		}
+		c = int64(math.Round(x * confScale))
 	}
-	c := MissingConfidence
-	if v.Confidence != nil {
-		c = *v.Confidence
-	}
-	return int64(math.Round(c * confScale))
+	return weightPoints(mode, weight) * c
 }
+
+// PointsPerVote is what a plain vote is worth in Points.
+const PointsPerVote = pointsPerVote
 
 // points is what v is worth in the tally.
-func (m *Machine) points(v Vote) int64 { return m.weightPoints(v.Voter) * m.confPoints(v) }
+func (m *Machine) points(v Vote) int64 {
+	return Points(m.s.Voting.Mode, m.rawWeight(v.Voter), v.Confidence)
+}
 
 // maxPoints is the most a vote of agent i could be worth: its weight at full confidence.
-func (m *Machine) maxPoints(i int) int64 { return m.weightPoints(i) * confScale }
+func (m *Machine) maxPoints(i int) int64 {
+	return weightPoints(m.s.Voting.Mode, m.rawWeight(i)) * confScale
+}
 
 // Worth is what v is worth in the tally now, in votes (1 for a plain vote).
 func (m *Machine) Worth(v Vote) float64 { return float64(m.points(v)) / pointsPerVote }
