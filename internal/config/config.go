@@ -255,6 +255,12 @@ type Orchestrator struct {
 	// time while the agents in play disagree (coord.LazySettings). LazyStartAgreement is how
 	// many agents must back one answer before the rest are given up.
 	LazyStartAgents, LazyStartAgreement int
+	// VoteWeighting is WeightPlain (also ""), WeightWeighted or WeightConfidence: what a vote
+	// is worth (coord/weights.go). AgentWeights are the agents' weights by id, those of
+	// VoteWeightsFile (resolved against the config's folder) filled in at load; see VoteWeights.
+	VoteWeighting   string
+	AgentWeights    map[string]float64
+	VoteWeightsFile string
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
 	// CoordinationMode is ModeVoting ("" too) or ModeDecomposition: each agent owns a subtask

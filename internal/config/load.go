@@ -339,6 +339,7 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	w.checkAgents(agentDefs)
 	w.checkPresenter(t, agentDefs)
 	w.checkLazy(t, len(agentDefs))
+	w.checkWeights(t, agentDefs)
 	w.checkDecomposition(t, agentDefs)
 	w.checkCodePlanning(t, agentDefs)
 	w.checkTuning()

@@ -35,8 +35,11 @@ type target struct {
 	presenterF      *field
 	modeF           *field // coordination_mode, checked against the settings it excludes
 	lazyF           *field // lazy_start_agents, checked against the team's size
-	graceF          *field
-	final           *finalSetting
+	// weightsByID and weightsF are agent_weights and vote_weights_file, checked against the
+	// agents (keys_voting.go).
+	weightsByID, weightsF *field
+	graceF                *field
+	final                 *finalSetting
 }
 
 // tuned is a present key that tunes another feature, checked once the whole file is read.

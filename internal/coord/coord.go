@@ -46,6 +46,8 @@ type Settings struct {
 	// Decomposition runs decomposition mode (decompose.go): stop replaces vote. It excludes
 	// SkipVoting, DeferVoting, Checklist and Lazy, which are about votes.
 	Decomposition bool
+	// Voting says what a vote is worth (weights.go); the zero value is a plain majority.
+	Voting Weighting
 }
 
 // Answer is one accepted answer.
@@ -55,6 +57,8 @@ type Answer struct {
 	Content string
 	// Version is the answer-set version this answer started.
 	Version int
+	// Confidence is the confidence its author stated (0 to 1), nil when it stated none.
+	Confidence *float64
 }
 
 // Vote is one accepted vote.
@@ -63,6 +67,9 @@ type Vote struct {
 	TargetLabel   string // agent<j>
 	AnswerLabel   string // agent<j>.<k>, the answer voted for
 	Reason        string
+	// Confidence is the confidence the voter stated (0 to 1), nil when it stated none; under
+	// confidence weighting it scales the vote (weights.go).
+	Confidence *float64
 	// Version is the answer-set version the voter saw; the vote counts while it is current.
 	Version int
 	// View, for a voter that reads a bounded view of its peers (SetView), is how many answers

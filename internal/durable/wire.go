@@ -54,6 +54,7 @@ func DecodeConfig(doc string) (*config.Config, error) {
 func comparable(cfg *config.Config) *config.Config {
 	out := *cfg
 	out.Path, out.Warnings, out.Permissions = "", nil, nil
+	out.Orchestrator.VoteWeightsFile = "" // its weights travel as agent_weights
 	out.Agents = make([]config.Agent, len(cfg.Agents))
 	for i, a := range cfg.Agents {
 		a.Backend.Permissions = nil
@@ -189,7 +190,8 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	}
 	for k, v := range map[string]string{"voting_sensitivity": o.VotingSensitivity, "answer_novelty_requirement": o.AnswerNovelty,
 		"final_answer_strategy": o.FinalAnswerStrategy, "presenter_agent": o.PresenterAgent, "gap_report_mode": o.Checklist.GapReportMode,
-		"turn_context": o.TurnContext, "presentation_context": o.PresentationContext, "peer_view": o.PeerView} {
+		"turn_context": o.TurnContext, "presentation_context": o.PresentationContext, "peer_view": o.PeerView,
+		"vote_weighting": o.VoteWeighting} {
 		putStr(out, k, v)
 	}
 	for k, v := range map[string]int{"max_new_answers_per_agent": o.MaxNewAnswersPerAgent, "max_new_answers_global": o.MaxNewAnswersGlobal,
@@ -204,6 +206,14 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	}
 	if o.VotingThreshold != nil {
 		out["voting_threshold"] = *o.VotingThreshold
+	}
+	if len(o.AgentWeights) > 0 {
+		// The weights a vote_weights_file gave travel as agent_weights: the worker has no file.
+		w := obj{}
+		for id, x := range o.AgentWeights {
+			w[id] = x
+		}
+		out["agent_weights"] = w
 	}
 	coord := obj{}
 	if o.PlanningMode {

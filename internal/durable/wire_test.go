@@ -71,6 +71,7 @@ orchestrator:`, 1))
 	o.PlanningInstruction = "plan: \"carefully\"\n<tags> & {braces}"
 	o.Checklist.CriteriaInline = []config.ChecklistCriterion{{Text: "Correct.", Category: "primary"}}
 	o.PeerView, o.PeerViewSize = config.PeerViewBounded, 3
+	o.VoteWeighting, o.AgentWeights, o.VoteWeightsFile = config.WeightConfidence, map[string]float64{"medium": 2.5, "remote": 0.25}, "/learned/weights.json"
 	cfg.Timeouts.Orchestrator, cfg.Timeouts.InitialRound = 1234500*1e6, 2500*1e6
 	cfg.Agents[0].SystemMessage = "yes"
 	cfg.Agents[2].Backend.Script.Faults = []config.Fault{{Kind: config.FaultFail, Call: 2}}

@@ -429,7 +429,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 			s.changedocs.set(out.Answer.Label, doc)
 		}
 		s.publish(event.AnswerSubmitted{Agent: id, Label: out.Answer.Label, Content: out.Answer.Content, Version: out.Answer.Version, Invalidated: inv,
-			Changedoc: doc})
+			Confidence: out.Answer.Confidence, Changedoc: doc})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("Your answer was accepted; the other agents see it as %s.", coord.Label(i))
 		s.broadcastLocked()
@@ -439,7 +439,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		s.m.TurnSucceeded(i)
 		v := out.Vote
 		s.publish(event.VoteCast{Agent: id, Target: s.agents[v.Target].ID, TargetLabel: v.TargetLabel, AnswerLabel: v.AnswerLabel, Reason: v.Reason, Version: v.Version,
-			Scoped: v.View != nil})
+			Confidence: v.Confidence, Scoped: v.View != nil})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("New answers arrived, so your vote for %s no longer counts.", v.TargetLabel)
 		// An agent that voted leaves the fairness cap's active set: a faster one may go on.

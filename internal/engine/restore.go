@@ -269,7 +269,8 @@ func (f *folder) answer(seq int64, p event.AnswerSubmitted) error {
 	if !ok {
 		return fmt.Errorf("engine: resume: event %d: an answer by %q, who is not one of the agents", seq, p.Agent)
 	}
-	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
+	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version,
+		Confidence: p.Confidence})
 	f.s.changedocs.set(p.Label, p.Changedoc)
 	f.answered[i]++
 	f.succeeded(i, coord.Answered)
@@ -291,7 +292,8 @@ func (f *folder) vote(seq int64, p event.VoteCast) error {
 	if !ok || t < 0 {
 		return fmt.Errorf("engine: resume: event %d: a vote by %q for %q, which are not the session's agents", seq, p.Agent, p.TargetLabel)
 	}
-	v := &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version}
+	v := &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version,
+		Confidence: p.Confidence}
 	if p.Scoped {
 		// What it was shown: the current answers of the peers its turn read, and its own.
 		v.View = make([]int, n)

@@ -42,6 +42,10 @@ type AgentInfo struct {
 	Unpriced bool `json:"unpriced,omitempty"`
 	// VotingSensitivity is the agent's own voting_sensitivity, when it overrides the session's.
 	VotingSensitivity string `json:"voting_sensitivity,omitempty"`
+	// VoteWeight is what the agent's vote weighs (orchestrator.agent_weights or learned
+	// weights), set only when Settings.VoteWeighting weighs votes: with it the log alone
+	// recomputes the tally.
+	VoteWeight float64 `json:"vote_weight,omitempty"`
 }
 
 // Settings are the coordination settings a session ran with.
@@ -75,6 +79,9 @@ type Settings struct {
 	PersonaGenerator string `json:"persona_generator,omitempty"`
 	// CoordinationMode is "decomposition" in that mode, "" for voting.
 	CoordinationMode string `json:"coordination_mode,omitempty"`
+	// VoteWeighting is orchestrator.vote_weighting when it is not plain: weighted or
+	// confidence (what a vote is worth, coord/weights.go).
+	VoteWeighting string `json:"vote_weighting,omitempty"`
 }
 
 // Fairness is fairness_enabled and its caps; the caps are 0 when it is off.
@@ -343,6 +350,8 @@ type AnswerSubmitted struct {
 	Content     string   `json:"content"`
 	Version     int      `json:"version"`
 	Invalidated []string `json:"invalidated,omitempty"`
+	// Confidence is the confidence its author stated with it (0 to 1), nil when none.
+	Confidence *float64 `json:"confidence,omitempty"`
 	// Changedoc is the decision journal its author kept with it, [SELF] replaced by Label
 	// (coordination.enable_changedoc); "" when none.
 	Changedoc string `json:"changedoc,omitempty"`
@@ -389,6 +398,9 @@ type VoteCast struct {
 	AnswerLabel string `json:"answer_label"` // agent<j>.<k>, the answer voted for
 	Reason      string `json:"reason"`
 	Version     int    `json:"version"`
+	// Confidence is the confidence the voter stated (0 to 1), nil when none; under
+	// vote_weighting confidence it scales the vote.
+	Confidence *float64 `json:"confidence,omitempty"`
 	// Scoped: the voter read a bounded view of its peers (peer_view), so the vote counts on
 	// across new answers until one it was shown is replaced, which AnswerSubmitted.Invalidated
 	// then names.
@@ -448,6 +460,9 @@ type Tally struct {
 	Label  string   `json:"label"`
 	Votes  int      `json:"votes"`
 	Voters []string `json:"voters,omitempty"`
+	// Score is what the votes are worth when Settings.VoteWeighting weighs them (0 under
+	// plain voting, where Votes is the score).
+	Score float64 `json:"score,omitempty"`
 }
 
 // Coordination end reasons.

@@ -4,6 +4,7 @@
 package prompt
 
 import (
+	"maps"
 	"massgen/internal/coord"
 	"massgen/internal/lazy"
 
@@ -262,6 +263,33 @@ const EnforcementNoVote = "You did not call a tool. Finish your turn by calling 
 // AnswerTools returns the workflow tools of a session without a vote (skip_voting): new_answer
 // only, so that the model is not offered a tool that can only be refused.
 func AnswerTools() []provider.ToolSpec { return Tools(nil)[:1] }
+
+// confidenceParam is the optional confidence argument of new_answer and vote.
+var confidenceParam = map[string]any{
+	"type": "number", "minimum": 0, "maximum": 1,
+	"description": "Optional: the probability, from 0 to 1, that the answer is right (0.9 sure, 0.5 unsure). " +
+		"Votes are weighed by it, so state it honestly.",
+}
+
+// WithConfidence returns tools with an optional confidence argument added to new_answer and
+// vote (vote_weighting: confidence). Other sessions are not told of it, so that their
+// prompts, and what providers cache of them, stay as they were.
+func WithConfidence(tools []provider.ToolSpec) []provider.ToolSpec {
+	out := make([]provider.ToolSpec, len(tools))
+	for i, t := range tools {
+		out[i] = t
+		if t.Name != coord.ToolNewAnswer && t.Name != coord.ToolVote {
+			continue
+		}
+		params := maps.Clone(t.Parameters)
+		props, _ := params["properties"].(map[string]any)
+		props = maps.Clone(props)
+		props["confidence"] = confidenceParam
+		params["properties"] = props
+		out[i].Parameters = params
+	}
+	return out
+}
 
 // Tools returns the workflow tools. The vote enum lists only labels that have an answer (P2);
 // with none, vote is still offered so that a model that calls it gets a clear error.

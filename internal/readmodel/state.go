@@ -402,7 +402,7 @@ func (s *State) start(t time.Time, p event.SessionStarted) {
 			continue
 		}
 		a := &Agent{ID: info.ID, Label: info.Label, Backend: info.Backend, Model: info.Model, BaseURL: info.BaseURL,
-			Unpriced: info.Unpriced, Status: StatusWaiting}
+			Unpriced: info.Unpriced, VoteWeight: info.VoteWeight, Status: StatusWaiting}
 		s.Agents = append(s.Agents, a)
 		s.byID[a.ID] = a
 	}
@@ -436,7 +436,7 @@ func (s *State) answer(t time.Time, p event.AnswerSubmitted) {
 	}
 	s.Totals.Invalidations += invalidated
 	s.touch(p.Agent, t, func(a *Agent) {
-		a.Answers = append(a.Answers, Answer{Label: p.Label, Content: p.Content, Version: p.Version, Time: t})
+		a.Answers = append(a.Answers, Answer{Label: p.Label, Content: p.Content, Version: p.Version, Confidence: p.Confidence, Time: t})
 		if others > 0 {
 			a.CausedRestarts++
 		}
@@ -451,7 +451,8 @@ func (s *State) vote(t time.Time, p event.VoteCast) {
 	}
 	s.touch(p.Agent, t, func(a *Agent) {
 		a.VotesCast++
-		a.Vote = &Vote{Target: p.Target, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version, Scoped: p.Scoped, Time: t}
+		a.Vote = &Vote{Target: p.Target, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version, Scoped: p.Scoped,
+			Confidence: p.Confidence, Time: t}
 		a.setStatus(StatusVoted)
 	})
 }

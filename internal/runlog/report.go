@@ -36,6 +36,8 @@ type TurnReport struct {
 	CostKnown  bool     `json:"cost_known"`
 	Incomplete string   `json:"incomplete,omitempty" jsonschema:"why the log is known to be incomplete"`
 	Latency    *Latency `json:"latency,omitempty" jsonschema:"the wall time and the critical path, the calls that determined it"`
+	// Decision is why the winner won, recomputed from the log (nil until coordination ended).
+	Decision *readmodel.Decision `json:"decision,omitempty" jsonschema:"why the winner won: the tally with each vote's weight, confidence and reason, the strongest dissent, the verifiers' verdicts"`
 }
 
 // AgentReport is one agent in a turn.
@@ -160,6 +162,7 @@ func Report(t TurnSummary, st *readmodel.State, now time.Time) TurnReport {
 		r.FinalAnswer = st.Final.Content
 	}
 	r.Answers, r.WinnerAnswer = st.Totals.Answers, st.WinnerAnswer
+	r.Decision = st.Decision()
 	r.Tokens, r.CostUSD, r.CostKnown = TokensOf(st.Totals.Usage), st.Totals.CostUSD, st.CostKnown()
 	return r
 }

@@ -204,6 +204,8 @@ type statusResults struct {
 
 	// Ours: the final presentation was cut off; the preview ends with the note saying so.
 	FinalTruncated bool `json:"final_answer_truncated,omitempty"`
+	// Ours: why the winner won (readmodel.Decision), once coordination ended.
+	Decision *readmodel.Decision `json:"decision,omitempty"`
 
 	// Decomposition mode: the parts that did not finish ("agentN (why)"), the workspace files
 	// gathered into the presenter's, and those more than one part wrote differently.
@@ -343,6 +345,7 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 		f.Results.FinalAnswerPreview = &p
 	}
 	f.Results.EndReason = optional(s.EndReason)
+	f.Results.Decision = s.Decision()
 	if s.Ended {
 		// Once, at the end: the path is over every call, too much to redo on every update.
 		f.Latency = latencyOf(s, end)

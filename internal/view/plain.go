@@ -256,6 +256,9 @@ func (p *Plain) Handle(e event.Event) {
 		case v.Fallback:
 			p.line("(the stored answer %s was used as the final answer)", p.label(v.Agent))
 		}
+		for _, l := range WhyLines(p.st.Decision()) {
+			p.line("%s", l)
+		}
 	case event.SessionEnded:
 		p.flushAll()
 		p.endFinal()
@@ -330,7 +333,11 @@ func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
 		if len(t.Voters) > 0 {
 			voters = " from " + p.labelList(t.Voters)
 		}
-		p.line("  %s: %d vote(s)%s", t.Label, t.Votes, voters)
+		score := ""
+		if p.st.Settings.VoteWeighting != "" {
+			score = ", score " + num(t.Score)
+		}
+		p.line("  %s: %d vote(s)%s%s", t.Label, t.Votes, voters, score)
 	}
 	switch {
 	case v.Winner == "":
