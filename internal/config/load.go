@@ -340,6 +340,7 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	w.checkPresenter(t, agentDefs)
 	w.checkLazy(t, len(agentDefs))
 	w.checkDecomposition(t, agentDefs)
+	w.checkBootstrap(t, len(agentDefs))
 	w.checkCodePlanning(t, agentDefs)
 	w.checkTuning()
 	for _, d := range agentDefs {

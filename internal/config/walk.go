@@ -36,6 +36,8 @@ type target struct {
 	modeF           *field // coordination_mode, checked against the settings it excludes
 	lazyF           *field // lazy_start_agents, checked against the team's size
 	graceF          *field
+	criteriaModeF   *field // criteria_mode and the round evaluator's keys, checked against
+	evaluatorF      *field // the voting and subagent settings they need (bootstrap.go)
 	final           *finalSetting
 }
 
