@@ -156,7 +156,9 @@ func coordinationKeys() []Key {
 			Doc: "With orchestrator_managed_round_evaluator: before each round after the agent's first answer, a round_evaluator subagent " +
 				"reviews the current answers, and its critique opens that round as the basis of the agent's checklist and next answer. " +
 				"MassGen's constraints hold: one agent, voting_sensitivity: checklist_gated, enable_subagents, round_evaluator in subagent_types.",
-			set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.RoundEvaluator.BeforeChecklist, t.evaluatorF = v.b, &v.f }},
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.Orchestrator.RoundEvaluator.BeforeChecklist, t.evaluatorF = v.b, &v.f
+			}},
 		{Section: secCoord, Name: "orchestrator_managed_round_evaluator", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.61",
 			Doc: "The orchestrator launches the round evaluator (required with round_evaluator_before_checklist); round_evaluator is then " +
 				"reserved, not offered to spawn_subagents.",
@@ -211,7 +213,9 @@ func coordinationKeys() []Key {
 				"static (none), bootstrap_inline (agents propose them with submit_checklist's proposed_criteria), bootstrap_subagent " +
 				"(a critic subagent reads each new answer set and writes them; a reply it cannot read adds none and says so). " +
 				"The list is saved as bootstrap_criteria_accumulator.json in the turn's log folder.",
-			set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.Checklist.CriteriaMode, t.criteriaModeF = v.s, &v.f }},
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.Orchestrator.Checklist.CriteriaMode, t.criteriaModeF = v.s, &v.f
+			}},
 		{Section: secCoord, Name: "bootstrap_max_per_agent_per_round", Type: TypeInt, Default: "3", Status: Implemented, Since: "0.1.85",
 			Needs: "criteria_mode", check: atLeast(0), Doc: "Emerging criteria: proposals taken from one agent in one round (0: 10, the hard cap).",
 			set: checklist(func(c *Checklist, v value) { n := v.n; c.BootstrapMaxPerAgentPerRound = &n })},

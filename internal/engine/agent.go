@@ -99,14 +99,13 @@ func (s *session) runAgent(ctx context.Context, i int) {
 			return
 		}
 		waiting = ""
-		if s.evaluatorDueLocked(i, c) {
+		if !s.beforeRoundLocked(ctx, i, c) {
 			s.mu.Unlock()
-			s.evaluateRound(ctx, i)
-			s.mu.Lock()
-			if s.m.Ended() || ctx.Err() != nil {
-				s.mu.Unlock()
+			if ctx.Err() != nil {
 				return
 			}
+			round-- // the round has not begun: wait again
+			continue
 		}
 		s.turnOf[i] = round
 		if c.resumed.redo {

@@ -120,36 +120,38 @@ func (s *session) criticOn() bool {
 	return s.m.Gated() && s.o.Orchestrator.Checklist.CriteriaMode == config.CriteriaBootstrapSubagent
 }
 
-// runCritic is bootstrap_subagent's critic: once per answer set (each new version, the
-// latest when several landed while it ran), a critic subagent reads the task and the current
-// answers and proposes criteria, which join the checklist from each agent's next round. It
-// runs beside the agents, owned by coordinate, and ends with its context.
-func (s *session) runCritic(ctx context.Context) {
-	runs := 0
+// awaitCritic is bootstrap_subagent's critic, run at the start of an agent's round as in
+// MassGen: once per answer set, a critic subagent reads the task and the current answers and
+// proposes criteria, which the round about to begin already scores. One agent runs it; the
+// others starting a round meanwhile wait for it rather than paying for another.
+func (s *session) awaitCritic(ctx context.Context) {
 	for {
 		s.mu.Lock()
-		if s.m.Ended() || ctx.Err() != nil {
+		v, answers := s.m.Version(), s.m.CurrentAnswers()
+		if s.m.Ended() || ctx.Err() != nil || len(answers) == 0 || s.critiqued[v] || s.criticRuns >= maxCriticRuns {
 			s.mu.Unlock()
 			return
 		}
-		v, answers := s.m.Version(), s.m.CurrentAnswers()
-		due := len(answers) > 0 && !s.critiqued[v] && runs < maxCriticRuns
-		ch := s.changed
-		var question string
-		if due {
-			question = prompt.CriteriaCriticQuestion(s.o.Question, s.m.Criteria(), s.visible(inAgentOrder(answers)), criticProposalCap)
-		}
-		s.mu.Unlock()
-		if due {
-			runs++
-			s.critique(ctx, v, question)
+		if busy := s.criticBusy; busy != nil {
+			s.mu.Unlock()
+			select {
+			case <-busy:
+			case <-ctx.Done():
+				return
+			}
 			continue
 		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
+		busy := make(chan struct{})
+		s.criticBusy = busy
+		s.criticRuns++
+		question := prompt.CriteriaCriticQuestion(s.o.Question, s.m.Criteria(), s.visible(inAgentOrder(answers)), criticProposalCap)
+		s.mu.Unlock()
+		s.critique(ctx, v, question)
+		s.mu.Lock()
+		s.criticBusy = nil
+		close(busy)
+		s.mu.Unlock()
+		return
 	}
 }
 
@@ -212,6 +214,27 @@ func (s *session) baseCriteriaName() string {
 		return "the " + c.CriteriaPreset + " preset's criteria"
 	}
 	return "the default criteria"
+}
+
+// beforeRoundLocked runs what comes before agent i's round: the criteria critic and the
+// round evaluator, each a subagent run without s.mu held. It reports whether the round can
+// begin: false when coordination ended meanwhile or the agent no longer needs a turn. s.mu
+// is held on entry and on return.
+func (s *session) beforeRoundLocked(ctx context.Context, i int, c *conversation) bool {
+	if c.resumed.redo {
+		return true // the call in flight when the log stopped is made again first
+	}
+	if s.criticOn() {
+		s.mu.Unlock()
+		s.awaitCritic(ctx)
+		s.mu.Lock()
+	}
+	if s.evaluatorDueLocked(i, c) {
+		s.mu.Unlock()
+		s.evaluateRound(ctx, i)
+		s.mu.Lock()
+	}
+	return !s.m.Ended() && ctx.Err() == nil && s.m.NeedsTurn(i)
 }
 
 // evaluatorDueLocked reports whether the round evaluator reviews the answers before agent
@@ -286,6 +309,7 @@ func (s *session) restoreBootstrap(evs []event.Event) {
 			last = &p
 			if p.Source == event.CriteriaSubagent {
 				s.critiqued[p.Version] = true
+				s.criticRuns++
 			}
 		case event.RoundEvaluated:
 			s.evaluated[p.Version] = true

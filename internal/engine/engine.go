@@ -232,11 +232,12 @@ type session struct {
 	// changedocs are the answers' decision journals (changedoc.go).
 	changedocs changedocs
 	// critiqued and evaluated are the answer-set versions the criteria critic and the round
-	// evaluator read; evaluatorRuns counts the evaluator's runs; reports[i] is the evaluator's
-	// report agent i has not read yet (bootstrap.go; guarded by mu).
-	critiqued, evaluated map[int]bool
-	evaluatorRuns        int
-	reports              []string
+	// evaluator read; criticRuns and evaluatorRuns count their runs; reports[i] is the
+	// evaluator's report agent i has not read yet (bootstrap.go; guarded by mu).
+	critiqued, evaluated      map[int]bool
+	criticRuns, evaluatorRuns int
+	criticBusy                chan struct{} // closed when the critic running now ends
+	reports                   []string
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -548,9 +549,7 @@ func (s *session) coordinate(ctx context.Context) {
 		actx, stop := s.agentContext(cctx, i)
 		wg.Go(func() { defer stop(); s.runAgent(actx, i) })
 	}
-	if s.criticOn() {
-		wg.Go(func() { s.runCritic(cctx) })
-	}
+
 	select {
 	case <-s.done:
 	case <-cctx.Done():
