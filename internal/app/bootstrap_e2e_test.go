@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/provider/scripted"
@@ -127,6 +129,7 @@ func TestE2E_BootstrapInlineScripted(t *testing.T) {
 // bootstrap_subagent: a critic subagent (its own session and log folder) writes criteria
 // after the first answers; they are scored from the agents' next rounds.
 func TestE2E_BootstrapSubagentScripted(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	res, sink := runBootstrap(t, fmt.Sprintf(bootstrapTeam, "", "", "bootstrap_subagent"))
 	evs := sink.payloads("criteria_emerged")
 	if len(evs) == 0 {
@@ -183,6 +186,7 @@ func TestE2E_BootstrapSubagentGarbage(t *testing.T) {
 // The orchestrator-managed round evaluator: before each round after the agent's first
 // answer, a round_evaluator subagent reviews the answers; its report opens that round.
 func TestE2E_RoundEvaluatorScripted(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	res, sink := runBootstrap(t, `
 agents:
   - id: solo
