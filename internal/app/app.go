@@ -369,6 +369,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Restore:      rs.restoreOrNil(),
 		Deliver:      deliver,
 		Paraphraser:  para,
+		Subagent:     orchestratorSubagents(o.subagents),
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

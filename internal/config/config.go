@@ -125,6 +125,10 @@ type Script struct {
 	// BroadcastReply answers the ask_others questions of other agents (default: the agent's
 	// latest accepted answer, or its first).
 	BroadcastReply string
+	// CriteriaReply and EvaluationReply are its answers when it plays a member of the
+	// criteria critic's team (criteria_mode: bootstrap_subagent) or of the round evaluator's;
+	// "" gives a default of the expected shape.
+	CriteriaReply, EvaluationReply string
 	// Latency is the wait before the first chunk of each call; ChunkDelay the wait between
 	// streamed words.
 	Latency    time.Duration
@@ -285,6 +289,8 @@ type Orchestrator struct {
 
 	// Subagents are the spawn_subagents settings (coordination.enable_subagents and its keys).
 	Subagents Subagents
+	// RoundEvaluator is the orchestrator-managed round evaluator (a round_evaluator subagent).
+	RoundEvaluator RoundEvaluator
 }
 
 // Broadcast is coordination.broadcast and the keys that tune it (MassGen's ask_others).
@@ -328,6 +334,37 @@ type Checklist struct {
 	// wins over the preset, as in MassGen.
 	CriteriaPreset string
 	CriteriaInline []ChecklistCriterion
+	// CriteriaMode (coordination.criteria_mode) is static (or ""), or a way criteria emerge
+	// during the run: CriteriaBootstrapInline, CriteriaBootstrapSubagent.
+	CriteriaMode string
+	// BootstrapMaxPerAgentPerRound and BootstrapMaxTotal cap emerged criteria: proposals of
+	// one agent in one round (nil: 3), and the criteria kept (nil: 30; 0: no cap of its own).
+	BootstrapMaxPerAgentPerRound, BootstrapMaxTotal *int
+}
+
+// The criteria modes (coordination.criteria_mode) in which criteria emerge during the run.
+const (
+	CriteriaBootstrapInline   = "bootstrap_inline"
+	CriteriaBootstrapSubagent = "bootstrap_subagent"
+)
+
+// Bootstrapping reports whether criteria emerge during the run.
+func (c Checklist) Bootstrapping() bool {
+	return c.CriteriaMode == CriteriaBootstrapInline || c.CriteriaMode == CriteriaBootstrapSubagent
+}
+
+// RoundEvaluator is MassGen's orchestrator-managed round evaluator
+// (coordination.round_evaluator_before_checklist with orchestrator_managed_round_evaluator):
+// before each round of the agent after its first answer, a round_evaluator subagent reviews
+// the current answers and its report opens that round.
+type RoundEvaluator struct {
+	Enabled bool // both keys true
+	// BeforeChecklist and Managed are the two keys as written.
+	BeforeChecklist, Managed bool
+	// Refine (round_evaluator_refine) lets the evaluator's team iterate and vote.
+	Refine bool
+	// Pressure (round_evaluator_transformation_pressure): gentle, balanced (""), aggressive.
+	Pressure string
 }
 
 // ChecklistCriterion is one criterion of checklist_criteria_inline.

@@ -154,22 +154,34 @@ func coordinationKeys() []Key {
 			Doc: "Isolated writes: a file changed in the folder during the run is skipped (skip), overwritten (prefer_presenter), " +
 				"or stops the whole apply (fail, exit code 2).",
 			set: orch(func(o *Orchestrator, v value) { o.DriftPolicy = v.s })},
-		{Section: secCoord, Name: "round_evaluator_before_checklist", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
-			Doc: "Round evaluator before each checklist.", Why: "the round evaluator is not built"},
-		{Section: secCoord, Name: "orchestrator_managed_round_evaluator", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
-			Doc: "Orchestrator-run round evaluator.", Why: "the round evaluator is not built"},
-		{Section: secCoord, Name: "round_evaluator_skip_synthesis", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.61",
-			Needs: needsEvaluator, Doc: "Round evaluator: raw critiques."},
-		{Section: secCoord, Name: "round_evaluator_refine", Type: TypeBool, Default: "false", Status: Ignored, Since: "0.1.61",
-			Needs: needsEvaluator, Doc: "Round evaluator: iterate."},
+		{Section: secCoord, Name: "round_evaluator_before_checklist", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.61",
+			Doc: "With orchestrator_managed_round_evaluator: before each round after the agent's first answer, a round_evaluator subagent " +
+				"reviews the current answers, and its critique opens that round as the basis of the agent's checklist and next answer. " +
+				"MassGen's constraints hold: one agent, voting_sensitivity: checklist_gated, enable_subagents, round_evaluator in subagent_types.",
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.Orchestrator.RoundEvaluator.BeforeChecklist, t.evaluatorF = v.b, &v.f
+			}},
+		{Section: secCoord, Name: "orchestrator_managed_round_evaluator", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.61",
+			Doc: "The orchestrator launches the round evaluator (required with round_evaluator_before_checklist); round_evaluator is then " +
+				"reserved, not offered to spawn_subagents.",
+			set: orch(func(o *Orchestrator, v value) { o.RoundEvaluator.Managed = v.b })},
+		{Section: secCoord, Name: "round_evaluator_skip_synthesis", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
+			Needs: needsEvaluator, Doc: "Round evaluator: pass the evaluators' raw critiques instead of one synthesized report.",
+			Why:     "a subagent here returns its team's one final answer; the raw critiques stay in its log folder",
+			Instead: "remove it; read the evaluator's agents' answers in its log folder (subagents/<id>/turn_1)"},
+		{Section: secCoord, Name: "round_evaluator_refine", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.61",
+			Needs: needsEvaluator, Doc: "Round evaluator: its team iterates and votes (slower, dearer) instead of answering once each.",
+			set: orch(func(o *Orchestrator, v value) { o.RoundEvaluator.Refine = v.b })},
 		{Section: secCoord, Name: "round_evaluator_transformation_pressure", Type: TypeEnum, Enum: []string{"gentle", "balanced", "aggressive"},
-			Default: "balanced", Status: Ignored, Since: "0.1.61", Needs: needsEvaluator, Doc: "Round evaluator: boldness."},
+			Default: "balanced", Status: Implemented, Since: "0.1.61", Needs: needsEvaluator,
+			Doc: "Round evaluator: how hard it looks for a bolder direction (gentle: deepen the current one; aggressive: search for a better one).",
+			set: orch(func(o *Orchestrator, v value) { o.RoundEvaluator.Pressure = v.s })},
 		{Section: secCoord, Name: "enable_quality_rethink_on_iteration", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
-			Doc: "Quality-rethinking subagent from round 2.", Why: "the round evaluator is not built"},
+			Doc: "Quality-rethinking subagent from round 2.", Why: "the quality_rethinking subagent type is not built"},
 		{Section: secCoord, Name: "enable_novelty_on_iteration", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
-			Doc: "Novelty subagent from round 2.", Why: "the round evaluator is not built"},
+			Doc: "Novelty subagent from round 2.", Why: "orchestrator-launched novelty subagents are not built (agents can spawn the novelty type themselves)"},
 		{Section: secCoord, Name: "enable_execution_trace_analyzer", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.61",
-			Doc: "Execution-trace analyzer beside the round evaluator.", Why: "the round evaluator is not built"},
+			Doc: "Execution-trace analyzer beside the round evaluator.", Why: "the execution_trace_analyzer subagent type is not built"},
 		{Section: secCoord, Name: "auto_trace_analysis", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.9x",
 			Doc: "Background trace analyzer from round 2.", Why: "trace analysis is not built"},
 		{Section: secCoord, Name: "evolving_criteria", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.70",
@@ -198,12 +210,20 @@ func coordinationKeys() []Key {
 				t.cfg.Orchestrator.Checklist.CriteriaInline = w.inlineCriteria(f, t)
 			}},
 		{Section: secCoord, Name: "criteria_mode", Type: TypeEnum, Enum: []string{"static", "bootstrap_inline", "bootstrap_subagent"},
-			Accept: []string{"static"}, Default: "static", Status: OffOnly, Since: "0.1.85",
-			Doc: "Where checklist criteria come from.", Why: "criteria bootstrapping is not built"},
-		{Section: secCoord, Name: "bootstrap_max_per_agent_per_round", Type: TypeInt, Default: "3", Status: Ignored, Since: "0.1.85",
-			Needs: "criteria_mode", check: atLeast(0), Doc: "Bootstrapped criteria: per agent per round."},
-		{Section: secCoord, Name: "bootstrap_max_total", Type: TypeInt, Default: "30", Status: Ignored, Since: "0.1.85",
-			Needs: "criteria_mode", check: atLeast(0), Doc: "Bootstrapped criteria: total (0: unlimited)."},
+			Default: "static", Status: Implemented, Since: "0.1.85", Needs: needsChecklist,
+			Doc: "Checklist voting: criteria emerge during the run, appended to the configured ones and scored from each agent's next round: " +
+				"static (none), bootstrap_inline (agents propose them with submit_checklist's proposed_criteria), bootstrap_subagent " +
+				"(a critic subagent reads each new answer set and writes them; a reply it cannot read adds none and says so). " +
+				"The list is saved as bootstrap_criteria_accumulator.json in the turn's log folder.",
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.Orchestrator.Checklist.CriteriaMode, t.criteriaModeF = v.s, &v.f
+			}},
+		{Section: secCoord, Name: "bootstrap_max_per_agent_per_round", Type: TypeInt, Default: "3", Status: Implemented, Since: "0.1.85",
+			Needs: "criteria_mode", check: atLeast(0), Doc: "Emerging criteria: proposals taken from one agent in one round (0: 10, the hard cap).",
+			set: checklist(func(c *Checklist, v value) { n := v.n; c.BootstrapMaxPerAgentPerRound = &n })},
+		{Section: secCoord, Name: "bootstrap_max_total", Type: TypeInt, Default: "30", Status: Implemented, Since: "0.1.85",
+			Needs: "criteria_mode", check: atLeast(0), Doc: "Emerging criteria kept, the oldest dropped first (0, MassGen's unlimited: 30, the hard cap).",
+			set: checklist(func(c *Checklist, v value) { n := v.n; c.BootstrapMaxTotal = &n })},
 		{Section: secCoord, Name: "resume_from_log", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.9x",
 			Doc: "Resume a run from a previous log.", Instead: "remove it; this build cannot resume a run from its logs"},
 		{Section: secCoord, Name: "checkpoint_enabled", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.68",

@@ -341,6 +341,7 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	w.checkLazy(t, len(agentDefs))
 	w.checkWeights(t, agentDefs)
 	w.checkDecomposition(t, agentDefs)
+	w.checkBootstrap(t, len(agentDefs))
 	w.checkCodePlanning(t, agentDefs)
 	w.checkTuning()
 	for _, d := range agentDefs {

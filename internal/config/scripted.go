@@ -55,6 +55,12 @@ func scriptedKeys() []Key {
 			Doc: "The reply to planning mode's check.", set: script(func(s *Script, v value) { s.Planning = v.s })},
 		{Section: secScripted, Name: "broadcast_reply", Type: TypeString, Status: Implemented, Since: "port",
 			Doc: "The answer to other agents' ask_others questions (default: its latest answer).", set: script(func(s *Script, v value) { s.BroadcastReply = v.s })},
+		{Section: secScripted, Name: "criteria_reply", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The answer it gives as a member of criteria_mode: bootstrap_subagent's critic (default: a JSON object proposing two criteria); " +
+				"anything but such JSON tests the fallback.", set: script(func(s *Script, v value) { s.CriteriaReply = v.s })},
+		{Section: secScripted, Name: "evaluation_reply", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The answer it gives as a member of the round evaluator's team (default: a short critique of each answer it reads).",
+			set: script(func(s *Script, v value) { s.EvaluationReply = v.s })},
 		{Section: secScripted, Name: "latency", Type: TypeDuration, Status: Implemented, Since: "port", ex: "10ms",
 			Doc: "Wait before the first chunk of each call.", set: script(func(s *Script, v value) { s.Latency = v.d })},
 		{Section: secScripted, Name: "chunk_delay", Type: TypeDuration, Status: Implemented, Since: "port", ex: "1ms",

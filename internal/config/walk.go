@@ -39,6 +39,8 @@ type target struct {
 	// agents (keys_voting.go).
 	weightsByID, weightsF *field
 	graceF                *field
+	criteriaModeF         *field // criteria_mode and the round evaluator's keys, checked against
+	evaluatorF            *field // the voting and subagent settings they need (bootstrap.go)
 	final                 *finalSetting
 }
 

@@ -6,6 +6,8 @@ package coord
 import (
 	"strconv"
 	"strings"
+
+	"massgen/internal/criteria"
 )
 
 // Settings configure a Machine.
@@ -91,6 +93,10 @@ type agentState struct {
 	// its current turn.
 	checklist      *Checklist
 	checklistCalls int
+	// criteria are the criteria of its current round; proposed counts the criteria it
+	// proposed this round (bootstrap_inline).
+	criteria []criteria.Criterion
+	proposed int
 	// held: lazy start keeps the agent out of play until Release; it takes no turn, and counts
 	// as a vote still to come.
 	held bool
@@ -105,6 +111,8 @@ type Machine struct {
 	labels  []string
 	version int
 	ended   bool
+	// acc holds the checklist's criteria, emerged ones included (nil when not gated).
+	acc *criteria.Accumulator
 }
 
 // New returns a Machine for s.Agents agents, none of which has answered.
@@ -117,6 +125,9 @@ func New(s Settings) *Machine {
 		labels[i] = Label(i)
 	}
 	m := &Machine{s: s, agents: make([]agentState, s.Agents), labels: labels}
+	if cs := s.Checklist; cs != nil {
+		m.acc = criteria.NewAccumulator(cs.Criteria, cs.MaxEmerged)
+	}
 	m.holdLazy()
 	return m
 }

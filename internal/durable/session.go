@@ -85,6 +85,14 @@ func Supported(cfg *config.Config) error {
 	if o.Subagents.Enabled {
 		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
 	}
+	if o.Checklist.Bootstrapping() {
+		// The emerged criteria live in the engine's session, which the workflow does not
+		// carry yet; the critic is a nested session too.
+		add("orchestrator.coordination.criteria_mode: " + o.Checklist.CriteriaMode)
+	}
+	if o.RoundEvaluator.Enabled {
+		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")
+	}
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"massgen/internal/coord"
+	"massgen/internal/criteria"
 	"massgen/internal/event"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
@@ -54,6 +55,8 @@ type conversation struct {
 	tools []provider.ToolSpec
 	// resumed says how a conversation restored from the log goes on (resume.go).
 	resumed resumePoint
+	// criteria are the checklist criteria the agent has read (nil: its system prompt's).
+	criteria []criteria.Criterion
 }
 
 // roundClock is one turn's round timeout: at soft the agent is told to submit now, at cut
@@ -96,6 +99,14 @@ func (s *session) runAgent(ctx context.Context, i int) {
 			return
 		}
 		waiting = ""
+		if !s.beforeRoundLocked(ctx, i, c) {
+			s.mu.Unlock()
+			if ctx.Err() != nil {
+				return
+			}
+			round-- // the round has not begun: wait again
+			continue
+		}
 		s.turnOf[i] = round
 		if c.resumed.redo {
 			s.redoTurnLocked(i, c, round) // the call in flight when the log stopped
@@ -167,6 +178,8 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	}
 	c.injected = 0
 	s.m.BeginRound(i)
+	s.deliverCriteriaLocked(i, c)
+	s.deliverReportLocked(i, c)
 	s.deliverHumanInputLocked(i, c)
 	s.deliverInboxLocked(i, c)
 	s.deliverBroadcastNotesLocked(i, c)
@@ -273,7 +286,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			stage = provider.StageEnforcement
 		}
 		s.compact(ctx, i, c)
-		tools := append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c.labels)...), s.broadcastTools(i)...)
+		tools := append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c)...), s.broadcastTools(i)...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}

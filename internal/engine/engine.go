@@ -147,6 +147,10 @@ type Options struct {
 	// Paraphraser is the model and cache of orchestrator.dspy (paraphrase.go); nil with
 	// DSPy enabled means the first agent's model and no cache.
 	Paraphraser *Paraphraser
+	// Subagent, when set, runs a subagent the orchestrator launches itself: criteria_mode:
+	// bootstrap_subagent's critic and the round evaluator (bootstrap.go). It must return when
+	// ctx ends. nil: none can run, and the events of those features say so.
+	Subagent func(ctx context.Context, c SubagentCall) SubagentReply
 }
 
 // Result is how a session ended.
@@ -227,6 +231,13 @@ type session struct {
 	bc *broadcasts
 	// changedocs are the answers' decision journals (changedoc.go).
 	changedocs changedocs
+	// critiqued and evaluated are the answer-set versions the criteria critic and the round
+	// evaluator read; criticRuns and evaluatorRuns count their runs; reports[i] is the
+	// evaluator's report agent i has not read yet (bootstrap.go; guarded by mu).
+	critiqued, evaluated      map[int]bool
+	criticRuns, evaluatorRuns int
+	criticBusy                chan struct{} // closed when the critic running now ends
+	reports                   []string
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -312,6 +323,9 @@ func newSession(o Options) *session {
 		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
 		bc:         newBroadcasts(o),
+		critiqued:  map[int]bool{},
+		evaluated:  map[int]bool{},
+		reports:    make([]string, len(o.Agents)),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -571,6 +585,7 @@ func (s *session) coordinate(ctx context.Context) {
 		actx, stop := s.agentContext(cctx, i)
 		wg.Go(func() { defer stop(); s.runAgent(actx, i) })
 	}
+
 	select {
 	case <-s.done:
 	case <-cctx.Done():

@@ -52,6 +52,7 @@ func resume(ctx context.Context, o Options) Result {
 		s.publish(p)
 	}
 	s.restoreBroadcasts(o.Restore.Events)
+	s.restoreBootstrap(o.Restore.Events)
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
 	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)
 	if r.plan != nil {

@@ -60,6 +60,8 @@ var kinds = []kind{
 	kindOf[HumanInput](),
 	kindOf[SubagentStarted](),
 	kindOf[SubagentFinished](),
+	kindOf[CriteriaEmerged](),
+	kindOf[RoundEvaluated](),
 	kindOf[MemoryRetrieved](),
 	kindOf[MemoryStored](),
 	kindOf[ContextCompressed](),

@@ -97,6 +97,16 @@ func (m *Model) Apply(e event.Event) {
 			break // the round's time-up note, shown already
 		}
 		m.activity(p.Agent, "no new_answer or vote: reminded", true)
+	case event.CriteriaEmerged:
+		for _, l := range view.CriteriaLines(p) {
+			m.notice(l)
+		}
+	case event.RoundEvaluated:
+		if p.Warning != "" {
+			m.activity(p.Agent, "round evaluator: "+oneLine(p.Warning, 200), true)
+		} else {
+			m.activity(p.Agent, "round evaluator reviewed the answers: "+oneLine(p.Report, 200), false)
+		}
 	case event.PersonasGenerated:
 		for _, ps := range p.Personas {
 			if pn := m.pane(ps.Agent); pn != nil {

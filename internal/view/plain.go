@@ -156,6 +156,17 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("%s: %s: %s", who, v.Stage, oneLine(v.Message, 300))
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
+	case event.CriteriaEmerged:
+		for _, l := range CriteriaLines(v) {
+			p.line("%s", l)
+		}
+	case event.RoundEvaluated:
+		p.flush(v.Agent)
+		if v.Warning != "" {
+			p.line("%s: round evaluator: warning: %s", p.who(v.Agent), oneLine(v.Warning, 300))
+			break
+		}
+		p.line("%s: round evaluator (%s) reviewed version %d: %s", p.who(v.Agent), v.SubagentID, v.Version, oneLine(v.Report, 160))
 	case event.PersonasGenerated:
 		// The warning first: it says why the personas below are built-in ones.
 		if v.Warning != "" {

@@ -125,6 +125,7 @@ func (p *Provider) plan(req provider.Request) *plan {
 	defer p.mu.Unlock()
 	p.calls++
 	if p.calls == 1 {
+		p.takeRole(req)
 		p.takeUp(req)
 	}
 	rejected := p.resolvePending(v)
@@ -151,7 +152,7 @@ func (p *Provider) plan(req provider.Request) *plan {
 			cv, scored := lastVerdict(req)
 			switch {
 			case !scored:
-				pl = p.checklistCall(v, ct)
+				pl = p.checklistCall(v, ct, offersProposals(req))
 			case cv.Verdict == coord.ToolNewAnswer && p.next < len(p.script.Answers) && v.answerOffered:
 				act = action{kind: actAnswer, index: p.next, content: p.script.Answers[p.next]}
 			case cv.Best != "":

@@ -260,6 +260,21 @@ export function apply(m, e) {
       it.rev++;
       break;
     }
+    case 'criteria_emerged': {
+      // criteria_mode: the emerged criteria, shown in the feed of the agent that proposed
+      // them (or that the critic was billed to); the session keeps the whole list.
+      m.criteria = d.criteria || [];
+      const who = d.source === 'subagent' ? `critic on version ${d.version}` : 'proposed';
+      const added = (d.added || []).map((c) => `${c.id} [${c.category}]: ${c.text}`);
+      if (a && d.warning) item(a, 'note', t, { level: 'warn', text: `criteria (${who}): ${d.warning}` });
+      if (a && added.length) item(a, 'note', t, { level: 'info', text: `new criteria (${who}): ${added.join(' · ')}` });
+      if (a && (d.evicted || []).length) item(a, 'note', t, { level: 'info', text: `criteria dropped: ${d.evicted.join(', ')}` });
+      break;
+    }
+    case 'round_evaluated':
+      if (a) item(a, 'note', t, d.warning ? { level: 'warn', text: `round evaluator: ${d.warning}` }
+        : { level: 'info', text: `round evaluator on version ${d.version}: ${d.report}` });
+      break;
     case 'human_input':
       if (a) item(a, 'note', t, { level: 'human', text: `read your message: ${d.text}` });
       if (!m.messages.some((x) => x.id === d.id)) m.messages.push({ id: d.id, text: d.text, t });
