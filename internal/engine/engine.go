@@ -22,6 +22,7 @@ import (
 	"massgen/internal/permission"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 	"massgen/internal/tool"
 	"massgen/internal/usage"
 )
@@ -69,6 +70,9 @@ type Agent struct {
 	BaseURL        string
 	CustomEndpoint bool
 	Unpriced       bool
+	// SavePlan, when set, is given the agent's task plan as tasks/plan.json each time it
+	// changes (task_planning_filesystem_mode): it writes it into the agent's workspace.
+	SavePlan func(data []byte) error
 }
 
 // Compacted is a conversation Agent.Compact compressed.
@@ -147,6 +151,18 @@ type Options struct {
 	// Paraphraser is the model and cache of orchestrator.dspy (paraphrase.go); nil with
 	// DSPy enabled means the first agent's model and no cache.
 	Paraphraser *Paraphraser
+	// PlanSeed, when set, is the task plan every agent starts with (an execution run,
+	// --execute-plan); it needs Orchestrator.TaskPlanning.Enabled.
+	PlanSeed []taskplan.Task
+	// Personas, when set, are the personas of an earlier turn of the session, one per
+	// agent, kept instead of writing new ones (persona_generator.persist_across_turns);
+	// PersonasTurn is that turn.
+	Personas     []event.Persona
+	PersonasTurn int
+	// CheckAnswer, when set, checks every new_answer's content before the protocol sees it;
+	// an error is sent back to the model as the call's error, to fix within the turn (a
+	// planning run's answers must hold a valid plan).
+	CheckAnswer func(content string) error
 }
 
 // Result is how a session ended.
@@ -227,6 +243,8 @@ type session struct {
 	bc *broadcasts
 	// changedocs are the answers' decision journals (changedoc.go).
 	changedocs changedocs
+	// tp is coordination.enable_agent_task_planning's state, nil when it is off (taskplan.go).
+	tp *taskPlans
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -267,6 +285,7 @@ func Run(ctx context.Context, o Options) Result {
 		if s.decomposing() {
 			s.assignSubtasks(ctx)
 		}
+		s.seedPlans(nil)
 		s.mu.Lock()
 		s.endIfOverBudgetLocked()
 		s.mu.Unlock()
@@ -312,12 +331,14 @@ func newSession(o Options) *session {
 		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
 		bc:         newBroadcasts(o),
+		tp:         newTaskPlans(o),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
 			Novelty:               orch.AnswerNovelty,
 			FailureBudget:         orch.FailureBudget,
 			MaxAnswerChars:        orch.MaxAnswerChars,
+			CheckAnswer:           o.CheckAnswer,
 			MaxNewAnswersGlobal:   orch.MaxNewAnswersGlobal,
 			DeferVoting:           orch.DeferVotingUntilAllAnswered && !decompose,
 			SkipVoting:            skip,

@@ -110,12 +110,15 @@ func failed(op, msg string) Result {
 	return Result{Content: marshal(map[string]any{"success": false, "operation": op, "error": msg}), IsError: true}
 }
 
+// marshal writes a result without HTML escaping: models read "a -> b", not "a -\u003e b".
 func marshal(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf(`{"success": false, "error": %q}`, err.Error())
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func (p *Plan) run(name string, a map[string]json.RawMessage, maxTasks int) (map[string]any, bool, error) {
