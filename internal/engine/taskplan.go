@@ -30,8 +30,10 @@ func newTaskPlans(o Options) *taskPlans {
 		return nil
 	}
 	limit := cmp.Or(tp.MaxTasks, taskplan.DefaultMaxTasks)
-	// An execution run's plan may be longer than the bound: the agents may still add tasks.
-	limit = min(max(limit, len(o.PlanSeed)+taskplan.DefaultMaxTasks), taskplan.MaxTasksCeiling)
+	if len(o.PlanSeed) > 0 {
+		// An execution run's plan may be longer than the bound: the agents may still add tasks.
+		limit = min(max(limit, len(o.PlanSeed)+taskplan.DefaultMaxTasks), taskplan.MaxTasksCeiling)
+	}
 	return &taskPlans{max: limit, plans: make([]taskplan.Plan, len(o.Agents))}
 }
 

@@ -81,18 +81,7 @@ func projectTasks(raw json.RawMessage) ([]Task, error) {
 	if len(tasks) == 0 {
 		return nil, errors.New(`the plan's "tasks" list is empty; list the tasks the work needs`)
 	}
-	for i := range tasks {
-		t := &tasks[i]
-		if t.Status == "" {
-			t.Status = Pending
-		}
-		if t.Priority == "" {
-			t.Priority = "medium"
-		}
-		if t.Dependencies == nil {
-			t.Dependencies = []string{}
-		}
-	}
+	withDefaults(tasks)
 	if err := Validate(tasks, MaxTasksCeiling); err != nil {
 		return nil, fmt.Errorf("the project plan is not valid: %w", err)
 	}
@@ -120,11 +109,7 @@ func ReadProject(data []byte) (Project, error) {
 	if len(p.Tasks) == 0 {
 		return Project{}, errors.New("the plan file has no tasks")
 	}
-	for i := range p.Tasks {
-		if p.Tasks[i].Dependencies == nil {
-			p.Tasks[i].Dependencies = []string{}
-		}
-	}
+	withDefaults(p.Tasks)
 	if err := Validate(p.Tasks, MaxTasksCeiling); err != nil {
 		return Project{}, fmt.Errorf("the plan file is not valid: %w", err)
 	}
@@ -138,4 +123,21 @@ func (p Project) Marshal() []byte {
 		panic(err) // a Project always marshals
 	}
 	return append(b, '\n')
+}
+
+// withDefaults fills what a project plan may leave out: status pending, priority medium, no
+// dependencies.
+func withDefaults(tasks []Task) {
+	for i := range tasks {
+		t := &tasks[i]
+		if t.Status == "" {
+			t.Status = Pending
+		}
+		if t.Priority == "" {
+			t.Priority = "medium"
+		}
+		if t.Dependencies == nil {
+			t.Dependencies = []string{}
+		}
+	}
 }
