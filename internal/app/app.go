@@ -26,6 +26,7 @@ import (
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
 	"massgen/internal/subagent"
+	"massgen/internal/taskplan"
 	"massgen/internal/usage"
 	"massgen/internal/view"
 )
@@ -99,6 +100,10 @@ type Options struct {
 	// starting one: Question, History, Session and Turn are taken from its log. It needs
 	// Logging.
 	Resume *runlog.Interrupted
+	// PlanSeed and CheckAnswer are the engine's (engine.Options): the plan every agent of an
+	// execution run starts with, and the check a planning run's answers pass.
+	PlanSeed    []taskplan.Task
+	CheckAnswer func(content string) error
 
 	// A subagent's session (subagents.go): how deep it is nested, the name of its workspace
 	// folder, and, while the session is set up, its manager.
@@ -329,6 +334,12 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 	}
 	tb.permitCode(agents)
+	savePlans(cfg, agents, tb)
+	personas, personasTurn, err := keptPersonas(cfg, res.Dir, o.Turn)
+	if err != nil {
+		_ = closeAll()
+		return Result{}, &Error{Code: ExitExecution, Err: err}
+	}
 	logSnapshots(agents, res.Dir)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and
@@ -370,6 +381,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Deliver:      deliver,
 		Paraphraser:  para,
 		Subagent:     orchestratorSubagents(o.subagents),
+		PlanSeed:     o.PlanSeed,
+		CheckAnswer:  o.CheckAnswer,
+		Personas:     personas,
+		PersonasTurn: personasTurn,
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

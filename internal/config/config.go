@@ -267,6 +267,8 @@ type Orchestrator struct {
 	VoteWeightsFile string
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
+	// TaskPlanning gives the agents task plans (coordination.enable_agent_task_planning).
+	TaskPlanning TaskPlanning
 	// CoordinationMode is ModeVoting ("" too) or ModeDecomposition: each agent owns a subtask
 	// and signals it done with stop; the presenter integrates the parts.
 	CoordinationMode string
@@ -429,6 +431,25 @@ type PersonaGenerator struct {
 	Enabled bool
 	// DiversityMode is perspective (default), implementation or methodology.
 	DiversityMode string
+	// PersistAcrossTurns (persist_across_turns): a later turn of the session keeps the
+	// personas an earlier turn wrote instead of writing new ones.
+	PersistAcrossTurns bool
+}
+
+// TaskPlanning is MassGen's agent task planning (coordination.enable_agent_task_planning and
+// the keys that tune it) and the plan shape a planning run (--plan) asks for.
+type TaskPlanning struct {
+	// Enabled gives every agent the planning tools and a task plan of its own.
+	Enabled bool
+	// MaxTasks bounds a plan (max_tasks_per_plan; 0 means taskplan.DefaultMaxTasks).
+	MaxTasks int
+	// FilesystemMode (task_planning_filesystem_mode) also writes an agent's plan to
+	// tasks/plan.json in its workspace, where it and, through its snapshots, its peers read it.
+	FilesystemMode bool
+	// Depth (plan_depth: dynamic, shallow, medium, deep) and TargetSteps (plan_target_steps)
+	// size the plan a planning run asks for.
+	Depth       string
+	TargetSteps int
 }
 
 // Defaults of the output caps: generous for real answers (100,000 characters is some 25,000

@@ -23,6 +23,10 @@ type Settings struct {
 	FailureBudget int
 	// MaxAnswerChars rejects a new answer longer than this many characters; 0 means no limit.
 	MaxAnswerChars int
+	// CheckAnswer, when set, checks a new answer's content after the length check; its error
+	// rejects the answer and is the model's feedback (a planning run's answer must hold a
+	// valid plan). It must be pure: Resolve stays a function of the state and the call.
+	CheckAnswer func(content string) error
 	// MaxNewAnswersGlobal caps accepted answers over all agents together
 	// (max_new_answers_global); once reached, agents can only vote. 0 means unlimited.
 	MaxNewAnswersGlobal int

@@ -242,6 +242,11 @@ func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcom
 				"this answer is %d characters long, over the limit of %d (orchestrator.max_answer_chars): submit a shorter complete answer", n, limit))
 		}
 	}
+	if m.s.CheckAnswer != nil {
+		if err := m.s.CheckAnswer(content); err != nil {
+			return retryOne(calls, c, "answer rejected: "+err.Error())
+		}
+	}
 	if limit := m.s.MaxNewAnswersGlobal; limit > 0 && m.TotalAnswers() >= limit {
 		return retryOne(calls, c, fmt.Sprintf(
 			"the maximum of %d answers across all agents (orchestrator.max_new_answers_global) has been reached; %s instead", limit, m.instead()))

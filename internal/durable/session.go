@@ -76,6 +76,11 @@ func Supported(cfg *config.Config) error {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")
 	}
+	if o.TaskPlanning.Enabled {
+		// The plans live in the session the engine runs, which on Temporal is split over
+		// activities that do not carry them.
+		add("orchestrator.coordination.enable_agent_task_planning")
+	}
 	if o.DSPy.Enabled {
 		add("orchestrator.dspy (question paraphrasing)")
 	}

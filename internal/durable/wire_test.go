@@ -190,6 +190,19 @@ func TestSupported_RefusesBroadcast(t *testing.T) {
 	}
 }
 
+// Task plans live in the engine's session, which Temporal splits over activities: refused by
+// name (the CLI refuses --plan and --execute-plan with --temporal before this).
+func TestSupported_RefusesTaskPlanning(t *testing.T) {
+	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+		"orchestrator:\n  coordination: {enable_agent_task_planning: true}\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	if err := Supported(cfg); err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.enable_agent_task_planning") {
+		t.Errorf("task planning: %v, want a refusal naming orchestrator.coordination.enable_agent_task_planning", err)
+	}
+}
+
 // write_mode's copies live in workspaces on this machine: refused by name on Temporal.
 func TestSupported_RefusesWriteMode(t *testing.T) {
 	for mode, refused := range map[string]bool{"worktree": true, "auto": true, "isolated": true, "legacy": false} {

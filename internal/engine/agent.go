@@ -201,6 +201,8 @@ func (s *session) coordinationPrompt(i int) prompt.Coordination {
 	}
 	c.Checklist = s.checklistSection(c.VotingSensitivity)
 	c.Changedoc = s.changedocOn(i)
+	c.TaskPlanning = s.tp != nil
+	c.TaskPlanFile = c.TaskPlanning && a.SavePlan != nil
 	if i < len(s.personas) {
 		c.Persona = s.personas[i]
 	}
@@ -286,7 +288,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			stage = provider.StageEnforcement
 		}
 		s.compact(ctx, i, c)
-		tools := append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c)...), s.broadcastTools(i)...)
+		tools := append(append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c)...), s.broadcastTools(i)...), s.planTools()...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}

@@ -22,6 +22,7 @@ import (
 	"massgen/internal/permission"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 	"massgen/internal/tool"
 	"massgen/internal/usage"
 )
@@ -69,6 +70,9 @@ type Agent struct {
 	BaseURL        string
 	CustomEndpoint bool
 	Unpriced       bool
+	// SavePlan, when set, is given the agent's task plan as tasks/plan.json each time it
+	// changes (task_planning_filesystem_mode): it writes it into the agent's workspace.
+	SavePlan func(data []byte) error
 }
 
 // Compacted is a conversation Agent.Compact compressed.
@@ -151,6 +155,18 @@ type Options struct {
 	// bootstrap_subagent's critic and the round evaluator (bootstrap.go). It must return when
 	// ctx ends. nil: none can run, and the events of those features say so.
 	Subagent func(ctx context.Context, c SubagentCall) SubagentReply
+	// PlanSeed, when set, is the task plan every agent starts with (an execution run,
+	// --execute-plan); it needs Orchestrator.TaskPlanning.Enabled.
+	PlanSeed []taskplan.Task
+	// Personas, when set, are the personas of an earlier turn of the session, one per
+	// agent, kept instead of writing new ones (persona_generator.persist_across_turns);
+	// PersonasTurn is that turn.
+	Personas     []event.Persona
+	PersonasTurn int
+	// CheckAnswer, when set, checks every new_answer's content before the protocol sees it;
+	// an error is sent back to the model as the call's error, to fix within the turn (a
+	// planning run's answers must hold a valid plan).
+	CheckAnswer func(content string) error
 }
 
 // Result is how a session ended.
@@ -238,6 +254,8 @@ type session struct {
 	criticRuns, evaluatorRuns int
 	criticBusy                chan struct{} // closed when the critic running now ends
 	reports                   []string
+	// tp is coordination.enable_agent_task_planning's state, nil when it is off (taskplan.go).
+	tp *taskPlans
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -278,6 +296,7 @@ func Run(ctx context.Context, o Options) Result {
 		if s.decomposing() {
 			s.assignSubtasks(ctx)
 		}
+		s.seedPlans(nil)
 		s.mu.Lock()
 		s.endIfOverBudgetLocked()
 		s.mu.Unlock()
@@ -326,12 +345,14 @@ func newSession(o Options) *session {
 		critiqued:  map[int]bool{},
 		evaluated:  map[int]bool{},
 		reports:    make([]string, len(o.Agents)),
+		tp:         newTaskPlans(o),
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
 			Novelty:               orch.AnswerNovelty,
 			FailureBudget:         orch.FailureBudget,
 			MaxAnswerChars:        orch.MaxAnswerChars,
+			CheckAnswer:           o.CheckAnswer,
 			MaxNewAnswersGlobal:   orch.MaxNewAnswersGlobal,
 			DeferVoting:           orch.DeferVotingUntilAllAnswered && !decompose,
 			SkipVoting:            skip,

@@ -53,6 +53,7 @@ func resume(ctx context.Context, o Options) Result {
 	}
 	s.restoreBroadcasts(o.Restore.Events)
 	s.restoreBootstrap(o.Restore.Events)
+	havePlans := s.restoreTaskPlans(o.Restore.Events, r.redo)
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
 	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)
 	if r.plan != nil {
@@ -94,6 +95,7 @@ func resume(ctx context.Context, o Options) Result {
 		if s.decomposing() && r.subtasks == nil {
 			s.assignSubtasks(ctx)
 		}
+		s.seedPlans(havePlans)
 		s.mu.Lock()
 		s.checkEndLocked() // the log may stop right after the vote that completed coordination
 		s.endIfOverBudgetLocked()
@@ -163,7 +165,7 @@ func (s *session) restoreShownLocked(i int, c *conversation) {
 			labels = append(labels, coord.Label(k))
 		}
 	}
-	c.tools = append(s.agents[i].Tools.Specs(), s.workflowTools(labels)...)
+	c.tools = append(append(s.agents[i].Tools.Specs(), s.workflowTools(labels)...), s.planTools()...)
 	s.syncSeenLocked(i, c)
 }
 

@@ -254,12 +254,15 @@ type PlanningDecided struct {
 // PersonasGenerated: persona_generator's call before coordination wrote one persona per
 // agent, added to its coordination system prompt. Agent is whose model wrote them. Warning,
 // when set, says why some or all are built-in fallbacks instead (the call failed or its reply
-// could not be read); the session goes on either way.
+// could not be read); the session goes on either way. FromTurn, when set, says the personas
+// were not written now but kept from that earlier turn of the session
+// (persona_generator.persist_across_turns): no call was made.
 type PersonasGenerated struct {
 	Agent    string    `json:"agent"`
 	Mode     string    `json:"mode"` // perspective | implementation | methodology
 	Personas []Persona `json:"personas"`
 	Warning  string    `json:"warning,omitempty"`
+	FromTurn int       `json:"from_turn,omitempty"`
 }
 
 // Persona is one agent's generated persona.

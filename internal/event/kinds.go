@@ -69,6 +69,7 @@ var kinds = []kind{
 	kindOf[BroadcastAsked](),
 	kindOf[BroadcastAnswered](),
 	kindOf[BroadcastDone](),
+	kindOf[TaskPlanChanged](),
 }
 
 // decoders is kinds by name.

@@ -97,6 +97,9 @@ type Coordination struct {
 	PartCriteria  []string
 	// Changedoc: the agent keeps a decision journal in its workspace (enable_changedoc).
 	Changedoc bool
+	// TaskPlanning: the agent has the planning tools (enable_agent_task_planning);
+	// TaskPlanFile: its plan is also in tasks/plan.json in its workspace.
+	TaskPlanning, TaskPlanFile bool
 }
 
 // System returns the coordination system prompt: the agent's own system message, then the
@@ -111,6 +114,9 @@ func SystemFor(c Coordination) string {
 	s := systemRules(c)
 	if c.Changedoc {
 		s += "\n" + ChangedocSection
+	}
+	if c.TaskPlanning {
+		s += "\n" + TaskPlanningSection(c.TaskPlanFile)
 	}
 	return s
 }

@@ -113,6 +113,8 @@ type Agent struct {
 	Subagents []Subagent
 	// Part is the agent's part in decomposition mode (nil otherwise).
 	Part *Part
+	// Plan is the agent's task plan as its last TaskPlanChanged left it (task planning).
+	Plan []event.PlanTask
 
 	Turns        int // turns started
 	Calls        int // model calls started

@@ -241,6 +241,7 @@ func (s *State) Apply(e event.Event) {
 	s.toolCalls(e.Payload)
 	s.decomposition(e.Time, e.Payload) // decompose.go
 	s.broadcast(e.Payload)
+	s.taskPlan(e.Payload) // taskplan.go
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)

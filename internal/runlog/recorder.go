@@ -238,6 +238,8 @@ func (r *Recorder) record(e event.Event) {
 		r.writeFinal(p)
 	case event.CriteriaEmerged:
 		r.writeCriteria(p)
+	case event.TaskPlanChanged:
+		r.writePlan(p.Agent, safeName(p.Agent)+"/tasks/plan.json")
 	case event.SessionStarted, event.SessionResumed, event.SessionEnded:
 		// metadata.json from the start: a killed run leaves the config it ran with.
 		r.writeSummary()

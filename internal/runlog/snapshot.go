@@ -3,11 +3,13 @@ package runlog
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/private"
 	"massgen/internal/provider"
 	"massgen/internal/readmodel"
 )
@@ -78,6 +80,26 @@ func (r *Recorder) writeAnswer(e event.Event, p event.AnswerSubmitted) {
 	r.writeFile(dir+"/context.txt", []byte(r.conv(p.Agent).snapshot().text()))
 	if p.Changedoc != "" {
 		r.writeFile(dir+"/changedoc.md", []byte(p.Changedoc))
+	}
+	r.writePlan(p.Agent, dir+"/tasks/plan.json")
+}
+
+// writePlan writes agent's task plan (task planning) to rel, as MassGen's planning server
+// writes tasks/plan.json: <agent>/tasks/plan.json is its plan now, and each answer folder holds
+// the plan as it stood when the answer was given. An agent without a plan writes nothing.
+// Called by the writer goroutine.
+func (r *Recorder) writePlan(agent, rel string) {
+	a := r.state.Agent(agent)
+	if a == nil || a.Plan == nil {
+		return
+	}
+	path := filepath.Join(r.dir, filepath.FromSlash(rel))
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
+		r.fail(path, err)
+		return
+	}
+	if err := private.WriteFileAtomic(path, indentJSON(map[string]any{"tasks": a.Plan})); err != nil {
+		r.fail(path, err)
 	}
 }
 

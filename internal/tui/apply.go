@@ -121,6 +121,10 @@ func (m *Model) Apply(e event.Event) {
 		if p.Warning != "" {
 			m.notice("personas: " + p.Warning)
 		}
+	case event.TaskPlanChanged:
+		if pn := m.pane(p.Agent); pn != nil {
+			pn.ver++
+		}
 	case event.QuestionParaphrased:
 		for _, pv := range p.Variants {
 			m.activity(pv.Agent, view.ParaphraseText(pv, p.Cached), pv.Fallback && pv.Why != "")

@@ -70,7 +70,7 @@ func (p *Plain) Handle(e event.Event) {
 	}
 	p.st.Apply(e)
 	p.now = e.Time
-	if p.decomposition(e.Payload) { // plain_decompose.go
+	if p.decomposition(e.Payload) || p.taskPlan(e.Payload) { // plain_decompose.go, plain_taskplan.go
 		return
 	}
 	switch v := e.Payload.(type) {
@@ -177,6 +177,9 @@ func (p *Plain) Handle(e event.Event) {
 			if ps.Fallback {
 				builtin = " (built-in)"
 			}
+			if v.FromTurn > 0 {
+				builtin += fmt.Sprintf(" (kept from turn %d)", v.FromTurn)
+			}
 			p.line("personas (%s): %s%s: %s", v.Mode, p.who(ps.Agent), builtin, oneLine(ps.Text, 120))
 		}
 	case event.QuestionParaphrased:
@@ -281,6 +284,7 @@ func (p *Plain) Handle(e event.Event) {
 		for _, d := range p.died {
 			p.line("%s", d)
 		}
+		p.planSummary()
 		if t := p.st.Totals; t.Usage != (provider.Usage{}) {
 			p.line("%s", UsageLine(t.Usage, t.CostUSD, p.st.UnpricedModels()...))
 			for _, l := range breakdown(p.st) {

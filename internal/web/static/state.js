@@ -137,6 +137,10 @@ export function apply(m, e) {
     case 'agent_waiting':
       if (a) { a.status = 'waiting'; a.detail = d.reason; }
       break;
+    // Task planning: the agent's plan as its last change left it (the whole plan each time).
+    case 'task_plan_changed':
+      if (a) { a.plan = d.tasks || []; a.planRev = (a.planRev || 0) + 1; }
+      break;
     // Decomposition mode: each agent's part, its stop, and the parts at the end.
     case 'subtasks_assigned':
       for (const s of d.subtasks || []) {
