@@ -36,6 +36,7 @@ type target struct {
 	modeF           *field // coordination_mode, checked against the settings it excludes
 	lazyF           *field // lazy_start_agents, checked against the team's size
 	graceF          *field
+	restartsF       *field // coordination.max_orchestration_restarts, which wins over orchestrator's
 	final           *finalSetting
 }
 

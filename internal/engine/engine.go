@@ -227,6 +227,10 @@ type session struct {
 	bc *broadcasts
 	// changedocs are the answers' decision journals (changedoc.go).
 	changedocs changedocs
+	// attempt is the turn's attempt this session state runs, from 1; restart is why it began,
+	// nil in the first (restart.go).
+	attempt int
+	restart *restartInfo
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -312,6 +316,7 @@ func newSession(o Options) *session {
 		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
 		bc:         newBroadcasts(o),
+		attempt:    1,
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -458,6 +463,9 @@ func (s *session) started() event.SessionStarted {
 			PersonaGenerator:            personas,
 			Rounds:                      rounds,
 			CoordinationMode:            decompositionWord(s.decomposing()),
+
+			MaxOrchestrationRestarts:     o.Orchestrator.MaxOrchestrationRestarts,
+			DeferPeerUpdatesUntilRestart: o.Orchestrator.DeferPeerUpdatesUntilRestart,
 		},
 	}
 }
@@ -468,11 +476,7 @@ func (s *session) publish(p event.Payload) { s.o.Bus.Publish(p) }
 // tool runs given up on, and returns how the session ended.
 func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result {
 	s.presenting.Store(true)
-	res := s.present(ctx)
-	s.awaitStragglers()
-	res = s.deliver(ctx, res)
-	s.remember(ctx, res)
-	return s.finish(start, res)
+	return s.afterPresent(ctx, start, s.present(ctx))
 }
 
 // deliver applies the presenter's isolated writes to a final answer that stands.

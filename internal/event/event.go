@@ -73,6 +73,12 @@ type Settings struct {
 	PersonaGenerator string `json:"persona_generator,omitempty"`
 	// CoordinationMode is "decomposition" in that mode, "" for voting.
 	CoordinationMode string `json:"coordination_mode,omitempty"`
+	// MaxOrchestrationRestarts is coordination.max_orchestration_restarts: with it above 0
+	// the presenter evaluates each final answer but the last attempt's, and the turn's
+	// attempts are logged in attempt_<k>/ folders.
+	MaxOrchestrationRestarts int `json:"max_orchestration_restarts,omitempty"`
+	// DeferPeerUpdatesUntilRestart: peers' new answers wait for an agent's next turn.
+	DeferPeerUpdatesUntilRestart bool `json:"defer_peer_updates_until_restart,omitempty"`
 }
 
 // Fairness is fairness_enabled and its caps; the caps are 0 when it is off.

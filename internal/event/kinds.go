@@ -67,6 +67,9 @@ var kinds = []kind{
 	kindOf[BroadcastAsked](),
 	kindOf[BroadcastAnswered](),
 	kindOf[BroadcastDone](),
+	kindOf[PostEvaluationStarted](),
+	kindOf[AnswerSubmittedFinal](),
+	kindOf[OrchestrationRestarted](),
 }
 
 // decoders is kinds by name.
