@@ -138,7 +138,7 @@ type Script struct {
 	// (orchestration restarts), one per post-evaluation call in order, the last one repeated:
 	// PostSubmit (also the default), PostRestart with RestartReason and RestartInstructions,
 	// PostIgnore (text, no call) or PostBadRestart (restart_orchestration without instructions).
-	PostEvaluation                    []string
+	PostEvaluation                     []string
 	RestartReason, RestartInstructions string
 }
 

@@ -33,9 +33,11 @@ func coordinationKeys() []Key {
 			Doc: "Replaces the built-in planning-mode instruction.",
 			set: orch(func(o *Orchestrator, v value) { o.PlanningInstruction = v.s })},
 		{Section: secCoord, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: Implemented, Since: "0.1.12",
-			Doc: "After the final answer the presenter evaluates it (submit, or restart_orchestration with a reason and instructions); a restart runs the whole coordination again, at most this many times (attempt_<k>/ logs).",
+			Doc:  "After the final answer the presenter evaluates it (submit, or restart_orchestration with a reason and instructions); a restart runs the whole coordination again, at most this many times (attempt_<k>/ logs).",
 			hint: "use 0 (no post-evaluation) or a small number of restarts", check: atLeast(0),
-			set: func(_ *walker, t *target, v value) { t.cfg.Orchestrator.MaxOrchestrationRestarts, t.restartsF = v.n, &v.f }},
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.Orchestrator.MaxOrchestrationRestarts, t.restartsF = v.n, &v.f
+			}},
 		{Section: secCoord, Name: "enable_agent_task_planning", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
 			Doc: "Task-planning tools for the agents.", Why: "task planning is not built"},
 		{Section: secCoord, Name: "max_tasks_per_plan", Type: TypeInt, Default: "10", Status: Ignored, Since: "0.1.12", Needs: needsPlanning,

@@ -252,8 +252,7 @@ func TestParse_Rules(t *testing.T) {
 		// Coordination.
 		{"coordination refused", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: true\n" +
 			"    max_orchestration_restarts: 2\n    enable_agent_task_planning: true\n    enable_memory_filesystem_mode: true\n    use_skills: true\n",
-			[]string{"E 7:5 orchestrator.coordination.max_orchestration_restarts | restarts",
-				"E 8:5 orchestrator.coordination.enable_agent_task_planning | `enable_agent_task_planning: true` is not supported yet",
+			[]string{"E 8:5 orchestrator.coordination.enable_agent_task_planning | `enable_agent_task_planning: true` is not supported yet",
 				"E 9:5 orchestrator.coordination.enable_memory_filesystem_mode | is not supported yet"}},
 		{"planning never carried out", okAgents + "orchestrator:\n  final_presentation: verbatim\n  coordination: {enable_planning_mode: true}\n",
 			[]string{"W 4:1 orchestrator | planning mode with `final_presentation: verbatim` never carries the plan out | winner_present"}},

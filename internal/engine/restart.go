@@ -114,8 +114,17 @@ func (s *session) nextAttempt(r *restartInfo) *session {
 	if st := s.o.Steering; st != nil {
 		st.attach(n)
 	}
+	for _, a := range n.agents {
+		if w, ok := a.Workspace.(attemptWorkspace); ok {
+			w.NewAttempt(r.Attempt)
+		}
+	}
 	return n
 }
+
+// attemptWorkspace is a Workspace that keeps something per attempt (the log's copies of its
+// snapshots): NewAttempt(k) is called when attempt k starts, k from 2.
+type attemptWorkspace interface{ NewAttempt(k int) }
 
 // keepPrevious keeps the previous attempt's final answer when this attempt produced none (its
 // agents all failed, or the budget ran out before an answer): the answer the team had is

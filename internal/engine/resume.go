@@ -59,6 +59,11 @@ func resume(ctx context.Context, o Options) Result {
 	}
 	if r.restart != nil {
 		s.attempt, s.restart = r.restart.Attempt, r.restart
+		for _, a := range s.agents {
+			if w, ok := a.Workspace.(attemptWorkspace); ok {
+				w.NewAttempt(s.attempt)
+			}
+		}
 	}
 	s.personas = r.personas
 	s.subtasks = r.subtasks

@@ -111,6 +111,8 @@ func ResumeRecorder(it *Interrupted, meta Meta) (*Recorder, error) {
 			// The process may have died between logging the final answer and writing its
 			// files; a resume that finds the answer logged does not present it again.
 			r.writeFinal(p)
+		case event.OrchestrationRestarted:
+			r.dropTurnFinal()
 		}
 	}
 	r.dirty = true
@@ -235,6 +237,8 @@ func (r *Recorder) record(e event.Event) {
 		r.writeVote(e, p)
 	case event.FinalAnswer:
 		r.writeFinal(p)
+	case event.OrchestrationRestarted:
+		r.dropTurnFinal()
 	case event.SessionStarted, event.SessionResumed, event.SessionEnded:
 		// metadata.json from the start: a killed run leaves the config it ran with.
 		r.writeSummary()
