@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -183,5 +184,67 @@ func TestRestart_DebugFinalAnswer(t *testing.T) {
 	i := slices.IndexFunc(rec.requests(), func(r provider.Request) bool { return r.Stage == provider.StagePostEvaluation })
 	if i < 0 || !strings.Contains(rec.requests()[i].Messages[0].Content, "London.") || strings.Contains(rec.requests()[i].Messages[0].Content, "FINAL: Paris.") {
 		t.Fatalf("the evaluation did not read the debug answer: %+v", rec.requests())
+	}
+}
+
+// A session killed at any point of a restarted turn resumes in the attempt its log was in:
+// an attempt already restarted is not evaluated again from the first, the restarted
+// attempt's agents read the feedback, the cost spent before the kill counts, and the turn ends
+// in attempt 2 with one restart in all. The resumed team is a new process's: its scripted
+// evaluator restarts only if the log has no restart yet (and its agents, which remember
+// nothing, may answer attempt 2 with their first answers).
+func TestResume_AcrossAttempts(t *testing.T) {
+	price := func(_, _ string, u provider.Usage) float64 { return float64(u.InputTokens+u.OutputTokens) / 1e6 }
+	orch := config.Orchestrator{MaxOrchestrationRestarts: 2, FinalAnswerStrategy: config.StrategyWinnerReuse}
+	whole, evs := run(t, t.Context(), Options{Agents: restartTeam("restart", "submit"), Orchestrator: orch, Price: price})
+	if whole.ExitCode != 0 || len(ofType[event.OrchestrationRestarted](evs)) != 1 {
+		t.Fatalf("whole run: %+v", whole)
+	}
+	for cut := 1; cut < len(evs); cut++ {
+		if testing.Short() && cut%5 != 0 {
+			continue
+		}
+		before := evs[:cut]
+		restarted := len(ofType[event.OrchestrationRestarted](before)) > 0
+		decisions := []string{"restart", "submit"}
+		if restarted {
+			decisions = decisions[1:]
+		}
+		var spent float64
+		for _, u := range ofType[event.UsageReported](before) {
+			spent += u.CostUSD
+		}
+		rec := &recorder{}
+		bus := event.NewBus(nil)
+		bus.ResumeAt(int64(cut))
+		bus.Subscribe(rec)
+		res := Run(t.Context(), Options{Agents: restartTeam(decisions...), Orchestrator: orch, Bus: bus, Price: price,
+			Question: "What is the capital of France?", RetryDelay: func(int) time.Duration { return 0 },
+			Restore: &Restore{Events: before, Previous: "killed"}})
+		at := fmt.Sprintf("cut after event %d (%s)", cut, before[cut-1].Payload.Type())
+		got := rec.all()
+		all := append(slices.Clone(before), got...)
+		finals := ofType[event.FinalAnswer](all)
+		if res.ExitCode != 0 || res.FinalAnswer == "" || finals[len(finals)-1].Content != res.FinalAnswer {
+			t.Fatalf("%s: %+v, want the last final answer", at, res)
+		}
+		if n := len(ofType[event.OrchestrationRestarted](all)); n != 1 {
+			t.Fatalf("%s: %d restarts in all, want 1", at, n)
+		}
+		subs := ofType[event.AnswerSubmittedFinal](all)
+		if len(subs) != 1 || subs[0].Attempt != 2 || subs[0].Auto {
+			t.Fatalf("%s: submitted %+v, want attempt 2's submit", at, subs)
+		}
+		if res.CostUSD < spent {
+			t.Fatalf("%s: cost %v, less than the %v spent before the kill", at, res.CostUSD, spent)
+		}
+		if restarted {
+			for _, e := range got {
+				if mc, ok := e.Payload.(event.ModelCalled); ok && mc.Fresh && mc.Stage == provider.StageInitial &&
+					!strings.HasPrefix(mc.Messages[0].Content, "<PREVIOUS ATTEMPT FEEDBACK>") {
+					t.Fatalf("%s: %s's conversation in attempt 2 does not open with the feedback:\n%s", at, mc.Agent, mc.Messages[0].Content)
+				}
+			}
+		}
 	}
 }
