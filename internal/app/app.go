@@ -340,7 +340,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, &Error{Code: ExitExecution, Err: err}
 	}
-	logSnapshots(agents, res.Dir)
+	logSnapshots(agents, res.Dir, cfg.Orchestrator.MaxOrchestrationRestarts > 0)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and
 		// every prompt too.

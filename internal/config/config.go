@@ -138,7 +138,24 @@ type Script struct {
 	// ToolCalls are made in order, one per model call, before the first answer; a string
 	// argument "{{result}}" stands for the previous tool result's text.
 	ToolCalls []ScriptedToolCall
+	// PostEvaluation are the agent's decisions when it checks a final answer it presented
+	// (orchestration restarts), one per post-evaluation call in order, the last one repeated:
+	// PostSubmit (also the default), PostRestart with RestartReason and RestartInstructions,
+	// PostIgnore (text, no call) or PostBadRestart (restart_orchestration without instructions).
+	PostEvaluation                     []string
+	RestartReason, RestartInstructions string
 }
+
+// Scripted post-evaluation decisions (Script.PostEvaluation).
+const (
+	PostSubmit     = "submit"
+	PostRestart    = "restart"
+	PostIgnore     = "ignore"
+	PostBadRestart = "bad_restart"
+)
+
+// PostEvaluationDecisions are the values Script.PostEvaluation takes.
+var PostEvaluationDecisions = []string{PostSubmit, PostRestart, PostIgnore, PostBadRestart}
 
 // ScriptedToolCall is one tool call a scripted agent makes.
 type ScriptedToolCall struct {
@@ -185,6 +202,17 @@ type Orchestrator struct {
 	// MaxCostUSD stops coordination once spent (0: no limit).
 	MaxCostUSD             float64
 	SkipCoordinationRounds bool
+	// MaxOrchestrationRestarts (coordination.max_orchestration_restarts, or the orchestrator-level
+	// spelling): after the final answer the presenter evaluates it and may restart the whole
+	// coordination with a reason and instructions, at most this many times (0: no evaluation).
+	MaxOrchestrationRestarts int
+	// DebugFinalAnswer (debug_final_answer) replaces the answer the first post-evaluation reads,
+	// to test restarts; "" means the real one.
+	DebugFinalAnswer string
+	// DeferPeerUpdatesUntilRestart (defer_peer_updates_until_restart): peers' new answers are
+	// not delivered to a busy agent mid-turn; it sees them when its next turn starts. Unlike
+	// DisableInjection, the fairness pause and the other mid-turn messages stay.
+	DeferPeerUpdatesUntilRestart bool
 	// PlanningMode (coordination.enable_planning_mode): before coordination one agent judges
 	// whether the task needs irreversible MCP actions; if so those MCP tools are held back until
 	// the winner presents, and the agents describe what they would do instead.

@@ -33,9 +33,12 @@ func coordinationKeys() []Key {
 		{Section: secCoord, Name: "planning_mode_instruction", Type: TypeString, Status: Implemented, Since: "0.1.12",
 			Doc: "Replaces the built-in planning-mode instruction.",
 			set: orch(func(o *Orchestrator, v value) { o.PlanningInstruction = v.s })},
-		{Section: secCoord, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: OffOnly, Since: "0.1.12",
-			Doc: "Restarts after a post-evaluation finds the answer insufficient.", hint: "use 0 (no restarts)", check: atLeast(0),
-			Why: "orchestration restarts are not built"},
+		{Section: secCoord, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: Implemented, Since: "0.1.12",
+			Doc:  "After the final answer the presenter evaluates it (submit, or restart_orchestration with a reason and instructions); a restart runs the whole coordination again, at most this many times (attempt_<k>/ logs).",
+			hint: "use 0 (no post-evaluation) or a small number of restarts", check: atLeast(0),
+			set: func(_ *walker, t *target, v value) {
+				t.cfg.Orchestrator.MaxOrchestrationRestarts, t.restartsF = v.n, &v.f
+			}},
 		{Section: secCoord, Name: "enable_agent_task_planning", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
 			Doc: "Every agent keeps a task plan of its own with MassGen's planning tools (create_task_plan, update_task_status, ...), built in.",
 			set: orch(func(o *Orchestrator, v value) { o.TaskPlanning.Enabled = v.b })},

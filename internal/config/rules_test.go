@@ -252,8 +252,7 @@ func TestParse_Rules(t *testing.T) {
 		// Coordination.
 		{"coordination refused", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: true\n" +
 			"    max_orchestration_restarts: 2\n    plan_target_chunks: 3\n    enable_memory_filesystem_mode: true\n    use_skills: true\n",
-			[]string{"E 7:5 orchestrator.coordination.max_orchestration_restarts | restarts",
-				"E 8:5 orchestrator.coordination.plan_target_chunks | `plan_target_chunks: 3` is not supported yet: chunked plans"}},
+			[]string{"E 8:5 orchestrator.coordination.plan_target_chunks | `plan_target_chunks: 3` is not supported yet: chunked plans"}},
 		{"planning never carried out", okAgents + "orchestrator:\n  final_presentation: verbatim\n  coordination: {enable_planning_mode: true}\n",
 			[]string{"W 4:1 orchestrator | planning mode with `final_presentation: verbatim` never carries the plan out | winner_present"}},
 		{"coordination off ok", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: false\n" +

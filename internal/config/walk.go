@@ -39,6 +39,7 @@ type target struct {
 	// agents (keys_voting.go).
 	weightsByID, weightsF *field
 	graceF                *field
+	restartsF             *field // coordination.max_orchestration_restarts, which wins over orchestrator's
 	criteriaModeF         *field // criteria_mode and the round evaluator's keys, checked against
 	evaluatorF            *field // the voting and subagent settings they need (bootstrap.go)
 	final                 *finalSetting

@@ -186,7 +186,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		"skip_coordination_rounds": o.SkipCoordinationRounds, "defer_voting_until_all_answered": o.DeferVotingUntilAllAnswered,
 		"disable_injection": o.DisableInjection, "skip_voting": o.SkipVoting, "end_when_decided": o.EndWhenDecided,
 		"fairness_enabled": o.Fairness.Enabled, "checklist_require_gap_report": o.Checklist.RequireGapReport,
-		"checklist_first_answer": o.Checklist.FirstAnswer,
+		"checklist_first_answer": o.Checklist.FirstAnswer, "defer_peer_updates_until_restart": o.DeferPeerUpdatesUntilRestart,
 	}
 	for k, v := range map[string]string{"voting_sensitivity": o.VotingSensitivity, "answer_novelty_requirement": o.AnswerNovelty,
 		"final_answer_strategy": o.FinalAnswerStrategy, "presenter_agent": o.PresenterAgent, "gap_report_mode": o.Checklist.GapReportMode,

@@ -174,6 +174,21 @@ func TestSupported_RefusesMemory(t *testing.T) {
 	}
 }
 
+// Orchestration restarts (the post-evaluation and its attempts) are not in the workflow's
+// activities: refused by name on Temporal, never run as one attempt.
+func TestSupported_RefusesOrchestrationRestarts(t *testing.T) {
+	for _, yaml := range []string{"orchestrator:\n  coordination: {max_orchestration_restarts: 2}\n", "orchestrator:\n  max_orchestration_restarts: 1\n"} {
+		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+yaml))
+		if !rep.OK() {
+			t.Fatal(rep.Text())
+		}
+		err := Supported(cfg)
+		if err == nil || !strings.Contains(err.Error(), "max_orchestration_restarts") {
+			t.Errorf("%s: %v, want a refusal naming max_orchestration_restarts", yaml, err)
+		}
+	}
+}
+
 // Broadcast's side calls read the other agents' conversations, which on Temporal live in the
 // workers' activities: a session asking for it is refused by name, not run without it.
 func TestSupported_RefusesBroadcast(t *testing.T) {

@@ -498,13 +498,18 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 // catchUpLocked brings an agent whose turn goes on up to date if answers arrived since it
 // looked (P6); s.mu must be held. With disable_injection nothing is delivered mid-turn: the
 // agent sees the new answers on its next turn, and a vote it casts meanwhile is stale. With
+// defer_peer_updates_until_restart only the peers' answers wait for its next turn; a person's
+// messages, subagent results and broadcast notes still reach it. With
 // fairness, at most max_midstream_injections_per_round answers reach it in one turn, the
 // newest first (MassGen's select_midstream_answer_updates); the rest wait for its next turn.
 func (s *session) catchUpLocked(i int, c *conversation) {
 	if s.o.Orchestrator.DisableInjection {
 		return
 	}
-	news := s.unseenLocked(i, c)
+	var news []coord.Answer
+	if !s.o.Orchestrator.DeferPeerUpdatesUntilRestart {
+		news = s.unseenLocked(i, c)
+	}
 	if f := s.o.Orchestrator.Fairness; f.Enabled && len(news) > 0 {
 		room := max(f.MaxMidstreamInjectionsPerRound-c.injected, 0)
 		news = news[:min(room, len(news))]

@@ -256,6 +256,10 @@ type session struct {
 	reports                   []string
 	// tp is coordination.enable_agent_task_planning's state, nil when it is off (taskplan.go).
 	tp *taskPlans
+	// attempt is the turn's attempt this session state runs, from 1; restart is why it began,
+	// nil in the first (restart.go).
+	attempt int
+	restart *restartInfo
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -346,6 +350,7 @@ func newSession(o Options) *session {
 		evaluated:  map[int]bool{},
 		reports:    make([]string, len(o.Agents)),
 		tp:         newTaskPlans(o),
+		attempt:    1,
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
@@ -529,6 +534,9 @@ func (s *session) started() event.SessionStarted {
 			Rounds:                      rounds,
 			CoordinationMode:            decompositionWord(s.decomposing()),
 			VoteWeighting:               s.weighting(),
+
+			MaxOrchestrationRestarts:     o.Orchestrator.MaxOrchestrationRestarts,
+			DeferPeerUpdatesUntilRestart: o.Orchestrator.DeferPeerUpdatesUntilRestart,
 		},
 	}
 }
@@ -539,11 +547,7 @@ func (s *session) publish(p event.Payload) { s.o.Bus.Publish(p) }
 // tool runs given up on, and returns how the session ended.
 func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result {
 	s.presenting.Store(true)
-	res := s.present(ctx)
-	s.awaitStragglers()
-	res = s.deliver(ctx, res)
-	s.remember(ctx, res)
-	return s.finish(start, res)
+	return s.afterPresent(ctx, start, s.present(ctx))
 }
 
 // deliver applies the presenter's isolated writes to a final answer that stands.

@@ -59,6 +59,14 @@ func resume(ctx context.Context, o Options) Result {
 	if r.plan != nil {
 		s.plan = *r.plan
 	}
+	if r.restart != nil {
+		s.attempt, s.restart = r.restart.Attempt, r.restart
+		for _, a := range s.agents {
+			if w, ok := a.Workspace.(attemptWorkspace); ok {
+				w.NewAttempt(s.attempt)
+			}
+		}
+	}
 	s.personas = r.personas
 	s.subtasks = r.subtasks
 	s.variants = r.variants
@@ -75,6 +83,10 @@ func resume(ctx context.Context, o Options) Result {
 		status, code := outcome(r.ended.Reason)
 		res := Result{Status: status, ExitCode: code, EndReason: r.ended.Reason, Err: s.errorFor(r.ended.Reason),
 			Winner: r.final.Agent, FinalAnswer: r.final.Content, TruncatedBy: r.final.TruncatedBy}
+		if !r.submitted && s.maxAttempts() > 1 {
+			// Killed before its post-evaluation decided: the check is made again.
+			return s.afterPresent(ctx, start, res)
+		}
 		// The process may have died before the writes were applied; applying again is a no-op.
 		return s.finish(start, s.deliver(ctx, res))
 	}

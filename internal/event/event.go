@@ -82,6 +82,12 @@ type Settings struct {
 	// VoteWeighting is orchestrator.vote_weighting when it is not plain: weighted or
 	// confidence (what a vote is worth, coord/weights.go).
 	VoteWeighting string `json:"vote_weighting,omitempty"`
+	// MaxOrchestrationRestarts is coordination.max_orchestration_restarts: with it above 0
+	// the presenter evaluates each final answer but the last attempt's, and the turn's
+	// attempts are logged in attempt_<k>/ folders.
+	MaxOrchestrationRestarts int `json:"max_orchestration_restarts,omitempty"`
+	// DeferPeerUpdatesUntilRestart: peers' new answers wait for an agent's next turn.
+	DeferPeerUpdatesUntilRestart bool `json:"defer_peer_updates_until_restart,omitempty"`
 }
 
 // Fairness is fairness_enabled and its caps; the caps are 0 when it is off.

@@ -70,6 +70,9 @@ var kinds = []kind{
 	kindOf[BroadcastAnswered](),
 	kindOf[BroadcastDone](),
 	kindOf[TaskPlanChanged](),
+	kindOf[PostEvaluationStarted](),
+	kindOf[AnswerSubmittedFinal](),
+	kindOf[OrchestrationRestarted](),
 }
 
 // decoders is kinds by name.

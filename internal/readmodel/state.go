@@ -106,6 +106,13 @@ type State struct {
 	// they were asked.
 	Questions []*Question
 
+	// Attempt is the attempt running (or the last one), from 1, and MaxAttempts how many the
+	// turn may run; both 0 without orchestration restarts. Restarts are the restarts so far,
+	// and Evaluation the latest attempt's post-evaluation, nil before one starts (restart.go).
+	Attempt, MaxAttempts int
+	Restarts             []event.OrchestrationRestarted
+	Evaluation           *Evaluation
+
 	byID map[string]*Agent
 }
 
@@ -242,6 +249,7 @@ func (s *State) Apply(e event.Event) {
 	s.decomposition(e.Time, e.Payload) // decompose.go
 	s.broadcast(e.Payload)
 	s.taskPlan(e.Payload) // taskplan.go
+	s.restarts(e.Time, e.Payload)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)
@@ -259,7 +267,9 @@ func (s *State) Apply(e event.Event) {
 		})
 	case event.TextDelta:
 		s.touch(p.Agent, e.Time, func(a *Agent) {
-			if p.Presentation {
+			if ev := s.Evaluation; p.Presentation && ev.Running() && ev.Agent == p.Agent {
+				ev.text.add(p.Text)
+			} else if p.Presentation {
 				a.Presentation += p.Text
 			} else {
 				a.stream.add(p.Text)

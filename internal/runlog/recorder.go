@@ -112,6 +112,8 @@ func ResumeRecorder(it *Interrupted, meta Meta) (*Recorder, error) {
 			// The process may have died between logging the final answer and writing its
 			// files; a resume that finds the answer logged does not present it again.
 			r.writeFinal(p)
+		case event.OrchestrationRestarted:
+			r.dropTurnFinal()
 		}
 	}
 	r.dirty = true
@@ -240,6 +242,8 @@ func (r *Recorder) record(e event.Event) {
 		r.writeCriteria(p)
 	case event.TaskPlanChanged:
 		r.writePlan(p.Agent, safeName(p.Agent)+"/tasks/plan.json")
+	case event.OrchestrationRestarted:
+		r.dropTurnFinal()
 	case event.SessionStarted, event.SessionResumed, event.SessionEnded:
 		// metadata.json from the start: a killed run leaves the config it ran with.
 		r.writeSummary()

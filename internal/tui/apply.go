@@ -71,6 +71,13 @@ func (m *Model) Apply(e event.Event) {
 		for _, w := range view.EndpointWarnings(p) {
 			m.notice(w)
 		}
+	case event.OrchestrationRestarted:
+		// The banner stays for the rest of the turn: every agent now works on it.
+		m.notice(fmt.Sprintf("orchestration restart: attempt %d/%d, asked by %s: %s", p.Attempt, p.MaxAttempts, m.label(p.Agent), p.Reason))
+	case event.AnswerSubmittedFinal:
+		if p.Auto {
+			m.notice(fmt.Sprintf("post-evaluation made no decision (%s): the final answer of attempt %d stands", p.Why, p.Attempt))
+		}
 	case event.ToolServerStatus:
 		if !event.OwnServer(p.Server) && (p.Status == "failed" || p.Status == "died") {
 			m.notice(fmt.Sprintf("mcp server %s %s: %s", p.Server, p.Status, p.Detail))

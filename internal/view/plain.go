@@ -93,7 +93,14 @@ func (p *Plain) Handle(e event.Event) {
 		if w := BudgetWarning(v); w != "" {
 			p.line("warning: %s", w)
 		}
+		if n := v.Settings.MaxOrchestrationRestarts; n > 0 {
+			p.line("post-evaluation: the presenter checks each final answer and may restart the turn, at most %d time(s)", n)
+		}
 	case event.TextDelta:
+		if ev := p.st.Evaluation; v.Presentation && ev.Running() && ev.Agent == v.Agent {
+			p.stream(v.Agent, v.Text) // the post-evaluation's text, not the final answer's
+			return
+		}
 		if v.Presentation {
 			p.finalText(v.Text)
 			return
@@ -234,6 +241,8 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("%s: dead, left out of the session: %s", p.who(v.Agent), oneLine(v.Reason, 300))
 	case event.BroadcastAsked, event.BroadcastAnswered, event.BroadcastDone:
 		p.broadcastLine(v)
+	case event.PostEvaluationStarted, event.AnswerSubmittedFinal, event.OrchestrationRestarted:
+		p.restartLine(v) // plain_restart.go
 	case event.CoordinationEnded:
 		p.flushAll()
 		p.coordinationEnded(v)
@@ -245,6 +254,9 @@ func (p *Plain) Handle(e event.Event) {
 		how := FinalMethod(v.Mode, v.Winner == "" || v.Winner == v.Agent)
 		if v.Note != "" {
 			how += "; " + oneLine(v.Note, 300)
+		}
+		if st := p.st; st.MaxAttempts > 0 {
+			how += fmt.Sprintf("; attempt %d/%d", st.Attempt, st.MaxAttempts)
 		}
 		p.line("final answer by %s (%s):", by, how)
 		p.line("%s", strings.Repeat("-", 60))

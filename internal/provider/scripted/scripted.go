@@ -47,6 +47,7 @@ type Provider struct {
 	latest  string // the latest answer taken as accepted
 	has     bool   // whether any answer was accepted
 	pending *sent  // the answer sent on the previous call, not yet known accepted
+	evals   int    // post-evaluation calls served
 }
 
 // sent is a well-formed new_answer whose fate the next request tells.
@@ -123,6 +124,12 @@ func (p *Provider) plan(req provider.Request) *plan {
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if req.Stage == provider.StagePostEvaluation {
+		// Not one of the calls faults count: the check comes after the session proper.
+		pl := p.postEvaluation()
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 	p.calls++
 	if p.calls == 1 {
 		p.takeRole(req)

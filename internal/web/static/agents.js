@@ -112,6 +112,20 @@ export class AgentsView {
             it.fallback ? el('span', { class: 'tag', text: 'its stored answer' }) : null),
           body);
       }
+      case 'evaluation': {
+        const verdict = it.decision === 'restart' ? 'asked for a restart' : it.decision === 'submit' ? (it.why ? `no decision (${it.why}): the answer stands` : 'submitted: the answer stands') : 'evaluating…';
+        return el('li', { class: 'item note note-info' },
+          el('div', { class: 'item-head' }, when, ' ', el('strong', { text: `post-evaluation of attempt ${it.attempt}` }), ' ',
+            el('span', { class: `tag${it.decision === 'restart' ? ' warn' : ''}`, text: verdict }),
+            it.debug ? el('span', { class: 'muted small', text: ' read debug_final_answer' }) : null),
+          it.text ? el('pre', { class: 'stream', text: it.text }) : null);
+      }
+      case 'restart':
+        return el('li', { class: 'item note note-warn' },
+          el('div', { class: 'item-head' }, when, ' ', el('strong', { text: `orchestration restart: attempt ${it.attempt}/${it.maxAttempts}` }),
+            ' ', el('span', { class: 'muted small', text: `asked by ${m.byId[it.by]?.label || it.by}` })),
+          el('div', { class: 'reason', text: `reason: ${it.reason}` }),
+          el('div', { class: 'reason', text: `instructions: ${it.instructions}` }));
       case 'reasoning':
         return el('li', { class: 'item reasoning' },
           el('details', {}, el('summary', {}, when, ' ', el('span', { class: 'muted', text: `reasoning (${it.text.length} chars)` })),
