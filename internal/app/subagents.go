@@ -52,7 +52,8 @@ func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID
 // critic).
 func launchesSubagents(cfg *config.Config) bool {
 	o := cfg.Orchestrator
-	return o.Subagents.Enabled || o.RoundEvaluator.Enabled || o.Checklist.CriteriaMode == config.CriteriaBootstrapSubagent
+	return o.Subagents.Enabled || o.RoundEvaluator.Enabled || o.Checklist.CriteriaMode == config.CriteriaBootstrapSubagent ||
+		slices.ContainsFunc(o.Verifiers, func(v config.Verifier) bool { return v.Subagent })
 }
 
 // orchestratorSubagents is engine.Options.Subagent over m (nil when the session has none).
@@ -103,6 +104,7 @@ func childConfig(p *config.Config, r subagent.Request) *config.Config {
 	// The orchestrator's own subagents are the parent's: a subagent's team runs neither.
 	o.RoundEvaluator = config.RoundEvaluator{}
 	o.Checklist.CriteriaMode = ""
+	o.Verifiers = nil
 	o.MaxCostUSD = r.MaxCostUSD
 	o.ContextPaths = readOnly(p.Orchestrator.ContextPaths)
 	for _, path := range r.ContextPaths {

@@ -144,7 +144,21 @@ type Script struct {
 	// PostIgnore (text, no call) or PostBadRestart (restart_orchestration without instructions).
 	PostEvaluation                     []string
 	RestartReason, RestartInstructions string
+	// Verdicts are its replies when it verifies an answer (orchestrator.verifiers), one per
+	// check in order, the last one repeated: VerdictPass (also the default), VerdictFail, or
+	// VerdictGarbage (a reply that is not the verdict JSON).
+	Verdicts []string
 }
+
+// Scripted verifier replies (Script.Verdicts).
+const (
+	VerdictPass    = "pass"
+	VerdictFail    = "fail"
+	VerdictGarbage = "garbage"
+)
+
+// VerdictReplies are the values Script.Verdicts takes.
+var VerdictReplies = []string{VerdictPass, VerdictFail, VerdictGarbage}
 
 // Scripted post-evaluation decisions (Script.PostEvaluation).
 const (
@@ -321,6 +335,9 @@ type Orchestrator struct {
 	Subagents Subagents
 	// RoundEvaluator is the orchestrator-managed round evaluator (a round_evaluator subagent).
 	RoundEvaluator RoundEvaluator
+	// Verifiers judge the leading answer, one aspect each, before it can win (this port's
+	// orchestrator.verifiers; verifiers.go).
+	Verifiers []Verifier
 }
 
 // Broadcast is coordination.broadcast and the keys that tune it (MassGen's ask_others).

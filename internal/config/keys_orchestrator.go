@@ -186,6 +186,11 @@ func orchestratorKeys() []Key {
 		{Section: secOrch, Name: "dspy", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{enabled: true}",
 			Doc: "Question paraphrasing: each agent reads a checked rewording of the question besides the original (see its section).",
 			raw: coordSub(secDSPy)},
+		{Section: secOrch, Name: "verifiers", Type: TypeList, Status: Implemented, Since: "port", ex: "[{aspect: correctness}]",
+			Doc: "Verifiers that each judge one aspect of the leading answer (correctness first) before it can win; a failed verdict passes the win to the next answer in the tally (at most 3 answers are checked). See verifiers[].",
+			raw: func(w *walker, t *target, f field) {
+				t.cfg.Orchestrator.Verifiers, t.verifiersF = w.verifiers(f, t), &f
+			}},
 		{Section: secOrch, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: Implemented, Since: "0.1.12",
 			Doc: "Orchestrator-level spelling of coordination.max_orchestration_restarts (which wins when both are set).", hint: "use 0 (no post-evaluation) or a small number of restarts",
 			check: atLeast(0), set: func(_ *walker, t *target, v value) {

@@ -124,6 +124,7 @@ func sectionRules() map[string]section {
 		secFault:       {what: "fault key", after: faultAfter},
 		secToolCall:    {what: "tool call key", after: toolCallAfter},
 		secContextPath: {what: "context path key", after: contextPathAfter},
+		secVerifier:    {what: "verifier key", after: verifierAfter},
 		secUpload: {what: "upload_files key", after: uploadAfter,
 			hints: map[string]string{"image_url": "use image_path, which takes an http(s) URL too"}},
 		secOrch:        {what: "orchestrator key", after: orchestratorAfter},

@@ -338,6 +338,7 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	}
 	w.checkAgents(agentDefs)
 	w.checkPresenter(t, agentDefs)
+	w.checkVerifiers(t, agentDefs)
 	w.checkLazy(t, len(agentDefs))
 	w.checkWeights(t, agentDefs)
 	w.checkDecomposition(t, agentDefs)

@@ -199,7 +199,7 @@ func buildIndex() schemaIndex {
 	x := schemaIndex{sections: map[string]*section{}}
 	for _, group := range [][]Key{rootKeys(), agentKeys(), uiKeys(), timeoutKeys(), orchestratorKeys(), protocolKeys(), weightKeys(), coordinationKeys(),
 		personaKeys(), decomposerKeys(), dspyKeys(), orchestratorTimeoutKeys(), permissionKeys(), backendKeys(), mcpKeys(), customToolKeys(), contextPathKeys(), uploadKeys(), scriptedKeys(),
-		faultKeys(), toolCallKeys(), criterionKeys(), memoryKeys()} {
+		faultKeys(), toolCallKeys(), criterionKeys(), memoryKeys(), verifierKeys()} {
 		for i := range group {
 			k := &group[i]
 			s := x.sections[k.Section]

@@ -244,6 +244,8 @@ func sampleConfig(k *Key, v string) string {
 		return "agents:\n  - id: a\n    backend: {type: openai, custom_tools: [{" + flow(k, kv, "function", "function: f") + "}]}\n"
 	case secContextPath:
 		return agent + "orchestrator:\n  context_paths: [{" + flow(k, kv, "path", "path: .") + "}]\n"
+	case secVerifier:
+		return agent + "orchestrator:\n  verifiers: [{" + flow(k, kv, "aspect", "aspect: correctness") + "}]\n"
 	case secUpload:
 		return "agents:\n  - id: a\n    backend: {type: gemini, upload_files: [{" + kv + "}]}\n"
 	case secCriterion:

@@ -56,6 +56,9 @@ func scriptedKeys() []Key {
 		{Section: secScripted, Name: "post_evaluation", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[restart, submit]",
 			Doc: "Orchestration restarts: its decision on each post-evaluation call, in order, the last repeated: submit (default), restart, ignore (text only) or bad_restart (no instructions).",
 			raw: scriptedPostEvaluation},
+		{Section: secScripted, Name: "verdicts", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[fail, pass]",
+			Doc: "Verifiers: its reply to each check it makes, in order, the last repeated: pass (default), fail, or garbage (not the verdict JSON); as a member of a verifier subagent, the first.",
+			raw: scriptedVerdicts},
 		{Section: secScripted, Name: "restart_reason", Type: TypeString, Status: Implemented, Since: "port",
 			Doc: "The reason of its restart_orchestration calls (a default when empty).", set: script(func(s *Script, v value) { s.RestartReason = v.s })},
 		{Section: secScripted, Name: "restart_instructions", Type: TypeString, Status: Implemented, Since: "port",
@@ -126,6 +129,24 @@ func scriptedPostEvaluation(w *walker, t *target, g field) {
 		}
 	}
 	t.script.PostEvaluation = list
+}
+
+func scriptedVerdicts(w *walker, t *target, g field) {
+	list, ok := w.strList(g)
+	if !ok {
+		return
+	}
+	for _, d := range list {
+		if !slices.Contains(VerdictReplies, d) {
+			sugg := "use " + strings.Join(VerdictReplies, ", ")
+			if c := suggest.Closest(d, VerdictReplies); c != "" {
+				sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
+			}
+			w.errf(g, sugg, "invalid verdict `%s`", clip(d))
+			return
+		}
+	}
+	t.script.Verdicts = list
 }
 
 func scriptedVote(w *walker, t *target, g field) {

@@ -30,6 +30,7 @@ type target struct {
 	perm    *Permissions
 	crit    *ChecklistCriterion
 	mem     *Memory
+	ver     *Verifier
 	// Root-level fields the checks after the whole file need.
 	agentF, agentsF *field
 	presenterF      *field
@@ -39,6 +40,7 @@ type target struct {
 	// agents (keys_voting.go).
 	weightsByID, weightsF *field
 	graceF                *field
+	verifiersF            *field // orchestrator.verifiers, checked against the agents and the mode
 	restartsF             *field // coordination.max_orchestration_restarts, which wins over orchestrator's
 	criteriaModeF         *field // criteria_mode and the round evaluator's keys, checked against
 	evaluatorF            *field // the voting and subagent settings they need (bootstrap.go)

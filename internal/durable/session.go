@@ -99,6 +99,11 @@ func Supported(cfg *config.Config) error {
 		// carry yet; the critic is a nested session too.
 		add("orchestrator.coordination.criteria_mode: " + o.Checklist.CriteriaMode)
 	}
+	if len(o.Verifiers) > 0 {
+		// The checks run between coordination and the presentation in the engine's session,
+		// which the workflow's activities do not carry yet.
+		add("orchestrator.verifiers")
+	}
 	if o.RoundEvaluator.Enabled {
 		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")
 	}

@@ -260,6 +260,8 @@ type session struct {
 	// nil in the first (restart.go).
 	attempt int
 	restart *restartInfo
+	// verdicts are the verifiers' checks made in this attempt (verify.go; guarded by mu).
+	verdicts map[verdictKey]event.AnswerVerified
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -348,6 +350,7 @@ func newSession(o Options) *session {
 		bc:         newBroadcasts(o),
 		critiqued:  map[int]bool{},
 		evaluated:  map[int]bool{},
+		verdicts:   map[verdictKey]event.AnswerVerified{},
 		reports:    make([]string, len(o.Agents)),
 		tp:         newTaskPlans(o),
 		attempt:    1,

@@ -24,11 +24,16 @@ func (s *session) present(ctx context.Context) Result {
 	if s.decomposing() {
 		return s.presentParts(ctx)
 	}
+	verified := s.verifyWinner(ctx)
 	s.mu.Lock()
 	reason := s.reason
 	r := s.m.Winner()
 	if reason == event.EndSkipped {
 		r = coord.Result{Winner: 0}
+	}
+	if verified >= 0 && verified != r.Winner {
+		// The vote's winner failed a verifier: the next answer that passed them all wins.
+		r.Winner, r.Tie = verified, false
 	}
 	ended := event.CoordinationEnded{Reason: reason, Tie: r.Tie}
 	for _, c := range r.Tally {

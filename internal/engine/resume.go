@@ -53,6 +53,7 @@ func resume(ctx context.Context, o Options) Result {
 	}
 	s.restoreBroadcasts(o.Restore.Events)
 	s.restoreBootstrap(o.Restore.Events)
+	s.restoreVerdicts(o.Restore.Events)
 	havePlans := s.restoreTaskPlans(o.Restore.Events, r.redo)
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
 	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)

@@ -73,6 +73,7 @@ var kinds = []kind{
 	kindOf[PostEvaluationStarted](),
 	kindOf[AnswerSubmittedFinal](),
 	kindOf[OrchestrationRestarted](),
+	kindOf[AnswerVerified](),
 }
 
 // decoders is kinds by name.

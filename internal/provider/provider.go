@@ -94,6 +94,9 @@ const (
 	// StagePostEvaluation is the presenter's check of the final answer when orchestration
 	// restarts are on: its own tools, and submit or restart_orchestration to end it.
 	StagePostEvaluation Stage = "post_evaluation"
+	// StageVerify is a verifier's check of the leading answer (orchestrator.verifiers): one
+	// question, no tools, a JSON verdict.
+	StageVerify Stage = "verify"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

@@ -28,9 +28,13 @@ type Decision struct {
 	// Dissent is the current vote for another answer that weighs most (the earliest voter on
 	// a tie); nil when every vote went to the winner.
 	Dissent *Ballot `json:"dissent,omitempty"`
-	// Verifiers are the verdicts of verifiers on the winning answer. None exist yet: the list
-	// is always empty, and is where their verdicts will go.
+	// Verifiers are the verifiers' verdicts (orchestrator.verifiers), in the order they were
+	// made: each answer checked, the vote's leader first, until one passed them all. Empty
+	// without verifiers.
 	Verifiers []Verdict `json:"verifiers"`
+	// Verified is VerifiedPassed or VerifiedNonePassed, "" without verifiers.
+	Verified string `json:"verified,omitempty"`
+	failed   map[string]bool
 	// Agrees: the tally recomputed from the log picks the winner the session recorded.
 	Agrees bool `json:"agrees"`
 	// NoVote: the session had no vote round (skip_voting, skip_coordination_rounds): the
@@ -65,11 +69,16 @@ type Ballot struct {
 	points int64
 }
 
-// Verdict is one verifier's judgement of the winning answer (none are produced yet).
+// Verdict is one verifier's judgement of one answer.
 type Verdict struct {
-	Verifier string `json:"verifier"`
-	Verdict  string `json:"verdict"`
-	Note     string `json:"note,omitempty"`
+	Verifier    int    `json:"verifier"` // its 1-based place in orchestrator.verifiers
+	Aspect      string `json:"aspect"`
+	Agent       string `json:"agent"` // who made (and paid for) the check
+	SubagentID  string `json:"subagent_id,omitempty"`
+	Candidate   string `json:"candidate"` // real id of the answer's author
+	AnswerLabel string `json:"answer_label"`
+	Verdict     string `json:"verdict"` // pass, fail or unverified
+	Reason      string `json:"reason,omitempty"`
 }
 
 // Decision returns why the winner won, nil until coordination ended and in decomposition mode
@@ -121,8 +130,11 @@ func (s *State) Decision() *Decision {
 			lead = k
 		}
 	}
+	s.verification(d)
 	if lead >= 0 {
-		d.Agrees = d.Tally[lead].Agent == s.Winner
+		// A leader that failed a verifier does not win: the answer that passed them does.
+		d.Agrees = d.Tally[lead].Agent == s.Winner ||
+			d.Verified == VerifiedPassed && d.failed[d.Tally[lead].AnswerLabel]
 	}
 	order := map[string]int{}
 	for i, a := range s.Agents {
@@ -139,7 +151,7 @@ func (s *State) Decision() *Decision {
 		}
 	}
 	d.NoVote = s.Settings.SkipVoting || s.EndReason == event.EndSkipped || s.EndReason == event.EndAllAnswered
-	d.Rule = s.rule(d, lead)
+	d.Rule = s.rule(d, lead) + verifiedRule(d)
 	return d
 }
 

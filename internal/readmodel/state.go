@@ -111,7 +111,9 @@ type State struct {
 	// and Evaluation the latest attempt's post-evaluation, nil before one starts (restart.go).
 	Attempt, MaxAttempts int
 	Restarts             []event.OrchestrationRestarted
-	Evaluation           *Evaluation
+	// Verdicts are the verifiers' checks of the current attempt (verify.go).
+	Verdicts   []event.AnswerVerified
+	Evaluation *Evaluation
 
 	byID map[string]*Agent
 }
@@ -250,6 +252,7 @@ func (s *State) Apply(e event.Event) {
 	s.broadcast(e.Payload)
 	s.taskPlan(e.Payload) // taskplan.go
 	s.restarts(e.Time, e.Payload)
+	s.verify(e.Payload) // verify.go
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)

@@ -11,6 +11,8 @@ import (
 const (
 	KindRoundEvaluator = "round_evaluator"
 	KindCriteriaCritic = "criteria_critic"
+	// KindVerifier is a verifier of orchestrator.verifiers with subagent: true.
+	KindVerifier = "verifier"
 )
 
 // profiles are the specialised subagent types: what each one is for, added to its agents'
@@ -28,6 +30,7 @@ var profiles = map[string]string{
 		"claims, and what a demanding reviewer would reject, most serious first.",
 	KindRoundEvaluator: RoundEvaluatorProfile,
 	KindCriteriaCritic: CriteriaCriticProfile,
+	KindVerifier:       VerifierProfile,
 	"builder": "You are a builder subagent. Produce the artefact the brief asks for, complete and working, in your workspace, " +
 		"and say in your answer which files hold it.",
 }
@@ -64,4 +67,6 @@ const (
 	RoundEvaluatorProfile = "You are a round evaluator subagent. Inspect the candidate answers together and return a demanding critique " +
 		"and one committed improvement brief for the agent that writes the next revision. Be critical: assume meaningful weaknesses remain " +
 		"unless the evidence rules them out; mention strengths only when they must be preserved."
+	VerifierProfile = "You are a verifier subagent. Judge the one aspect of the answer the brief names, strictly, and reply with JSON only, in this shape: " +
+		`{"verdict": "pass", "reason": "..."}` + " (verdict pass or fail; reason one or two sentences)."
 )

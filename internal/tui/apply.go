@@ -108,6 +108,9 @@ func (m *Model) Apply(e event.Event) {
 		for _, l := range view.CriteriaLines(p) {
 			m.notice(l)
 		}
+	case event.AnswerVerified:
+		m.activity(p.Agent, fmt.Sprintf("verifier %d (%s) on %s: %s %s", p.Verifier, p.Aspect, p.AnswerLabel, p.Verdict, oneLine(p.Reason, 200)),
+			p.Verdict != event.VerdictPass)
 	case event.RoundEvaluated:
 		if p.Warning != "" {
 			m.activity(p.Agent, "round evaluator: "+oneLine(p.Warning, 200), true)

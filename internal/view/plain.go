@@ -243,6 +243,13 @@ func (p *Plain) Handle(e event.Event) {
 		p.broadcastLine(v)
 	case event.PostEvaluationStarted, event.AnswerSubmittedFinal, event.OrchestrationRestarted:
 		p.restartLine(v) // plain_restart.go
+	case event.AnswerVerified:
+		p.flush(v.Agent)
+		line := fmt.Sprintf("%s: verifier %d (%s) on %s: %s", p.who(v.Agent), v.Verifier, v.Aspect, v.AnswerLabel, v.Verdict)
+		if r := oneLine(v.Reason, 200); r != "" {
+			line += ": " + r
+		}
+		p.line("%s", line)
 	case event.CoordinationEnded:
 		p.flushAll()
 		p.coordinationEnded(v)

@@ -13,7 +13,7 @@ import (
 // and the verifiers. Plain output prints them after the final answer; nil when there is
 // nothing to explain (no vote, no record).
 func WhyLines(d *readmodel.Decision) []string {
-	if d == nil || d.NoVote || d.WinnerLabel == "" || len(d.Tally) == 0 {
+	if d == nil || d.NoVote && len(d.Verifiers) == 0 || d.WinnerLabel == "" || len(d.Tally) == 0 {
 		return nil
 	}
 	out := []string{fmt.Sprintf("why %s won: %s", d.WinnerLabel, d.Rule)}
@@ -41,7 +41,18 @@ func WhyLines(d *readmodel.Decision) []string {
 		out = append(out, "  verifiers: none ran")
 	}
 	for _, v := range d.Verifiers {
-		out = append(out, fmt.Sprintf("  verifier %s: %s %s", v.Verifier, v.Verdict, oneLine(v.Note, 160)))
+		by := v.Agent
+		if v.SubagentID != "" {
+			by = "subagent " + v.SubagentID
+		}
+		line := fmt.Sprintf("  verifier %d (%s, by %s) on %s: %s", v.Verifier, v.Aspect, by, v.AnswerLabel, v.Verdict)
+		if r := oneLine(v.Reason, 160); r != "" {
+			line += ": " + strconv.Quote(r)
+		}
+		out = append(out, line)
+	}
+	if d.Verified == readmodel.VerifiedNonePassed {
+		out = append(out, "  no answer passed every verifier: the plain tally's winner stands")
 	}
 	return out
 }

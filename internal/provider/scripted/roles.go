@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"massgen/internal/config"
 	"massgen/internal/provider"
 	"massgen/internal/subagent"
 )
@@ -35,6 +36,7 @@ func firstSentence(s string) string {
 var (
 	criticMark    = firstSentence(subagent.CriteriaCriticProfile)
 	evaluatorMark = firstSentence(subagent.RoundEvaluatorProfile)
+	verifierMark  = firstSentence(subagent.VerifierProfile)
 )
 
 // takeRole switches the script to the role req's system prompt gives, once, at the agent's
@@ -58,7 +60,25 @@ func (p *Provider) takeRole(req provider.Request) {
 			reply = evaluationReply(req)
 		}
 		p.script.Answers, p.script.Final = []string{reply}, ""
+	case strings.Contains(req.System, verifierMark):
+		p.script.Answers, p.script.Final = []string{verdictReply(p.script.Verdicts, 0)}, ""
 	}
+}
+
+// verdictReply is the reply to the k-th check of a verifier scripted with verdicts: the
+// k-th of them, the last repeated, pass when there are none.
+func verdictReply(verdicts []string, k int) string {
+	d := config.VerdictPass
+	if n := len(verdicts); n > 0 {
+		d = verdicts[min(k, n-1)]
+	}
+	switch d {
+	case config.VerdictFail:
+		return `{"verdict": "fail", "reason": "The answer does not hold up under this check."}`
+	case config.VerdictGarbage:
+		return "I think it is probably fine, more or less."
+	}
+	return `{"verdict": "pass", "reason": "The answer holds up under this check."}`
 }
 
 // evaluationReply is a short critique packet naming each answer the question shows.

@@ -48,6 +48,7 @@ type Provider struct {
 	has     bool   // whether any answer was accepted
 	pending *sent  // the answer sent on the previous call, not yet known accepted
 	evals   int    // post-evaluation calls served
+	checks  int    // verifier calls served
 }
 
 // sent is a well-formed new_answer whose fate the next request tells.
@@ -127,6 +128,13 @@ func (p *Provider) plan(req provider.Request) *plan {
 	if req.Stage == provider.StagePostEvaluation {
 		// Not one of the calls faults count: the check comes after the session proper.
 		pl := p.postEvaluation()
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
+	if req.Stage == provider.StageVerify {
+		// A verifier's check, after coordination: not one of the calls faults count.
+		pl := &plan{text: verdictReply(p.script.Verdicts, p.checks), stop: "stop"}
+		p.checks++
 		pl.usage = usageOf(v.inputChars, pl)
 		return pl
 	}

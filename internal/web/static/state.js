@@ -283,6 +283,11 @@ export function apply(m, e) {
       if (a && (d.evicted || []).length) item(a, 'note', t, { level: 'info', text: `criteria dropped: ${d.evicted.join(', ')}` });
       break;
     }
+    case 'answer_verified':
+      // orchestrator.verifiers: one verifier's check of a candidate answer, in the checker's feed.
+      if (a) item(a, 'note', t, { level: d.verdict === 'pass' ? 'info' : 'warn',
+        text: `verifier ${d.verifier} (${d.aspect}) on ${d.answer_label}: ${d.verdict}${d.reason ? ': ' + d.reason : ''}` });
+      break;
     case 'round_evaluated':
       if (a) item(a, 'note', t, d.warning ? { level: 'warn', text: `round evaluator: ${d.warning}` }
         : { level: 'info', text: `round evaluator on version ${d.version}: ${d.report}` });

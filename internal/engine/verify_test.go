@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"massgen/internal/config"
+	"massgen/internal/event"
+	"massgen/internal/provider"
+	"massgen/internal/provider/scripted"
+	"massgen/internal/readmodel"
+)
+
+// verifyTeam is three scripted agents whose votes rank agent1's answer first (2 votes),
+// agent2's second (1) and agent3's last (0); a3 and a2 verify with the verdicts given.
+func verifyTeam(a3, a2 []string) []Agent {
+	return agents(
+		scripted.New(config.Script{Answers: []string{"Paris, of course."}, Vote: "agent1"}, "m"),
+		scripted.New(config.Script{Answers: []string{"The capital is Paris."}, Vote: "agent1", Verdicts: a2}, "m"),
+		scripted.New(config.Script{Answers: []string{"Lyon."}, Vote: "agent2", Verdicts: a3}, "m"),
+	)
+}
+
+// verdictsOf is the verdicts in evs as "<answer>:<aspect>:<verdict>".
+func verdictsOf(evs []event.Event) []string {
+	var out []string
+	for _, v := range ofType[event.AnswerVerified](evs) {
+		out = append(out, v.AnswerLabel+":"+v.Aspect+":"+v.Verdict)
+	}
+	return out
+}
+
+func TestVerifiers_DecideTheWinner(t *testing.T) {
+	correctness := config.Verifier{Aspect: config.AspectCorrectness, Agent: "a3"}
+	format := config.Verifier{Aspect: config.AspectFormat, Agent: "a2"}
+	tests := []struct {
+		name         string
+		verifiers    []config.Verifier
+		a3, a2       []string
+		wantWinner   string
+		wantVerdicts []string
+		wantVerified string
+		wantRule     string
+	}{
+		{name: "the leader passes", verifiers: []config.Verifier{correctness}, a3: []string{"pass"},
+			wantWinner: "a1", wantVerdicts: []string{"agent1.1:correctness:pass"}, wantVerified: readmodel.VerifiedPassed, wantRule: "passed every verifier"},
+		{name: "the leader fails, the next answer passes", verifiers: []config.Verifier{correctness}, a3: []string{"fail", "pass"},
+			wantWinner: "a2", wantVerdicts: []string{"agent1.1:correctness:fail", "agent2.1:correctness:pass"},
+			wantVerified: readmodel.VerifiedPassed, wantRule: "1 answer(s) ahead of it failed a verifier"},
+		{name: "every answer fails: the plain tally's winner stands", verifiers: []config.Verifier{correctness}, a3: []string{"fail"},
+			wantWinner: "a1", wantVerdicts: []string{"agent1.1:correctness:fail", "agent2.1:correctness:fail", "agent3.1:correctness:fail"},
+			wantVerified: readmodel.VerifiedNonePassed, wantRule: "no answer passed every verifier"},
+		{name: "a garbage reply could not verify, which blocks", verifiers: []config.Verifier{correctness}, a3: []string{"garbage", "pass"},
+			wantWinner: "a2", wantVerdicts: []string{"agent1.1:correctness:unverified", "agent2.1:correctness:pass"}, wantVerified: readmodel.VerifiedPassed},
+		{name: "correctness first; a failed format check moves on", verifiers: []config.Verifier{correctness, format},
+			a3: []string{"pass"}, a2: []string{"fail", "pass"}, wantWinner: "a2",
+			wantVerdicts: []string{"agent1.1:correctness:pass", "agent1.1:format:fail", "agent2.1:correctness:pass", "agent2.1:format:pass"},
+			wantVerified: readmodel.VerifiedPassed},
+		{name: "a failed correctness check skips the other verifiers", verifiers: []config.Verifier{correctness, format},
+			a3: []string{"fail", "pass"}, wantWinner: "a2",
+			wantVerdicts: []string{"agent1.1:correctness:fail", "agent2.1:correctness:pass", "agent2.1:format:pass"},
+			wantVerified: readmodel.VerifiedPassed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, evs := run(t, t.Context(), Options{Agents: verifyTeam(tt.a3, tt.a2),
+				Orchestrator: config.Orchestrator{Verifiers: tt.verifiers, FinalAnswerStrategy: config.StrategyWinnerReuse}})
+			if res.ExitCode != 0 || res.Winner != tt.wantWinner {
+				t.Fatalf("result %+v, want winner %s", res, tt.wantWinner)
+			}
+			if got := verdictsOf(evs); !slices.Equal(got, tt.wantVerdicts) {
+				t.Errorf("verdicts %v, want %v", got, tt.wantVerdicts)
+			}
+			for _, v := range ofType[event.AnswerVerified](evs) {
+				if v.Reason == "" || v.Agent != map[string]string{"correctness": "a3", "format": "a2"}[v.Aspect] {
+					t.Errorf("verdict %+v: want a reason and the verifier's agent", v)
+				}
+				if v.Verdict == event.VerdictUnverified && !strings.Contains(v.Reason, "not the verdict JSON") {
+					t.Errorf("unverified verdict without the reason: %+v", v)
+				}
+			}
+			// Every check is a model call of the verifier's agent, and its usage is counted.
+			calls, used := 0, 0
+			for k, e := range evs {
+				if mc, ok := e.Payload.(event.ModelCalled); ok && mc.Stage == provider.StageVerify {
+					calls++
+					if u, ok := evs[k+1].Payload.(event.UsageReported); ok && u.Agent == mc.Agent && u.Usage.OutputTokens > 0 {
+						used++
+					}
+				}
+			}
+			if calls != len(tt.wantVerdicts) || used != calls {
+				t.Errorf("%d verify calls with %d usage reports, want %d each", calls, used, len(tt.wantVerdicts))
+			}
+			ended := ofType[event.CoordinationEnded](evs)
+			if len(ended) != 1 || ended[0].Winner != tt.wantWinner {
+				t.Fatalf("coordination ended %+v, want winner %s", ended, tt.wantWinner)
+			}
+			st := readmodel.NewState()
+			for _, e := range evs {
+				st.Apply(e)
+			}
+			d := st.Decision()
+			if d == nil || d.Verified != tt.wantVerified || len(d.Verifiers) != len(tt.wantVerdicts) || !d.Agrees || !strings.Contains(d.Rule, tt.wantRule) {
+				t.Errorf("decision %+v, want verified %q, %d verdicts, agreeing, rule containing %q", d, tt.wantVerified, len(tt.wantVerdicts), tt.wantRule)
+			}
+		})
+	}
+}
+
+// A verifier subagent's answer is its verdict; what it spent is the first agent's cost. A
+// session that can run no subagent says so, and the check could not verify.
+func TestVerifiers_Subagent(t *testing.T) {
+	v := []config.Verifier{{Aspect: config.AspectCustom, Subagent: true, Instructions: "names a river"}}
+	var asked []SubagentCall
+	sub := func(_ context.Context, c SubagentCall) SubagentReply {
+		asked = append(asked, c)
+		if strings.Contains(c.Question, "Paris, of course.") {
+			return SubagentReply{ID: c.ID, Answer: `{"verdict": "fail", "reason": "no river"}`, Spent: provider.Usage{CostUSD: 0.25}}
+		}
+		return SubagentReply{ID: c.ID, Answer: `{"verdict": "pass", "reason": "the Seine"}`, Spent: provider.Usage{CostUSD: 0.25}}
+	}
+	res, evs := run(t, t.Context(), Options{Agents: verifyTeam(nil, nil), Subagent: sub,
+		Orchestrator: config.Orchestrator{Verifiers: v, FinalAnswerStrategy: config.StrategyWinnerReuse}})
+	if res.Winner != "a2" || res.CostUSD != 0.5 {
+		t.Fatalf("result %+v, want a2 to win and 0.5 USD spent", res)
+	}
+	if len(asked) != 2 || asked[0].Kind != KindVerifier || asked[0].ID != "verifier_1_agent1.1" || !strings.Contains(asked[0].Question, "names a river") {
+		t.Errorf("subagents asked %+v", asked)
+	}
+	got := ofType[event.AnswerVerified](evs)
+	if len(got) != 2 || got[0].SubagentID != "verifier_1_agent1.1" || got[0].Agent != "a1" || got[0].Reason != "no river" {
+		t.Errorf("verdicts %+v", got)
+	}
+
+	res, evs = run(t, t.Context(), Options{Agents: verifyTeam(nil, nil),
+		Orchestrator: config.Orchestrator{Verifiers: v, FinalAnswerStrategy: config.StrategyWinnerReuse}})
+	got = ofType[event.AnswerVerified](evs)
+	if res.Winner != "a1" || len(got) != 3 || got[0].Verdict != event.VerdictUnverified || !strings.Contains(got[0].Reason, "no verifier subagent can run") {
+		t.Errorf("without subagents: winner %s, verdicts %+v", res.Winner, got)
+	}
+}
+
+// max_cost_usd spent before the checks: none is made, and the plain tally decides.
+func TestVerifiers_BudgetSpent(t *testing.T) {
+	price := func(string, string, provider.Usage) float64 { return 1 }
+	res, evs := run(t, t.Context(), Options{Agents: verifyTeam([]string{"fail"}, nil), Price: price,
+		Orchestrator: config.Orchestrator{MaxCostUSD: 0.5, FinalAnswerStrategy: config.StrategyWinnerReuse,
+			Verifiers: []config.Verifier{{Aspect: config.AspectCorrectness}}}})
+	if n := len(ofType[event.AnswerVerified](evs)); n != 0 || res.Winner == "" {
+		t.Errorf("%d verdicts with the budget spent, winner %q; want none and a winner", n, res.Winner)
+	}
+}

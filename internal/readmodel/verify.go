@@ -1,0 +1,65 @@
+package readmodel
+
+import (
+	"fmt"
+
+	"massgen/internal/event"
+)
+
+// verify folds the verifiers' verdicts (orchestrator.verifiers) of the current attempt.
+func (s *State) verify(p event.Payload) {
+	switch p := p.(type) {
+	case event.AnswerVerified:
+		s.Verdicts = append(s.Verdicts, p)
+	case event.OrchestrationRestarted:
+		s.Verdicts = nil
+	}
+}
+
+// Verification outcomes (Decision.Verified).
+const (
+	// VerifiedPassed: the winner's answer passed every verifier.
+	VerifiedPassed = "passed"
+	// VerifiedNonePassed: no answer checked passed every verifier (or the checks stopped), so
+	// the plain tally's winner stands.
+	VerifiedNonePassed = "none_passed"
+)
+
+// verification fills d's verdicts and says how they decided: "" without verifiers.
+func (s *State) verification(d *Decision) {
+	if len(s.Verdicts) == 0 {
+		return
+	}
+	failed := map[string]bool{} // answer labels a verifier did not pass
+	winnerChecked := false
+	for _, v := range s.Verdicts {
+		d.Verifiers = append(d.Verifiers, Verdict{Verifier: v.Verifier, Aspect: v.Aspect, Agent: v.Agent, SubagentID: v.SubagentID,
+			Candidate: v.Candidate, AnswerLabel: v.AnswerLabel, Verdict: v.Verdict, Reason: v.Reason})
+		if v.Verdict != event.VerdictPass {
+			failed[v.AnswerLabel] = true
+		}
+		if v.AnswerLabel == d.AnswerLabel {
+			winnerChecked = true
+		}
+	}
+	d.Verified = VerifiedNonePassed
+	if winnerChecked && !failed[d.AnswerLabel] {
+		d.Verified = VerifiedPassed
+	}
+	d.failed = failed
+}
+
+// verifiedRule is what the verifiers add to the rule.
+func verifiedRule(d *Decision) string {
+	switch d.Verified {
+	case VerifiedPassed:
+		n := len(d.failed)
+		if n == 0 {
+			return "; the answer passed every verifier"
+		}
+		return fmt.Sprintf("; %d answer(s) ahead of it failed a verifier, and it passed every one", n)
+	case VerifiedNonePassed:
+		return "; no answer passed every verifier, so the plain tally's winner stands"
+	}
+	return ""
+}
