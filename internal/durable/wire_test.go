@@ -231,3 +231,16 @@ func TestSupported_RefusesWriteMode(t *testing.T) {
 		}
 	}
 }
+
+// Verifiers run between coordination and the presentation in the engine's session, which the
+// workflow's activities do not carry: refused by name on Temporal, never skipped.
+func TestSupported_RefusesVerifiers(t *testing.T) {
+	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+		"orchestrator:\n  verifiers: [{aspect: correctness}]\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	if err := Supported(cfg); err == nil || !strings.Contains(err.Error(), "orchestrator.verifiers") {
+		t.Errorf("%v, want a refusal naming orchestrator.verifiers", err)
+	}
+}

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"massgen/internal/config"
 	"massgen/internal/event"
@@ -48,7 +50,7 @@ func TestVerifiers_DecideTheWinner(t *testing.T) {
 			wantWinner: "a1", wantVerdicts: []string{"agent1.1:correctness:pass"}, wantVerified: readmodel.VerifiedPassed, wantRule: "passed every verifier"},
 		{name: "the leader fails, the next answer passes", verifiers: []config.Verifier{correctness}, a3: []string{"fail", "pass"},
 			wantWinner: "a2", wantVerdicts: []string{"agent1.1:correctness:fail", "agent2.1:correctness:pass"},
-			wantVerified: readmodel.VerifiedPassed, wantRule: "1 answer(s) ahead of it failed a verifier"},
+			wantVerified: readmodel.VerifiedPassed, wantRule: "the answer ahead of it failed a verifier"},
 		{name: "every answer fails: the plain tally's winner stands", verifiers: []config.Verifier{correctness}, a3: []string{"fail"},
 			wantWinner: "a1", wantVerdicts: []string{"agent1.1:correctness:fail", "agent2.1:correctness:fail", "agent3.1:correctness:fail"},
 			wantVerified: readmodel.VerifiedNonePassed, wantRule: "no answer passed every verifier"},
@@ -151,5 +153,50 @@ func TestVerifiers_BudgetSpent(t *testing.T) {
 			Verifiers: []config.Verifier{{Aspect: config.AspectCorrectness}}}})
 	if n := len(ofType[event.AnswerVerified](evs)); n != 0 || res.Winner == "" {
 		t.Errorf("%d verdicts with the budget spent, winner %q; want none and a winner", n, res.Winner)
+	}
+}
+
+// Killed anywhere, a resumed session ends with the whole run's winner, and a check the log
+// already holds is neither made nor paid for again.
+func TestVerifiers_Resume(t *testing.T) {
+	verdicts := []string{"fail", "pass"}
+	orch := config.Orchestrator{FinalAnswerStrategy: config.StrategyWinnerReuse,
+		Verifiers: []config.Verifier{{Aspect: config.AspectCorrectness, Agent: "a3"}}}
+	whole, evs := run(t, t.Context(), Options{Agents: verifyTeam(verdicts, nil), Orchestrator: orch})
+	if whole.Winner != "a2" || len(ofType[event.AnswerVerified](evs)) != 2 {
+		t.Fatalf("whole run: %+v", whole)
+	}
+	for cut := 1; cut < len(evs); cut++ {
+		before := ofType[event.AnswerVerified](evs[:cut])
+		// The verifier's model goes on where it was: its next reply is the next verdict.
+		team := verifyTeam(verdicts[min(len(before), len(verdicts)-1):], nil)
+		rec := &recorder{}
+		bus := event.NewBus(nil)
+		bus.ResumeAt(int64(cut))
+		bus.Subscribe(rec)
+		res := Run(t.Context(), Options{Agents: team, Orchestrator: orch, Bus: bus, Question: "What is the capital of France?",
+			RetryDelay: func(int) time.Duration { return 0 }, Restore: &Restore{Events: evs[:cut], Previous: "killed"}})
+		at := fmt.Sprintf("cut after event %d (%s)", cut, evs[cut-1].Payload.Type())
+		if res.ExitCode != 0 || res.Winner != whole.Winner {
+			t.Fatalf("%s: %+v, want winner %s", at, res, whole.Winner)
+		}
+		got := rec.all()
+		checks := 0
+		for _, e := range got {
+			if mc, ok := e.Payload.(event.ModelCalled); ok && mc.Stage == provider.StageVerify {
+				checks++
+			}
+		}
+		again := ofType[event.AnswerVerified](got)
+		if checks != 2-len(before) || len(again) != checks {
+			t.Fatalf("%s: %d checks and %d verdicts after %d in the log, want %d", at, checks, len(again), len(before), 2-len(before))
+		}
+		st := readmodel.NewState()
+		for _, e := range append(slices.Clone(evs[:cut]), got...) {
+			st.Apply(e)
+		}
+		if d := st.Decision(); d == nil || len(d.Verifiers) != 2 || d.Verified != readmodel.VerifiedPassed {
+			t.Fatalf("%s: decision %+v", at, d)
+		}
 	}
 }

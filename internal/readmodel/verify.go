@@ -53,11 +53,14 @@ func (s *State) verification(d *Decision) {
 func verifiedRule(d *Decision) string {
 	switch d.Verified {
 	case VerifiedPassed:
-		n := len(d.failed)
-		if n == 0 {
+		switch n := len(d.failed); n {
+		case 0:
 			return "; the answer passed every verifier"
+		case 1:
+			return "; the answer ahead of it failed a verifier, and it passed every one"
+		default:
+			return fmt.Sprintf("; the %d answers ahead of it failed a verifier, and it passed every one", n)
 		}
-		return fmt.Sprintf("; %d answer(s) ahead of it failed a verifier, and it passed every one", n)
 	case VerifiedNonePassed:
 		return "; no answer passed every verifier, so the plain tally's winner stands"
 	}

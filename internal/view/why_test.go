@@ -51,3 +51,41 @@ func TestPlain_Why_Golden(t *testing.T) {
 	}
 	golden(t, "plain_why.golden", b.Bytes())
 }
+
+// verifiedSession: agent1's answer leads the vote, fails correctness and cannot be verified
+// for format, so agent2's answer, which passes both, wins.
+func verifiedSession() []event.Event {
+	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	ps := []event.Payload{
+		event.SessionStarted{Question: "2 + 2?", Turn: 1, Agents: []event.AgentInfo{
+			{ID: "a", Label: "agent1", Backend: "scripted", VoteWeight: 1}, {ID: "b", Label: "agent2", Backend: "scripted", VoteWeight: 1}}},
+		event.AnswerSubmitted{Agent: "a", Label: "agent1.1", Content: "5", Version: 1},
+		event.AnswerSubmitted{Agent: "b", Label: "agent2.1", Content: "4", Version: 2},
+		event.VoteCast{Agent: "a", Target: "a", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "Mine.", Version: 2},
+		event.VoteCast{Agent: "b", Target: "a", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "Shorter.", Version: 2},
+		event.AnswerVerified{Agent: "b", Verifier: 1, Aspect: "correctness", Candidate: "a", AnswerLabel: "agent1.1", Verdict: event.VerdictFail, Reason: "2 + 2 is 4."},
+		event.AnswerVerified{Agent: "b", Verifier: 1, Aspect: "correctness", Candidate: "b", AnswerLabel: "agent2.1", Verdict: event.VerdictPass, Reason: "Right."},
+		event.AnswerVerified{Agent: "a", Verifier: 2, Aspect: "format", SubagentID: "verifier_2_agent2.1", Candidate: "b", AnswerLabel: "agent2.1", Verdict: event.VerdictPass},
+		event.CoordinationEnded{Reason: event.EndConsensus, Winner: "b", WinnerLabel: "agent2", AnswerLabel: "agent2.1",
+			Tally: []event.Tally{{Agent: "a", Label: "agent1", Votes: 2, Voters: []string{"a", "b"}}, {Agent: "b", Label: "agent2"}}},
+		event.FinalStarted{Agent: "b", Mode: "verbatim"},
+		event.FinalAnswer{Agent: "b", Label: "agent2.final", Content: "4", Mode: "verbatim"},
+		event.SessionEnded{Status: event.StatusCompleted, DurationSeconds: 1},
+	}
+	evs := make([]event.Event, len(ps))
+	for i, p := range ps {
+		evs[i] = event.Event{Seq: int64(i + 1), Time: t0.Add(time.Duration(i) * time.Second), Payload: p}
+	}
+	return evs
+}
+
+// TestPlain_Verifiers_Golden: each verdict as it is made, and in the why block, which says
+// that the leader failed and the winner passed every verifier.
+func TestPlain_Verifiers_Golden(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPlain(&b)
+	for _, e := range verifiedSession() {
+		p.Handle(e)
+	}
+	golden(t, "plain_verifiers.golden", b.Bytes())
+}
