@@ -124,3 +124,34 @@ func TestE2E_VerifiersOpenAI(t *testing.T) {
 		t.Errorf("usage %+v, cost %v; the server billed %d requests", res.Usage, res.CostUSD, billed)
 	}
 }
+
+// A verifier subagent is a nested session of the team, whose answer is its verdict: scripted
+// agents answer with their first verdict there, and what it spent is counted.
+func TestE2E_VerifierSubagent(t *testing.T) {
+	yaml := "agents:\n" +
+		"  - id: alice\n    backend: {type: scripted, answers: [Paris.], vote: agent1, verdicts: [fail]}\n" +
+		"  - id: bob\n    backend: {type: scripted, answers: [\"Paris, France.\"], vote: agent1, verdicts: [fail]}\n" +
+		"orchestrator:\n  final_answer_strategy: winner_reuse\n  verifiers: [{aspect: custom, subagent: true, instructions: names the country}]\n"
+	cfg, rep := config.Parse("c.yaml", []byte(yaml))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	var plain bytes.Buffer
+	res, err := Run(t.Context(), cfg, Options{Question: "Where is Paris?", Logging: true, LogRoot: t.TempDir(), Sinks: []event.Sink{view.NewPlain(&plain)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both answers fail: the plain tally's winner (alice, two votes) stands.
+	if res.ExitCode != 0 || res.Winner != "alice" {
+		t.Fatalf("result %+v\n%s", res.Result, plain.String())
+	}
+	var st verifyStatus
+	readJSON(t, filepath.Join(res.Dir, "status.json"), &st)
+	d := st.Results.Decision
+	if len(d.Verifiers) != 2 || d.Verified != "none_passed" || d.Verifiers[0].Verdict != "fail" || d.Verifiers[0].Agent != "alice" {
+		t.Errorf("status.json decision %+v\n%s", d, plain.String())
+	}
+	if !strings.Contains(plain.String(), "verifier 1 (custom, by subagent verifier_1_agent1_1) on agent1.1: fail") {
+		t.Errorf("plain output lacks the subagent's verdict:\n%s", plain.String())
+	}
+}

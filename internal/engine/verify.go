@@ -173,7 +173,7 @@ func (s *session) verifySubagent(ctx context.Context, k int, label, question str
 		return "", "", errors.New("no verifier subagent can run in this session")
 	}
 	rep := s.o.Subagent(ctx, SubagentCall{Agent: s.agents[0].ID, Kind: KindVerifier,
-		ID: fmt.Sprintf("verifier_%d_%s", k, label), Question: question})
+		ID: fmt.Sprintf("verifier_%d_%s", k, strings.ReplaceAll(label, ".", "_")), Question: question})
 	s.mu.Lock()
 	s.accountSpentLocked(0, rep.Spent)
 	s.mu.Unlock()

@@ -129,11 +129,11 @@ func TestVerifiers_Subagent(t *testing.T) {
 	if res.Winner != "a2" || res.CostUSD != 0.5 {
 		t.Fatalf("result %+v, want a2 to win and 0.5 USD spent", res)
 	}
-	if len(asked) != 2 || asked[0].Kind != KindVerifier || asked[0].ID != "verifier_1_agent1.1" || !strings.Contains(asked[0].Question, "names a river") {
+	if len(asked) != 2 || asked[0].Kind != KindVerifier || asked[0].ID != "verifier_1_agent1_1" || !strings.Contains(asked[0].Question, "names a river") {
 		t.Errorf("subagents asked %+v", asked)
 	}
 	got := ofType[event.AnswerVerified](evs)
-	if len(got) != 2 || got[0].SubagentID != "verifier_1_agent1.1" || got[0].Agent != "a1" || got[0].Reason != "no river" {
+	if len(got) != 2 || got[0].SubagentID != "verifier_1_agent1_1" || got[0].Agent != "a1" || got[0].Reason != "no river" {
 		t.Errorf("verdicts %+v", got)
 	}
 

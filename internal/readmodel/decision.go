@@ -34,7 +34,6 @@ type Decision struct {
 	Verifiers []Verdict `json:"verifiers"`
 	// Verified is VerifiedPassed or VerifiedNonePassed, "" without verifiers.
 	Verified string `json:"verified,omitempty"`
-	failed   map[string]bool
 	// Agrees: the tally recomputed from the log picks the winner the session recorded.
 	Agrees bool `json:"agrees"`
 	// NoVote: the session had no vote round (skip_voting, skip_coordination_rounds): the
@@ -134,7 +133,7 @@ func (s *State) Decision() *Decision {
 	if lead >= 0 {
 		// A leader that failed a verifier does not win: the answer that passed them does.
 		d.Agrees = d.Tally[lead].Agent == s.Winner ||
-			d.Verified == VerifiedPassed && d.failed[d.Tally[lead].AnswerLabel]
+			d.Verified == VerifiedPassed && failedAnswers(d)[d.Tally[lead].AnswerLabel]
 	}
 	order := map[string]int{}
 	for i, a := range s.Agents {

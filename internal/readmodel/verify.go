@@ -30,30 +30,34 @@ func (s *State) verification(d *Decision) {
 	if len(s.Verdicts) == 0 {
 		return
 	}
-	failed := map[string]bool{} // answer labels a verifier did not pass
 	winnerChecked := false
 	for _, v := range s.Verdicts {
 		d.Verifiers = append(d.Verifiers, Verdict{Verifier: v.Verifier, Aspect: v.Aspect, Agent: v.Agent, SubagentID: v.SubagentID,
 			Candidate: v.Candidate, AnswerLabel: v.AnswerLabel, Verdict: v.Verdict, Reason: v.Reason})
+		winnerChecked = winnerChecked || v.AnswerLabel == d.AnswerLabel
+	}
+	d.Verified = VerifiedNonePassed
+	if winnerChecked && !failedAnswers(d)[d.AnswerLabel] {
+		d.Verified = VerifiedPassed
+	}
+}
+
+// failedAnswers are the labels of the answers a verifier did not pass.
+func failedAnswers(d *Decision) map[string]bool {
+	failed := map[string]bool{}
+	for _, v := range d.Verifiers {
 		if v.Verdict != event.VerdictPass {
 			failed[v.AnswerLabel] = true
 		}
-		if v.AnswerLabel == d.AnswerLabel {
-			winnerChecked = true
-		}
 	}
-	d.Verified = VerifiedNonePassed
-	if winnerChecked && !failed[d.AnswerLabel] {
-		d.Verified = VerifiedPassed
-	}
-	d.failed = failed
+	return failed
 }
 
 // verifiedRule is what the verifiers add to the rule.
 func verifiedRule(d *Decision) string {
 	switch d.Verified {
 	case VerifiedPassed:
-		switch n := len(d.failed); n {
+		switch n := len(failedAnswers(d)); n {
 		case 0:
 			return "; the answer passed every verifier"
 		case 1:
