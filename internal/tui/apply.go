@@ -109,8 +109,11 @@ func (m *Model) Apply(e event.Event) {
 			m.notice(l)
 		}
 	case event.AnswerVerified:
-		m.activity(p.Agent, fmt.Sprintf("verifier %d (%s) on %s: %s %s", p.Verifier, p.Aspect, p.AnswerLabel, p.Verdict, oneLine(p.Reason, 200)),
-			p.Verdict != event.VerdictPass)
+		text := fmt.Sprintf("verifier %d (%s) on %s: %s", p.Verifier, p.Aspect, p.AnswerLabel, p.Verdict)
+		if p.Reason != "" {
+			text += ": " + oneLine(p.Reason, 200)
+		}
+		m.activity(p.Agent, text, p.Verdict != event.VerdictPass)
 	case event.RoundEvaluated:
 		if p.Warning != "" {
 			m.activity(p.Agent, "round evaluator: "+oneLine(p.Warning, 200), true)
