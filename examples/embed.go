@@ -42,6 +42,7 @@ var massgenNames = map[string][]string{
 	"single_claude":        {"providers/claude/claude"},
 	"three_agents_default": {"basic/multi/three_agents_default"},
 	"local_vllm":           {"basic/multi/two_qwen_vllm"},
+	"task_planning":        {"tools/planning/simple_task_planning"},
 }
 
 // List returns every example, sorted by name.

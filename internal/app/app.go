@@ -26,6 +26,7 @@ import (
 	"massgen/internal/redact"
 	"massgen/internal/runlog"
 	"massgen/internal/subagent"
+	"massgen/internal/taskplan"
 	"massgen/internal/usage"
 	"massgen/internal/view"
 )
@@ -99,6 +100,10 @@ type Options struct {
 	// starting one: Question, History, Session and Turn are taken from its log. It needs
 	// Logging.
 	Resume *runlog.Interrupted
+	// PlanSeed and CheckAnswer are the engine's (engine.Options): the plan every agent of an
+	// execution run starts with, and the check a planning run's answers pass.
+	PlanSeed    []taskplan.Task
+	CheckAnswer func(content string) error
 
 	// A subagent's session (subagents.go): how deep it is nested, the name of its workspace
 	// folder, and, while the session is set up, its manager.
@@ -307,6 +312,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		agents[i].Tools = redactTools(agents[i].Tools, red)
 	}
 	withSubagents(agents, o.subagents)
+	tb.withMemoryFiles(agents)
 	closeLedger, err := guard(cfg, agents, tb, o, bus, red, res.Dir, runID)
 	closers = append(closers, closeLedger)
 	if err != nil {
@@ -328,7 +334,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		}
 	}
 	tb.permitCode(agents)
-	logSnapshots(agents, res.Dir)
+	savePlans(cfg, agents, tb)
+	personas, personasTurn, err := keptPersonas(cfg, res.Dir, o.Turn)
+	if err != nil {
+		_ = closeAll()
+		return Result{}, &Error{Code: ExitExecution, Err: err}
+	}
+	logSnapshots(agents, res.Dir, cfg.Orchestrator.MaxOrchestrationRestarts > 0)
 	if ws := tb.run; ws != nil && res.Dir != "" {
 		// The whole log root (<root>/<session>/turn_N): older sessions hold real ids and
 		// every prompt too.
@@ -368,6 +380,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		Restore:      rs.restoreOrNil(),
 		Deliver:      deliver,
 		Paraphraser:  para,
+		Subagent:     orchestratorSubagents(o.subagents),
+		PlanSeed:     o.PlanSeed,
+		CheckAnswer:  o.CheckAnswer,
+		Personas:     personas,
+		PersonasTurn: personasTurn,
 	})
 	// No CLI may write into a workspace while the winner's is copied out.
 	cliErr := closeCLIs(clis)

@@ -28,10 +28,20 @@ func (w *loggedWorkspace) Snapshot() error {
 	return w.Agent.CopyOut(filepath.Join(w.dir, fmt.Sprintf("%s.%d", w.label, w.n)))
 }
 
-// logSnapshots makes the agents' workspaces copy their snapshots into logDir.
-func logSnapshots(agents []engine.Agent, logDir string) {
+// NewAttempt moves the copies of a restarted attempt's snapshots into
+// <log dir>/attempt_<k>/snapshots/, numbered from 1 again as the attempt's answers are.
+func (w *loggedWorkspace) NewAttempt(k int) {
+	w.dir, w.n = filepath.Join(filepath.Dir(filepath.Dir(w.dir)), fmt.Sprintf("attempt_%d", k), "snapshots"), 0
+}
+
+// logSnapshots makes the agents' workspaces copy their snapshots into logDir, into
+// logDir/attempt_1 with orchestration restarts (where the first attempt's log goes).
+func logSnapshots(agents []engine.Agent, logDir string, restarts bool) {
 	if logDir == "" {
 		return
+	}
+	if restarts {
+		logDir = filepath.Join(logDir, "attempt_1")
 	}
 	for i := range agents {
 		if ws, ok := agents[i].Workspace.(*workspace.Agent); ok {

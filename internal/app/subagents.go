@@ -26,7 +26,7 @@ import (
 // watches bus for the parent's spending and is closed (every subagent ended) before the log.
 func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID string) *subagent.Manager {
 	s := cfg.Orchestrator.Subagents
-	if !s.Enabled || o.Remote != nil {
+	if !launchesSubagents(cfg) || o.Remote != nil || o.depth >= subagent.MaxDepth {
 		return nil
 	}
 	logRoot := ""
@@ -34,6 +34,10 @@ func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID
 		logRoot = filepath.Join(logDir, "subagents")
 	}
 	set := subagent.FromConfig(s, cfg.Orchestrator.MaxCostUSD, o.depth, logRoot)
+	if cfg.Orchestrator.RoundEvaluator.Managed {
+		// MassGen reserves it for the orchestrator's launches once it manages them.
+		set.Types = slices.DeleteFunc(set.Types, func(t string) bool { return t == subagent.KindRoundEvaluator })
+	}
 	var reserved []string
 	if o.Resume != nil {
 		reserved = startedSubagents(o.Resume.Events)
@@ -41,6 +45,25 @@ func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID
 	m := subagent.NewManager(set, subagentRunner(cfg, o, runID), func(p event.Payload) { bus.Publish(p) }, reserved...)
 	bus.Subscribe(m)
 	return m
+}
+
+// launchesSubagents reports whether a session runs subagents: agents may spawn them, or the
+// orchestrator launches its own (the round evaluator, criteria_mode: bootstrap_subagent's
+// critic).
+func launchesSubagents(cfg *config.Config) bool {
+	o := cfg.Orchestrator
+	return o.Subagents.Enabled || o.RoundEvaluator.Enabled || o.Checklist.CriteriaMode == config.CriteriaBootstrapSubagent
+}
+
+// orchestratorSubagents is engine.Options.Subagent over m (nil when the session has none).
+func orchestratorSubagents(m *subagent.Manager) func(context.Context, engine.SubagentCall) engine.SubagentReply {
+	if m == nil {
+		return nil
+	}
+	return func(ctx context.Context, c engine.SubagentCall) engine.SubagentReply {
+		r := m.Launch(ctx, subagent.Call{Agent: c.Agent, Kind: c.Kind, ID: c.ID, Question: c.Question, Refine: c.Refine})
+		return engine.SubagentReply{ID: r.ID, Answer: r.Answer, Error: r.Error, Spent: r.Spent}
+	}
 }
 
 // subagentRunner runs one subagent as a session of its own.
@@ -77,6 +100,9 @@ func childConfig(p *config.Config, r subagent.Request) *config.Config {
 	c.SessionID = ""
 	o := c.Orchestrator
 	o.Subagents = config.Subagents{}
+	// The orchestrator's own subagents are the parent's: a subagent's team runs neither.
+	o.RoundEvaluator = config.RoundEvaluator{}
+	o.Checklist.CriteriaMode = ""
 	o.MaxCostUSD = r.MaxCostUSD
 	o.ContextPaths = readOnly(p.Orchestrator.ContextPaths)
 	for _, path := range r.ContextPaths {
@@ -122,7 +148,7 @@ func joinNonEmpty(a, b string) string {
 // the agent's context_paths are what it may read itself.
 func (b *toolBuild) subagentTools(_ context.Context, at *agentTools) error {
 	m := b.o.subagents
-	if m == nil || b.o.depth >= subagent.MaxDepth {
+	if m == nil || b.o.depth >= subagent.MaxDepth || !b.cfg.Orchestrator.Subagents.Enabled {
 		return nil
 	}
 	var resolve subagent.Resolver

@@ -19,6 +19,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/mcptool"
+	"massgen/internal/memfiles"
 	"massgen/internal/tool"
 	"massgen/internal/workspace"
 )
@@ -36,6 +37,8 @@ type toolbox struct {
 	code map[string]*codetool.Server
 
 	winnerDir string // the winner's workspace, once finish has run
+
+	memoryFiles bool // enable_memory_filesystem_mode: finish gathers the memories
 
 	confinementNoted bool // the weaker confinement of commands was reported
 
@@ -106,7 +109,7 @@ func checkTools(cfg *config.Config, getenv func(string) string) error {
 // needsWorkspace reports whether an agent gets a working directory.
 func needsWorkspace(a config.Agent, cfg *config.Config) bool {
 	t := a.Backend.Tools
-	return isCLI(a) || t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0 ||
+	return isCLI(a) || t.Cwd != "" || t.CommandLine || len(t.ContextPaths) > 0 || len(cfg.Orchestrator.ContextPaths) > 0 || cfg.Orchestrator.MemoryFiles ||
 		t.Media.Over(cfg.Orchestrator.Media).Enabled() || slices.ContainsFunc(t.CustomTools, isMediaTool) ||
 		slices.ContainsFunc(t.CustomTools, isComputerTool)
 }
@@ -222,6 +225,11 @@ func (tb *toolbox) finish(winner, logDir string) error {
 	}
 	tb.run.StopResidents() // a background shell must not write into the workspace being copied
 	tb.winnerDir = ws.Dir()
+	if tb.memoryFiles {
+		if err := memfiles.Gather(ws.Dir(), tb.memoryOwners()); err != nil {
+			tb.status(event.ServerMemory, "warning", "some memories are not carried into the next turn: "+err.Error())
+		}
+	}
 	if logDir == "" {
 		return nil
 	}

@@ -28,15 +28,16 @@ type toolSource func(b *toolBuild, ctx context.Context, at *agentTools) error
 // toolSources are where an agent's tools come from, in the order the agent is offered them.
 // The workspace comes first: the sources after it work in it.
 var toolSources = []toolSource{
-	(*toolBuild).skillTools,     // read_skill and the skills' list (skills.go), before the workspace that reads them
-	(*toolBuild).workspaceTools, // its folders, and the file tools or a coding-agent CLI bound to them
-	(*toolBuild).codeTools,      // MCP tools as code the commands call (codetools.go), before the commands
-	(*toolBuild).commandTools,   // execute_command and the background shells
-	(*toolBuild).mcpTools,       // the user's MCP servers
-	(*toolBuild).mediaTools,     // image, audio and video tools
-	(*toolBuild).computerTools,  // browser_automation and computer use: a browser, a desktop
-	(*toolBuild).customTools,    // custom_tools, run in Python
-	(*toolBuild).subagentTools,  // spawn_subagents (subagents.go)
+	(*toolBuild).skillTools,      // read_skill and the skills' list (skills.go), before the workspace that reads them
+	(*toolBuild).workspaceTools,  // its folders, and the file tools or a coding-agent CLI bound to them
+	(*toolBuild).codeTools,       // MCP tools as code the commands call (codetools.go), before the commands
+	(*toolBuild).commandTools,    // execute_command and the background shells
+	(*toolBuild).mcpTools,        // the user's MCP servers
+	(*toolBuild).mediaTools,      // image, audio and video tools
+	(*toolBuild).computerTools,   // browser_automation and computer use: a browser, a desktop
+	(*toolBuild).customTools,     // custom_tools, run in Python
+	(*toolBuild).subagentTools,   // spawn_subagents (subagents.go)
+	(*toolBuild).memoryFileTools, // create_memory and the others of filesystem memory (memfiles.go)
 }
 
 // toolBuild is what the tool sources share while newToolbox runs.

@@ -101,57 +101,43 @@ func reached(t *testing.T, ok, refused *wsTarget) int32 {
 	return refused.count.Load()
 }
 
-// TestPolicy_WebSocketToAnAddressIsRefused is the attack: with only localhost allowed, a page
-// opens a WebSocket to 127.0.0.1 (an address, which no name rule covers, and which request
-// interception never sees); that server must see no connection.
-func TestPolicy_WebSocketToAnAddressIsRefused(t *testing.T) {
+// TestPolicy_WebSocketsOutsideThePolicyAreRefused are the attacks: a page opens two
+// WebSockets, one the policy allows and one it does not; the second's server must see no
+// connection. Request interception never sees WebSockets, so only the proxy can refuse them.
+func TestPolicy_WebSocketsOutsideThePolicyAreRefused(t *testing.T) {
 	needChromium(t)
-	ok, evil := newWSTarget(t, "127.0.0.1"), newWSTarget(t, "127.0.0.1")
-	page := wsPage(t, "127.0.0.1", fmt.Sprintf("ws://127.0.0.1:%d/steal", evil.port()), fmt.Sprintf("ws://localhost:%d/ok", ok.port()))
-	p, err := NewPolicy([]string{"localhost"}, nil)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name             string
+		allowed, blocked []string
+		pageHost         string // where the page is served, and named from
+		okHost, okName   string // the allowed WebSocket: its server's address and the name used
+		evilHost, evilTo string // the refused one: its server's address, and the host of its URL
+	}{
+		// With only localhost allowed, an address is outside: no name rule covers it.
+		{"an address outside allowed_domains", []string{"localhost"}, nil, "localhost", "127.0.0.1", "localhost", "127.0.0.1", "127.0.0.1"},
+		// Chromium, like RFC 6761, takes every *.localhost name for this machine.
+		{"a blocked subdomain of an allowed domain", []string{"localhost"}, []string{"ads.localhost"}, "localhost", "127.0.0.1", "api.localhost", "127.0.0.1", "ads.localhost"},
+		// Addresses are not names, so no resolver rule could refuse them.
+		{"a blocked address", nil, []string{"127.0.0.1"}, "127.0.0.2", "127.0.0.2", "127.0.0.2", "127.0.0.1", "127.0.0.1"},
 	}
-	s := openSession(t, Options{Policy: p})
-	navigate(t, s, fmt.Sprintf("http://localhost:%d/", page.Listener.Addr().(*net.TCPAddr).Port))
-	if n := reached(t, ok, evil); n != 0 {
-		t.Fatalf("a WebSocket reached 127.0.0.1, outside allowed_domains (%d handshakes)", n)
-	}
-}
-
-// TestPolicy_WebSocketToABlockedSubdomainIsRefused: localhost is allowed and ads.localhost
-// blocked (Chromium, like RFC 6761, takes every *.localhost name for this machine); a page of
-// localhost opens WebSockets to api.localhost and ads.localhost, and only the first gets through.
-func TestPolicy_WebSocketToABlockedSubdomainIsRefused(t *testing.T) {
-	needChromium(t)
-	ok, evil := newWSTarget(t, "127.0.0.1"), newWSTarget(t, "127.0.0.1")
-	page := wsPage(t, "127.0.0.1", fmt.Sprintf("ws://ads.localhost:%d/track", evil.port()), fmt.Sprintf("ws://api.localhost:%d/ok", ok.port()))
-	p, err := NewPolicy([]string{"localhost"}, []string{"ads.localhost"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openSession(t, Options{Policy: p})
-	navigate(t, s, fmt.Sprintf("http://localhost:%d/", page.Listener.Addr().(*net.TCPAddr).Port))
-	if n := reached(t, ok, evil); n != 0 {
-		t.Fatalf("a WebSocket reached ads.localhost, which blocked_domains lists (%d handshakes)", n)
-	}
-}
-
-// TestPolicy_WebSocketToABlockedAddressIsRefused: with 127.0.0.1 blocked (and no allowed
-// list), a page served from 127.0.0.2 opens WebSockets to 127.0.0.2 and 127.0.0.1: only the
-// first gets through. Addresses are not names, so no resolver rule could refuse them.
-func TestPolicy_WebSocketToABlockedAddressIsRefused(t *testing.T) {
-	needChromium(t)
-	ok, evil := newWSTarget(t, "127.0.0.2"), newWSTarget(t, "127.0.0.1")
-	page := wsPage(t, "127.0.0.2", fmt.Sprintf("ws://127.0.0.1:%d/steal", evil.port()), fmt.Sprintf("ws://127.0.0.2:%d/ok", ok.port()))
-	p, err := NewPolicy(nil, []string{"127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openSession(t, Options{Policy: p})
-	navigate(t, s, page.URL+"/")
-	if n := reached(t, ok, evil); n != 0 {
-		t.Fatalf("a WebSocket reached 127.0.0.1, which blocked_domains lists (%d handshakes)", n)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, evil := newWSTarget(t, tc.okHost), newWSTarget(t, tc.evilHost)
+			pageAddr := "127.0.0.1"
+			if tc.pageHost != "localhost" {
+				pageAddr = tc.pageHost
+			}
+			page := wsPage(t, pageAddr, fmt.Sprintf("ws://%s:%d/steal", tc.evilTo, evil.port()), fmt.Sprintf("ws://%s:%d/ok", tc.okName, ok.port()))
+			p, err := NewPolicy(tc.allowed, tc.blocked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := openSession(t, Options{Policy: p})
+			navigate(t, s, fmt.Sprintf("http://%s:%d/", tc.pageHost, page.Listener.Addr().(*net.TCPAddr).Port))
+			if n := reached(t, ok, evil); n != 0 {
+				t.Fatalf("a WebSocket reached %s, outside the policy (%d handshakes)", tc.evilTo, n)
+			}
+		})
 	}
 }
 

@@ -127,7 +127,7 @@ folder with every agent, read-only unless :w marks it writable for the final ans
 question itself is kept as written (\@ is a literal @; e-mail addresses are never taken).
 --no-parse-at-references turns this off.
 
-MassGen flags this build does not have (--plan, --eval-criteria, --fast, --setup, ...) are
+MassGen flags this build does not have (--plan-and-execute, --eval-criteria, --fast, --setup, ...) are
 refused by name with what to use instead.
 
 Coding agents: massgen mcp serves the teams as MCP tools (ask_team); massgen eval measures a

@@ -98,7 +98,11 @@ func addRootFlags(root *cobra.Command, o *rootOptions) {
 	f.StringVar(&r.coordinationMode, "coordination-mode", "", "`MODE` parallel: every agent answers the whole question and they vote; decomposition: each agent owns a subtask, the presenter integrates the parts")
 	f.StringVar(&r.personas, "personas", "", "generate diverse personas in `MODE` perspective|implementation|methodology, or off")
 	f.StringVar(&r.broadcast, "broadcast", "", "let agents ask questions with ask_others: `MODE` agents (each other), human (you) or false")
-	in(groupModes, "quick", "single-agent", "coordination-mode", "personas", "broadcast")
+	f.BoolVar(&r.plan, "plan", false, "make a task plan instead of doing the work: the agents answer with a project plan, written to plan.json in the log folder")
+	f.StringVar(&r.planDepth, "plan-depth", "", "with --plan: plan size `DEPTH` dynamic (default), shallow (5-10 tasks), medium (20-50) or deep (100-200)")
+	f.IntVar(&r.planSteps, "plan-steps", 0, "with --plan: about `N` tasks, instead of --plan-depth's range")
+	f.StringVar(&r.executePlan, "execute-plan", "", "carry out a plan made with --plan: `PLAN` latest, a plan.json, or its log folder; a question given too adds instructions")
+	in(groupModes, "quick", "single-agent", "coordination-mode", "personas", "broadcast", "plan", "plan-depth", "plan-steps", "execute-plan")
 
 	f.BoolVar(&r.web.on, "web", false, "serve the web dashboard (as massgen serve) and run the question there")
 	f.StringVar(&r.web.host, "web-host", "127.0.0.1", "with --web: `HOST` to listen on")

@@ -53,15 +53,16 @@ var massgenFlags = []struct {
 	{flag: "--no-session-registry", args: []string{"--no-session-registry", "q?"}, want: `session completed`},
 	{flag: "--no-parse-at-references", args: []string{"--no-parse-at-references", "see @nothing?"}, want: `session completed`},
 	// Planning and specs.
-	{flag: "--plan", refused: true},
+	// --plan and --execute-plan are built (plan_e2e_test.go runs them); this team answers no plan.
+	{flag: "--plan", args: []string{"--plan", "q?"}, code: 2, want: `--plan: the run ended without a valid plan \(the answer holds no project plan`},
 	{flag: "--cwd-context", args: []string{"--cwd-context", "ro", "q?"}, want: `session completed`},
-	{flag: "--plan-depth", args: []string{"deep"}, refused: true},
+	{flag: "--plan-depth", args: []string{"--plan-depth", "deep", "q?"}, code: 1, want: `--plan-depth and --plan-steps go with --plan`},
 	{flag: "--plan-thoroughness", args: []string{"thorough"}, refused: true},
-	{flag: "--plan-steps", args: []string{"5"}, refused: true},
+	{flag: "--plan-steps", args: []string{"--plan", "--plan-steps", "500", "q?"}, code: 1, want: `--plan-steps 500: use 1 to 200 tasks`},
 	{flag: "--plan-chunks", args: []string{"2"}, refused: true},
 	{flag: "--broadcast", args: []string{"--broadcast", "agents", "q?"}, want: `session completed`},
 	{flag: "--plan-and-execute", refused: true},
-	{flag: "--execute-plan", args: []string{"latest"}, refused: true},
+	{flag: "--execute-plan", args: []string{"--execute-plan", "latest", "q?"}, code: 1, want: `--execute-plan latest: no plan under .*: make one with massgen --plan`},
 	{flag: "--spec", refused: true},
 	{flag: "--execute-spec", args: []string{"latest"}, refused: true},
 	// Evaluation criteria.
@@ -178,7 +179,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	_, flags, _ := strings.Cut(out, "\nUsage:")
-	for _, hidden := range []string{"--plan ", "--eval-criteria", "--fast", "--no-session-registry", "[=", "\x00"} {
+	for _, hidden := range []string{"--plan-chunks", "--eval-criteria", "--fast", "--no-session-registry", "[=", "\x00"} {
 		if strings.Contains(flags, hidden) {
 			t.Errorf("help shows %q", hidden)
 		}

@@ -228,8 +228,15 @@ func logsSummary(w io.Writer, dir string, asJSON bool, now time.Time) error {
 			votes = append(votes, fmt.Sprintf("%s by %s: %d (%s)", v.Answer, v.Author, v.Votes, strings.Join(v.Voters, ", ")))
 		}
 		fmt.Fprintf(tw, "  Answers:  %d · votes: %s\n", t.Answers, cmp.Or(strings.Join(votes, "; "), "none counted"))
+		for _, r := range t.Restarts {
+			fmt.Fprintf(tw, "  Restart:  attempt %d/%d asked by %s: %s\n", r.Attempt, t.MaxAttempts, r.Agent, oneLine(r.Reason, 200))
+		}
 		if t.Winner != "" {
-			fmt.Fprintf(tw, "  Winner:   %s (%s)\n", t.Winner, t.WinnerAnswer)
+			attempt := ""
+			if t.MaxAttempts > 0 {
+				attempt = fmt.Sprintf(" in attempt %d/%d", t.Attempt, t.MaxAttempts)
+			}
+			fmt.Fprintf(tw, "  Winner:   %s (%s)%s\n", t.Winner, t.WinnerAnswer, attempt)
 		}
 		fmt.Fprintf(tw, "  Tokens:   %s\n", tokenText(t.Tokens))
 		if t.Latency != nil && len(t.Latency.CriticalPath) > 0 {

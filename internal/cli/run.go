@@ -56,6 +56,12 @@ type runOptions struct {
 	broadcast        string // --broadcast agents|human|false
 	inboxDir         string // --inbox-dir DIR
 
+	// Plan-then-execute (plan.go): --plan [--plan-depth D --plan-steps N], --execute-plan P.
+	plan        bool
+	planDepth   string
+	planSteps   int
+	executePlan string
+
 	web webOptions
 	// trust is --trust and how a config massgen found is trusted (trust.go).
 	trust trustOptions
@@ -296,6 +302,9 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 	if err := checkModeFlags(&o); err != nil {
 		return err
 	}
+	if err := checkPlanFlags(&o); err != nil {
+		return err
+	}
 	if err := app.LoadDotEnv(stderr); err != nil {
 		return exitf(ExitConfig, "%v", err)
 	}
@@ -347,6 +356,14 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		if o.logRoot, err = filepath.Abs(filepath.Join(".massgen", "massgen_logs")); err != nil {
 			return exitf(ExitExecution, "cannot tell the current directory: %v", err)
 		}
+	}
+	var exec *executePlan
+	if o.executePlan != "" {
+		if exec, err = loadExecutePlan(o.executePlan, o.logRoot); err != nil {
+			return err
+		}
+		question = exec.apply(cfg, question)
+		fmt.Fprintf(stderr, "massgen: executing the plan in %s (%d tasks)\n", exec.path, len(exec.project.Tasks))
 	}
 	if err := o.sessions.resolve(o, cfg, logging, stderr); err != nil {
 		return err
@@ -412,8 +429,21 @@ func run(ctx context.Context, o runOptions, question string, stdin io.Reader, st
 		}
 		return res, exitErr(err)
 	}
+	if pr := newPlanRun(&o, cfg); pr != nil {
+		turn = planTurn(pr, prep, turn)
+	}
+	if exec != nil {
+		inner := turn
+		turn = func(opts app.Options) (app.Result, error) {
+			opts.PlanSeed = exec.project.Tasks
+			return inner(opts)
+		}
+	}
 	if question == "" && o.sessions != nil && o.sessions.resume != nil {
 		question = o.sessions.resume.State.Question // --continue of an interrupted turn
+	}
+	if question == "" && o.plan {
+		return exitf(ExitConfig, "--plan needs a question: massgen --plan \"what to plan\"")
 	}
 	if question == "" {
 		if display == "silent" {

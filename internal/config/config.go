@@ -125,6 +125,10 @@ type Script struct {
 	// BroadcastReply answers the ask_others questions of other agents (default: the agent's
 	// latest accepted answer, or its first).
 	BroadcastReply string
+	// CriteriaReply and EvaluationReply are its answers when it plays a member of the
+	// criteria critic's team (criteria_mode: bootstrap_subagent) or of the round evaluator's;
+	// "" gives a default of the expected shape.
+	CriteriaReply, EvaluationReply string
 	// Latency is the wait before the first chunk of each call; ChunkDelay the wait between
 	// streamed words.
 	Latency    time.Duration
@@ -134,7 +138,24 @@ type Script struct {
 	// ToolCalls are made in order, one per model call, before the first answer; a string
 	// argument "{{result}}" stands for the previous tool result's text.
 	ToolCalls []ScriptedToolCall
+	// PostEvaluation are the agent's decisions when it checks a final answer it presented
+	// (orchestration restarts), one per post-evaluation call in order, the last one repeated:
+	// PostSubmit (also the default), PostRestart with RestartReason and RestartInstructions,
+	// PostIgnore (text, no call) or PostBadRestart (restart_orchestration without instructions).
+	PostEvaluation                     []string
+	RestartReason, RestartInstructions string
 }
+
+// Scripted post-evaluation decisions (Script.PostEvaluation).
+const (
+	PostSubmit     = "submit"
+	PostRestart    = "restart"
+	PostIgnore     = "ignore"
+	PostBadRestart = "bad_restart"
+)
+
+// PostEvaluationDecisions are the values Script.PostEvaluation takes.
+var PostEvaluationDecisions = []string{PostSubmit, PostRestart, PostIgnore, PostBadRestart}
 
 // ScriptedToolCall is one tool call a scripted agent makes.
 type ScriptedToolCall struct {
@@ -181,6 +202,17 @@ type Orchestrator struct {
 	// MaxCostUSD stops coordination once spent (0: no limit).
 	MaxCostUSD             float64
 	SkipCoordinationRounds bool
+	// MaxOrchestrationRestarts (coordination.max_orchestration_restarts, or the orchestrator-level
+	// spelling): after the final answer the presenter evaluates it and may restart the whole
+	// coordination with a reason and instructions, at most this many times (0: no evaluation).
+	MaxOrchestrationRestarts int
+	// DebugFinalAnswer (debug_final_answer) replaces the answer the first post-evaluation reads,
+	// to test restarts; "" means the real one.
+	DebugFinalAnswer string
+	// DeferPeerUpdatesUntilRestart (defer_peer_updates_until_restart): peers' new answers are
+	// not delivered to a busy agent mid-turn; it sees them when its next turn starts. Unlike
+	// DisableInjection, the fairness pause and the other mid-turn messages stay.
+	DeferPeerUpdatesUntilRestart bool
 	// PlanningMode (coordination.enable_planning_mode): before coordination one agent judges
 	// whether the task needs irreversible MCP actions; if so those MCP tools are held back until
 	// the winner presents, and the agents describe what they would do instead.
@@ -191,6 +223,9 @@ type Orchestrator struct {
 	// (skills_directory; "" means .agent/skills).
 	UseSkills       bool
 	SkillsDirectory string
+	// MemoryFiles (coordination.enable_memory_filesystem_mode): agents with a workspace keep
+	// memories as files there (internal/memfiles), which every agent reads.
+	MemoryFiles bool
 	// ContextPaths are shared with every agent (orchestrator.context_paths).
 	ContextPaths []ContextPath
 	// WriteMode (coordination.write_mode): "" or legacy, the final presenter writes the
@@ -252,8 +287,16 @@ type Orchestrator struct {
 	// time while the agents in play disagree (coord.LazySettings). LazyStartAgreement is how
 	// many agents must back one answer before the rest are given up.
 	LazyStartAgents, LazyStartAgreement int
+	// VoteWeighting is WeightPlain (also ""), WeightWeighted or WeightConfidence: what a vote
+	// is worth (coord/weights.go). AgentWeights are the agents' weights by id, those of
+	// VoteWeightsFile (resolved against the config's folder) filled in at load; see VoteWeights.
+	VoteWeighting   string
+	AgentWeights    map[string]float64
+	VoteWeightsFile string
 	// PersonaGenerator writes diverse personas into the agents' system messages before the run.
 	PersonaGenerator PersonaGenerator
+	// TaskPlanning gives the agents task plans (coordination.enable_agent_task_planning).
+	TaskPlanning TaskPlanning
 	// CoordinationMode is ModeVoting ("" too) or ModeDecomposition: each agent owns a subtask
 	// and signals it done with stop; the presenter integrates the parts.
 	CoordinationMode string
@@ -276,6 +319,8 @@ type Orchestrator struct {
 
 	// Subagents are the spawn_subagents settings (coordination.enable_subagents and its keys).
 	Subagents Subagents
+	// RoundEvaluator is the orchestrator-managed round evaluator (a round_evaluator subagent).
+	RoundEvaluator RoundEvaluator
 }
 
 // Broadcast is coordination.broadcast and the keys that tune it (MassGen's ask_others).
@@ -319,6 +364,37 @@ type Checklist struct {
 	// wins over the preset, as in MassGen.
 	CriteriaPreset string
 	CriteriaInline []ChecklistCriterion
+	// CriteriaMode (coordination.criteria_mode) is static (or ""), or a way criteria emerge
+	// during the run: CriteriaBootstrapInline, CriteriaBootstrapSubagent.
+	CriteriaMode string
+	// BootstrapMaxPerAgentPerRound and BootstrapMaxTotal cap emerged criteria: proposals of
+	// one agent in one round (nil: 3), and the criteria kept (nil: 30; 0: no cap of its own).
+	BootstrapMaxPerAgentPerRound, BootstrapMaxTotal *int
+}
+
+// The criteria modes (coordination.criteria_mode) in which criteria emerge during the run.
+const (
+	CriteriaBootstrapInline   = "bootstrap_inline"
+	CriteriaBootstrapSubagent = "bootstrap_subagent"
+)
+
+// Bootstrapping reports whether criteria emerge during the run.
+func (c Checklist) Bootstrapping() bool {
+	return c.CriteriaMode == CriteriaBootstrapInline || c.CriteriaMode == CriteriaBootstrapSubagent
+}
+
+// RoundEvaluator is MassGen's orchestrator-managed round evaluator
+// (coordination.round_evaluator_before_checklist with orchestrator_managed_round_evaluator):
+// before each round of the agent after its first answer, a round_evaluator subagent reviews
+// the current answers and its report opens that round.
+type RoundEvaluator struct {
+	Enabled bool // both keys true
+	// BeforeChecklist and Managed are the two keys as written.
+	BeforeChecklist, Managed bool
+	// Refine (round_evaluator_refine) lets the evaluator's team iterate and vote.
+	Refine bool
+	// Pressure (round_evaluator_transformation_pressure): gentle, balanced (""), aggressive.
+	Pressure string
 }
 
 // ChecklistCriterion is one criterion of checklist_criteria_inline.
@@ -383,6 +459,25 @@ type PersonaGenerator struct {
 	Enabled bool
 	// DiversityMode is perspective (default), implementation or methodology.
 	DiversityMode string
+	// PersistAcrossTurns (persist_across_turns): a later turn of the session keeps the
+	// personas an earlier turn wrote instead of writing new ones.
+	PersistAcrossTurns bool
+}
+
+// TaskPlanning is MassGen's agent task planning (coordination.enable_agent_task_planning and
+// the keys that tune it) and the plan shape a planning run (--plan) asks for.
+type TaskPlanning struct {
+	// Enabled gives every agent the planning tools and a task plan of its own.
+	Enabled bool
+	// MaxTasks bounds a plan (max_tasks_per_plan; 0 means taskplan.DefaultMaxTasks).
+	MaxTasks int
+	// FilesystemMode (task_planning_filesystem_mode) also writes an agent's plan to
+	// tasks/plan.json in its workspace, where it and, through its snapshots, its peers read it.
+	FilesystemMode bool
+	// Depth (plan_depth: dynamic, shallow, medium, deep) and TargetSteps (plan_target_steps)
+	// size the plan a planning run asks for.
+	Depth       string
+	TargetSteps int
 }
 
 // Defaults of the output caps: generous for real answers (100,000 characters is some 25,000

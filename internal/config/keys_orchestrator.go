@@ -130,9 +130,9 @@ func orchestratorKeys() []Key {
 			set: checklist(func(c *Checklist, v value) { c.FirstAnswer = v.b })},
 		{Section: secOrch, Name: "allow_midstream_peer_updates_before_checklist_submit", Type: TypeBool, Status: Ignored, Since: "0.1.9x",
 			Needs: needsChecklist, Doc: "Checklist voting: deliver peer updates before the first checklist."},
-		{Section: secOrch, Name: "defer_peer_updates_until_restart", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.49",
-			Doc:     "Queue peer updates until the agent restarts instead of injecting them.",
-			Instead: "remove it; `disable_injection: true` delivers new answers on the next turn only"},
+		{Section: secOrch, Name: "defer_peer_updates_until_restart", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.49",
+			Doc: "Peers' new answers wait for the agent's next turn instead of reaching it mid-turn (the fairness pause and other mid-turn messages stay, unlike disable_injection).",
+			set: orch(func(o *Orchestrator, v value) { o.DeferPeerUpdatesUntilRestart = v.b })},
 		{Section: secOrch, Name: "coordination_mode", Type: TypeEnum, Enum: []string{ModeVoting, ModeDecomposition},
 			Default: ModeVoting, Status: Implemented, Since: "0.1.48",
 			Doc: "voting, or decomposition: each agent owns a subtask (agents[].subtask, else the task decomposer's), shares its work with new_answer, signals it done with stop{summary, status}, and the presenter (presenter_agent, else the last agent) integrates the parts.",
@@ -166,8 +166,9 @@ func orchestratorKeys() []Key {
 		{Section: secOrch, Name: "skip_coordination_rounds", Type: TypeBool, Default: "false", Status: Implemented, Since: "0.1.12",
 			Doc: "Debug: skip voting rounds and go straight to the final presentation.",
 			set: orch(func(o *Orchestrator, v value) { o.SkipCoordinationRounds = v.b })},
-		{Section: secOrch, Name: "debug_final_answer", Type: TypeAny, Status: Ignored, Since: "0.1.12", ex: "x",
-			Doc: "Debug for orchestration restarts, which this build does not have.", check: stringOrBool},
+		{Section: secOrch, Name: "debug_final_answer", Type: TypeAny, Status: Implemented, Since: "0.1.12", ex: "x",
+			Doc: "Debug for orchestration restarts: the first post-evaluation reads this text instead of the final answer (false or empty: off).", check: stringOrBool,
+			set: orch(func(o *Orchestrator, v value) { o.DebugFinalAnswer = debugText(v) })},
 		{Section: secOrch, Name: "coordination", Type: TypeMapping, Status: Implemented, Since: "0.1.12",
 			Doc: "Coordination settings (see orchestrator.coordination).", ex: "{}", raw: coordSub(secCoord)},
 		{Section: secOrch, Name: "timeout", Type: TypeMapping, Status: Ignored, Since: "0.1.12", ex: "{}",
@@ -185,9 +186,13 @@ func orchestratorKeys() []Key {
 		{Section: secOrch, Name: "dspy", Type: TypeMapping, Status: Implemented, Since: "0.1.12", ex: "{enabled: true}",
 			Doc: "Question paraphrasing: each agent reads a checked rewording of the question besides the original (see its section).",
 			raw: coordSub(secDSPy)},
-		{Section: secOrch, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: OffOnly, Since: "0.1.12",
-			Doc: "Orchestrator-level spelling of coordination.max_orchestration_restarts.", hint: "use 0 (no restarts)",
-			check: atLeast(0), Why: "orchestration restarts are not built"},
+		{Section: secOrch, Name: "max_orchestration_restarts", Type: TypeInt, Default: "0", Status: Implemented, Since: "0.1.12",
+			Doc: "Orchestrator-level spelling of coordination.max_orchestration_restarts (which wins when both are set).", hint: "use 0 (no post-evaluation) or a small number of restarts",
+			check: atLeast(0), set: func(_ *walker, t *target, v value) {
+				if t.restartsF == nil {
+					t.cfg.Orchestrator.MaxOrchestrationRestarts = v.n
+				}
+			}},
 		{Section: secOrch, Name: "docker", Type: TypeMapping, Status: EmptyOnly, Since: "0.1.20", Doc: "Docker settings for computer use.",
 			Why: "Docker execution is not built"},
 		{Section: secOrch, Name: "max_turns", Type: TypeInt, Status: EmptyOnly, Since: "0.1.9x",
@@ -226,6 +231,22 @@ func stringOrBool(w *walker, v *value) bool {
 	}
 	w.errf(v.f, "", "%s must be a string or a boolean, not %s", v.f.key, kind(v.f.val))
 	return false
+}
+
+// debugText is debug_final_answer's text: a string as written; true is "True", the text
+// MassGen's f-string makes of it, and false is off.
+func debugText(v value) string {
+	switch n := v.f.val.(type) {
+	case *ast.StringNode:
+		return n.Value
+	case *ast.LiteralNode:
+		return n.Value.Value
+	case *ast.BoolNode:
+		if n.Value {
+			return "True"
+		}
+	}
+	return ""
 }
 
 // finalSetting is how the final answer was asked for, by each of its three spellings.

@@ -339,7 +339,9 @@ func (w *walker) root(body ast.Node, cfg *Config) {
 	w.checkAgents(agentDefs)
 	w.checkPresenter(t, agentDefs)
 	w.checkLazy(t, len(agentDefs))
+	w.checkWeights(t, agentDefs)
 	w.checkDecomposition(t, agentDefs)
+	w.checkBootstrap(t, len(agentDefs))
 	w.checkCodePlanning(t, agentDefs)
 	w.checkTuning()
 	for _, d := range agentDefs {

@@ -251,10 +251,8 @@ func TestParse_Rules(t *testing.T) {
 
 		// Coordination.
 		{"coordination refused", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: true\n" +
-			"    max_orchestration_restarts: 2\n    enable_agent_task_planning: true\n    enable_memory_filesystem_mode: true\n    use_skills: true\n",
-			[]string{"E 7:5 orchestrator.coordination.max_orchestration_restarts | restarts",
-				"E 8:5 orchestrator.coordination.enable_agent_task_planning | `enable_agent_task_planning: true` is not supported yet",
-				"E 9:5 orchestrator.coordination.enable_memory_filesystem_mode | is not supported yet"}},
+			"    max_orchestration_restarts: 2\n    plan_target_chunks: 3\n    enable_memory_filesystem_mode: true\n    use_skills: true\n",
+			[]string{"E 8:5 orchestrator.coordination.plan_target_chunks | `plan_target_chunks: 3` is not supported yet: chunked plans"}},
 		{"planning never carried out", okAgents + "orchestrator:\n  final_presentation: verbatim\n  coordination: {enable_planning_mode: true}\n",
 			[]string{"W 4:1 orchestrator | planning mode with `final_presentation: verbatim` never carries the plan out | winner_present"}},
 		{"coordination off ok", okAgents + "orchestrator:\n  coordination:\n    enable_planning_mode: false\n" +
@@ -262,6 +260,9 @@ func TestParse_Rules(t *testing.T) {
 		{"coordination bad", okAgents + "orchestrator:\n  coordination:\n    max_orchestration_restarts: -1\n    enable_planing_mode: false\n",
 			[]string{"E 6:33 orchestrator.coordination.max_orchestration_restarts | must not be negative",
 				"E 7:5 orchestrator.coordination.enable_planing_mode | unknown coordination key | did you mean `enable_planning_mode`?"}},
+		{"task planning bounds", okAgents + "orchestrator:\n  coordination:\n    enable_agent_task_planning: true\n    max_tasks_per_plan: 500\n    plan_depth: huge\n",
+			[]string{"E 7:25 orchestrator.coordination.max_tasks_per_plan | 500",
+				"E 8:17 orchestrator.coordination.plan_depth | `huge`"}},
 		{"coordination not mapping", okAgents + "orchestrator:\n  coordination: yes\n",
 			[]string{"E 5:17 orchestrator.coordination | coordination must be a mapping"}},
 

@@ -197,7 +197,7 @@ func index() schemaIndex {
 
 func buildIndex() schemaIndex {
 	x := schemaIndex{sections: map[string]*section{}}
-	for _, group := range [][]Key{rootKeys(), agentKeys(), uiKeys(), timeoutKeys(), orchestratorKeys(), protocolKeys(), coordinationKeys(),
+	for _, group := range [][]Key{rootKeys(), agentKeys(), uiKeys(), timeoutKeys(), orchestratorKeys(), protocolKeys(), weightKeys(), coordinationKeys(),
 		personaKeys(), decomposerKeys(), dspyKeys(), orchestratorTimeoutKeys(), permissionKeys(), backendKeys(), mcpKeys(), customToolKeys(), contextPathKeys(), uploadKeys(), scriptedKeys(),
 		faultKeys(), toolCallKeys(), criterionKeys(), memoryKeys()} {
 		for i := range group {

@@ -248,6 +248,15 @@ func sampleConfig(k *Key, v string) string {
 		return "agents:\n  - id: a\n    backend: {type: gemini, upload_files: [{" + kv + "}]}\n"
 	case secCriterion:
 		return agent + "orchestrator:\n  coordination:\n    checklist_criteria_inline: [{" + flow(k, kv, "text", "text: t") + "}]\n"
+	case secCoord:
+		// Keys checked against the settings they need get those settings.
+		switch k.Name {
+		case "criteria_mode":
+			return agent + "orchestrator:\n  voting_sensitivity: checklist_gated\n  coordination:\n    " + kv + "\n"
+		case "round_evaluator_before_checklist":
+			return agent + "orchestrator:\n  voting_sensitivity: checklist_gated\n  coordination:\n    enable_subagents: true\n" +
+				"    subagent_types: [round_evaluator]\n    orchestrator_managed_round_evaluator: true\n    " + kv + "\n"
+		}
 	}
 	var b strings.Builder
 	b.WriteString(agent)

@@ -53,8 +53,21 @@ func scriptedKeys() []Key {
 			Doc: "Streamed as reasoning before each action.", set: script(func(s *Script, v value) { s.Thinking = v.s })},
 		{Section: secScripted, Name: "planning", Type: TypeString, Status: Implemented, Since: "port",
 			Doc: "The reply to planning mode's check.", set: script(func(s *Script, v value) { s.Planning = v.s })},
+		{Section: secScripted, Name: "post_evaluation", Type: TypeStrings, Status: Implemented, Since: "port", ex: "[restart, submit]",
+			Doc: "Orchestration restarts: its decision on each post-evaluation call, in order, the last repeated: submit (default), restart, ignore (text only) or bad_restart (no instructions).",
+			raw: scriptedPostEvaluation},
+		{Section: secScripted, Name: "restart_reason", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The reason of its restart_orchestration calls (a default when empty).", set: script(func(s *Script, v value) { s.RestartReason = v.s })},
+		{Section: secScripted, Name: "restart_instructions", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The instructions of its restart_orchestration calls (a default when empty).", set: script(func(s *Script, v value) { s.RestartInstructions = v.s })},
 		{Section: secScripted, Name: "broadcast_reply", Type: TypeString, Status: Implemented, Since: "port",
 			Doc: "The answer to other agents' ask_others questions (default: its latest answer).", set: script(func(s *Script, v value) { s.BroadcastReply = v.s })},
+		{Section: secScripted, Name: "criteria_reply", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The answer it gives as a member of criteria_mode: bootstrap_subagent's critic (default: a JSON object proposing two criteria); " +
+				"anything but such JSON tests the fallback.", set: script(func(s *Script, v value) { s.CriteriaReply = v.s })},
+		{Section: secScripted, Name: "evaluation_reply", Type: TypeString, Status: Implemented, Since: "port",
+			Doc: "The answer it gives as a member of the round evaluator's team (default: a short critique of each answer it reads).",
+			set: script(func(s *Script, v value) { s.EvaluationReply = v.s })},
 		{Section: secScripted, Name: "latency", Type: TypeDuration, Status: Implemented, Since: "port", ex: "10ms",
 			Doc: "Wait before the first chunk of each call.", set: script(func(s *Script, v value) { s.Latency = v.d })},
 		{Section: secScripted, Name: "chunk_delay", Type: TypeDuration, Status: Implemented, Since: "port", ex: "1ms",
@@ -95,6 +108,24 @@ func toolCallKeys() []Key {
 		{Section: secToolCall, Name: "args", Type: TypeMapping, Status: Implemented, Since: "port", ex: "{a: 1}",
 			Doc: "Its arguments; a string \"{{result}}\" stands for the previous result's text.", raw: toolCallArgs},
 	}
+}
+
+func scriptedPostEvaluation(w *walker, t *target, g field) {
+	list, ok := w.strList(g)
+	if !ok {
+		return
+	}
+	for _, d := range list {
+		if !slices.Contains(PostEvaluationDecisions, d) {
+			sugg := "use " + strings.Join(PostEvaluationDecisions, ", ")
+			if c := suggest.Closest(d, PostEvaluationDecisions); c != "" {
+				sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
+			}
+			w.errf(g, sugg, "invalid post_evaluation decision `%s`", clip(d))
+			return
+		}
+	}
+	t.script.PostEvaluation = list
 }
 
 func scriptedVote(w *walker, t *target, g field) {

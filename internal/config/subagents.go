@@ -30,19 +30,20 @@ type Subagents struct {
 // SubagentTypes are the profiles this build has; SubagentDefaultTypes those offered when
 // subagent_types is not set (MassGen's: novelty, critic and builder are opt-in).
 var (
-	SubagentTypes        = []string{"evaluator", "explorer", "researcher", "novelty", "critic", "builder"}
+	SubagentTypes        = []string{"evaluator", "explorer", "researcher", "novelty", "critic", "builder", "round_evaluator"}
 	SubagentDefaultTypes = []string{"evaluator", "explorer", "researcher"}
 )
 
-// subagentTypesCheck refuses the analytical types MassGen's orchestrator runs itself (this
-// build does not) and warns about names it does not know, as MassGen does.
+// subagentTypesCheck refuses the analytical type this build does not have and warns about
+// names it does not know, as MassGen does. round_evaluator is a profile agents can spawn, or,
+// with orchestrator_managed_round_evaluator, one the orchestrator launches itself.
 func subagentTypesCheck(w *walker, v *value) bool {
 	for _, name := range v.list {
 		n := strings.ToLower(strings.TrimSpace(name))
 		switch {
-		case n == "round_evaluator" || n == "execution_trace_analyzer":
-			w.errf(v.f, "remove it; the round evaluator is not built (the other types work)",
-				"subagent type `%s` is not supported yet: MassGen's orchestrator runs it between rounds", n)
+		case n == "execution_trace_analyzer":
+			w.errf(v.f, "remove it (the other types work)",
+				"subagent type `%s` is not supported yet: it analyses MassGen's execution traces, which this build does not write", n)
 			return false
 		case !slices.Contains(SubagentTypes, n):
 			w.warnAt(v.f.loc, fmt.Sprintf("subagent type `%s` is not one this build has; it is not offered", name),

@@ -38,10 +38,10 @@ func TestParse_Subagents(t *testing.T) {
 	for yaml, want := range map[string]string{
 		"subagent_runtime_mode: delegated":                             "`subagent_runtime_mode: delegated` is not supported yet",
 		"subagent_orchestrator: {enabled: true, agents: []}":           "`subagent_orchestrator` is not supported yet",
-		"subagent_types: [round_evaluator]":                            "subagent type `round_evaluator` is not supported yet",
+		"subagent_types: [execution_trace_analyzer]":                   "subagent type `execution_trace_analyzer` is not supported yet",
 		"subagent_max_concurrent: 20":                                  "between 1 and 8",
 		"subagent_round_timeouts: {initial_round_timeout_seconds: 60}": "subagent_round_timeouts",
-		"criteria_mode: bootstrap_subagent":                            "`criteria_mode: bootstrap_subagent` is not supported yet",
+		"criteria_mode: bootstrap_subagent":                            "`criteria_mode: bootstrap_subagent` needs checklist-gated voting",
 		"async_subagents: true":                                        "MassGen removed it",
 	} {
 		_, rep := Parse("c.yaml", []byte(agents+"orchestrator:\n  coordination:\n    enable_subagents: true\n    "+yaml+"\n"))

@@ -35,8 +35,14 @@ type target struct {
 	presenterF      *field
 	modeF           *field // coordination_mode, checked against the settings it excludes
 	lazyF           *field // lazy_start_agents, checked against the team's size
-	graceF          *field
-	final           *finalSetting
+	// weightsByID and weightsF are agent_weights and vote_weights_file, checked against the
+	// agents (keys_voting.go).
+	weightsByID, weightsF *field
+	graceF                *field
+	restartsF             *field // coordination.max_orchestration_restarts, which wins over orchestrator's
+	criteriaModeF         *field // criteria_mode and the round evaluator's keys, checked against
+	evaluatorF            *field // the voting and subagent settings they need (bootstrap.go)
+	final                 *finalSetting
 }
 
 // tuned is a present key that tunes another feature, checked once the whole file is read.

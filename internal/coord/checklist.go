@@ -54,6 +54,13 @@ type ChecklistSettings struct {
 	// RequireReport (checklist_require_gap_report with a gap_report_mode other than none)
 	// requires a gap report of at least MinReportChars with every checklist on answers.
 	RequireReport bool
+	// Propose (criteria_mode: bootstrap_inline) lets an agent propose criteria with its
+	// checklist, at most MaxProposals per round (bootstrap_max_per_agent_per_round; 0:
+	// criteria.MaxProposals). Criteria added during the run, by proposal or AddCriteria, are
+	// kept up to MaxEmerged (bootstrap_max_total; 0: criteria.MaxEmerged), oldest out first.
+	Propose      bool
+	MaxProposals int
+	MaxEmerged   int
 }
 
 // Gate is MassGen's ChecklistGate: all three knobs come from one 0-10 scale.
@@ -132,6 +139,10 @@ type Checklist struct {
 	Forced bool `json:"forced,omitempty"`
 	// Explanation is what the agent is told about the verdict.
 	Explanation string `json:"explanation"`
+	// Proposed are the ids its proposed criteria got (bootstrap_inline); ProposalNote says
+	// what of its proposals was not taken, and why.
+	Proposed     []string `json:"proposed_criteria_accepted,omitempty"`
+	ProposalNote string   `json:"proposed_criteria_note,omitempty"`
 }
 
 // ChecklistArgs are submit_checklist's arguments.
@@ -140,6 +151,8 @@ type ChecklistArgs struct {
 	ReportPath string          `json:"report_path"`
 	// Report is the gap report inline, for agents without a workspace to write it in.
 	Report string `json:"report"`
+	// Proposed is proposed_criteria (bootstrap_inline).
+	Proposed json.RawMessage `json:"proposed_criteria"`
 }
 
 // ParseChecklistArgs reads submit_checklist's arguments. Scores sent as a JSON string (as
@@ -161,21 +174,65 @@ func ParseChecklistArgs(args string) (ChecklistArgs, error) {
 type ChecklistOutcome struct {
 	Error     string
 	Checklist Checklist
+	// Added are the criteria its proposals added (bootstrap_inline); Evicted the ids that
+	// left to make room.
+	Added   []criteria.Criterion
+	Evicted []string
 }
 
 // Gated reports whether votes need a checklist.
 func (m *Machine) Gated() bool { return m.s.Checklist != nil }
 
-// Criteria are the checklist's criteria (nil when votes are not gated).
+// Criteria are the checklist's criteria now, emerged ones included (nil when votes are not
+// gated).
 func (m *Machine) Criteria() []criteria.Criterion {
-	if m.s.Checklist == nil {
+	if m.acc == nil {
 		return nil
 	}
-	return m.s.Checklist.Criteria
+	return m.acc.All()
 }
 
-// BeginRound starts a new turn of agent i: its checklist calls are counted afresh.
-func (m *Machine) BeginRound(i int) { m.agents[i].checklistCalls = 0 }
+// CriteriaOf are the criteria agent i scores this round: those of when its round began.
+// Criteria that emerge during a round reach it at its next one, as in MassGen.
+func (m *Machine) CriteriaOf(i int) []criteria.Criterion {
+	if c := m.agents[i].criteria; c != nil {
+		return c
+	}
+	return m.Criteria()
+}
+
+// Emerged are the criteria added during the run and kept now.
+func (m *Machine) Emerged() []criteria.Criterion {
+	if m.acc == nil {
+		return nil
+	}
+	return m.acc.Emerged()
+}
+
+// AddCriteria adds proposed criteria (a critic's, or an agent's with its checklist): the
+// ones new by text are appended, numbered on. It returns those and the ids evicted to stay
+// within MaxEmerged. Without gated votes it adds nothing.
+func (m *Machine) AddCriteria(props []criteria.Proposal) (added []criteria.Criterion, evicted []string) {
+	if m.acc == nil {
+		return nil, nil
+	}
+	return m.acc.Merge(props)
+}
+
+// RestoreEmerged puts back the emerged criteria a log recorded, before any round begins.
+func (m *Machine) RestoreEmerged(list []criteria.Criterion) {
+	if m.acc != nil {
+		m.acc.Restore(list)
+	}
+}
+
+// BeginRound starts a new turn of agent i: its checklist calls and proposals are counted
+// afresh, and it scores the criteria as they are now.
+func (m *Machine) BeginRound(i int) {
+	st := &m.agents[i]
+	st.checklistCalls, st.proposed = 0, 0
+	st.criteria = m.Criteria()
+}
 
 // LastChecklist returns agent i's latest accepted checklist.
 func (m *Machine) LastChecklist(i int) (Checklist, bool) {
@@ -191,7 +248,7 @@ func (m *Machine) GateOf(i int) Gate {
 	cs := m.s.Checklist
 	total := cmp.Or(m.s.MaxNewAnswersPerAgent, DefaultAnswerBudget)
 	remaining := max(total-len(m.agents[i].answers), 0)
-	return GateFor(cs.Threshold, remaining, total, len(cs.Criteria))
+	return GateFor(cs.Threshold, remaining, total, len(m.CriteriaOf(i)))
 }
 
 // SubmitChecklist scores the answers agent i has read (visible, in agent order) with a's
@@ -214,7 +271,7 @@ func (m *Machine) SubmitChecklist(i int, a ChecklistArgs, visible []int, seen in
 			"act on its verdict (%s) instead of calling it again", st.checklistCalls, max(cs.MaxCallsPerRound, 1), st.checklist.Verdict)}
 	}
 	gate := m.GateOf(i)
-	scores, errMsg := m.parseScores(a.Scores, visible, gate.Cutoff)
+	scores, errMsg := m.parseScores(m.CriteriaOf(i), a.Scores, visible, gate.Cutoff)
 	if errMsg != "" {
 		return ChecklistOutcome{Error: errMsg}
 	}
@@ -233,13 +290,56 @@ func (m *Machine) SubmitChecklist(i int, a ChecklistArgs, visible []int, seen in
 	m.verdict(i, &c)
 	st.checklistCalls++
 	st.checklist = &c
-	return ChecklistOutcome{Checklist: c}
+	out := ChecklistOutcome{}
+	out.Added, out.Evicted = m.propose(i, a.Proposed, &c)
+	out.Checklist = c
+	return out
+}
+
+// propose takes agent i's proposed criteria with its accepted checklist c: they do not
+// change c's verdict; they join the criteria of the rounds that begin from now on.
+func (m *Machine) propose(i int, raw json.RawMessage, c *Checklist) ([]criteria.Criterion, []string) {
+	cs := m.s.Checklist
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if !cs.Propose {
+		c.ProposalNote = "proposed_criteria is ignored: criteria_mode is not bootstrap_inline"
+		return nil, nil
+	}
+	props, dropped, err := criteria.ParseProposals(raw)
+	if err != nil {
+		c.ProposalNote = err.Error() + "; none was taken (your scores were)"
+		return nil, nil
+	}
+	st := &m.agents[i]
+	limit := cs.MaxProposals
+	if limit <= 0 {
+		limit = criteria.MaxProposals
+	}
+	var notes []string
+	if dropped != "" {
+		notes = append(notes, "dropped: "+dropped)
+	}
+	if room := max(limit-st.proposed, 0); len(props) > room {
+		notes = append(notes, fmt.Sprintf("%d over the %d per round (bootstrap_max_per_agent_per_round)", len(props)-room, limit))
+		props = props[:room]
+	}
+	st.proposed += len(props)
+	added, evicted := m.acc.Merge(props)
+	if dup := len(props) - len(added); dup > 0 {
+		notes = append(notes, fmt.Sprintf("%d already among the criteria", dup))
+	}
+	for _, a := range added {
+		c.Proposed = append(c.Proposed, a.ID)
+	}
+	c.ProposalNote = strings.Join(notes, "; ")
+	return added, evicted
 }
 
 // parseScores validates the scores against the criteria and the visible answers: per-answer
 // ({"agent1": {"E1": {"score": 8, "reasoning": "..."}}}) or, with one answer, flat.
-func (m *Machine) parseScores(raw json.RawMessage, visible []int, cutoff int) ([]AnswerScores, string) {
-	items := m.s.Checklist.Criteria
+func (m *Machine) parseScores(items []criteria.Criterion, raw json.RawMessage, visible []int, cutoff int) ([]AnswerScores, string) {
 	var top map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &top) != nil {
 		return nil, `"scores" must be a JSON object: {"agent1": {"E1": {"score": 0-10, "reasoning": "..."}, ...}, ...}`
@@ -314,8 +414,8 @@ func (m *Machine) parseScores(raw json.RawMessage, visible []int, cutoff int) ([
 			}
 		}
 		if len(absent) > 0 {
-			return nil, fmt.Sprintf("%s: missing scores for %s: score all %d criteria (E1-E%d) for every answer",
-				Label(v), strings.Join(absent, ", "), len(items), len(items))
+			return nil, fmt.Sprintf("%s: missing scores for %s: score all %d criteria (%s) for every answer",
+				Label(v), strings.Join(absent, ", "), len(items), idRange(items))
 		}
 		out = append(out, as)
 	}
@@ -384,7 +484,7 @@ func (m *Machine) rank(c *Checklist) {
 
 // verdict applies the gate to the best answer's scores.
 func (m *Machine) verdict(i int, c *Checklist) {
-	n := len(m.s.Checklist.Criteria)
+	n := len(m.CriteriaOf(i))
 	if len(c.Scores) == 0 {
 		c.Verdict = VerdictNewAnswer
 		c.Explanation = "There are no answers to evaluate yet. Verdict: new_answer."
@@ -432,7 +532,7 @@ func (m *Machine) checklistBlocksVote(i, target, seen int) string {
 	switch {
 	case c == nil:
 		return "voting needs a checklist first: call submit_checklist to score every answer against the criteria " +
-			"(E1-E" + strconv.Itoa(len(m.s.Checklist.Criteria)) + "), then act on its verdict"
+			"(" + idRange(m.CriteriaOf(i)) + "), then act on its verdict"
 	case c.Version != seen:
 		return "the answers changed since your last checklist: call submit_checklist again on the current answers before you vote"
 	case c.Verdict != VerdictVote:
@@ -442,6 +542,25 @@ func (m *Machine) checklistBlocksVote(i, target, seen int) string {
 		return fmt.Sprintf("your checklist ranked %s best (correctness first), not %s: vote for %s", tieList(c.Best), Label(target), tieList(c.Best))
 	}
 	return ""
+}
+
+// idRange names a criteria list's ids: E1-E4, or E1-E4, E7, E9 once some emerged.
+func idRange(items []criteria.Criterion) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	contiguous := true
+	for k, it := range items {
+		contiguous = contiguous && it.ID == "E"+strconv.Itoa(k+1)
+	}
+	if contiguous {
+		return items[0].ID + "-" + items[len(items)-1].ID
+	}
+	ids := make([]string, len(items))
+	for k, it := range items {
+		ids[k] = it.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 func tieList(agents []int) string {

@@ -6,6 +6,8 @@ package coord
 import (
 	"strconv"
 	"strings"
+
+	"massgen/internal/criteria"
 )
 
 // Settings configure a Machine.
@@ -21,6 +23,10 @@ type Settings struct {
 	FailureBudget int
 	// MaxAnswerChars rejects a new answer longer than this many characters; 0 means no limit.
 	MaxAnswerChars int
+	// CheckAnswer, when set, checks a new answer's content after the length check; its error
+	// rejects the answer and is the model's feedback (a planning run's answer must hold a
+	// valid plan). It must be pure: Resolve stays a function of the state and the call.
+	CheckAnswer func(content string) error
 	// MaxNewAnswersGlobal caps accepted answers over all agents together
 	// (max_new_answers_global); once reached, agents can only vote. 0 means unlimited.
 	MaxNewAnswersGlobal int
@@ -46,6 +52,8 @@ type Settings struct {
 	// Decomposition runs decomposition mode (decompose.go): stop replaces vote. It excludes
 	// SkipVoting, DeferVoting, Checklist and Lazy, which are about votes.
 	Decomposition bool
+	// Voting says what a vote is worth (weights.go); the zero value is a plain majority.
+	Voting Weighting
 }
 
 // Answer is one accepted answer.
@@ -55,6 +63,8 @@ type Answer struct {
 	Content string
 	// Version is the answer-set version this answer started.
 	Version int
+	// Confidence is the confidence its author stated (0 to 1), nil when it stated none.
+	Confidence *float64
 }
 
 // Vote is one accepted vote.
@@ -63,6 +73,9 @@ type Vote struct {
 	TargetLabel   string // agent<j>
 	AnswerLabel   string // agent<j>.<k>, the answer voted for
 	Reason        string
+	// Confidence is the confidence the voter stated (0 to 1), nil when it stated none; under
+	// confidence weighting it scales the vote (weights.go).
+	Confidence *float64
 	// Version is the answer-set version the voter saw; the vote counts while it is current.
 	Version int
 	// View, for a voter that reads a bounded view of its peers (SetView), is how many answers
@@ -84,6 +97,10 @@ type agentState struct {
 	// its current turn.
 	checklist      *Checklist
 	checklistCalls int
+	// criteria are the criteria of its current round; proposed counts the criteria it
+	// proposed this round (bootstrap_inline).
+	criteria []criteria.Criterion
+	proposed int
 	// held: lazy start keeps the agent out of play until Release; it takes no turn, and counts
 	// as a vote still to come.
 	held bool
@@ -98,6 +115,8 @@ type Machine struct {
 	labels  []string
 	version int
 	ended   bool
+	// acc holds the checklist's criteria, emerged ones included (nil when not gated).
+	acc *criteria.Accumulator
 }
 
 // New returns a Machine for s.Agents agents, none of which has answered.
@@ -110,6 +129,9 @@ func New(s Settings) *Machine {
 		labels[i] = Label(i)
 	}
 	m := &Machine{s: s, agents: make([]agentState, s.Agents), labels: labels}
+	if cs := s.Checklist; cs != nil {
+		m.acc = criteria.NewAccumulator(cs.Criteria, cs.MaxEmerged)
+	}
 	m.holdLazy()
 	return m
 }

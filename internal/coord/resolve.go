@@ -150,12 +150,17 @@ func retryOne(calls []Call, c Call, msg string) Outcome {
 
 func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 	var args struct {
-		AgentID string `json:"agent_id"`
-		Reason  string `json:"reason"`
+		AgentID    string          `json:"agent_id"`
+		Reason     string          `json:"reason"`
+		Confidence json.RawMessage `json:"confidence"`
 	}
 	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
 		return retryOne(calls, c, fmt.Sprintf(
 			`arguments are not valid JSON (%v): call vote with {"agent_id": "agentN", "reason": "..."}`, err))
+	}
+	conf, err := Confidence(args.Confidence)
+	if err != nil {
+		return retryOne(calls, c, "vote: "+err.Error())
 	}
 	if m.s.SkipVoting {
 		return retryOne(calls, c, "there is no vote in this session (orchestrator.skip_voting): submit your complete answer with new_answer")
@@ -163,7 +168,7 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 	view := m.agents[i].view
 	if view != nil && !m.viewCurrent(view) || view == nil && seen != m.version {
 		target := ParseLabel(strings.TrimSpace(args.AgentID), len(m.agents))
-		v := Vote{Voter: i, Target: target, TargetLabel: strings.TrimSpace(args.AgentID), Reason: args.Reason, Version: seen}
+		v := Vote{Voter: i, Target: target, TargetLabel: strings.TrimSpace(args.AgentID), Reason: args.Reason, Version: seen, Confidence: conf}
 		return Outcome{Kind: StaleVote, Vote: v, Accepted: c.ID}
 	}
 	labels := m.VoteLabels()
@@ -191,7 +196,7 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 		}
 	}
 	v := Vote{Voter: i, Target: target, TargetLabel: Label(target), AnswerLabel: ans.Label,
-		Reason: strings.TrimSpace(args.Reason), Version: m.version}
+		Reason: strings.TrimSpace(args.Reason), Version: m.version, Confidence: conf}
 	if view != nil {
 		v.View = append([]int(nil), view...)
 	}
@@ -212,11 +217,16 @@ func (m *Machine) resolveVote(i int, c Call, calls []Call, seen int) Outcome {
 
 func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcome {
 	var args struct {
-		Content *string `json:"content"`
+		Content    *string         `json:"content"`
+		Confidence json.RawMessage `json:"confidence"`
 	}
 	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
 		return retryOne(calls, c, fmt.Sprintf(
 			`arguments are not valid JSON (%v): call new_answer with {"content": "your complete answer"}`, err))
+	}
+	conf, err := Confidence(args.Confidence)
+	if err != nil {
+		return retryOne(calls, c, "new_answer: "+err.Error())
 	}
 	content := text
 	if args.Content != nil {
@@ -230,6 +240,11 @@ func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcom
 		if n := utf8.RuneCountInString(content); n > limit {
 			return retryOne(calls, c, fmt.Sprintf(
 				"this answer is %d characters long, over the limit of %d (orchestrator.max_answer_chars): submit a shorter complete answer", n, limit))
+		}
+	}
+	if m.s.CheckAnswer != nil {
+		if err := m.s.CheckAnswer(content); err != nil {
+			return retryOne(calls, c, "answer rejected: "+err.Error())
 		}
 	}
 	if limit := m.s.MaxNewAnswersGlobal; limit > 0 && m.TotalAnswers() >= limit {
@@ -264,12 +279,13 @@ func (m *Machine) resolveAnswer(i int, c Call, calls []Call, text string) Outcom
 			}
 		}
 	}
-	return m.accept(i, content, c.ID)
+	return m.accept(i, content, c.ID, conf)
 }
 
-func (m *Machine) accept(i int, content, callID string) Outcome {
+func (m *Machine) accept(i int, content, callID string, conf *float64) Outcome {
 	m.version++
-	a := Answer{Agent: i, Label: fmt.Sprintf("%s.%d", Label(i), len(m.agents[i].answers)+1), Content: content, Version: m.version}
+	a := Answer{Agent: i, Label: fmt.Sprintf("%s.%d", Label(i), len(m.agents[i].answers)+1), Content: content, Version: m.version,
+		Confidence: conf}
 	m.agents[i].answers = append(m.agents[i].answers, a)
 	var invalidated []int
 	for k := range m.agents {

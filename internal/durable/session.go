@@ -72,9 +72,18 @@ func Supported(cfg *config.Config) error {
 		// workflow's activities yet.
 		add("orchestrator.coordination_mode: decomposition")
 	}
+	if o.MaxOrchestrationRestarts > 0 {
+		// The post-evaluation and the attempts are not in the workflow's activities yet.
+		add("orchestrator.coordination.max_orchestration_restarts")
+	}
 	if o.Broadcast.Mode != "" {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")
+	}
+	if o.TaskPlanning.Enabled {
+		// The plans live in the session the engine runs, which on Temporal is split over
+		// activities that do not carry them.
+		add("orchestrator.coordination.enable_agent_task_planning")
 	}
 	if o.DSPy.Enabled {
 		add("orchestrator.dspy (question paraphrasing)")
@@ -85,8 +94,19 @@ func Supported(cfg *config.Config) error {
 	if o.Subagents.Enabled {
 		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
 	}
+	if o.Checklist.Bootstrapping() {
+		// The emerged criteria live in the engine's session, which the workflow does not
+		// carry yet; the critic is a nested session too.
+		add("orchestrator.coordination.criteria_mode: " + o.Checklist.CriteriaMode)
+	}
+	if o.RoundEvaluator.Enabled {
+		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")
+	}
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")
+	}
+	if o.MemoryFiles {
+		add("orchestrator.coordination.enable_memory_filesystem_mode (the memories are files in the workspaces on this machine)")
 	}
 	if o.UseSkills {
 		add("orchestrator.coordination.use_skills (the skills are files on this machine)")

@@ -17,6 +17,8 @@ func TestSupported_RefusesSkillsAndCodeTools(t *testing.T) {
 	}{
 		{"use_skills", config.Config{Orchestrator: config.Orchestrator{UseSkills: true},
 			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "use_skills"},
+		{"memory files", config.Config{Orchestrator: config.Orchestrator{MemoryFiles: true},
+			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "enable_memory_filesystem_mode"},
 		{"code tools", config.Config{Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted",
 			Tools: config.Tools{CodeTools: true}}}}}, "enable_code_based_tools"},
 	}

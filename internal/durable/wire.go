@@ -54,6 +54,7 @@ func DecodeConfig(doc string) (*config.Config, error) {
 func comparable(cfg *config.Config) *config.Config {
 	out := *cfg
 	out.Path, out.Warnings, out.Permissions = "", nil, nil
+	out.Orchestrator.VoteWeightsFile = "" // its weights travel as agent_weights
 	out.Agents = make([]config.Agent, len(cfg.Agents))
 	for i, a := range cfg.Agents {
 		a.Backend.Permissions = nil
@@ -185,11 +186,12 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		"skip_coordination_rounds": o.SkipCoordinationRounds, "defer_voting_until_all_answered": o.DeferVotingUntilAllAnswered,
 		"disable_injection": o.DisableInjection, "skip_voting": o.SkipVoting, "end_when_decided": o.EndWhenDecided,
 		"fairness_enabled": o.Fairness.Enabled, "checklist_require_gap_report": o.Checklist.RequireGapReport,
-		"checklist_first_answer": o.Checklist.FirstAnswer,
+		"checklist_first_answer": o.Checklist.FirstAnswer, "defer_peer_updates_until_restart": o.DeferPeerUpdatesUntilRestart,
 	}
 	for k, v := range map[string]string{"voting_sensitivity": o.VotingSensitivity, "answer_novelty_requirement": o.AnswerNovelty,
 		"final_answer_strategy": o.FinalAnswerStrategy, "presenter_agent": o.PresenterAgent, "gap_report_mode": o.Checklist.GapReportMode,
-		"turn_context": o.TurnContext, "presentation_context": o.PresentationContext, "peer_view": o.PeerView} {
+		"turn_context": o.TurnContext, "presentation_context": o.PresentationContext, "peer_view": o.PeerView,
+		"vote_weighting": o.VoteWeighting} {
 		putStr(out, k, v)
 	}
 	for k, v := range map[string]int{"max_new_answers_per_agent": o.MaxNewAnswersPerAgent, "max_new_answers_global": o.MaxNewAnswersGlobal,
@@ -204,6 +206,14 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	}
 	if o.VotingThreshold != nil {
 		out["voting_threshold"] = *o.VotingThreshold
+	}
+	if len(o.AgentWeights) > 0 {
+		// The weights a vote_weights_file gave travel as agent_weights: the worker has no file.
+		w := obj{}
+		for id, x := range o.AgentWeights {
+			w[id] = x
+		}
+		out["agent_weights"] = w
 	}
 	coord := obj{}
 	if o.PlanningMode {

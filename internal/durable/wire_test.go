@@ -71,6 +71,7 @@ orchestrator:`, 1))
 	o.PlanningInstruction = "plan: \"carefully\"\n<tags> & {braces}"
 	o.Checklist.CriteriaInline = []config.ChecklistCriterion{{Text: "Correct.", Category: "primary"}}
 	o.PeerView, o.PeerViewSize = config.PeerViewBounded, 3
+	o.VoteWeighting, o.AgentWeights, o.VoteWeightsFile = config.WeightConfidence, map[string]float64{"medium": 2.5, "remote": 0.25}, "/learned/weights.json"
 	cfg.Timeouts.Orchestrator, cfg.Timeouts.InitialRound = 1234500*1e6, 2500*1e6
 	cfg.Agents[0].SystemMessage = "yes"
 	cfg.Agents[2].Backend.Script.Faults = []config.Fault{{Kind: config.FaultFail, Call: 2}}
@@ -173,6 +174,21 @@ func TestSupported_RefusesMemory(t *testing.T) {
 	}
 }
 
+// Orchestration restarts (the post-evaluation and its attempts) are not in the workflow's
+// activities: refused by name on Temporal, never run as one attempt.
+func TestSupported_RefusesOrchestrationRestarts(t *testing.T) {
+	for _, yaml := range []string{"orchestrator:\n  coordination: {max_orchestration_restarts: 2}\n", "orchestrator:\n  max_orchestration_restarts: 1\n"} {
+		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+yaml))
+		if !rep.OK() {
+			t.Fatal(rep.Text())
+		}
+		err := Supported(cfg)
+		if err == nil || !strings.Contains(err.Error(), "max_orchestration_restarts") {
+			t.Errorf("%s: %v, want a refusal naming max_orchestration_restarts", yaml, err)
+		}
+	}
+}
+
 // Broadcast's side calls read the other agents' conversations, which on Temporal live in the
 // workers' activities: a session asking for it is refused by name, not run without it.
 func TestSupported_RefusesBroadcast(t *testing.T) {
@@ -186,6 +202,19 @@ func TestSupported_RefusesBroadcast(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.broadcast") {
 			t.Errorf("broadcast: %s: %v, want a refusal naming orchestrator.coordination.broadcast", mode, err)
 		}
+	}
+}
+
+// Task plans live in the engine's session, which Temporal splits over activities: refused by
+// name (the CLI refuses --plan and --execute-plan with --temporal before this).
+func TestSupported_RefusesTaskPlanning(t *testing.T) {
+	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+		"orchestrator:\n  coordination: {enable_agent_task_planning: true}\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	if err := Supported(cfg); err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.enable_agent_task_planning") {
+		t.Errorf("task planning: %v, want a refusal naming orchestrator.coordination.enable_agent_task_planning", err)
 	}
 }
 

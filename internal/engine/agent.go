@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"massgen/internal/coord"
+	"massgen/internal/criteria"
 	"massgen/internal/event"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
@@ -54,6 +55,8 @@ type conversation struct {
 	tools []provider.ToolSpec
 	// resumed says how a conversation restored from the log goes on (resume.go).
 	resumed resumePoint
+	// criteria are the checklist criteria the agent has read (nil: its system prompt's).
+	criteria []criteria.Criterion
 }
 
 // roundClock is one turn's round timeout: at soft the agent is told to submit now, at cut
@@ -96,6 +99,14 @@ func (s *session) runAgent(ctx context.Context, i int) {
 			return
 		}
 		waiting = ""
+		if !s.beforeRoundLocked(ctx, i, c) {
+			s.mu.Unlock()
+			if ctx.Err() != nil {
+				return
+			}
+			round-- // the round has not begun: wait again
+			continue
+		}
 		s.turnOf[i] = round
 		if c.resumed.redo {
 			s.redoTurnLocked(i, c, round) // the call in flight when the log stopped
@@ -167,6 +178,8 @@ func (s *session) beginTurnLocked(i int, c *conversation, round int) {
 	}
 	c.injected = 0
 	s.m.BeginRound(i)
+	s.deliverCriteriaLocked(i, c)
+	s.deliverReportLocked(i, c)
 	s.deliverHumanInputLocked(i, c)
 	s.deliverInboxLocked(i, c)
 	s.deliverBroadcastNotesLocked(i, c)
@@ -188,6 +201,8 @@ func (s *session) coordinationPrompt(i int) prompt.Coordination {
 	}
 	c.Checklist = s.checklistSection(c.VotingSensitivity)
 	c.Changedoc = s.changedocOn(i)
+	c.TaskPlanning = s.tp != nil
+	c.TaskPlanFile = c.TaskPlanning && a.SavePlan != nil
 	if i < len(s.personas) {
 		c.Persona = s.personas[i]
 	}
@@ -273,7 +288,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			stage = provider.StageEnforcement
 		}
 		s.compact(ctx, i, c)
-		tools := append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c.labels)...), s.broadcastTools(i)...)
+		tools := append(append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c)...), s.broadcastTools(i)...), s.planTools()...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}
@@ -429,7 +444,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 			s.changedocs.set(out.Answer.Label, doc)
 		}
 		s.publish(event.AnswerSubmitted{Agent: id, Label: out.Answer.Label, Content: out.Answer.Content, Version: out.Answer.Version, Invalidated: inv,
-			Changedoc: doc})
+			Confidence: out.Answer.Confidence, Changedoc: doc})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("Your answer was accepted; the other agents see it as %s.", coord.Label(i))
 		s.broadcastLocked()
@@ -439,7 +454,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 		s.m.TurnSucceeded(i)
 		v := out.Vote
 		s.publish(event.VoteCast{Agent: id, Target: s.agents[v.Target].ID, TargetLabel: v.TargetLabel, AnswerLabel: v.AnswerLabel, Reason: v.Reason, Version: v.Version,
-			Scoped: v.View != nil})
+			Confidence: v.Confidence, Scoped: v.View != nil})
 		c.accepted = out.Accepted
 		c.lead = fmt.Sprintf("New answers arrived, so your vote for %s no longer counts.", v.TargetLabel)
 		// An agent that voted leaves the fairness cap's active set: a faster one may go on.
@@ -483,13 +498,18 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 // catchUpLocked brings an agent whose turn goes on up to date if answers arrived since it
 // looked (P6); s.mu must be held. With disable_injection nothing is delivered mid-turn: the
 // agent sees the new answers on its next turn, and a vote it casts meanwhile is stale. With
+// defer_peer_updates_until_restart only the peers' answers wait for its next turn; a person's
+// messages, subagent results and broadcast notes still reach it. With
 // fairness, at most max_midstream_injections_per_round answers reach it in one turn, the
 // newest first (MassGen's select_midstream_answer_updates); the rest wait for its next turn.
 func (s *session) catchUpLocked(i int, c *conversation) {
 	if s.o.Orchestrator.DisableInjection {
 		return
 	}
-	news := s.unseenLocked(i, c)
+	var news []coord.Answer
+	if !s.o.Orchestrator.DeferPeerUpdatesUntilRestart {
+		news = s.unseenLocked(i, c)
+	}
 	if f := s.o.Orchestrator.Fairness; f.Enabled && len(news) > 0 {
 		room := max(f.MaxMidstreamInjectionsPerRound-c.injected, 0)
 		news = news[:min(room, len(news))]

@@ -62,7 +62,27 @@ func checklistSettings(o config.Orchestrator, items []criteria.Criterion) *coord
 		MaxCallsPerRound: cmp.Or(c.MaxCallsPerRound, 1),
 		FirstAnswer:      c.FirstAnswer,
 		RequireReport:    c.RequireGapReport && c.GapReportMode != "none",
+		Propose:          c.CriteriaMode == config.CriteriaBootstrapInline,
+		MaxProposals:     maxProposals(c),
+		MaxEmerged:       intOr(c.BootstrapMaxTotal, criteria.MaxEmerged),
 	}
+}
+
+// maxProposals is bootstrap_max_per_agent_per_round: MassGen's 3 when unset, and 0 the hard
+// cap.
+func maxProposals(c config.Checklist) int {
+	n := intOr(c.BootstrapMaxPerAgentPerRound, 3)
+	if n <= 0 || n > criteria.MaxProposals {
+		return criteria.MaxProposals
+	}
+	return n
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 func threshold(o config.Orchestrator) int {
@@ -83,18 +103,30 @@ func (s *session) checklistSection(sensitivity string) string {
 	total := cmp.Or(o.MaxNewAnswersPerAgent, coord.DefaultAnswerBudget)
 	g := coord.GateFor(threshold(o), total, total, len(s.criteria))
 	c := o.Checklist
-	return prompt.ChecklistSection(sensitivity, s.criteria,
+	section := prompt.ChecklistSection(sensitivity, s.criteria,
 		prompt.ChecklistRule{Threshold: threshold(o), Required: g.Required, Cutoff: g.Cutoff},
 		c.RequireGapReport && c.GapReportMode != "none")
+	if sensitivity == prompt.SensitivityChecklistGated && c.CriteriaMode == config.CriteriaBootstrapInline {
+		section += "\n" + prompt.ProposeRule(maxProposals(c))
+	}
+	return section
 }
 
-// checklistTools is the submit_checklist tool for an agent that has read labels, when votes
-// are gated.
-func (s *session) checklistTools(labels []string) []provider.ToolSpec {
+// checklistTools is the submit_checklist tool for the agent of c, on the answers and the
+// criteria it has read, when votes are gated.
+func (s *session) checklistTools(c *conversation) []provider.ToolSpec {
 	if !s.m.Gated() {
 		return nil
 	}
-	return []provider.ToolSpec{prompt.ChecklistTool(s.criteria, labels)}
+	items := c.criteria
+	if items == nil {
+		items = s.criteria
+	}
+	spec := prompt.ChecklistTool(items, c.labels)
+	if cl := s.o.Orchestrator.Checklist; cl.CriteriaMode == config.CriteriaBootstrapInline {
+		spec = prompt.WithProposals(spec, maxProposals(cl))
+	}
+	return []provider.ToolSpec{spec}
 }
 
 // runChecklist runs one submit_checklist call of agent i and appends its result.
@@ -129,6 +161,11 @@ func (s *session) runChecklist(ctx context.Context, i int, c *conversation, tc p
 	ck := out.Checklist
 	body, _ := json.Marshal(checklistResult{Status: "accepted", Checklist: ck})
 	s.publish(checklistEvent(a.ID, tc.ID, ck))
+	if len(out.Added) > 0 || len(out.Evicted) > 0 {
+		s.mu.Lock()
+		s.publish(s.criteriaEventLocked(a.ID, event.CriteriaInline, out.Added, out.Evicted))
+		s.mu.Unlock()
+	}
 	ev := event.ToolResult{Agent: a.ID, CallID: tc.ID, Tool: tc.Name, DurationMS: float64(d.Microseconds()) / 1000}
 	ev.SetContent(string(body))
 	s.publish(ev)

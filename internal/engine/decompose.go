@@ -139,6 +139,8 @@ func (s *session) workflowTools(labels []string) []provider.ToolSpec {
 		return prompt.DecompositionTools()
 	case s.skipVoting:
 		return prompt.AnswerTools()
+	case s.weighting() == coord.WeightConfidence:
+		return prompt.WithConfidence(prompt.Tools(labels))
 	}
 	return prompt.Tools(labels)
 }

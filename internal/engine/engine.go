@@ -22,6 +22,7 @@ import (
 	"massgen/internal/permission"
 	"massgen/internal/prompt"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 	"massgen/internal/tool"
 	"massgen/internal/usage"
 )
@@ -69,6 +70,9 @@ type Agent struct {
 	BaseURL        string
 	CustomEndpoint bool
 	Unpriced       bool
+	// SavePlan, when set, is given the agent's task plan as tasks/plan.json each time it
+	// changes (task_planning_filesystem_mode): it writes it into the agent's workspace.
+	SavePlan func(data []byte) error
 }
 
 // Compacted is a conversation Agent.Compact compressed.
@@ -147,6 +151,22 @@ type Options struct {
 	// Paraphraser is the model and cache of orchestrator.dspy (paraphrase.go); nil with
 	// DSPy enabled means the first agent's model and no cache.
 	Paraphraser *Paraphraser
+	// Subagent, when set, runs a subagent the orchestrator launches itself: criteria_mode:
+	// bootstrap_subagent's critic and the round evaluator (bootstrap.go). It must return when
+	// ctx ends. nil: none can run, and the events of those features say so.
+	Subagent func(ctx context.Context, c SubagentCall) SubagentReply
+	// PlanSeed, when set, is the task plan every agent starts with (an execution run,
+	// --execute-plan); it needs Orchestrator.TaskPlanning.Enabled.
+	PlanSeed []taskplan.Task
+	// Personas, when set, are the personas of an earlier turn of the session, one per
+	// agent, kept instead of writing new ones (persona_generator.persist_across_turns);
+	// PersonasTurn is that turn.
+	Personas     []event.Persona
+	PersonasTurn int
+	// CheckAnswer, when set, checks every new_answer's content before the protocol sees it;
+	// an error is sent back to the model as the call's error, to fix within the turn (a
+	// planning run's answers must hold a valid plan).
+	CheckAnswer func(content string) error
 }
 
 // Result is how a session ended.
@@ -227,6 +247,19 @@ type session struct {
 	bc *broadcasts
 	// changedocs are the answers' decision journals (changedoc.go).
 	changedocs changedocs
+	// critiqued and evaluated are the answer-set versions the criteria critic and the round
+	// evaluator read; criticRuns and evaluatorRuns count their runs; reports[i] is the
+	// evaluator's report agent i has not read yet (bootstrap.go; guarded by mu).
+	critiqued, evaluated      map[int]bool
+	criticRuns, evaluatorRuns int
+	criticBusy                chan struct{} // closed when the critic running now ends
+	reports                   []string
+	// tp is coordination.enable_agent_task_planning's state, nil when it is off (taskplan.go).
+	tp *taskPlans
+	// attempt is the turn's attempt this session state runs, from 1; restart is why it began,
+	// nil in the first (restart.go).
+	attempt int
+	restart *restartInfo
 }
 
 // Run runs one session to its end and returns how it ended. It publishes SessionStarted first
@@ -267,6 +300,7 @@ func Run(ctx context.Context, o Options) Result {
 		if s.decomposing() {
 			s.assignSubtasks(ctx)
 		}
+		s.seedPlans(nil)
 		s.mu.Lock()
 		s.endIfOverBudgetLocked()
 		s.mu.Unlock()
@@ -312,12 +346,18 @@ func newSession(o Options) *session {
 		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
 		bc:         newBroadcasts(o),
+		critiqued:  map[int]bool{},
+		evaluated:  map[int]bool{},
+		reports:    make([]string, len(o.Agents)),
+		tp:         newTaskPlans(o),
+		attempt:    1,
 		m: coord.New(coord.Settings{
 			Agents:                len(o.Agents),
 			MaxNewAnswersPerAgent: orch.MaxNewAnswersPerAgent,
 			Novelty:               orch.AnswerNovelty,
 			FailureBudget:         orch.FailureBudget,
 			MaxAnswerChars:        orch.MaxAnswerChars,
+			CheckAnswer:           o.CheckAnswer,
 			MaxNewAnswersGlobal:   orch.MaxNewAnswersGlobal,
 			DeferVoting:           orch.DeferVotingUntilAllAnswered && !decompose,
 			SkipVoting:            skip,
@@ -328,9 +368,41 @@ func newSession(o Options) *session {
 			Checklist:     gate,
 			Lazy:          lazy,
 			Decomposition: decompose,
+			Voting:        voteWeighting(o),
 		}),
 	}
 	return s
+}
+
+// voteWeighting is what the session's votes are worth: the config's vote_weighting, with the
+// agents' weights in their order.
+func voteWeighting(o Options) coord.Weighting {
+	w := coord.Weighting{Mode: o.Orchestrator.VoteWeighting}
+	if w.Mode != coord.WeightWeighted && w.Mode != coord.WeightConfidence {
+		return coord.Weighting{}
+	}
+	w.Weights = make([]float64, len(o.Agents))
+	for i, a := range o.Agents {
+		w.Weights[i] = o.Orchestrator.AgentWeights[a.ID] // 0, a missing one, weighs 1
+	}
+	return w
+}
+
+// weighing reports whether votes are weighed (not a plain majority, and there are votes).
+func (s *session) weighing() bool {
+	return s.weighting() != ""
+}
+
+// weighting is vote_weighting as the log records it: "" for a plain majority, and for a session
+// without votes.
+func (s *session) weighting() string {
+	if s.skipVoting || s.decomposing() {
+		return ""
+	}
+	if w := s.m.Weighting().Mode; w != coord.WeightPlain {
+		return w
+	}
+	return ""
 }
 
 func withDefaults(o Options) Options {
@@ -416,6 +488,9 @@ func (s *session) started() event.SessionStarted {
 	for i, a := range s.agents {
 		infos[i] = event.AgentInfo{ID: a.ID, Label: coord.Label(i), Backend: a.Backend, Model: a.Model, BaseURL: a.BaseURL, CustomEndpoint: a.CustomEndpoint, Unpriced: a.Unpriced,
 			VotingSensitivity: a.VotingSensitivity}
+		if s.weighing() {
+			infos[i].VoteWeight = s.m.Weight(i)
+		}
 	}
 	o := s.o
 	f := o.Orchestrator.Fairness
@@ -458,6 +533,10 @@ func (s *session) started() event.SessionStarted {
 			PersonaGenerator:            personas,
 			Rounds:                      rounds,
 			CoordinationMode:            decompositionWord(s.decomposing()),
+			VoteWeighting:               s.weighting(),
+
+			MaxOrchestrationRestarts:     o.Orchestrator.MaxOrchestrationRestarts,
+			DeferPeerUpdatesUntilRestart: o.Orchestrator.DeferPeerUpdatesUntilRestart,
 		},
 	}
 }
@@ -468,11 +547,7 @@ func (s *session) publish(p event.Payload) { s.o.Bus.Publish(p) }
 // tool runs given up on, and returns how the session ended.
 func (s *session) presentAndFinish(ctx context.Context, start time.Time) Result {
 	s.presenting.Store(true)
-	res := s.present(ctx)
-	s.awaitStragglers()
-	res = s.deliver(ctx, res)
-	s.remember(ctx, res)
-	return s.finish(start, res)
+	return s.afterPresent(ctx, start, s.present(ctx))
 }
 
 // deliver applies the presenter's isolated writes to a final answer that stands.
@@ -535,6 +610,7 @@ func (s *session) coordinate(ctx context.Context) {
 		actx, stop := s.agentContext(cctx, i)
 		wg.Go(func() { defer stop(); s.runAgent(actx, i) })
 	}
+
 	select {
 	case <-s.done:
 	case <-cctx.Done():

@@ -95,11 +95,12 @@ func joinWarning(a, b string) string {
 }
 
 // userPrompt is the first message of agent i's coordination conversation: the original
-// question, its variant when it has one, and the answers it is shown.
+// question, its variant when it has one, and the answers it is shown; in a restarted attempt,
+// the restart's feedback first.
 func (s *session) userPrompt(i int, answers []prompt.Answer) string {
 	v := ""
 	if i < len(s.variants) {
 		v = s.variants[i]
 	}
-	return prompt.UserFor(s.o.Question, v, s.o.History, answers)
+	return s.restartBlock() + prompt.UserFor(s.o.Question, v, s.o.History, answers)
 }

@@ -21,6 +21,9 @@ import (
 // MassGen runs this as a sub-orchestration of all the agents writing personas.json; one call
 // costs a fraction of that and gives the same kind of result.
 func (s *session) generatePersonas(ctx context.Context) {
+	if s.keepPersonas() {
+		return
+	}
 	mode := cmp.Or(s.o.Orchestrator.PersonaGenerator.DiversityMode, prompt.DiversityPerspective)
 	labels := make([]string, len(s.agents))
 	systems := make([]string, len(s.agents))
@@ -57,4 +60,32 @@ func (s *session) generatePersonas(ctx context.Context) {
 		ev.Warning = "the persona reply had none for " + strings.Join(missing, ", ") + ": they got a built-in persona"
 	}
 	s.publish(ev)
+}
+
+// keepPersonas gives the agents the personas of an earlier turn (Options.Personas, with
+// persona_generator.persist_across_turns) instead of writing new ones, and reports whether it
+// did: only when those cover every agent of this turn by id, so that a team that changed
+// between turns gets personas written for it.
+func (s *session) keepPersonas() bool {
+	if len(s.o.Personas) == 0 {
+		return false
+	}
+	byID := make(map[string]event.Persona, len(s.o.Personas))
+	for _, p := range s.o.Personas {
+		byID[p.Agent] = p
+	}
+	ev := event.PersonasGenerated{Agent: s.agents[0].ID, Mode: cmp.Or(s.o.Orchestrator.PersonaGenerator.DiversityMode, prompt.DiversityPerspective),
+		FromTurn: s.o.PersonasTurn}
+	personas := make([]string, len(s.agents))
+	for i, a := range s.agents {
+		p, ok := byID[a.ID]
+		if !ok || strings.TrimSpace(p.Text) == "" {
+			return false
+		}
+		personas[i] = p.Text
+		ev.Personas = append(ev.Personas, event.Persona{Agent: a.ID, Label: coord.Label(i), Text: p.Text, Fallback: p.Fallback})
+	}
+	s.personas = personas
+	s.publish(ev)
+	return true
 }

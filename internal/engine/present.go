@@ -33,6 +33,9 @@ func (s *session) present(ctx context.Context) Result {
 	ended := event.CoordinationEnded{Reason: reason, Tie: r.Tie}
 	for _, c := range r.Tally {
 		t := event.Tally{Agent: s.agents[c.Agent].ID, Label: coord.Label(c.Agent), Votes: c.Votes}
+		if s.weighing() {
+			t.Score = c.Score
+		}
 		for _, v := range c.Voters {
 			t.Voters = append(t.Voters, s.agents[v].ID)
 		}

@@ -89,6 +89,11 @@ type restored struct {
 	ended    *event.CoordinationEnded
 	final    *event.FinalAnswer
 	deadWhy  []string // why agents left, as session.deadWhy
+	// restart is why the logged attempt began (nil in the first); everything above but the
+	// spending and the decisions before coordination is that attempt's. submitted: its final
+	// answer's post-evaluation ended (AnswerSubmittedFinal).
+	restart   *event.OrchestrationRestarted
+	submitted bool
 }
 
 // folder is the state fold keeps while it reads a log, one slot per agent.
@@ -217,6 +222,10 @@ func (f *folder) apply(e event.Event) error {
 		f.r.ended = &p
 	case event.FinalAnswer:
 		f.r.final = &p
+	case event.AnswerSubmittedFinal:
+		f.r.submitted = true
+	case event.OrchestrationRestarted:
+		f.newAttempt(p)
 	case event.SessionEnded:
 		// Only a Ctrl-C's end is resumed: what it cut short is done again, coordination
 		// too when that is what it stopped.
@@ -231,6 +240,19 @@ func (f *folder) apply(e event.Event) error {
 		}
 	}
 	return nil
+}
+
+// newAttempt starts the fold of a restarted attempt: its coordination starts from nothing, on
+// a new machine; what was spent and decided before coordination stays.
+func (f *folder) newAttempt(p event.OrchestrationRestarted) {
+	n := len(f.s.agents)
+	f.s.m = newSession(f.s.o).m
+	f.s.changedocs = changedocs{}
+	f.logs, f.votes, f.stops = make([]logged, n), make([]*coord.Vote, n), make([]*coord.Stop, n)
+	f.failures, f.dead, f.deferred, f.answered = make([]int, n), make([]bool, n), make([]bool, n), make([]int, n)
+	r := f.r
+	r.coord, r.ended, r.final, r.deadWhy, r.submitted = coord.Restored{}, nil, nil, nil, false
+	r.restart = &p
 }
 
 // succeeded notes agent i's turn as accepted, of kind k.
@@ -269,7 +291,8 @@ func (f *folder) answer(seq int64, p event.AnswerSubmitted) error {
 	if !ok {
 		return fmt.Errorf("engine: resume: event %d: an answer by %q, who is not one of the agents", seq, p.Agent)
 	}
-	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version})
+	f.r.coord.Answers = append(f.r.coord.Answers, coord.Answer{Agent: i, Label: p.Label, Content: p.Content, Version: p.Version,
+		Confidence: p.Confidence})
 	f.s.changedocs.set(p.Label, p.Changedoc)
 	f.answered[i]++
 	f.succeeded(i, coord.Answered)
@@ -291,7 +314,8 @@ func (f *folder) vote(seq int64, p event.VoteCast) error {
 	if !ok || t < 0 {
 		return fmt.Errorf("engine: resume: event %d: a vote by %q for %q, which are not the session's agents", seq, p.Agent, p.TargetLabel)
 	}
-	v := &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version}
+	v := &coord.Vote{Voter: i, Target: t, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version,
+		Confidence: p.Confidence}
 	if p.Scoped {
 		// What it was shown: the current answers of the peers its turn read, and its own.
 		v.View = make([]int, n)

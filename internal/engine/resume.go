@@ -52,10 +52,20 @@ func resume(ctx context.Context, o Options) Result {
 		s.publish(p)
 	}
 	s.restoreBroadcasts(o.Restore.Events)
+	s.restoreBootstrap(o.Restore.Events)
+	havePlans := s.restoreTaskPlans(o.Restore.Events, r.redo)
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
 	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)
 	if r.plan != nil {
 		s.plan = *r.plan
+	}
+	if r.restart != nil {
+		s.attempt, s.restart = r.restart.Attempt, r.restart
+		for _, a := range s.agents {
+			if w, ok := a.Workspace.(attemptWorkspace); ok {
+				w.NewAttempt(s.attempt)
+			}
+		}
 	}
 	s.personas = r.personas
 	s.subtasks = r.subtasks
@@ -73,6 +83,10 @@ func resume(ctx context.Context, o Options) Result {
 		status, code := outcome(r.ended.Reason)
 		res := Result{Status: status, ExitCode: code, EndReason: r.ended.Reason, Err: s.errorFor(r.ended.Reason),
 			Winner: r.final.Agent, FinalAnswer: r.final.Content, TruncatedBy: r.final.TruncatedBy}
+		if !r.submitted && s.maxAttempts() > 1 {
+			// Killed before its post-evaluation decided: the check is made again.
+			return s.afterPresent(ctx, start, res)
+		}
 		// The process may have died before the writes were applied; applying again is a no-op.
 		return s.finish(start, s.deliver(ctx, res))
 	}
@@ -93,6 +107,7 @@ func resume(ctx context.Context, o Options) Result {
 		if s.decomposing() && r.subtasks == nil {
 			s.assignSubtasks(ctx)
 		}
+		s.seedPlans(havePlans)
 		s.mu.Lock()
 		s.checkEndLocked() // the log may stop right after the vote that completed coordination
 		s.endIfOverBudgetLocked()
@@ -162,7 +177,7 @@ func (s *session) restoreShownLocked(i int, c *conversation) {
 			labels = append(labels, coord.Label(k))
 		}
 	}
-	c.tools = append(s.agents[i].Tools.Specs(), s.workflowTools(labels)...)
+	c.tools = append(append(s.agents[i].Tools.Specs(), s.workflowTools(labels)...), s.planTools()...)
 	s.syncSeenLocked(i, c)
 }
 

@@ -30,6 +30,10 @@ func (s *session) runTools(ctx context.Context, i int, c *conversation, calls []
 			s.runBroadcastTool(ctx, i, c, tc)
 			continue
 		}
+		if s.isPlanTool(tc.Name) {
+			s.runPlanTool(i, c, tc)
+			continue
+		}
 		res, d := s.runTool(ctx, a, tc, c.round.cut)
 		s.accountTool(i, res.Spent)
 		content := res.Content

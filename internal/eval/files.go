@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +22,7 @@ const (
 	SummaryFile = "summary.json"
 	ReportFile  = "report.md"
 	ChartFile   = "chart.svg"
+	WeightsFile = "weights.json"
 	LogsDir     = "logs"
 )
 
@@ -93,7 +95,8 @@ func runKey(stamp string) string {
 	return fmt.Sprintf("%s_%s_%06d", stamp[:len("20060102")], base, n)
 }
 
-// WriteReports writes summary.json, report.md and chart.svg next to the results file.
+// WriteReports writes summary.json, report.md, chart.svg and weights.json next to the results
+// file.
 func WriteReports(s Summary) error {
 	dir := filepath.Dir(s.Results)
 	var js, md, svg bytes.Buffer
@@ -106,10 +109,14 @@ func WriteReports(s Summary) error {
 	if err := WriteChart(&svg, s); err != nil {
 		return err
 	}
+	w, err := json.MarshalIndent(Weights(s), "", "  ")
+	if err != nil {
+		return fmt.Errorf("write the weights: %w", err)
+	}
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{SummaryFile, js.Bytes()}, {ReportFile, md.Bytes()}, {ChartFile, svg.Bytes()}} {
+	}{{SummaryFile, js.Bytes()}, {ReportFile, md.Bytes()}, {ChartFile, svg.Bytes()}, {WeightsFile, append(w, '\n')}} {
 		if err := private.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("write the report: %w", err)
 		}

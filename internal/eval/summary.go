@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"massgen/internal/config"
 	"math"
 	"slices"
 )
@@ -74,7 +75,9 @@ type Summary struct {
 // AgentSummary is one agent's accuracy: its first answers (what it would have said alone) and
 // its last ones (after reading the others), with its spend.
 type AgentSummary struct {
-	ID    string `json:"id"`
+	ID string `json:"id"`
+	// Model is its model (config.ModelKey), what a weights file keys.
+	Model string `json:"model,omitempty"`
 	First Ratio  `json:"first_answer_accuracy"`
 	Last  Ratio  `json:"last_answer_accuracy"`
 	// CostUSD is its whole spend; FirstCostUSD its spend up to its first answers, what it
@@ -199,6 +202,7 @@ func Summarize(items []Item, recs map[string]Record) Summary {
 		var firstTokens Tokens
 		for k, a := range rec.Agents {
 			as := agent(a.ID)
+			as.Model = config.ModelKey(config.Backend{Type: a.Backend, Model: a.Model})
 			if !g.absent[k] {
 				as.First.add(g.first[k])
 				as.Last.add(g.last[k])

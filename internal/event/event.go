@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -41,6 +42,10 @@ type AgentInfo struct {
 	Unpriced bool `json:"unpriced,omitempty"`
 	// VotingSensitivity is the agent's own voting_sensitivity, when it overrides the session's.
 	VotingSensitivity string `json:"voting_sensitivity,omitempty"`
+	// VoteWeight is what the agent's vote weighs (orchestrator.agent_weights or learned
+	// weights), set only when Settings.VoteWeighting weighs votes: with it the log alone
+	// recomputes the tally.
+	VoteWeight float64 `json:"vote_weight,omitempty"`
 }
 
 // Settings are the coordination settings a session ran with.
@@ -74,6 +79,15 @@ type Settings struct {
 	PersonaGenerator string `json:"persona_generator,omitempty"`
 	// CoordinationMode is "decomposition" in that mode, "" for voting.
 	CoordinationMode string `json:"coordination_mode,omitempty"`
+	// VoteWeighting is orchestrator.vote_weighting when it is not plain: weighted or
+	// confidence (what a vote is worth, coord/weights.go).
+	VoteWeighting string `json:"vote_weighting,omitempty"`
+	// MaxOrchestrationRestarts is coordination.max_orchestration_restarts: with it above 0
+	// the presenter evaluates each final answer but the last attempt's, and the turn's
+	// attempts are logged in attempt_<k>/ folders.
+	MaxOrchestrationRestarts int `json:"max_orchestration_restarts,omitempty"`
+	// DeferPeerUpdatesUntilRestart: peers' new answers wait for an agent's next turn.
+	DeferPeerUpdatesUntilRestart bool `json:"defer_peer_updates_until_restart,omitempty"`
 }
 
 // Fairness is fairness_enabled and its caps; the caps are 0 when it is off.
@@ -225,11 +239,12 @@ const (
 	ServerCommands  = "commands"  // execute_command and background shells: how they are confined
 	ServerUploads   = "uploads"   // upload_files: the files read, and OpenAI's vector stores made and deleted
 	ServerWrites    = "writes"    // write_mode: the agents' copies of writable context paths, and what was applied
+	ServerMemory    = "memory"    // filesystem memory: memories not carried into the next turn
 )
 
 // OwnServer reports whether name is one of massgen's own tools rather than an MCP server.
 func OwnServer(name string) bool {
-	return name == ServerTools || name == ServerWorkspace || name == ServerCommands || name == ServerUploads || name == ServerWrites
+	return slices.Contains([]string{ServerTools, ServerWorkspace, ServerCommands, ServerUploads, ServerWrites, ServerMemory}, name)
 }
 
 // PlanningDecided: planning mode's check before coordination. When HoldBack is set, the MCP
@@ -245,12 +260,15 @@ type PlanningDecided struct {
 // PersonasGenerated: persona_generator's call before coordination wrote one persona per
 // agent, added to its coordination system prompt. Agent is whose model wrote them. Warning,
 // when set, says why some or all are built-in fallbacks instead (the call failed or its reply
-// could not be read); the session goes on either way.
+// could not be read); the session goes on either way. FromTurn, when set, says the personas
+// were not written now but kept from that earlier turn of the session
+// (persona_generator.persist_across_turns): no call was made.
 type PersonasGenerated struct {
 	Agent    string    `json:"agent"`
 	Mode     string    `json:"mode"` // perspective | implementation | methodology
 	Personas []Persona `json:"personas"`
 	Warning  string    `json:"warning,omitempty"`
+	FromTurn int       `json:"from_turn,omitempty"`
 }
 
 // Persona is one agent's generated persona.
@@ -341,6 +359,8 @@ type AnswerSubmitted struct {
 	Content     string   `json:"content"`
 	Version     int      `json:"version"`
 	Invalidated []string `json:"invalidated,omitempty"`
+	// Confidence is the confidence its author stated with it (0 to 1), nil when none.
+	Confidence *float64 `json:"confidence,omitempty"`
 	// Changedoc is the decision journal its author kept with it, [SELF] replaced by Label
 	// (coordination.enable_changedoc); "" when none.
 	Changedoc string `json:"changedoc,omitempty"`
@@ -387,6 +407,9 @@ type VoteCast struct {
 	AnswerLabel string `json:"answer_label"` // agent<j>.<k>, the answer voted for
 	Reason      string `json:"reason"`
 	Version     int    `json:"version"`
+	// Confidence is the confidence the voter stated (0 to 1), nil when none; under
+	// vote_weighting confidence it scales the vote.
+	Confidence *float64 `json:"confidence,omitempty"`
 	// Scoped: the voter read a bounded view of its peers (peer_view), so the vote counts on
 	// across new answers until one it was shown is replaced, which AnswerSubmitted.Invalidated
 	// then names.
@@ -446,6 +469,9 @@ type Tally struct {
 	Label  string   `json:"label"`
 	Votes  int      `json:"votes"`
 	Voters []string `json:"voters,omitempty"`
+	// Score is what the votes are worth when Settings.VoteWeighting weighs them (0 under
+	// plain voting, where Votes is the score).
+	Score float64 `json:"score,omitempty"`
 }
 
 // Coordination end reasons.

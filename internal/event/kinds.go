@@ -60,6 +60,8 @@ var kinds = []kind{
 	kindOf[HumanInput](),
 	kindOf[SubagentStarted](),
 	kindOf[SubagentFinished](),
+	kindOf[CriteriaEmerged](),
+	kindOf[RoundEvaluated](),
 	kindOf[MemoryRetrieved](),
 	kindOf[MemoryStored](),
 	kindOf[ContextCompressed](),
@@ -67,6 +69,10 @@ var kinds = []kind{
 	kindOf[BroadcastAsked](),
 	kindOf[BroadcastAnswered](),
 	kindOf[BroadcastDone](),
+	kindOf[TaskPlanChanged](),
+	kindOf[PostEvaluationStarted](),
+	kindOf[AnswerSubmittedFinal](),
+	kindOf[OrchestrationRestarted](),
 }
 
 // decoders is kinds by name.

@@ -31,18 +31,20 @@ type AskInput struct {
 
 // AskResult is ask_team's structured result.
 type AskResult struct {
-	Answer    string        `json:"answer" jsonschema:"the final answer, as the presenting agent wrote it"`
-	Winner    string        `json:"winner" jsonschema:"the id of the agent that presented the final answer; empty when no agent answered"`
-	Votes     []runlog.Vote `json:"votes" jsonschema:"the votes that counted at the end, in agent order"`
-	CostUSD   float64       `json:"cost_usd" jsonschema:"what the session's model calls cost, in US dollars"`
-	CostKnown bool          `json:"cost_known" jsonschema:"false when some model has no price, so cost_usd is not its whole cost"`
-	Tokens    runlog.Tokens `json:"tokens"`
-	LogDir    string        `json:"log_dir" jsonschema:"the session's log folder (absolute), for read_session and massgen logs"`
-	SessionID string        `json:"session_id" jsonschema:"the session's log folder name, log_<timestamp>"`
-	Team      string        `json:"team"`
-	Status    string        `json:"status" jsonschema:"completed, timeout (the best answer so far), failed or interrupted"`
-	ExitCode  int           `json:"exit_code" jsonschema:"the exit code massgen would have ended with: 0 ok, 2 failed, 3 timeout, 4 interrupted"`
-	Error     string        `json:"error,omitempty"`
+	Answer string        `json:"answer" jsonschema:"the final answer, as the presenting agent wrote it"`
+	Winner string        `json:"winner" jsonschema:"the id of the agent that presented the final answer; empty when no agent answered"`
+	Votes  []runlog.Vote `json:"votes" jsonschema:"the votes that counted at the end, in agent order"`
+	// Decision is why the winner won (nil when coordination did not end with a winner).
+	Decision  *readmodel.Decision `json:"decision,omitempty" jsonschema:"why the winner won: the tally with each vote's weight, confidence and reason, the strongest dissent, the verifiers' verdicts"`
+	CostUSD   float64             `json:"cost_usd" jsonschema:"what the session's model calls cost, in US dollars"`
+	CostKnown bool                `json:"cost_known" jsonschema:"false when some model has no price, so cost_usd is not its whole cost"`
+	Tokens    runlog.Tokens       `json:"tokens"`
+	LogDir    string              `json:"log_dir" jsonschema:"the session's log folder (absolute), for read_session and massgen logs"`
+	SessionID string              `json:"session_id" jsonschema:"the session's log folder name, log_<timestamp>"`
+	Team      string              `json:"team"`
+	Status    string              `json:"status" jsonschema:"completed, timeout (the best answer so far), failed or interrupted"`
+	ExitCode  int                 `json:"exit_code" jsonschema:"the exit code massgen would have ended with: 0 ok, 2 failed, 3 timeout, 4 interrupted"`
+	Error     string              `json:"error,omitempty"`
 }
 
 // maxPaths bounds ask_team's files and context_paths together.
@@ -241,6 +243,7 @@ func result(team string, res app.Result, st *readmodel.State) AskResult {
 			out.Votes = append(out.Votes, runlog.Vote{Voter: a.ID, For: v.Target, Reason: v.Reason})
 		}
 	}
+	out.Decision = st.Decision()
 	if res.Err != nil {
 		out.Error = res.Err.Error()
 	}

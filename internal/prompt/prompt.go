@@ -4,6 +4,7 @@
 package prompt
 
 import (
+	"maps"
 	"massgen/internal/coord"
 	"massgen/internal/lazy"
 
@@ -96,6 +97,9 @@ type Coordination struct {
 	PartCriteria  []string
 	// Changedoc: the agent keeps a decision journal in its workspace (enable_changedoc).
 	Changedoc bool
+	// TaskPlanning: the agent has the planning tools (enable_agent_task_planning);
+	// TaskPlanFile: its plan is also in tasks/plan.json in its workspace.
+	TaskPlanning, TaskPlanFile bool
 }
 
 // System returns the coordination system prompt: the agent's own system message, then the
@@ -110,6 +114,9 @@ func SystemFor(c Coordination) string {
 	s := systemRules(c)
 	if c.Changedoc {
 		s += "\n" + ChangedocSection
+	}
+	if c.TaskPlanning {
+		s += "\n" + TaskPlanningSection(c.TaskPlanFile)
 	}
 	return s
 }
@@ -262,6 +269,33 @@ const EnforcementNoVote = "You did not call a tool. Finish your turn by calling 
 // AnswerTools returns the workflow tools of a session without a vote (skip_voting): new_answer
 // only, so that the model is not offered a tool that can only be refused.
 func AnswerTools() []provider.ToolSpec { return Tools(nil)[:1] }
+
+// confidenceParam is the optional confidence argument of new_answer and vote.
+var confidenceParam = map[string]any{
+	"type": "number", "minimum": 0, "maximum": 1,
+	"description": "Optional: the probability, from 0 to 1, that the answer is right (0.9 sure, 0.5 unsure). " +
+		"Votes are weighed by it, so state it honestly.",
+}
+
+// WithConfidence returns tools with an optional confidence argument added to new_answer and
+// vote (vote_weighting: confidence). Other sessions are not told of it, so that their
+// prompts, and what providers cache of them, stay as they were.
+func WithConfidence(tools []provider.ToolSpec) []provider.ToolSpec {
+	out := make([]provider.ToolSpec, len(tools))
+	for i, t := range tools {
+		out[i] = t
+		if t.Name != coord.ToolNewAnswer && t.Name != coord.ToolVote {
+			continue
+		}
+		params := maps.Clone(t.Parameters)
+		props, _ := params["properties"].(map[string]any)
+		props = maps.Clone(props)
+		props["confidence"] = confidenceParam
+		params["properties"] = props
+		out[i].Parameters = params
+	}
+	return out
+}
 
 // Tools returns the workflow tools. The vote enum lists only labels that have an answer (P2);
 // with none, vote is still offered so that a model that calls it gets a clear error.

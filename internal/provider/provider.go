@@ -91,6 +91,9 @@ const (
 	StageParaphraseCheck Stage = "paraphrase_check"
 	// StagePropose is massgen eval --optimize's call that writes candidate instructions.
 	StagePropose Stage = "propose_instructions"
+	// StagePostEvaluation is the presenter's check of the final answer when orchestration
+	// restarts are on: its own tools, and submit or restart_orchestration to end it.
+	StagePostEvaluation Stage = "post_evaluation"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

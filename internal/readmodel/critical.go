@@ -50,6 +50,8 @@ func (s Step) What() string {
 		return s.Agent + " ran " + s.Name
 	case s.Name == string(provider.StagePresentation):
 		return s.Agent + "'s presentation call" // one round of a presentation's tool calls
+	case s.Name == string(provider.StagePostEvaluation):
+		return s.Agent + "'s post-evaluation"
 	}
 	return s.Agent + "'s call with no answer" // its answer was dropped (new answers came in), or it failed
 }

@@ -74,6 +74,8 @@ type Agent struct {
 	Backend string
 	Model   string
 	BaseURL string // where its requests go; "" for offline backends
+	// VoteWeight is what its vote weighs when the session weighs votes (0: 1).
+	VoteWeight float64
 	// Unpriced: the price table does not know the model, so CostUSD (0, or hosted-tool fees
 	// only) is not its cost; see CostKnown.
 	Unpriced bool
@@ -111,6 +113,8 @@ type Agent struct {
 	Subagents []Subagent
 	// Part is the agent's part in decomposition mode (nil otherwise).
 	Part *Part
+	// Plan is the agent's task plan as its last TaskPlanChanged left it (task planning).
+	Plan []event.PlanTask
 
 	Turns        int // turns started
 	Calls        int // model calls started
@@ -168,7 +172,9 @@ type Answer struct {
 	Label   string // agent<i>.<k>
 	Content string
 	Version int // the answer-set version it started
-	Time    time.Time
+	// Confidence is the confidence its author stated (nil: none).
+	Confidence *float64
+	Time       time.Time
 }
 
 // Vote is an accepted vote.
@@ -180,7 +186,9 @@ type Vote struct {
 	Version     int // answer-set version the voter saw
 	// Scoped: cast on a bounded view; it counts until an answer names it invalidated.
 	Scoped bool
-	Time   time.Time
+	// Confidence is the confidence the voter stated (nil: none).
+	Confidence *float64
+	Time       time.Time
 }
 
 // Counts reports whether v, an agent's latest vote, still counts.

@@ -15,7 +15,7 @@ import (
 func TestPure(t *testing.T) {
 	allowed := map[string]bool{
 		"cmp": true, "fmt": true, "math": true, "slices": true, "strings": true, "time": true, "unicode/utf8": true,
-		"massgen/internal/event": true, "massgen/internal/provider": true, "massgen/internal/usage": true,
+		"massgen/internal/event": true, "massgen/internal/coord": true, "massgen/internal/provider": true, "massgen/internal/usage": true,
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

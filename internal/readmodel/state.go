@@ -106,6 +106,13 @@ type State struct {
 	// they were asked.
 	Questions []*Question
 
+	// Attempt is the attempt running (or the last one), from 1, and MaxAttempts how many the
+	// turn may run; both 0 without orchestration restarts. Restarts are the restarts so far,
+	// and Evaluation the latest attempt's post-evaluation, nil before one starts (restart.go).
+	Attempt, MaxAttempts int
+	Restarts             []event.OrchestrationRestarted
+	Evaluation           *Evaluation
+
 	byID map[string]*Agent
 }
 
@@ -241,6 +248,8 @@ func (s *State) Apply(e event.Event) {
 	s.toolCalls(e.Payload)
 	s.decomposition(e.Time, e.Payload) // decompose.go
 	s.broadcast(e.Payload)
+	s.taskPlan(e.Payload) // taskplan.go
+	s.restarts(e.Time, e.Payload)
 	switch p := e.Payload.(type) {
 	case event.SessionStarted:
 		s.start(e.Time, p)
@@ -258,7 +267,9 @@ func (s *State) Apply(e event.Event) {
 		})
 	case event.TextDelta:
 		s.touch(p.Agent, e.Time, func(a *Agent) {
-			if p.Presentation {
+			if ev := s.Evaluation; p.Presentation && ev.Running() && ev.Agent == p.Agent {
+				ev.text.add(p.Text)
+			} else if p.Presentation {
 				a.Presentation += p.Text
 			} else {
 				a.stream.add(p.Text)
@@ -402,7 +413,7 @@ func (s *State) start(t time.Time, p event.SessionStarted) {
 			continue
 		}
 		a := &Agent{ID: info.ID, Label: info.Label, Backend: info.Backend, Model: info.Model, BaseURL: info.BaseURL,
-			Unpriced: info.Unpriced, Status: StatusWaiting}
+			Unpriced: info.Unpriced, VoteWeight: info.VoteWeight, Status: StatusWaiting}
 		s.Agents = append(s.Agents, a)
 		s.byID[a.ID] = a
 	}
@@ -436,7 +447,7 @@ func (s *State) answer(t time.Time, p event.AnswerSubmitted) {
 	}
 	s.Totals.Invalidations += invalidated
 	s.touch(p.Agent, t, func(a *Agent) {
-		a.Answers = append(a.Answers, Answer{Label: p.Label, Content: p.Content, Version: p.Version, Time: t})
+		a.Answers = append(a.Answers, Answer{Label: p.Label, Content: p.Content, Version: p.Version, Confidence: p.Confidence, Time: t})
 		if others > 0 {
 			a.CausedRestarts++
 		}
@@ -451,7 +462,8 @@ func (s *State) vote(t time.Time, p event.VoteCast) {
 	}
 	s.touch(p.Agent, t, func(a *Agent) {
 		a.VotesCast++
-		a.Vote = &Vote{Target: p.Target, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version, Scoped: p.Scoped, Time: t}
+		a.Vote = &Vote{Target: p.Target, TargetLabel: p.TargetLabel, AnswerLabel: p.AnswerLabel, Reason: p.Reason, Version: p.Version, Scoped: p.Scoped,
+			Confidence: p.Confidence, Time: t}
 		a.setStatus(StatusVoted)
 	})
 }

@@ -5,6 +5,7 @@
 package runlog
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -111,6 +112,8 @@ func ResumeRecorder(it *Interrupted, meta Meta) (*Recorder, error) {
 			// The process may have died between logging the final answer and writing its
 			// files; a resume that finds the answer logged does not present it again.
 			r.writeFinal(p)
+		case event.OrchestrationRestarted:
+			r.dropTurnFinal()
 		}
 	}
 	r.dirty = true
@@ -235,6 +238,12 @@ func (r *Recorder) record(e event.Event) {
 		r.writeVote(e, p)
 	case event.FinalAnswer:
 		r.writeFinal(p)
+	case event.CriteriaEmerged:
+		r.writeCriteria(p)
+	case event.TaskPlanChanged:
+		r.writePlan(p.Agent, safeName(p.Agent)+"/tasks/plan.json")
+	case event.OrchestrationRestarted:
+		r.dropTurnFinal()
 	case event.SessionStarted, event.SessionResumed, event.SessionEnded:
 		// metadata.json from the start: a killed run leaves the config it ran with.
 		r.writeSummary()
@@ -272,6 +281,23 @@ func (r *Recorder) writeAtomic(name string, data []byte) {
 	if err := private.WriteFileAtomic(path, data); err != nil {
 		r.fail(path, err)
 	}
+}
+
+// CriteriaFile holds the criteria that emerged during a turn (criteria_mode), as MassGen's
+// bootstrap_criteria_accumulator.json does: rewritten whenever they change.
+const CriteriaFile = "bootstrap_criteria_accumulator.json"
+
+func (r *Recorder) writeCriteria(p event.CriteriaEmerged) {
+	list := p.Criteria
+	if list == nil {
+		list = []event.Criterion{}
+	}
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		r.fail(filepath.Join(r.dir, CriteriaFile), err)
+		return
+	}
+	r.writeAtomic(CriteriaFile, append(b, '\n'))
 }
 
 // writeSummary writes coordination_table.txt and metadata.json.

@@ -36,6 +36,13 @@ type TurnReport struct {
 	CostKnown  bool     `json:"cost_known"`
 	Incomplete string   `json:"incomplete,omitempty" jsonschema:"why the log is known to be incomplete"`
 	Latency    *Latency `json:"latency,omitempty" jsonschema:"the wall time and the critical path, the calls that determined it"`
+	// Decision is why the winner won, recomputed from the log (nil until coordination ended).
+	Decision *readmodel.Decision `json:"decision,omitempty" jsonschema:"why the winner won: the tally with each vote's weight, confidence and reason, the strongest dissent, the verifiers' verdicts"`
+	// Attempt is the attempt that produced the final answer (or runs), MaxAttempts how many
+	// the turn may run, and Restarts why each restart happened: with orchestration restarts only.
+	Attempt     int       `json:"attempt,omitempty" jsonschema:"with orchestration restarts: the attempt that produced the final answer, from 1"`
+	MaxAttempts int       `json:"max_attempts,omitempty"`
+	Restarts    []Restart `json:"restarts,omitempty" jsonschema:"each restart_orchestration: the attempt it started, who asked, why and what to do"`
 }
 
 // AgentReport is one agent in a turn.
@@ -66,6 +73,14 @@ type Tally struct {
 	Author string   `json:"author"`
 	Votes  int      `json:"votes"`
 	Voters []string `json:"voters"`
+}
+
+// Restart is one restart_orchestration.
+type Restart struct {
+	Attempt      int    `json:"attempt"`
+	Agent        string `json:"agent"`
+	Reason       string `json:"reason"`
+	Instructions string `json:"instructions"`
 }
 
 // Tokens is a token count as every report writes it.
@@ -160,6 +175,11 @@ func Report(t TurnSummary, st *readmodel.State, now time.Time) TurnReport {
 		r.FinalAnswer = st.Final.Content
 	}
 	r.Answers, r.WinnerAnswer = st.Totals.Answers, st.WinnerAnswer
+	r.Decision = st.Decision()
+	r.Attempt, r.MaxAttempts = st.Attempt, st.MaxAttempts
+	for _, x := range st.Restarts {
+		r.Restarts = append(r.Restarts, Restart{Attempt: x.Attempt, Agent: x.Agent, Reason: x.Reason, Instructions: x.Instructions})
+	}
 	r.Tokens, r.CostUSD, r.CostKnown = TokensOf(st.Totals.Usage), st.Totals.CostUSD, st.CostKnown()
 	return r
 }

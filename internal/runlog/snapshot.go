@@ -2,12 +2,15 @@ package runlog
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"massgen/internal/event"
+	"massgen/internal/private"
 	"massgen/internal/provider"
 	"massgen/internal/readmodel"
 )
@@ -43,7 +46,7 @@ func (r *Recorder) conv(id string) *conversation {
 // snapshotDir returns a new <agent>/<YYYYMMDD_HHMMSS_ffffff> folder name for a snapshot taken
 // at t, adding _2, _3, ... when the agent already has one with that name. Called by the writer goroutine.
 func (r *Recorder) snapshotDir(agent string, t time.Time) string {
-	base := path.Join(safeName(agent), folderTime(t))
+	base := path.Join(r.attemptDir(), safeName(agent), folderTime(t))
 	name := base
 	for n := 2; r.folders[name]; n++ {
 		name = fmt.Sprintf("%s_%d", base, n)
@@ -78,6 +81,26 @@ func (r *Recorder) writeAnswer(e event.Event, p event.AnswerSubmitted) {
 	r.writeFile(dir+"/context.txt", []byte(r.conv(p.Agent).snapshot().text()))
 	if p.Changedoc != "" {
 		r.writeFile(dir+"/changedoc.md", []byte(p.Changedoc))
+	}
+	r.writePlan(p.Agent, dir+"/tasks/plan.json")
+}
+
+// writePlan writes agent's task plan (task planning) to rel, as MassGen's planning server
+// writes tasks/plan.json: <agent>/tasks/plan.json is its plan now, and each answer folder holds
+// the plan as it stood when the answer was given. An agent without a plan writes nothing.
+// Called by the writer goroutine.
+func (r *Recorder) writePlan(agent, rel string) {
+	a := r.state.Agent(agent)
+	if a == nil || a.Plan == nil {
+		return
+	}
+	path := filepath.Join(r.dir, filepath.FromSlash(rel))
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
+		r.fail(path, err)
+		return
+	}
+	if err := private.WriteFileAtomic(path, indentJSON(map[string]any{"tasks": a.Plan})); err != nil {
+		r.fail(path, err)
 	}
 }
 
@@ -162,11 +185,37 @@ func (r *Recorder) writeFinal(p event.FinalAnswer) {
 			ctx.Votes = append(ctx.Votes, finalVoteEntry{Voter: a.ID, VoterLabel: a.Label, AnswerLabel: v.AnswerLabel, Reason: v.Reason})
 		}
 	}
-	dir := "final/" + safeName(p.Agent)
-	r.writeFile(dir+"/answer.txt", []byte(p.Content))
-	r.writeFile(dir+"/context.txt", []byte(ctx.text()))
-	if p.Changedoc != "" {
-		r.writeFile(dir+"/changedoc.md", []byte(p.Changedoc))
+	// With restarts, each attempt keeps its final answer in attempt_<k>/final/ and the turn's
+	// final/ holds the latest attempt's (MassGen copies the last one up).
+	for _, dir := range []string{path.Join(r.attemptDir(), "final", safeName(p.Agent)), "final/" + safeName(p.Agent)} {
+		r.writeFile(dir+"/answer.txt", []byte(p.Content))
+		r.writeFile(dir+"/context.txt", []byte(ctx.text()))
+		if p.Changedoc != "" {
+			r.writeFile(dir+"/changedoc.md", []byte(p.Changedoc))
+		}
+		if r.attemptDir() == "" {
+			break
+		}
+	}
+}
+
+// attemptDir is the folder of the running attempt's snapshots, attempt_<k> (MassGen's layout
+// when max_orchestration_restarts is above 0, attempt 1 included), "" without restarts.
+// Called by the writer goroutine.
+func (r *Recorder) attemptDir() string {
+	if r.state.MaxAttempts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("attempt_%d", max(r.state.Attempt, 1))
+}
+
+// dropTurnFinal removes the turn's final/ when a restart sets its answer aside: until the next
+// attempt presents, the turn has no final answer (attempt_<k>/final/ keeps the old one).
+// Called by the writer goroutine.
+func (r *Recorder) dropTurnFinal() {
+	path := filepath.Join(r.dir, "final")
+	if err := os.RemoveAll(path); err != nil {
+		r.fail(path, err)
 	}
 }
 

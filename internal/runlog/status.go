@@ -135,6 +135,30 @@ type statusCoord struct {
 	CompletionPercentage int             `json:"completion_percentage"`
 	IsFinalPresentation  bool            `json:"is_final_presentation"`
 	AnswerSetVersion     int             `json:"answer_set_version"` // ours
+	// Ours, with orchestration restarts only: the attempt running (from 1), how many the
+	// turn may run, the restarts so far and the latest attempt's post-evaluation.
+	Attempt        int               `json:"attempt,omitempty"`
+	MaxAttempts    int               `json:"max_attempts,omitempty"`
+	Restarts       []statusRestart   `json:"restarts,omitempty"`
+	PostEvaluation *statusEvaluation `json:"post_evaluation,omitempty"`
+}
+
+// statusRestart is one restart_orchestration: the attempt it started, who asked and why.
+type statusRestart struct {
+	Attempt      int    `json:"attempt"`
+	Agent        string `json:"agent"`
+	Reason       string `json:"reason"`
+	Instructions string `json:"instructions"`
+}
+
+// statusEvaluation is an attempt's post-evaluation: decision is "" while it runs, then
+// submit or restart; auto and why say when the model did not decide.
+type statusEvaluation struct {
+	Agent    string `json:"agent"`
+	Attempt  int    `json:"attempt"`
+	Decision string `json:"decision"`
+	Auto     bool   `json:"auto,omitempty"`
+	Why      string `json:"why,omitempty"`
 }
 
 type statusAgent struct {
@@ -204,6 +228,8 @@ type statusResults struct {
 
 	// Ours: the final presentation was cut off; the preview ends with the note saying so.
 	FinalTruncated bool `json:"final_answer_truncated,omitempty"`
+	// Ours: why the winner won (readmodel.Decision), once coordination ended.
+	Decision *readmodel.Decision `json:"decision,omitempty"`
 
 	// Decomposition mode: the parts that did not finish ("agentN (why)"), the workspace files
 	// gathered into the presenter's, and those more than one part wrote differently.
@@ -298,10 +324,18 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 			CompletionPercentage: s.CompletionPercentage(),
 			IsFinalPresentation:  s.FinalPresentation,
 			AnswerSetVersion:     s.Version,
+			Attempt:              s.Attempt,
+			MaxAttempts:          s.MaxAttempts,
 		},
 		Results: statusResults{Votes: map[string]int{}, Winner: optional(s.Winner)},
 		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD, s.CostKnown()),
 		Rounds:  toRounds(s.Totals.Rounds, s.CostKnown()),
+	}
+	for _, r := range s.Restarts {
+		f.Coordination.Restarts = append(f.Coordination.Restarts, statusRestart{Attempt: r.Attempt, Agent: r.Agent, Reason: r.Reason, Instructions: r.Instructions})
+	}
+	if ev := s.Evaluation; ev != nil {
+		f.Coordination.PostEvaluation = &statusEvaluation{Agent: ev.Agent, Attempt: ev.Attempt, Decision: ev.Decision, Auto: ev.Auto, Why: ev.Why}
 	}
 	for _, w := range s.Writes {
 		f.Writes = append(f.Writes, statusServer{Status: w.Status, Detail: w.Detail, Time: unix(w.Time)})
@@ -343,6 +377,7 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 		f.Results.FinalAnswerPreview = &p
 	}
 	f.Results.EndReason = optional(s.EndReason)
+	f.Results.Decision = s.Decision()
 	if s.Ended {
 		// Once, at the end: the path is over every call, too much to redo on every update.
 		f.Latency = latencyOf(s, end)

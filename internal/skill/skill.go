@@ -17,8 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
+	"massgen/internal/frontmatter"
 	"massgen/internal/workspace"
 )
 
@@ -205,20 +204,14 @@ func addSkill(root *os.Root, p, shown string, skills *[]Skill, byName map[string
 // Parse reads a SKILL.md: YAML front matter between two --- lines with a name (else folder)
 // and a description. The name is letters, digits, '-', '_' and '.'.
 func Parse(body []byte, folder string) (Skill, error) {
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
-	text := strings.ReplaceAll(string(body), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return Skill{}, errors.New("it has no YAML front matter: start it with a --- line, then `name:` and `description:` lines, then a closing --- line")
-	}
-	front, _, ok := strings.Cut(rest, "\n---")
-	if !ok {
-		return Skill{}, errors.New("its front matter never ends: close it with a --- line after `name:` and `description:`")
-	}
 	var meta map[string]any
-	if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
-		return Skill{}, fmt.Errorf("its front matter is not valid YAML: %v", firstLine(err.Error()))
+	switch _, err := frontmatter.Split(body, &meta); {
+	case errors.Is(err, frontmatter.ErrNone):
+		return Skill{}, errors.New("it has no YAML front matter: start it with a --- line, then `name:` and `description:` lines, then a closing --- line")
+	case err != nil:
+		return Skill{}, fmt.Errorf("%v (after `name:` and `description:`)", err)
 	}
+	text := strings.ReplaceAll(string(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))), "\r\n", "\n")
 	name, _ := meta["name"].(string)
 	desc, _ := meta["description"].(string)
 	name, desc = strings.TrimSpace(name), strings.Join(strings.Fields(desc), " ")

@@ -5,6 +5,14 @@ import (
 	"strings"
 )
 
+// The kinds the orchestrator launches itself (Manager.Launch): the round evaluator, a
+// MassGen subagent type agents may also spawn unless the orchestrator manages it, and the
+// critic of criteria_mode: bootstrap_subagent, which no agent is offered.
+const (
+	KindRoundEvaluator = "round_evaluator"
+	KindCriteriaCritic = "criteria_critic"
+)
+
 // profiles are the specialised subagent types: what each one is for, added to its agents'
 // system messages. The names are MassGen's; the words are this build's.
 var profiles = map[string]string{
@@ -18,6 +26,8 @@ var profiles = map[string]string{
 		"different approaches to the brief, each with why it could be better. Do not evaluate the current work.",
 	"critic": "You are a critic subagent. Find the weaknesses of the work the brief describes: errors, gaps, unsupported " +
 		"claims, and what a demanding reviewer would reject, most serious first.",
+	KindRoundEvaluator: RoundEvaluatorProfile,
+	KindCriteriaCritic: CriteriaCriticProfile,
 	"builder": "You are a builder subagent. Produce the artefact the brief asks for, complete and working, in your workspace, " +
 		"and say in your answer which files hold it.",
 }
@@ -42,3 +52,16 @@ func question(context, task string) string {
 	fmt.Fprintf(&b, "Your task:\n%s", strings.TrimSpace(task))
 	return b.String()
 }
+
+// The profiles of the two subagents the orchestrator launches itself. Each starts with a
+// sentence of its own, which scripted agents recognise their role by.
+const (
+	CriteriaCriticProfile = "You are a criteria critic subagent. Read the task and the current answers, and write the evaluation criteria " +
+		"a clearly stronger answer would meet that none of the current answers does: specific to this task, each checkable by reading an answer. " +
+		"Do not restate criteria already listed. Reply with JSON only, in this shape: " +
+		`{"proposed_criteria": [{"text": "...", "category": "standard"}]}` +
+		" (category standard for what must hold, stretch for what distinguishes excellent work)."
+	RoundEvaluatorProfile = "You are a round evaluator subagent. Inspect the candidate answers together and return a demanding critique " +
+		"and one committed improvement brief for the agent that writes the next revision. Be critical: assume meaningful weaknesses remain " +
+		"unless the evidence rules them out; mention strengths only when they must be preserved."
+)

@@ -10,11 +10,16 @@ import (
 )
 
 // Reasons lists what cfg would start on this machine or reach besides the providers' own
-// endpoints, one line each, in config order: MCP servers (their command, or their URL),
-// custom tools, shell commands, coding-agent CLIs, and base_url endpoints that receive an
-// API key. A config with none runs nothing a model reply could not, and needs no trust.
+// endpoints, one line each, in config order: folders it opens to every agent, then per
+// agent coding-agent CLIs, base_url endpoints that receive an API key, local files sent to
+// the provider, folders opened to it, MCP servers (their command, or their URL), custom
+// tools, the browser and desktop, and shell commands with what their sandbox shows. A
+// config with none runs nothing a model reply could not, and needs no trust.
 func Reasons(cfg *config.Config) []string {
 	var out []string
+	for _, p := range cfg.Orchestrator.ContextPaths {
+		out = append(out, "every agent: "+contextPath(p))
+	}
 	for _, a := range cfg.Agents {
 		b := a.Backend
 		add := func(format string, args ...any) {
@@ -27,6 +32,14 @@ func Reasons(cfg *config.Config) []string {
 		if b.BaseURL != "" && b.BaseURL != bt.DefaultBaseURL {
 			add("sends its requests and API key to %s (base_url)", redact.URL(b.BaseURL))
 		}
+		for _, u := range b.Uploads {
+			if !u.IsURL() {
+				add("sends the local file %s to its provider (upload_files)", clip(u.Path))
+			}
+		}
+		for _, p := range b.Tools.ContextPaths {
+			add("%s", contextPath(p))
+		}
 		for _, s := range b.Tools.MCPServers {
 			if s.Command != "" {
 				add("starts MCP server %s: %s", s.Name, clip(strings.Join(append([]string{s.Command}, s.Args...), " ")))
@@ -36,6 +49,10 @@ func Reasons(cfg *config.Config) []string {
 		}
 		for _, c := range b.Tools.CustomTools {
 			switch {
+			case c.ComputerTool() == config.ToolBrowserAutomation:
+				add("drives a web browser (%s)", c.ComputerTool())
+			case c.ComputerTool() != "":
+				add("drives a browser or a virtual desktop (%s)", c.ComputerTool())
 			case len(c.Command) > 0:
 				add("runs custom tool %s: %s", c.Label(), clip(strings.Join(c.Command, " ")))
 			case c.Path != "":
@@ -50,9 +67,26 @@ func Reasons(cfg *config.Config) []string {
 				mode = "sandboxed"
 			}
 			add("runs shell commands (enable_mcp_command_line, %s)", mode)
+			if command.Sandboxed(b.Tools.ExecutionMode) {
+				if b.Tools.SrtReadMode == "open" {
+					add("lets its sandboxed commands read every file of this user (command_line_srt_read_mode: open)")
+				}
+				for _, p := range b.Tools.SrtAllowRead {
+					add("lets its sandboxed commands read %s (command_line_srt_allow_read)", clip(p))
+				}
+			}
 		}
 	}
 	return out
+}
+
+// contextPath says what a context_paths entry opens: a folder outside the agents' own
+// workspaces, to read, and to write for the final presenter.
+func contextPath(p config.ContextPath) string {
+	if p.Write {
+		return fmt.Sprintf("reads and may change %s (context_paths, write)", clip(p.Path))
+	}
+	return fmt.Sprintf("reads %s (context_paths)", clip(p.Path))
 }
 
 // clip keeps a listed command readable.

@@ -71,6 +71,13 @@ func (m *Model) Apply(e event.Event) {
 		for _, w := range view.EndpointWarnings(p) {
 			m.notice(w)
 		}
+	case event.OrchestrationRestarted:
+		// The banner stays for the rest of the turn: every agent now works on it.
+		m.notice(fmt.Sprintf("orchestration restart: attempt %d/%d, asked by %s: %s", p.Attempt, p.MaxAttempts, m.label(p.Agent), p.Reason))
+	case event.AnswerSubmittedFinal:
+		if p.Auto {
+			m.notice(fmt.Sprintf("post-evaluation made no decision (%s): the final answer of attempt %d stands", p.Why, p.Attempt))
+		}
 	case event.ToolServerStatus:
 		if !event.OwnServer(p.Server) && (p.Status == "failed" || p.Status == "died") {
 			m.notice(fmt.Sprintf("mcp server %s %s: %s", p.Server, p.Status, p.Detail))
@@ -97,6 +104,16 @@ func (m *Model) Apply(e event.Event) {
 			break // the round's time-up note, shown already
 		}
 		m.activity(p.Agent, "no new_answer or vote: reminded", true)
+	case event.CriteriaEmerged:
+		for _, l := range view.CriteriaLines(p) {
+			m.notice(l)
+		}
+	case event.RoundEvaluated:
+		if p.Warning != "" {
+			m.activity(p.Agent, "round evaluator: "+oneLine(p.Warning, 200), true)
+		} else {
+			m.activity(p.Agent, "round evaluator reviewed the answers: "+oneLine(p.Report, 200), false)
+		}
 	case event.PersonasGenerated:
 		for _, ps := range p.Personas {
 			if pn := m.pane(ps.Agent); pn != nil {
@@ -110,6 +127,10 @@ func (m *Model) Apply(e event.Event) {
 		}
 		if p.Warning != "" {
 			m.notice("personas: " + p.Warning)
+		}
+	case event.TaskPlanChanged:
+		if pn := m.pane(p.Agent); pn != nil {
+			pn.ver++
 		}
 	case event.QuestionParaphrased:
 		for _, pv := range p.Variants {

@@ -62,6 +62,8 @@ func (m *Model) phase() string {
 	switch {
 	case s.Ended:
 		return "done"
+	case s.Evaluation.Running():
+		return "evaluating the final answer"
 	case s.FinalPresentation, s.CoordinationEnded:
 		return "presenting"
 	case s.Phase == readmodel.PhaseEnforcement:
@@ -92,6 +94,9 @@ func (m *Model) header(w int) []string {
 		fmt.Fprintf(&info, " · no winner · %s (exit %d)", s.SessionStatus, s.ExitCode)
 	default:
 		fmt.Fprintf(&info, " · answers v%d · %s", s.Version, m.census())
+	}
+	if s.MaxAttempts > 0 {
+		fmt.Fprintf(&info, " · attempt %d/%d", s.Attempt, s.MaxAttempts)
 	}
 	lines := []string{fit(styleBold.Render(fit(q, w)), w), fit(info.String(), w)}
 	for i, n := range m.notices {

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"massgen/internal/readmodel"
+	"massgen/internal/view"
 )
 
 // Colours are the terminal's basic ANSI colours, so they follow its dark or light theme.
@@ -170,6 +171,9 @@ func (m *Model) column(pn *pane, w, h int, focused bool) paneView {
 	}
 	if room := min(3, rows-len(in)-2); room > 0 {
 		in = append(in, subagentRows(pn.a, inner, room)...)
+	}
+	if len(pn.a.Plan) > 0 && rows-len(in) > 3 {
+		in = append(in, fit(styleDim.Render(clip("☰ plan "+view.PlanText(pn.a.Progress()), inner)), inner))
 	}
 	k := callRows(pn, rows-len(in)-1)
 	if n := rows - len(in) - 1 - k; n > 0 {

@@ -48,6 +48,10 @@ func (a *Automation) Handle(e event.Event) {
 		fmt.Fprintln(a.w, "[Coordination in progress - monitor status.json for real-time updates]")
 	case event.AgentDead:
 		fmt.Fprintf(a.w, "AGENT_DEAD: %s: %s\n", v.Agent, oneLine(v.Reason, 200))
+	case event.OrchestrationRestarted:
+		// MassGen's line; REASON is ours, folded onto one line like every model-written value.
+		fmt.Fprintf(a.w, "RESTART: Attempt %d/%d\n", v.Attempt, v.MaxAttempts)
+		fmt.Fprintf(a.w, "RESTART_REASON: %s\n", oneLine(v.Reason, 500))
 	case event.SessionEnded:
 		// The winner line names the agent that wrote the final answer (the presenter).
 		f := a.st.Final

@@ -70,7 +70,7 @@ func (p *Plain) Handle(e event.Event) {
 	}
 	p.st.Apply(e)
 	p.now = e.Time
-	if p.decomposition(e.Payload) { // plain_decompose.go
+	if p.decomposition(e.Payload) || p.taskPlan(e.Payload) { // plain_decompose.go, plain_taskplan.go
 		return
 	}
 	switch v := e.Payload.(type) {
@@ -93,7 +93,14 @@ func (p *Plain) Handle(e event.Event) {
 		if w := BudgetWarning(v); w != "" {
 			p.line("warning: %s", w)
 		}
+		if n := v.Settings.MaxOrchestrationRestarts; n > 0 {
+			p.line("post-evaluation: the presenter checks each final answer and may restart the turn, at most %d time(s)", n)
+		}
 	case event.TextDelta:
+		if ev := p.st.Evaluation; v.Presentation && ev.Running() && ev.Agent == v.Agent {
+			p.stream(v.Agent, v.Text) // the post-evaluation's text, not the final answer's
+			return
+		}
 		if v.Presentation {
 			p.finalText(v.Text)
 			return
@@ -156,6 +163,17 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("%s: %s: %s", who, v.Stage, oneLine(v.Message, 300))
 	case event.PlanningDecided:
 		p.line("planning mode: %s", PlanningSummary(v))
+	case event.CriteriaEmerged:
+		for _, l := range CriteriaLines(v) {
+			p.line("%s", l)
+		}
+	case event.RoundEvaluated:
+		p.flush(v.Agent)
+		if v.Warning != "" {
+			p.line("%s: round evaluator: warning: %s", p.who(v.Agent), oneLine(v.Warning, 300))
+			break
+		}
+		p.line("%s: round evaluator (%s) reviewed version %d: %s", p.who(v.Agent), v.SubagentID, v.Version, oneLine(v.Report, 160))
 	case event.PersonasGenerated:
 		// The warning first: it says why the personas below are built-in ones.
 		if v.Warning != "" {
@@ -165,6 +183,9 @@ func (p *Plain) Handle(e event.Event) {
 			builtin := ""
 			if ps.Fallback {
 				builtin = " (built-in)"
+			}
+			if v.FromTurn > 0 {
+				builtin += fmt.Sprintf(" (kept from turn %d)", v.FromTurn)
 			}
 			p.line("personas (%s): %s%s: %s", v.Mode, p.who(ps.Agent), builtin, oneLine(ps.Text, 120))
 		}
@@ -220,6 +241,8 @@ func (p *Plain) Handle(e event.Event) {
 		p.line("%s: dead, left out of the session: %s", p.who(v.Agent), oneLine(v.Reason, 300))
 	case event.BroadcastAsked, event.BroadcastAnswered, event.BroadcastDone:
 		p.broadcastLine(v)
+	case event.PostEvaluationStarted, event.AnswerSubmittedFinal, event.OrchestrationRestarted:
+		p.restartLine(v) // plain_restart.go
 	case event.CoordinationEnded:
 		p.flushAll()
 		p.coordinationEnded(v)
@@ -231,6 +254,9 @@ func (p *Plain) Handle(e event.Event) {
 		how := FinalMethod(v.Mode, v.Winner == "" || v.Winner == v.Agent)
 		if v.Note != "" {
 			how += "; " + oneLine(v.Note, 300)
+		}
+		if st := p.st; st.MaxAttempts > 0 {
+			how += fmt.Sprintf("; attempt %d/%d", st.Attempt, st.MaxAttempts)
 		}
 		p.line("final answer by %s (%s):", by, how)
 		p.line("%s", strings.Repeat("-", 60))
@@ -256,6 +282,9 @@ func (p *Plain) Handle(e event.Event) {
 		case v.Fallback:
 			p.line("(the stored answer %s was used as the final answer)", p.label(v.Agent))
 		}
+		for _, l := range WhyLines(p.st.Decision()) {
+			p.line("%s", l)
+		}
 	case event.SessionEnded:
 		p.flushAll()
 		p.endFinal()
@@ -267,6 +296,7 @@ func (p *Plain) Handle(e event.Event) {
 		for _, d := range p.died {
 			p.line("%s", d)
 		}
+		p.planSummary()
 		if t := p.st.Totals; t.Usage != (provider.Usage{}) {
 			p.line("%s", UsageLine(t.Usage, t.CostUSD, p.st.UnpricedModels()...))
 			for _, l := range breakdown(p.st) {
@@ -330,7 +360,11 @@ func (p *Plain) coordinationEnded(v event.CoordinationEnded) {
 		if len(t.Voters) > 0 {
 			voters = " from " + p.labelList(t.Voters)
 		}
-		p.line("  %s: %d vote(s)%s", t.Label, t.Votes, voters)
+		score := ""
+		if p.st.Settings.VoteWeighting != "" {
+			score = ", score " + num(t.Score)
+		}
+		p.line("  %s: %d vote(s)%s%s", t.Label, t.Votes, voters, score)
 	}
 	switch {
 	case v.Winner == "":

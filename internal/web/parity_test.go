@@ -18,8 +18,13 @@ import (
 
 // parityFold is what both folds must agree on for one log.
 type parityFold struct {
-	Winner string        `json:"winner"`
-	Agents []parityAgent `json:"agents"`
+	Winner string `json:"winner"`
+	// The orchestration restarts: the attempt that ended the log, how many it may run, and
+	// the restarts.
+	Attempt     int           `json:"attempt"`
+	MaxAttempts int           `json:"max_attempts"`
+	Restarts    int           `json:"restarts"`
+	Agents      []parityAgent `json:"agents"`
 }
 
 type parityAgent struct {
@@ -71,6 +76,9 @@ func TestStateJS_Parity(t *testing.T) {
 			if diff := cmp.Diff(got, js[i]); diff != "" {
 				t.Errorf("the Go and JS folds differ (-go +js):\n%s", diff)
 			}
+			if filepath.Base(l) == "restart.jsonl" && (got.Attempt != 2 || got.MaxAttempts != 3 || got.Restarts != 1) {
+				t.Errorf("restart.jsonl folds to attempt %d/%d with %d restarts, want 2/3 and 1", got.Attempt, got.MaxAttempts, got.Restarts)
+			}
 			if filepath.Base(l) != "cut_off.jsonl" {
 				return
 			}
@@ -104,7 +112,7 @@ func goFold(t *testing.T, path string) parityFold {
 			reminders[p.Agent]++
 		}
 	}
-	out := parityFold{Winner: st.Winner, Agents: []parityAgent{}}
+	out := parityFold{Winner: st.Winner, Attempt: st.Attempt, MaxAttempts: st.MaxAttempts, Restarts: len(st.Restarts), Agents: []parityAgent{}}
 	for _, a := range st.Agents {
 		u := a.Usage
 		out.Agents = append(out.Agents, parityAgent{ID: a.ID, Rounds: a.Turns, Answers: len(a.Answers), Votes: a.VotesCast,

@@ -33,28 +33,7 @@ orchestrator: {final_presentation: verbatim}
 func TestAPI_AnswerPermissionAsk(t *testing.T) {
 	t.Chdir(t.TempDir()) // the agent's workspace goes under .massgen/workspaces of the current folder
 	e := newEnv(t, func(o *Options) { o.Teams["ask"] = loadTeam(t, "ask", askTeam) })
-	r := e.post("/api/runs", map[string]string{"team": "ask", "question": "Say it."})
-	if r.status != http.StatusAccepted {
-		t.Fatalf("start: %d %s", r.status, r.body)
-	}
-	id := decode[map[string]string](t, r)["id"]
-	ss := e.srv.lookup(id)
-	if ss == nil {
-		t.Fatal("not running")
-	}
-	var asked event.PermissionAsked
-	for n := 0; asked.ID == ""; {
-		evs, ended, err := ss.next(t.Context(), n)
-		if err != nil || ended {
-			t.Fatalf("the session ended without an ask (%v)", err)
-		}
-		n += len(evs)
-		for _, ev := range evs {
-			if p, ok := ev.Payload.(event.PermissionAsked); ok {
-				asked = p
-			}
-		}
-	}
+	id, asked := runUntil[event.PermissionAsked](t, e, "ask", "Say it.")
 	if asked.Action != "command" || asked.Target != "echo approved" || asked.Rule != "command(echo *)" {
 		t.Errorf("asked %+v", asked)
 	}
@@ -101,28 +80,7 @@ orchestrator:
 // human) with POST /api/sessions/{log}/{turn}/questions/{ask_id}; the agent reads the answer.
 func TestAPI_AnswerQuestion(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.Teams["q"] = loadTeam(t, "q", questionTeam) })
-	r := e.post("/api/runs", map[string]string{"team": "q", "question": "Paint it."})
-	if r.status != http.StatusAccepted {
-		t.Fatalf("start: %d %s", r.status, r.body)
-	}
-	id := decode[map[string]string](t, r)["id"]
-	ss := e.srv.lookup(id)
-	if ss == nil {
-		t.Fatal("not running")
-	}
-	var asked event.BroadcastAsked
-	for n := 0; asked.ID == ""; {
-		evs, ended, err := ss.next(t.Context(), n)
-		if err != nil || ended {
-			t.Fatalf("the session ended without a question (%v)", err)
-		}
-		n += len(evs)
-		for _, ev := range evs {
-			if p, ok := ev.Payload.(event.BroadcastAsked); ok {
-				asked = p
-			}
-		}
-	}
+	id, asked := runUntil[event.BroadcastAsked](t, e, "q", "Paint it.")
 	path := "/api/sessions/" + id + "/questions/"
 	wantError(t, e.post(path+asked.ID, map[string]string{"answer": "Blue"}), http.StatusBadRequest, "invalid_answer")
 	wantError(t, e.post(path+asked.ID, map[string]string{"text": strings.Repeat("x", 16<<10+1)}), http.StatusBadRequest, "invalid_answer")
@@ -141,5 +99,33 @@ func TestAPI_AnswerQuestion(t *testing.T) {
 	}
 	if len(answered) != 1 || answered[0].Content != "Blue" || answered[0].Responder != event.ResponderHuman {
 		t.Errorf("answered %+v", answered)
+	}
+}
+
+// runUntil starts team on question through the API and waits for the session's first event
+// with a P payload, which it returns with the session's id.
+func runUntil[P event.Payload](t *testing.T, e *env, team, question string) (string, P) {
+	t.Helper()
+	r := e.post("/api/runs", map[string]string{"team": team, "question": question})
+	if r.status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", r.status, r.body)
+	}
+	id := decode[map[string]string](t, r)["id"]
+	ss := e.srv.lookup(id)
+	if ss == nil {
+		t.Fatal("not running")
+	}
+	for n := 0; ; {
+		evs, ended, err := ss.next(t.Context(), n)
+		if err != nil || ended {
+			var none P
+			t.Fatalf("the session ended without a %s event (%v)", none.Type(), err)
+		}
+		n += len(evs)
+		for _, ev := range evs {
+			if p, ok := ev.Payload.(P); ok {
+				return id, p
+			}
+		}
 	}
 }

@@ -371,3 +371,33 @@ func (a *Agent) ReadFile(rel string, max int, shared bool) (text string, cut boo
 	}
 	return string(b), false, nil
 }
+
+// WriteOwn writes data to rel (slash-separated, relative to the workspace) for massgen
+// itself, creating its folders: an agent's task plan in tasks/plan.json. It writes a new file
+// and renames it over rel, through the workspace's root, so that neither a link the agent
+// made there nor a hard link leads the write out of the workspace.
+func (a *Agent) WriteOwn(rel string, data []byte) error {
+	root := a.ws.root
+	name := filepath.FromSlash(rel)
+	if err := MkdirAll(root, filepath.Dir(name), true); err != nil {
+		return fmt.Errorf("workspace: write %s: %w", rel, err)
+	}
+	tmp := name + ".massgen-tmp"
+	_ = root.Remove(tmp)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, NewFileMode(true))
+	if err != nil {
+		return fmt.Errorf("workspace: write %s: %w", rel, err)
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = root.Rename(tmp, name)
+	}
+	if werr != nil {
+		_ = root.Remove(tmp)
+		return fmt.Errorf("workspace: write %s: %w", rel, werr)
+	}
+	return nil
+}

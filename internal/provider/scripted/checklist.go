@@ -102,7 +102,7 @@ func lastVerdict(req provider.Request) (checklistVerdict, bool) {
 }
 
 // checklistCall scores the answers of v by the rule above.
-func (p *Provider) checklistCall(v *view, ct checklistTool) *plan {
+func (p *Provider) checklistCall(v *view, ct checklistTool, propose bool) *plan {
 	scores := map[string]map[string]any{}
 	var report strings.Builder
 	for _, l := range ct.labels {
@@ -123,7 +123,11 @@ func (p *Provider) checklistCall(v *view, ct checklistTool) *plan {
 		}
 	}
 	report.WriteString("Checked each answer's result against my own working before scoring the other criteria.")
-	args := marshal(map[string]any{"scores": scores, "report": report.String()})
+	body := map[string]any{"scores": scores, "report": report.String()}
+	if propose {
+		body["proposed_criteria"] = []map[string]string{{"text": ProposedCriterion, "category": "standard"}}
+	}
+	args := marshal(body)
 	return &plan{text: "Scoring the answers against the checklist.", calls: []provider.ToolCall{p.call(coord.ToolSubmitChecklist, args)}, stop: "tool_calls"}
 }
 

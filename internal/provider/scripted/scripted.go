@@ -47,6 +47,7 @@ type Provider struct {
 	latest  string // the latest answer taken as accepted
 	has     bool   // whether any answer was accepted
 	pending *sent  // the answer sent on the previous call, not yet known accepted
+	evals   int    // post-evaluation calls served
 }
 
 // sent is a well-formed new_answer whose fate the next request tells.
@@ -123,8 +124,15 @@ func (p *Provider) plan(req provider.Request) *plan {
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if req.Stage == provider.StagePostEvaluation {
+		// Not one of the calls faults count: the check comes after the session proper.
+		pl := p.postEvaluation()
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 	p.calls++
 	if p.calls == 1 {
+		p.takeRole(req)
 		p.takeUp(req)
 	}
 	rejected := p.resolvePending(v)
@@ -151,7 +159,7 @@ func (p *Provider) plan(req provider.Request) *plan {
 			cv, scored := lastVerdict(req)
 			switch {
 			case !scored:
-				pl = p.checklistCall(v, ct)
+				pl = p.checklistCall(v, ct, offersProposals(req))
 			case cv.Verdict == coord.ToolNewAnswer && p.next < len(p.script.Answers) && v.answerOffered:
 				act = action{kind: actAnswer, index: p.next, content: p.script.Answers[p.next]}
 			case cv.Best != "":

@@ -281,7 +281,8 @@ func (p *Population) Config() (*config.Config, error) {
 	}
 	doc.WriteString("agents:\n")
 	for _, a := range p.Agents {
-		fmt.Fprintf(&doc, "  - id: %s\n    backend: {type: scripted, answers: [\"-\"]}\n", strconv.Quote(a.ID))
+		// The model is named already, so that learned vote weights (keyed by model) apply.
+		fmt.Fprintf(&doc, "  - id: %s\n    backend: {type: scripted, model: %s, answers: [\"-\"]}\n", strconv.Quote(a.ID), strconv.Quote("sim-"+a.ID))
 	}
 	cfg, rep := config.Parse(p.Path, doc.Bytes())
 	if !rep.OK() {

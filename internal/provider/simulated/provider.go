@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -150,15 +151,16 @@ func (p *Provider) respond(req provider.Request) (text string, calls []provider.
 	case !p.answered && v.voteOffered && p.agreesWith(v) != "":
 		// Shown an answer that says what it would say (it joined late: lazy start), it votes
 		// for that one, as the prompt asks, rather than write the same again.
-		c := p.call(coord.ToolVote, map[string]string{"agent_id": p.agreesWith(v), "reason": "It gives the answer I would give."})
+		c := p.call(coord.ToolVote, p.withConfidence(v, p.answer.Value, map[string]any{"agent_id": p.agreesWith(v), "reason": "It gives the answer I would give."}))
 		return "", []provider.ToolCall{c}, "tool_calls"
 	case (!p.answered || len(v.labels) == 0) && v.answerOffered:
-		c := p.call(coord.ToolNewAnswer, map[string]string{"content": p.answer.Text()})
+		c := p.call(coord.ToolNewAnswer, p.withConfidence(v, p.answer.Value, map[string]any{"content": p.answer.Text()}))
 		p.pending = c.ID
 		return "", []provider.ToolCall{c}, "tool_calls"
 	case len(v.labels) > 0:
 		label := p.choose(v)
-		c := p.call(coord.ToolVote, map[string]string{"agent_id": label, "reason": "It gives the answer I would give."})
+		value, _, _ := Read(v.answers[label])
+		c := p.call(coord.ToolVote, p.withConfidence(v, value, map[string]any{"agent_id": label, "reason": "It gives the answer I would give."}))
 		return "", []provider.ToolCall{c}, "tool_calls"
 	}
 	return "I have nothing to add.", nil, "stop"
@@ -196,10 +198,26 @@ func (p *Provider) agreesWith(v view) string {
 	return ""
 }
 
+// withConfidence adds the confidence argument, when the tools ask for one, to a call for an
+// answer that says value: the agent's stated confidence in its own answer when value is what
+// it says; for another value a calibrated agent states the rest of the probability (one minus
+// its confidence) and an overconfident one its usual OverconfidentValue.
+func (p *Provider) withConfidence(v view, value string, args map[string]any) map[string]any {
+	c := p.answer.Confidence
+	if !v.confidence || c < 0 {
+		return args
+	}
+	if value != p.answer.Value && p.pop.Agents[p.k].Confidence == Calibrated {
+		c = math.Round((1-c)*100) / 100
+	}
+	args["confidence"] = c
+	return args
+}
+
 // call builds a tool call numbered call_1, call_2, ...; p.mu must be held.
-func (p *Provider) call(name string, args map[string]string) provider.ToolCall {
+func (p *Provider) call(name string, args map[string]any) provider.ToolCall {
 	p.calls++
-	b, _ := json.Marshal(args) // strings only: cannot fail
+	b, _ := json.Marshal(args) // strings and numbers only: cannot fail
 	return provider.ToolCall{ID: fmt.Sprintf("call_%d", p.calls), Name: name, Arguments: string(b)}
 }
 
@@ -208,8 +226,10 @@ type view struct {
 	answers                    map[string]string // label -> the latest text shown under it
 	labels                     []string          // the labels the vote tool offers
 	answerOffered, voteOffered bool
-	presentation               bool
-	refused                    map[string]bool // tool call ids with an error result
+	// confidence: the vote tool takes a confidence (vote_weighting: confidence).
+	confidence   bool
+	presentation bool
+	refused      map[string]bool // tool call ids with an error result
 }
 
 func read(req provider.Request) view {
@@ -229,6 +249,8 @@ func read(req provider.Request) view {
 		case coord.ToolVote:
 			v.voteOffered = true
 			v.labels = provider.PropertyEnum(t.Parameters, "agent_id")
+			props, _ := t.Parameters["properties"].(map[string]any)
+			_, v.confidence = props["confidence"]
 		}
 	}
 	v.presentation = req.Stage == provider.StagePresentation || req.ToolChoice == provider.ToolChoiceNone ||

@@ -10,6 +10,7 @@ const out = process.argv.slice(2).map((path) => {
   for (const line of readFileSync(path, 'utf8').split('\n')) if (line.trim()) apply(m, JSON.parse(line));
   return {
     winner: m.winner,
+    attempt: m.attempt, max_attempts: m.maxAttempts, restarts: m.restarts.length,
     agents: m.agents.map((a) => ({
       id: a.id, rounds: a.rounds.length, answers: a.answers, votes: a.votes,
       reminders: a.items.filter((it) => it.kind === 'note' && it.text === reminder).length,

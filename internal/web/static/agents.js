@@ -16,6 +16,7 @@ export class AgentsView {
     this.root.replaceChildren(...m.agents.map((a) => {
       const c = {
         badge: badge(a.status), detail: el('div', { class: 'detail muted' }), items: el('ol', { class: 'items' }),
+        plan: el('details', { class: 'plan', hidden: true }), planRev: 0,
         counts: el('div', { class: 'counts' }), els: new Map(), n: 0,
         stop: el('button', { type: 'button', class: 'secondary small', text: 'Stop agent', title: `Stop ${a.label}: it answers and votes no more`,
           onclick: () => this.actions.stopAgent(a) }),
@@ -26,7 +27,7 @@ export class AgentsView {
           el('div', {}, el('strong', { text: a.label }), ' ', el('span', { class: 'agent-id', text: a.id })),
           el('div', { class: 'agent-actions' }, c.stop, c.badge)),
         el('div', { class: 'model muted', text: [a.backend, a.model].filter(Boolean).join(' · ') + (a.unpriced ? ' · price unknown' : '') }),
-        c.detail, c.items, c.counts);
+        c.detail, c.plan, c.items, c.counts);
     }));
   }
 
@@ -39,6 +40,10 @@ export class AgentsView {
       c.badge.textContent = a.status;
       c.detail.textContent = a.detail || '';
       c.detail.hidden = !a.detail;
+      if ((a.planRev || 0) !== c.planRev) {
+        c.planRev = a.planRev || 0;
+        renderPlan(c.plan, a.plan || []);
+      }
       c.stop.hidden = !live || ['dead', 'stopped', 'error', 'done', 'winner', 'presenting'].includes(a.status) || m.endReason !== '';
       const atEnd = c.items.scrollHeight - c.items.scrollTop - c.items.clientHeight < 60;
       for (; c.n < a.items.length; c.n++) {
@@ -107,6 +112,20 @@ export class AgentsView {
             it.fallback ? el('span', { class: 'tag', text: 'its stored answer' }) : null),
           body);
       }
+      case 'evaluation': {
+        const verdict = it.decision === 'restart' ? 'asked for a restart' : it.decision === 'submit' ? (it.why ? `no decision (${it.why}): the answer stands` : 'submitted: the answer stands') : 'evaluating…';
+        return el('li', { class: 'item note note-info' },
+          el('div', { class: 'item-head' }, when, ' ', el('strong', { text: `post-evaluation of attempt ${it.attempt}` }), ' ',
+            el('span', { class: `tag${it.decision === 'restart' ? ' warn' : ''}`, text: verdict }),
+            it.debug ? el('span', { class: 'muted small', text: ' read debug_final_answer' }) : null),
+          it.text ? el('pre', { class: 'stream', text: it.text }) : null);
+      }
+      case 'restart':
+        return el('li', { class: 'item note note-warn' },
+          el('div', { class: 'item-head' }, when, ' ', el('strong', { text: `orchestration restart: attempt ${it.attempt}/${it.maxAttempts}` }),
+            ' ', el('span', { class: 'muted small', text: `asked by ${m.byId[it.by]?.label || it.by}` })),
+          el('div', { class: 'reason', text: `reason: ${it.reason}` }),
+          el('div', { class: 'reason', text: `instructions: ${it.instructions}` }));
       case 'reasoning':
         return el('li', { class: 'item reasoning' },
           el('details', {}, el('summary', {}, when, ' ', el('span', { class: 'muted', text: `reasoning (${it.text.length} chars)` })),
@@ -158,4 +177,19 @@ function revOf(it) { return it.rev + (it.answer?.rev || 0) + (it.vote?.rev || 0)
 
 function pretty(args) {
   try { return JSON.stringify(JSON.parse(args), null, 2); } catch { return args; }
+}
+
+// planGlyph marks a task's status in an agent's task plan.
+const planGlyph = { completed: '✓', verified: '✔', in_progress: '▶', blocked: '⛔', pending: '○' };
+
+// renderPlan fills an agent's task plan block: a summary line (done of total) and the tasks
+// in plan order, each with its status and what it waits on. Text only, never markup.
+function renderPlan(node, tasks) {
+  node.hidden = tasks.length === 0;
+  const done = tasks.filter((t) => t.status === 'completed' || t.status === 'verified').length;
+  node.replaceChildren(
+    el('summary', { text: `task plan: ${done}/${tasks.length} done` }),
+    el('ol', { class: 'plan-tasks' }, ...tasks.map((t) => el('li', { class: `task-${t.status}`, title: t.status },
+      `${planGlyph[t.status] || '·'} `, el('code', { text: t.id }), ` ${t.description}`,
+      (t.dependencies || []).length ? el('span', { class: 'muted', text: ` (after ${t.dependencies.join(', ')})` }) : ''))));
 }

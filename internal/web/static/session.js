@@ -168,7 +168,8 @@ export class SessionView {
     const cost = m.agents.reduce((s, a) => s + a.usage.cost, 0);
     const tokens = m.agents.reduce((s, a) => s + a.usage.input + a.usage.output, 0);
     const budget = m.settings.max_cost_usd;
-    this.metaEl.textContent = [`${m.agents.length} agents`, m.turn > 1 ? `turn ${m.turn}` : '', fmt.duration(dur), `${fmt.tokens(tokens)} tokens`,
+    this.metaEl.textContent = [`${m.agents.length} agents`, m.turn > 1 ? `turn ${m.turn}` : '',
+      m.maxAttempts ? `attempt ${m.attempt}/${m.maxAttempts}` : '', fmt.duration(dur), `${fmt.tokens(tokens)} tokens`,
       costText(m, cost) + (budget ? ` of ${fmt.dollars(budget)}` : '')].filter(Boolean).join(' · ');
     const running = this.mode === 'live' && m.status === 'running';
     if (this.stopBtn) this.stopBtn.hidden = !running;

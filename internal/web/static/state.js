@@ -14,6 +14,7 @@ export function newModel() {
     status: 'running', error: '', exitCode: null, duration: null, start: null, last: null,
     version: 0, permissions: [], permById: {}, messages: [], notes: [], rev: 0,
     questions: [], qById: {},
+    attempt: 0, maxAttempts: 0, restarts: [], evaluation: null,
   };
 }
 
@@ -53,6 +54,7 @@ export function apply(m, e) {
       m.agents = (d.agents || []).map(agentOf);
       m.byId = Object.fromEntries(m.agents.map((x) => [x.id, x]));
       m.byLabel = Object.fromEntries(m.agents.map((x) => [x.label, x]));
+      if (m.settings.max_orchestration_restarts > 0) { m.attempt = 1; m.maxAttempts = 1 + m.settings.max_orchestration_restarts; }
       break;
     case 'turn_started':
       if (!a) break;
@@ -70,6 +72,12 @@ export function apply(m, e) {
       if (a) { endStreams(m, a); endCalls(a); }
       break;
     case 'text_delta':
+      if (d.presentation && m.evaluation && !m.evaluation.decision && m.evaluation.agent === d.agent) {
+        // The post-evaluation's text, not the final answer's (readmodel's Evaluation).
+        m.evaluation.text = tail(m.evaluation.text + d.text);
+        if (m.evaluation.item) { m.evaluation.item.text = m.evaluation.text; m.evaluation.item.rev++; }
+        break;
+      }
       if (d.presentation) {
         m.presentation = tail(m.presentation + d.text);
         if (a?.presenting) { a.presenting.text = m.presentation; a.presenting.rev++; }
@@ -136,6 +144,10 @@ export function apply(m, e) {
       break;
     case 'agent_waiting':
       if (a) { a.status = 'waiting'; a.detail = d.reason; }
+      break;
+    // Task planning: the agent's plan as its last change left it (the whole plan each time).
+    case 'task_plan_changed':
+      if (a) { a.plan = d.tasks || []; a.planRev = (a.planRev || 0) + 1; }
       break;
     // Decomposition mode: each agent's part, its stop, and the parts at the end.
     case 'subtasks_assigned':
@@ -260,6 +272,21 @@ export function apply(m, e) {
       it.rev++;
       break;
     }
+    case 'criteria_emerged': {
+      // criteria_mode: the emerged criteria, shown in the feed of the agent that proposed
+      // them (or that the critic was billed to); the session keeps the whole list.
+      m.criteria = d.criteria || [];
+      const who = d.source === 'subagent' ? `critic on version ${d.version}` : 'proposed';
+      const added = (d.added || []).map((c) => `${c.id} [${c.category}]: ${c.text}`);
+      if (a && d.warning) item(a, 'note', t, { level: 'warn', text: `criteria (${who}): ${d.warning}` });
+      if (a && added.length) item(a, 'note', t, { level: 'info', text: `new criteria (${who}): ${added.join(' · ')}` });
+      if (a && (d.evicted || []).length) item(a, 'note', t, { level: 'info', text: `criteria dropped: ${d.evicted.join(', ')}` });
+      break;
+    }
+    case 'round_evaluated':
+      if (a) item(a, 'note', t, d.warning ? { level: 'warn', text: `round evaluator: ${d.warning}` }
+        : { level: 'info', text: `round evaluator on version ${d.version}: ${d.report}` });
+      break;
     case 'human_input':
       if (a) item(a, 'note', t, { level: 'human', text: `read your message: ${d.text}` });
       if (!m.messages.some((x) => x.id === d.id)) m.messages.push({ id: d.id, text: d.text, t });
@@ -341,6 +368,34 @@ export function apply(m, e) {
         if (!a.presenting) a.presenting = item(a, 'presentation', t, { text: '', mode: d.mode });
         Object.assign(a.presenting, { text: d.content, done: true, fallback: !!d.fallback });
         a.presenting.rev++;
+      }
+      break;
+    case 'post_evaluation_started':
+      m.attempt = d.attempt; m.maxAttempts = d.max_attempts;
+      m.evaluation = { agent: d.agent, attempt: d.attempt, debug: !!d.debug, text: '', decision: '', auto: false, why: '' };
+      if (a) {
+        a.status = 'evaluating'; a.detail = `checks the final answer of attempt ${d.attempt}/${d.max_attempts}`;
+        m.evaluation.item = item(a, 'evaluation', t, { text: '', attempt: d.attempt, debug: !!d.debug, decision: '', why: '' });
+      }
+      break;
+    case 'final_submitted':
+      if (m.evaluation) Object.assign(m.evaluation, { decision: 'submit', auto: !!d.auto, why: d.why || '' });
+      if (m.evaluation?.item) Object.assign(m.evaluation.item, { decision: 'submit', why: d.why || '', rev: m.evaluation.item.rev + 1 });
+      if (a) { a.status = 'winner'; a.detail = ''; }
+      break;
+    case 'orchestration_restarted':
+      // A new attempt: its coordination starts from nothing; usage and cost add up.
+      if (m.evaluation) m.evaluation.decision = 'restart';
+      if (m.evaluation?.item) Object.assign(m.evaluation.item, { decision: 'restart', rev: m.evaluation.item.rev + 1 });
+      m.restarts.push({ attempt: d.attempt, agent: d.agent, reason: d.reason, instructions: d.instructions });
+      m.attempt = d.attempt; m.maxAttempts = d.max_attempts;
+      Object.assign(m, { answers: [], answerByLabel: {}, votes: [], final: null, presentation: '', presenter: '', winner: '', winnerLabel: '',
+        answerLabel: '', tally: null, endReason: '', tie: false, version: 0 });
+      for (const x of m.agents) {
+        endStreams(m, x);
+        endCalls(x);
+        Object.assign(x, { status: 'waiting', detail: '', vote: null, current: null, answers: 0, presenting: null, context: [] });
+        item(x, 'restart', t, { attempt: d.attempt, maxAttempts: d.max_attempts, reason: d.reason, instructions: d.instructions, by: d.agent });
       }
       break;
     case 'session_ended':
