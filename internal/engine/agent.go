@@ -288,7 +288,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 			stage = provider.StageEnforcement
 		}
 		s.compact(ctx, i, c)
-		tools := append(append(append(append(a.Tools.Specs(), s.workflowTools(s.voteLabels(i, c))...), s.checklistTools(c)...), s.broadcastTools(i)...), s.planTools()...)
+		tools := append(append(append(append(a.Tools.Specs(), s.workflowTools(c.labels)...), s.checklistTools(c)...), s.broadcastTools(i)...), s.planTools()...)
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}

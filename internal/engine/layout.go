@@ -24,47 +24,8 @@ import (
 func (s *session) sharedTurns() bool { return s.o.Orchestrator.TurnContext != config.TurnContinue }
 
 // sharedTurnsFor reports whether agent i's turns start from the shared prefix: not for an
-// agent whose provider holds its own session, nor for one on a model no other agent uses
-// (unless it reads a bounded view, which needs the shared layout). Those are continued
-// instead: append-only, so that each request reads the agent's own earlier ones (its answer
-// included) from its model's cache, where a shared prefix would be read by nobody else.
-func (s *session) sharedTurnsFor(i int) bool {
-	return s.sharedTurns() && !s.agents[i].HoldsSession && !s.appendOnly(i)
-}
-
-// appendOnly reports whether agent i, in a team with turn_context: shared, is the only one on
-// its model and so continues its conversation rather than starting from the shared prefix.
-func (s *session) appendOnly(i int) bool {
-	return s.sharedTurns() && !s.bounded && len(s.agents) > 1 && !s.sharesModel(i)
-}
-
-// sharesModel reports whether another agent of the session sends its requests to agent i's
-// model at the same place, and so to the same prompt cache.
-func (s *session) sharesModel(i int) bool {
-	a := s.agents[i]
-	for k, b := range s.agents {
-		if k != i && b.Backend == a.Backend && b.Model == a.Model && b.BaseURL == a.BaseURL {
-			return true
-		}
-	}
-	return false
-}
-
-// voteLabels are the labels agent i's vote tool offers: only the agents with an answer it was
-// shown (P2), except in an append-only conversation, which offers every label from its first
-// turn, as MassGen's enum does, so that its tools, the first thing a provider caches, never
-// change and every request extends the last; a vote for an agent without an answer is
-// refused as before.
-func (s *session) voteLabels(i int, c *conversation) []string {
-	if !s.appendOnly(i) {
-		return c.labels
-	}
-	all := make([]string, len(s.agents))
-	for k := range all {
-		all[k] = coord.Label(k)
-	}
-	return all
-}
+// agent whose provider holds its own session, which is continued instead.
+func (s *session) sharedTurnsFor(i int) bool { return s.sharedTurns() && !s.agents[i].HoldsSession }
 
 // boundedView reports whether agents read a bounded view of their peers (peer_view), which
 // peer_view: auto chooses past PeerViewAutoAbove agents. It needs turn_context: shared.
