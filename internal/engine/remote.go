@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"massgen/internal/coord"
@@ -203,6 +204,9 @@ func (x *Coordinator) account(i int, u provider.Usage, cost float64) {
 func (s *session) addCost(i int, u provider.Usage, cost float64) {
 	s.cost += cost
 	s.usage = s.usage.Add(u)
+	if !s.presenting.Load() {
+		s.tokens[i] += u.InputTokens + u.OutputTokens
+	}
 	s.unpricedUsed = s.unpricedUsed || s.agents[i].Unpriced && !u.Unknown
 	s.overBudget = s.overBudget || budgetSpent(s.o.Orchestrator.MaxCostUSD, s.cost)
 }
@@ -349,3 +353,29 @@ func RunPresentation(ctx context.Context, o Options, ops []Op, i int, system, us
 // Account adds agent i's usage spent outside Finish (the final presentation) to the session's
 // totals.
 func (x *Coordinator) Account(i int, u provider.Usage, cost float64) { x.account(i, u, cost) }
+
+// stopForTokenCap stops agent i if it has used max_tokens_per_agent, and reports whether it
+// did (or is out already).
+func (s *session) stopForTokenCap(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tokenCapLocked(i)
+}
+
+// tokenCapLocked marks agent i dead once its coordination calls have used
+// max_tokens_per_agent, as an agent that fails: only it stops, its vote no longer counts, and
+// the others go on to a winner. It reports whether the agent is out; s.mu must be held.
+func (s *session) tokenCapLocked(i int) bool {
+	capTokens := int64(s.o.Orchestrator.MaxTokensPerAgent)
+	if capTokens <= 0 || s.tokens[i] < capTokens || s.m.Ended() {
+		return false
+	}
+	if s.m.Dead(i) {
+		return true
+	}
+	s.m.Kill(i)
+	s.agentDeadLocked(s.agents[i].ID, fmt.Sprintf("used %d tokens, over orchestrator.max_tokens_per_agent (%d)", s.tokens[i], capTokens))
+	s.broadcastLocked()
+	s.checkEndLocked()
+	return true
+}
