@@ -34,10 +34,15 @@ type Carry struct {
 	Runs int `json:"runs"`
 }
 
+// minHistoryLimit keeps a run long enough to start its turns: a run continues as new only
+// after the turns it started have ended.
+const minHistoryLimit = 20
+
 // tooLong reports whether the run should continue as new.
 func (w *run) tooLong() bool {
 	info := workflow.GetInfo(w.ctx)
-	return info.GetContinueAsNewSuggested() || w.in.HistoryLimit > 0 && info.GetCurrentHistoryLength() >= w.in.HistoryLimit
+	limit := w.in.HistoryLimit
+	return info.GetContinueAsNewSuggested() || limit > 0 && info.GetCurrentHistoryLength() >= max(limit, minHistoryLimit)
 }
 
 // continueAsNew ends the run, between turns, with the error that starts the next one.

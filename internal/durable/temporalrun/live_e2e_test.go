@@ -321,7 +321,7 @@ func TestLive_ContinuedAsNewTheTailGoesOn(t *testing.T) {
 	cfg := loadTeam(t, team)
 	local := runLogged(t, cfg, t.TempDir(), nil)
 	target := durable.Target{Address: devServer(t), Queue: "live-can", Heartbeat: 2 * time.Second, Live: 100 * time.Millisecond,
-		HistoryLimit: 40}
+		HistoryLimit: minHistoryLimit}
 	c := dialTarget(t, target)
 	inProcessWorker(t, c, target)
 	res, wid := runRemote(t, c, target, cfg, nil, nil)
