@@ -130,10 +130,12 @@ func (g gated) Stream(ctx context.Context, req provider.Request) iter.Seq2[provi
 				first = false
 				select {
 				case <-g.release:
-				case <-time.After(20 * time.Second):
-					g.held <- errors.New("the first text never reached the caller while the call was held")
-					yield(nil, errors.New("held too long"))
-					return
+				case <-time.After(10 * time.Second):
+					select {
+					case g.held <- errors.New("the first text never reached the caller while the call was held"):
+					default:
+					}
+					return // the call ends there, and the turn with it
 				case <-ctx.Done():
 					return
 				}
@@ -403,7 +405,8 @@ func TestLive_SteeringReachesTheWorkflow(t *testing.T) {
 	c := dialTarget(t, target)
 	inProcessWorker(t, c, target)
 	// fast answers and votes at once; mid's answer, later, gives fast another turn, which
-	// the message reaches; slow would take a minute.
+	// the message reaches; slow and slower would take a minute: slow is stopped, and only
+	// Answer Now ends the session before slower answers.
 	cfg := loadTeam(t, `
 agents:
   - id: fast
@@ -412,6 +415,8 @@ agents:
     backend: {type: scripted, model: s2, latency: 1500ms, answers: ["Paris, on the Seine."]}
   - id: slow
     backend: {type: scripted, model: s3, latency: 60s, answers: ["Nice?"]}
+  - id: slower
+    backend: {type: scripted, model: s4, latency: 60s, answers: ["Lyon?"]}
 orchestrator:
   final_presentation: verbatim
   end_when_decided: false
@@ -456,15 +461,20 @@ orchestrator:
 		}
 	})
 	start := time.Now()
-	res, _ := runRemote(t, c, target, cfg, view, steer)
+	res, wid := runRemote(t, c, target, cfg, view, steer)
 	close(step)
+	for _, e := range historyOf(t, c, wid, "").Events {
+		if f := e.GetWorkflowTaskFailedEventAttributes(); f != nil {
+			t.Errorf("a workflow task failed: %s: %s", f.GetCause(), f.GetFailure().GetMessage())
+		}
+	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		t.Error(err)
 	}
 	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("took %s: the 60 s turn was not cancelled", d)
+		t.Errorf("took %s: the 60 s turns were not cancelled", d)
 	}
 	if res.EndReason != event.EndAnswerNow || res.Status != event.StatusCompleted {
 		t.Errorf("ended %q (%s), want answer_now and completed", res.EndReason, res.Status)
