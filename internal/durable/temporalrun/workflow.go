@@ -234,7 +234,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: maxAttempts},
 	})
 	w.wid = workflow.GetInfo(ctx).WorkflowExecution.ID
-	if out, err, done := w.coordinate(actx); done {
+	if out, done, err := w.coordinate(actx); done {
 		return out, err
 	}
 
@@ -276,6 +276,7 @@ type run struct {
 	live     workflow.ReceiveChannel // SignalLive
 	wake     workflow.Channel        // steering changed what the loop waits for
 	sel      workflow.Selector
+	turnCtx  workflow.Context     // the turns' and their pauses', cancelled when coordination ends
 	turns    map[string]*liveTurn // by key, this run's turns and presentations
 	running  []*liveTurn          // each agent's turn in progress
 	convs    []engine.Conversation
@@ -288,10 +289,11 @@ type run struct {
 
 // coordinate runs the agents' turns until coordination ends. done reports that the workflow
 // returns (out, err) now: a worker refused the session, or the run continues as new.
-func (w *run) coordinate(actx workflow.Context) (out Outcome, err error, done bool) {
+func (w *run) coordinate(actx workflow.Context) (out Outcome, done bool, err error) {
 	ctx, x := w.ctx, w.x
 	turnCtx, cancelTurns := workflow.WithCancel(actx)
 	defer cancelTurns()
+	w.turnCtx = turnCtx
 	w.sel = workflow.NewSelector(ctx)
 	timeout := workflow.NewTimer(turnCtx, max(w.deadline.Sub(workflow.Now(ctx)), time.Millisecond))
 	reason := ""
@@ -323,7 +325,7 @@ func (w *run) coordinate(actx workflow.Context) (out Outcome, err error, done bo
 		}
 		if w.draining && w.idle() {
 			w.drainLive()
-			return Outcome{}, w.continueAsNew(), true
+			return Outcome{}, true, w.continueAsNew()
 		}
 		w.sel.Select(ctx)
 		if reason != "" {
@@ -333,9 +335,9 @@ func (w *run) coordinate(actx workflow.Context) (out Outcome, err error, done bo
 	cancelTurns()
 	w.settleRunning()
 	if refused != nil {
-		return Outcome{}, temporal.NewNonRetryableApplicationError(activityError(refused), refusedType, nil), true
+		return Outcome{}, true, temporal.NewNonRetryableApplicationError(activityError(refused), refusedType, nil)
 	}
-	return Outcome{}, nil, false
+	return Outcome{}, false, nil
 }
 
 // startTurn starts agent i's next turn as an activity.
@@ -386,7 +388,7 @@ func (w *run) afterTurn(i int, out engine.TurnOutcome) {
 	x := w.x
 	if out.Err != "" && !x.Dead(i) && !x.Ended() {
 		w.paused[i] = true
-		w.sel.AddFuture(workflow.NewTimer(w.ctx, x.RetryDelay(i)), func(workflow.Future) { w.paused[i] = false })
+		w.sel.AddFuture(workflow.NewTimer(w.turnCtx, x.RetryDelay(i)), func(workflow.Future) { w.paused[i] = false })
 	}
 }
 
