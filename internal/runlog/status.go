@@ -311,9 +311,6 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 		Usage:   toUsageJSON(s.Totals.Usage, s.Totals.CostUSD, s.CostKnown()),
 		Rounds:  toRounds(s.Totals.Rounds, s.CostKnown()),
 	}
-	if t := s.Totals; t.RetriedCalls > 0 {
-		f.Retried = &retriedJSON{Calls: t.RetriedCalls, CostUSD: roundCost(t.RetriedCostUSD)}
-	}
 	for _, w := range s.Writes {
 		f.Writes = append(f.Writes, statusServer{Status: w.Status, Detail: w.Detail, Time: unix(w.Time)})
 	}
@@ -357,6 +354,9 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 	if s.Ended {
 		// Once, at the end: the path is over every call, too much to redo on every update.
 		f.Latency = latencyOf(s, end)
+	}
+	if t := s.Totals; t.RetriedCalls > 0 {
+		f.Retried = &retriedJSON{Calls: t.RetriedCalls, CostUSD: roundCost(t.RetriedCostUSD)}
 	}
 	b, err := marshalIndent(f)
 	if err != nil {
