@@ -29,6 +29,11 @@ type Target struct {
 	Queue     string // "" means DefaultQueue
 	// Heartbeat is the activities' heartbeat timeout; 0 means DefaultHeartbeat.
 	Heartbeat time.Duration
+	// Live is how often a running turn sends its events; 0 means the default (half a second).
+	Live time.Duration
+	// HistoryLimit continues a session's workflow as a new run past this many history events;
+	// 0 leaves it to Temporal's suggestion.
+	HistoryLimit int
 }
 
 // NamespaceOrDefault is t's namespace, DefaultNamespace when unset.

@@ -60,7 +60,7 @@ func (x Conversation) internal() conversation {
 // Op is one change applied to a session's coordination state, in the order applied. Replaying
 // the ops on a new session rebuilds the same state: the state machine is deterministic.
 type Op struct {
-	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd or OpUsage
+	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage or OpStop
 	Agent int          `json:"agent"`
 	Calls []coord.Call `json:"calls,omitempty"`
 	Text  string       `json:"text,omitempty"`
@@ -82,6 +82,7 @@ const (
 	OpFail    = "fail"
 	OpEnd     = "end"
 	OpUsage   = "usage"
+	OpStop    = "stop" // a person stopped the agent (Coordinator.StopAgent)
 )
 
 // Coordinator is the coordination of one session without Run's goroutines: a driver calls it
@@ -92,12 +93,17 @@ type Coordinator struct {
 	ops     []Op
 	waiting []string // why each agent last waited, so that each new reason is published once
 	start   time.Time
+	steer   *Steering // the coordinator's own: messages wait in it for each agent's next turn
 }
 
 // NewCoordinator returns the coordination of a session of o; o.Agents need no providers.
 func NewCoordinator(o Options) *Coordinator {
+	if o.Steering == nil {
+		o.Steering = NewSteering() // the messages the driver's Send takes (remote_steer.go)
+	}
 	s := newSession(o)
-	return &Coordinator{s: s, waiting: make([]string, len(s.agents))}
+	o.Steering.attach(s)
+	return &Coordinator{s: s, waiting: make([]string, len(s.agents)), steer: o.Steering}
 }
 
 // Start publishes SessionStarted and the preamble.
@@ -264,6 +270,8 @@ func replica(o Options, ops []Op) *session {
 			s.endLocked(op.Reason)
 		case OpUsage:
 			s.addCost(op.Agent, op.Usage, op.Cost)
+		case OpStop:
+			s.stopLocked(op.Agent)
 		}
 	}
 	s.o.Bus = bus
