@@ -92,7 +92,10 @@ export class SessionView {
   // same log folder): the server lists the turn folders.
   async loadTurns() {
     try {
-      const { turns } = await (await api(`/api/sessions/${this.id}`)).json();
+      const { turns, decision: told } = await (await api(`/api/sessions/${this.id}`)).json();
+      // The server's record of an ended turn carries the verifiers' verdicts, which the
+      // events folded here may not (yet) hold.
+      if (told?.verifiers?.length) { this.toldVerifiers = told.verifiers; this.schedule(); }
       const [log, turn] = this.id.split('/');
       const here = Number(turn.slice('turn_'.length));
       if (!turns || turns.length < 2) { this.turnsEl.hidden = true; return; }
@@ -270,6 +273,7 @@ export class SessionView {
     this.finalEl.classList.toggle('streaming', m.final == null);
     // The decision is redrawn only when it changes (a restart clears it, verdicts add to it).
     const d = decision(m);
+    if (d && !d.verifiers.length && this.toldVerifiers) d.verifiers = this.toldVerifiers;
     const key = d ? JSON.stringify(d) : '';
     if (key !== this.shownWhy) {
       this.shownWhy = key;
