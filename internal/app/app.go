@@ -249,7 +249,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, errorf(ExitExecution, "cannot write the log directory %s: %s (fix its permissions or pass --no-logs)", res.Dir, pathTrouble(err))
 		}
-		sinks.sinks = append(sinks.sinks, rec)
+		// The log keeps the session's events; previews (a remote turn's events while it
+		// runs) only the views show (event.ForLog).
+		sinks.sinks = append(sinks.sinks, event.ForLog(rec))
 		closers = append(closers, rec.Close)
 		// massgen.log always; with Debug also massgen_debug.log, with reasoning and calls.
 		for _, debug := range []bool{false, true} {
@@ -268,14 +270,16 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			}
 			lv := view.NewPlain(logFile)
 			lv.Timestamps, lv.Reasoning, lv.Calls = true, debug, debug
-			sinks.sinks = append(sinks.sinks, lv)
+			sinks.sinks = append(sinks.sinks, event.ForLog(lv))
 			closers = append(closers, logFile.Close)
 		}
 	}
 	if rs != nil {
 		rs.replay(o.Sinks)
 	}
-	sinks.sinks = append(sinks.sinks, o.Sinks...)
+	for _, s := range o.Sinks {
+		sinks.sinks = append(sinks.sinks, event.ForViews(s))
+	}
 	runID := res.Session
 	if runID == "" {
 		runID = "run_" + strings.Replace(time.Now().Format("20060102_150405.000000"), ".", "_", 1)
@@ -294,7 +298,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	}
 	if o.Remote != nil {
 		res.Result = o.Remote(ctx, cfg, engine.Options{Question: o.Question, History: o.History, Turn: o.Turn,
-			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus})
+			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus,
+			Steering: o.Steering})
 		res.CloseErr = closeAll()
 		return res, nil
 	}

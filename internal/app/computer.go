@@ -48,19 +48,30 @@ func (b *toolBuild) computerTools(ctx context.Context, at *agentTools) error {
 		switch name {
 		case config.ToolBrowserAutomation:
 			t = browser.AutomationTool(config.ExposedCustomToolName(c.Name), lazy)
-		case config.ToolClaudeComputerUse:
+		case config.ToolClaudeComputerUse, config.ToolComputerUse, config.ToolGeminiComputerUse:
 			if desks == nil {
-				// The desktop's Chromium has a profile of its own: one Chromium per profile.
+				// One desktop for the agent's computer-use tools. The desktop's Chromium has a
+				// profile of its own: one Chromium per profile.
 				bo := lazy.Options()
 				bo.Profile += "-desktop"
-				claude := mediaBackends(a.Backend, b.o.Getenv)["claude"]
-				desks = computer.NewDesktops(computer.Options{KeyVar: "ANTHROPIC_API_KEY", Browser: bo,
-					Backend: computer.Backend{APIKey: claude.APIKey, KeyEnv: claude.KeyEnv, BaseURL: claude.BaseURL}})
+				backends := map[string]computer.Backend{}
+				for name, mb := range mediaBackends(a.Backend, b.o.Getenv) {
+					backends[name] = computer.Backend{APIKey: mb.APIKey, KeyEnv: mb.KeyEnv, BaseURL: mb.BaseURL}
+				}
+				desks = computer.NewDesktops(computer.Options{Backends: backends, Browser: bo})
 				if err := at.ws.Attach(desks); err != nil {
 					return errorf(ExitExecution, "agent %s: %v", a.ID, err)
 				}
 			}
-			t = computer.ClaudeTool(config.ExposedCustomToolName(c.Name), desks)
+			exposed := config.ExposedCustomToolName(c.Name)
+			switch name {
+			case config.ToolClaudeComputerUse:
+				t = computer.ClaudeTool(exposed, desks)
+			case config.ToolComputerUse:
+				t = computer.OpenAITool(exposed, desks)
+			default:
+				t = computer.GeminiTool(exposed, desks)
+			}
 		default:
 			return errorf(ExitConfig, "agent %s: %s is not built", a.ID, name)
 		}

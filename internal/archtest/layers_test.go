@@ -65,7 +65,7 @@ var layers = []layer{
 	{Pkg: "internal/browser", Only: []string{"internal/childproc", "internal/netproxy", "internal/provider", "internal/tool"},
 		Why: "the browser tools' Chromium: a child process and a tool, nothing of the session"},
 	{Pkg: "internal/desktop", Only: []string{"internal/browser", "internal/childproc", "internal/lazy"}, Why: "a virtual X display with the browser on it"},
-	{Pkg: "internal/computer", Only: []string{"internal/browser", "internal/desktop", "internal/provider", "internal/redact", "internal/tool", "internal/usage"},
+	{Pkg: "internal/computer", Only: []string{"internal/browser", "internal/desktop", "internal/provider", "internal/provider/gemini", "internal/redact", "internal/tool", "internal/usage"},
 		Why: "the computer-use tools: a model's loop on a desktop, priced, keys redacted"},
 	{Pkg: "internal/frontmatter", Leaf: true, Why: "the YAML front matter of Markdown files agents read"},
 	{Pkg: "internal/skill", Only: []string{"internal/frontmatter", "internal/tool", "internal/workspace"}, Why: "skills are files the agents read: the workspace's copy and the tool type"},

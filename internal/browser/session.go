@@ -293,6 +293,50 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (string, error) {
 	return "", s.loadError(rawURL, err)
 }
 
+// History goes one page back (or forward) in the tab's history and waits for it, at most
+// NavTimeout. The page is requested again through the policy's proxy like any other.
+func (s *Session) History(ctx context.Context, back bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	step, which := int64(1), "forward"
+	if back {
+		step, which = -1, "back"
+	}
+	err := s.call(ctx, s.o.NavTimeout, func(tctx context.Context) error {
+		h, err := chromedp.Call(tctx, page.GetNavigationHistory, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		i := h.CurrentIndex + step
+		if i < 0 || i >= int64(len(h.Entries)) {
+			return fmt.Errorf("there is no page to go %s to", which)
+		}
+		if _, err := chromedp.Call(tctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+			return err
+		}
+		// A page restored from the back-forward cache fires no load event: wait until the
+		// tab shows the entry, loaded.
+		for {
+			now, err := chromedp.Call(tctx, page.GetNavigationHistory, cdp.Empty{})
+			if err == nil && now.CurrentIndex == i {
+				if state, err := chromedp.Run(tctx, chromedp.Evaluate[string]("document.readyState")); err == nil && state == "complete" {
+					return nil
+				}
+			}
+			select {
+			case <-tctx.Done():
+				return tctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		_, _ = chromedp.Call(s.tab, page.StopLoading, cdp.Empty{})
+		return fmt.Errorf("the page %s did not load within %s; it was stopped", which, s.o.NavTimeout)
+	}
+	return err
+}
+
 // loadError is a failed load as the model should read it.
 func (s *Session) loadError(rawURL string, err error) error {
 	var le *chromedp.LoadError

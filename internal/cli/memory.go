@@ -95,7 +95,7 @@ provider's embeddings.`,
 			if err != nil {
 				return err
 			}
-			return printMemories(stdout, searchMemories(st.List(cmd.Context(), mf.keep), strings.Join(args, " "), limit), mf.asJSON)
+			return printMemories(stdout, memory.Search(st.List(cmd.Context(), mf.keep), strings.Join(args, " "), limit), mf.asJSON)
 		},
 	}
 	search.Flags().IntVar(&limit, "limit", 10, "at most `N` memories")
@@ -130,33 +130,6 @@ provider's embeddings.`,
 	forget.Flags().BoolVar(&all, "all", false, "forget every memory of the store")
 	cmd.AddCommand(forget)
 	return cmd
-}
-
-// searchMemories ranks ms by how many of the query's words each holds.
-func searchMemories(ms []memory.Memory, query string, limit int) []memory.Memory {
-	words := strings.Fields(strings.ToLower(query))
-	type scored struct {
-		m memory.Memory
-		n int
-	}
-	var hits []scored
-	for _, m := range ms {
-		text, n := strings.ToLower(m.Text), 0
-		for _, w := range words {
-			if strings.Contains(text, w) {
-				n++
-			}
-		}
-		if n > 0 {
-			hits = append(hits, scored{m, n})
-		}
-	}
-	slices.SortStableFunc(hits, func(a, b scored) int { return b.n - a.n })
-	out := make([]memory.Memory, 0, min(limit, len(hits)))
-	for _, h := range hits[:min(limit, len(hits))] {
-		out = append(out, h.m)
-	}
-	return out
 }
 
 func printMemories(w io.Writer, ms []memory.Memory, asJSON bool) error {

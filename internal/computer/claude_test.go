@@ -169,7 +169,7 @@ func TestClaude_DesktopLoop(t *testing.T) {
 	defer api.Close()
 
 	dir := t.TempDir()
-	ds := NewDesktops(Options{Backend: Backend{APIKey: "sk-ant-test-SECRET", BaseURL: api.URL}, KeyVar: "ANTHROPIC_API_KEY",
+	ds := NewDesktops(Options{Backends: map[string]Backend{Claude: {APIKey: "sk-ant-test-SECRET", BaseURL: api.URL}},
 		Browser: browser.Options{Dir: dir}})
 	defer ds.Close()
 	tl := ClaudeTool("custom_tool__claude_computer_use", ds)
@@ -212,7 +212,7 @@ func TestClaude_DesktopLoop(t *testing.T) {
 // TestClaude_Refusals: no key, Docker and other environments and bad limits are tool errors
 // that say what to fix, before any desktop starts.
 func TestClaude_Refusals(t *testing.T) {
-	ds := NewDesktops(Options{KeyVar: "ANTHROPIC_API_KEY", Browser: browser.Options{Dir: t.TempDir()}})
+	ds := NewDesktops(Options{Browser: browser.Options{Dir: t.TempDir()}})
 	defer ds.Close()
 	tl := ClaudeTool("c", ds)
 	for args, want := range map[string]string{

@@ -1,10 +1,17 @@
-// Package computer is MassGen's provider computer-use tools as native tools:
-// claude_computer_use hands a task to Claude with Anthropic's computer tool
-// (computer_20250124, beta computer-use-2025-01-24) and carries out the actions it asks for on
-// the agent's virtual desktop (internal/desktop), returning screenshots as tool_result images,
-// until Claude answers or max_iterations is reached; its answer is the tool's result. What
-// the model calls cost is the agent's cost (tool.Result.Spent), every screenshot is saved in
-// the workspace and shown live, and keys stay here: errors name the variable a key came from.
+// Package computer is MassGen's provider computer-use tools as native tools. Each hands a
+// task to a provider's computer-use model and carries out the actions it asks for on the
+// agent's virtual desktop (internal/desktop: Xvfb, xdotool, Chromium behind the policy's
+// proxy), returning screenshots, until the model answers or max_iterations is reached; its
+// answer is the tool's result:
+//
+//   - claude_computer_use: Anthropic's computer tool (computer_20250124) on the Messages API;
+//   - computer_use: OpenAI's computer_use_preview tool on the Responses API;
+//   - gemini_computer_use: Gemini's ComputerUse tool (ENVIRONMENT_BROWSER) on generateContent.
+//
+// The three vocabularies are translated into one set of steps (actions.go), carried out one
+// way. What the model calls cost is the agent's cost (tool.Result.Spent; meter.go estimates a
+// call that ends without usage), every screenshot is saved in the workspace and shown live,
+// and keys stay here: errors name the variable a key came from.
 package computer
 
 import (
@@ -16,12 +23,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"massgen/internal/browser"
 	"massgen/internal/desktop"
 	"massgen/internal/redact"
-	"massgen/internal/tool"
 )
 
 // Backend is the provider a tool calls, with its key.
@@ -32,13 +37,22 @@ type Backend struct {
 	BaseURL string
 }
 
-// Options configure one agent's computer-use tool.
+// The providers, as massgen's backend types name them.
+const (
+	Claude = "claude"
+	OpenAI = "openai"
+	Gemini = "gemini"
+)
+
+// keyVars name the variables a provider's key is read from, for the message a call without
+// one gets.
+var keyVars = map[string]string{Claude: "ANTHROPIC_API_KEY", OpenAI: "OPENAI_API_KEY", Gemini: "GEMINI_API_KEY (or GOOGLE_API_KEY)"}
+
+// Options configure one agent's computer-use tools.
 type Options struct {
-	// Backend is the provider the tool's model runs on; a zero APIKey makes every call an
-	// error naming the variable to set.
-	Backend Backend
-	// KeyVar is the variable that would hold the key, for that message.
-	KeyVar string
+	// Backends are the providers the tools' models run on, by name (Claude, OpenAI, Gemini);
+	// a missing one makes every call of its tool an error naming the variable to set.
+	Backends map[string]Backend
 	// Browser configures the Chromium on the desktop (its workspace, profile and policy).
 	Browser browser.Options
 	// HTTPClient carries the model calls when set (tests).
@@ -49,12 +63,9 @@ type Options struct {
 
 // Limits of a call, whatever its arguments say.
 const (
-	maxIterations     = 100
-	defaultIterations = 25
-	defaultWidth      = 1024
-	defaultHeight     = 768
-	maxAnswer         = 20000
-	maxActions        = 16 // actions carried out of one model turn
+	maxIterations = 100
+	maxAnswer     = 20000
+	maxActions    = 16 // actions carried out of one model turn
 )
 
 // Desktops is an agent's desktop, started by its first call at the size that call asks for,
@@ -120,11 +131,27 @@ type taskArgs struct {
 	BrowserType       string         `json:"browser_type"`
 	EnvironmentConfig map[string]any `json:"environment_config"`
 	URL               string         `json:"url"`
+	InitialURL        string         `json:"initial_url"` // gemini_computer_use's name for url
+	// include_reasoning (computer_use) and include_thoughts (gemini_computer_use) ask for the
+	// model's reasoning summaries; MassGen's default is on.
+	IncludeReasoning *bool `json:"include_reasoning"`
+	IncludeThoughts  *bool `json:"include_thoughts"`
+	// ExcludedFunctions are Gemini's predefined functions it is not to use.
+	ExcludedFunctions []string `json:"excluded_functions"`
+	// InitialScreenshotPath is computer_use's picture to start from: refused (the task
+	// starts from a screenshot of the desktop itself).
+	InitialScreenshotPath string `json:"initial_screenshot_path"`
 }
 
-func (a *taskArgs) check() string {
+// defaults are a tool's display and turns when the call gives none (MassGen's per tool).
+type defaults struct{ width, height, iterations int }
+
+func (a *taskArgs) check(def defaults) string {
 	if a.Query == "" {
 		a.Query = a.Task
+	}
+	if a.URL == "" {
+		a.URL = a.InitialURL
 	}
 	switch {
 	case strings.TrimSpace(a.Query) == "":
@@ -139,123 +166,50 @@ func (a *taskArgs) check() string {
 		return "display_width and display_height must be at most 2560x1600"
 	case a.MaxIterations < 0 || a.MaxIterations > maxIterations:
 		return fmt.Sprintf("max_iterations must be between 1 and %d", maxIterations)
+	case a.InitialScreenshotPath != "":
+		return "initial_screenshot_path is not taken: the task starts from a screenshot of the desktop itself (use url to open a page first)"
+	case len(a.ExcludedFunctions) > 32:
+		return "excluded_functions lists at most 32 names"
 	}
 	if a.DisplayWidth == 0 || a.DisplayHeight == 0 {
-		a.DisplayWidth, a.DisplayHeight = defaultWidth, defaultHeight
+		a.DisplayWidth, a.DisplayHeight = def.width, def.height
 	}
 	if a.MaxIterations == 0 {
-		a.MaxIterations = defaultIterations
+		a.MaxIterations = def.iterations
 	}
 	return ""
 }
 
-// shots saves each screenshot in the workspace and shows it.
-func shot(ctx context.Context, dir string, png []byte) {
-	if rel, err := browser.SaveScreenshot(dir, "", png); err == nil {
-		tool.Image(ctx)(rel, png)
-	}
-}
+// on is an optional switch, on when absent (MassGen's include_reasoning, include_thoughts).
+func on(b *bool) bool { return b == nil || *b }
 
-// act carries out one action a computer-use model asked for, in Anthropic's vocabulary,
-// on the desktop. It returns a screenshot (for the screenshot action) or a line of text.
-func act(ctx context.Context, d *desktop.Desktop, in map[string]any) (png []byte, text string, err error) {
-	action, _ := in["action"].(string)
-	xy := func(key string) (int, int, error) {
-		c, ok := in[key].([]any)
-		if !ok || len(c) != 2 {
-			return 0, 0, fmt.Errorf("%s needs %s as [x, y]", action, key)
-		}
-		x, ok1 := c[0].(float64)
-		y, ok2 := c[1].(float64)
-		if !ok1 || !ok2 {
-			return 0, 0, fmt.Errorf("%s must hold two numbers", key)
-		}
-		return int(x), int(y), nil
+// start is what every tool does first: read the arguments, find the provider's key, and
+// start the desktop (opening url when given). A non-empty refusal is the call's error.
+func (ds *Desktops) start(ctx context.Context, raw, provider, label string, def defaults) (a taskArgs, b Backend, d *desktop.Desktop, refusal string) {
+	a, bad := decode(raw, def)
+	if bad != "" {
+		return a, b, nil, bad
 	}
-	str := func(key string) string { s, _ := in[key].(string); return s }
-	click := func(button string, n int) (string, error) {
-		x, y, err := xy("coordinate")
-		if err != nil {
-			if _, given := in["coordinate"]; given {
-				return "", err
-			}
-			if x, y, err = d.Cursor(ctx); err != nil {
-				return "", err
-			}
-		}
-		return fmt.Sprintf("%s-clicked at (%d, %d)", button, x, y), d.Click(ctx, x, y, button, n)
+	b, ok := ds.o.Backends[provider]
+	if !ok || b.APIKey == "" {
+		return a, b, nil, fmt.Sprintf("no %s API key: set %s (the tool calls %s's computer-use model itself)", label, keyVars[provider], label)
 	}
-	switch action {
-	case "screenshot":
-		png, err = d.Screenshot(ctx)
-		return png, "", err
-	case "left_click":
-		text, err = click("left", 1)
-	case "right_click":
-		text, err = click("right", 1)
-	case "middle_click":
-		text, err = click("middle", 1)
-	case "double_click":
-		text, err = click("left", 2)
-	case "triple_click":
-		text, err = click("left", 3)
-	case "mouse_move":
-		x, y, e := xy("coordinate")
-		if e != nil {
-			return nil, "", e
-		}
-		text, err = fmt.Sprintf("moved to (%d, %d)", x, y), d.Move(ctx, x, y)
-	case "left_click_drag":
-		x0, y0, e0 := xy("start_coordinate")
-		x1, y1, e1 := xy("coordinate")
-		if e0 != nil {
-			x0, y0, e0 = d.Cursor(ctx)
-		}
-		if e0 != nil || e1 != nil {
-			return nil, "", fmt.Errorf("left_click_drag needs coordinate as [x, y]")
-		}
-		text, err = fmt.Sprintf("dragged from (%d, %d) to (%d, %d)", x0, y0, x1, y1), d.Drag(ctx, x0, y0, x1, y1)
-	case "left_mouse_down", "left_mouse_up":
-		text, err = action, d.Press(ctx, action == "left_mouse_down")
-	case "type":
-		text, err = fmt.Sprintf("typed %d characters", len([]rune(str("text")))), d.Type(ctx, str("text"))
-	case "key":
-		text, err = "pressed "+str("text"), d.Key(ctx, str("text"), "")
-	case "hold_key":
-		secs, _ := in["duration"].(float64)
-		if err = d.Key(ctx, str("text"), "down"); err == nil {
-			_ = d.Wait(ctx, time.Duration(secs*float64(time.Second)))
-			err = d.Key(ctx, str("text"), "up")
-		}
-		text = "held " + str("text")
-	case "scroll":
-		x, y, e := xy("coordinate")
-		if e != nil {
-			w, h := d.Size()
-			x, y = w/2, h/2
-		}
-		n, _ := in["scroll_amount"].(float64)
-		text, err = fmt.Sprintf("scrolled %s by %d", str("scroll_direction"), int(n)), d.Scroll(ctx, x, y, str("scroll_direction"), int(n))
-	case "wait":
-		secs, _ := in["duration"].(float64)
-		text, err = "waited", d.Wait(ctx, time.Duration(secs*float64(time.Second)))
-	case "cursor_position":
-		x, y, e := d.Cursor(ctx)
-		text, err = fmt.Sprintf("X=%d,Y=%d", x, y), e
-	default:
-		return nil, "", fmt.Errorf("unknown action %q", action)
+	d, err := ds.get(ctx, a.DisplayWidth, a.DisplayHeight)
+	if err != nil {
+		return a, b, nil, fmt.Sprintf("the desktop: %v", err)
 	}
-	return nil, text, err
-}
-
-// keyError is a message for a call without a key.
-func keyError(o Options, provider string) tool.Result {
-	return tool.Errorf(fmt.Sprintf("no %s API key: set %s (the tool calls %s's computer-use model itself)", provider, o.KeyVar, provider))
+	if a.URL != "" {
+		if _, err := d.Browser().Navigate(ctx, a.URL); err != nil {
+			return a, b, nil, err.Error()
+		}
+		pause(ctx) // the page paints a moment after it loads, and the model sees it next
+	}
+	return a, b, d, ""
 }
 
 // cleanErr is err as the model may see it: without keys or URL credentials.
-func cleanErr(o Options, err error) string {
-	red := redact.New(append([]string{o.Backend.APIKey}, redact.URLSecrets(o.Backend.BaseURL)...)...)
+func cleanErr(b Backend, err error) string {
+	red := redact.New(append([]string{b.APIKey}, redact.URLSecrets(b.BaseURL)...)...)
 	return clip(red.Message(err.Error()), 2000)
 }
 
@@ -266,12 +220,12 @@ func clip(s string, n int) string {
 	return s[:n] + "..."
 }
 
-func decode(raw string) (taskArgs, string) {
+func decode(raw string, def defaults) (taskArgs, string) {
 	var a taskArgs
 	if err := json.Unmarshal([]byte(raw), &a); err != nil {
 		return a, fmt.Sprintf("the arguments are not a JSON object of the tool's parameters: %v", err)
 	}
-	return a, a.check()
+	return a, a.check(def)
 }
 
 // capped is hc with every response body cut off at max bytes (0: 16 MiB): a model's

@@ -64,7 +64,7 @@ func price(in, out int64) float64 {
 
 func desktops(t *testing.T, url string) *Desktops {
 	t.Helper()
-	ds := NewDesktops(Options{Backend: Backend{APIKey: "sk-ant-test-SECRET", BaseURL: url}, KeyVar: "ANTHROPIC_API_KEY",
+	ds := NewDesktops(Options{Backends: map[string]Backend{Claude: {APIKey: "sk-ant-test-SECRET", BaseURL: url}},
 		Browser: browser.Options{Dir: t.TempDir()}})
 	t.Cleanup(func() { _ = ds.Close() })
 	return ds

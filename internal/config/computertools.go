@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -89,15 +88,8 @@ func computerToolChecks(w *walker, f field, e *customToolEntry) {
 				return
 			}
 		}
-		if name != ToolBrowserAutomation && !slices.Contains(builtComputerTools, name) {
-			w.errAt(f.loc, fmt.Sprintf("%s is not built", name), "use claude_computer_use or browser_automation", f.raw)
-			return
-		}
 	}
 }
-
-// builtComputerTools are the provider computer-use tools massgen runs.
-var builtComputerTools = []string{ToolClaudeComputerUse}
 
 // mergedArgs is what a call gets besides the model's arguments: the defaults under the presets.
 func mergedArgs(c CustomTool) map[string]any {

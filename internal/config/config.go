@@ -214,7 +214,10 @@ type Orchestrator struct {
 	// FailureBudget is how many consecutive failed turns make an agent dead (default 3).
 	FailureBudget int
 	// MaxCostUSD stops coordination once spent (0: no limit).
-	MaxCostUSD             float64
+	MaxCostUSD float64
+	// MaxTokensPerAgent stops an agent, alone, once its coordination calls have used this
+	// many input plus output tokens (0: no limit).
+	MaxTokensPerAgent      int
 	SkipCoordinationRounds bool
 	// MaxOrchestrationRestarts (coordination.max_orchestration_restarts, or the orchestrator-level
 	// spelling): after the final answer the presenter evaluates it and may restart the whole

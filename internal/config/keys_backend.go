@@ -164,7 +164,7 @@ func backendKeys() []Key {
 			Doc: "Responses API over WebSocket.", Why: "requests go over HTTP, with the same results"},
 		{Section: secBackend, Name: "enable_computer_use", Type: TypeBool, Default: "false", Status: OffOnly, Since: "0.1.12",
 			Doc: "OpenAI's hosted computer_use_preview tool on the agent's own requests.",
-			Why: "the agent's own model does not run computer actions here; use custom_tools browser_automation or claude_computer_use"},
+			Why: "the agent's own model does not run computer actions here; use custom_tools computer_use (the same model and tool, run by massgen), claude_computer_use, gemini_computer_use or browser_automation"},
 		{Section: secBackend, Name: "display_width", Type: TypeInt, Status: Ignored, Since: "0.1.12", Needs: "enable_computer_use", Doc: "Computer use: screen width."},
 		{Section: secBackend, Name: "display_height", Type: TypeInt, Status: Ignored, Since: "0.1.12", Needs: "enable_computer_use", Doc: "Computer use: screen height."},
 		{Section: secBackend, Name: "computer_environment", Type: TypeString, Status: Ignored, Since: "0.1.12", Needs: "enable_computer_use", Doc: "Computer use: environment."},

@@ -32,12 +32,27 @@ func (d *Desktop) xdo(ctx context.Context, args ...string) error {
 	return err
 }
 
+// xdoAt runs xdotool with the pointer moved to (x, y) first, then rest. mousemove --sync
+// waits until the pointer moves, which takes xdotool's 15 s time-out when it is there
+// already (a second click on one button): it is asked for only when the pointer moves.
+func (d *Desktop) xdoAt(ctx context.Context, x, y int, rest ...string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	args := []string{"mousemove"}
+	if cx, cy, err := d.cursor(ctx); err != nil || cx != x || cy != y {
+		args = append(args, "--sync")
+	}
+	args = append(append(args, strconv.Itoa(x), strconv.Itoa(y)), rest...)
+	_, err := d.run(ctx, 1<<16, Xdotool, args...)
+	return err
+}
+
 // Move moves the pointer to (x, y).
 func (d *Desktop) Move(ctx context.Context, x, y int) error {
 	if err := d.point(x, y); err != nil {
 		return err
 	}
-	return d.xdo(ctx, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+	return d.xdoAt(ctx, x, y)
 }
 
 // Buttons by name, as X numbers them.
@@ -52,7 +67,7 @@ func (d *Desktop) Click(ctx context.Context, x, y int, button string, count int)
 	if err := d.point(x, y); err != nil {
 		return err
 	}
-	return d.xdo(ctx, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "--repeat", strconv.Itoa(max(count, 1)), "--delay", "80", b)
+	return d.xdoAt(ctx, x, y, "click", "--repeat", strconv.Itoa(max(count, 1)), "--delay", "80", b)
 }
 
 // Press holds (down) or releases (up) the left button where the pointer is.
@@ -68,8 +83,11 @@ func (d *Desktop) Drag(ctx context.Context, x0, y0, x1, y1 int) error {
 	if err := errors.Join(d.point(x0, y0), d.point(x1, y1)); err != nil {
 		return err
 	}
-	return d.xdo(ctx, "mousemove", "--sync", strconv.Itoa(x0), strconv.Itoa(y0), "mousedown", "1",
-		"mousemove", "--sync", strconv.Itoa(x1), strconv.Itoa(y1), "mouseup", "1")
+	to := []string{"mousemove", "--sync", strconv.Itoa(x1), strconv.Itoa(y1)}
+	if x0 == x1 && y0 == y1 {
+		to = []string{"mousemove", strconv.Itoa(x1), strconv.Itoa(y1)}
+	}
+	return d.xdoAt(ctx, x0, y0, append(append([]string{"mousedown", "1"}, to...), "mouseup", "1")...)
 }
 
 // MaxTyped bounds the text one type action sends.
@@ -111,13 +129,17 @@ func (d *Desktop) Scroll(ctx context.Context, x, y int, direction string, amount
 		return err
 	}
 	amount = min(max(amount, 1), 50)
-	return d.xdo(ctx, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "--repeat", strconv.Itoa(amount), "--delay", "30", b)
+	return d.xdoAt(ctx, x, y, "click", "--repeat", strconv.Itoa(amount), "--delay", "30", b)
 }
 
 // Cursor is where the pointer is.
 func (d *Desktop) Cursor(ctx context.Context) (x, y int, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.cursor(ctx)
+}
+
+func (d *Desktop) cursor(ctx context.Context) (x, y int, err error) {
 	out, err := d.run(ctx, 4096, Xdotool, "getmouselocation", "--shell")
 	if err != nil {
 		return 0, 0, err

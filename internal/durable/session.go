@@ -29,6 +29,11 @@ type Target struct {
 	Queue     string // "" means DefaultQueue
 	// Heartbeat is the activities' heartbeat timeout; 0 means DefaultHeartbeat.
 	Heartbeat time.Duration
+	// Live is how often a running turn sends its events; 0 means the default (half a second).
+	Live time.Duration
+	// HistoryLimit continues a session's workflow as a new run past this many history events;
+	// 0 leaves it to Temporal's suggestion.
+	HistoryLimit int
 }
 
 // NamespaceOrDefault is t's namespace, DefaultNamespace when unset.
@@ -75,6 +80,10 @@ func Supported(cfg *config.Config) error {
 	if o.MaxOrchestrationRestarts > 0 {
 		// The post-evaluation and the attempts are not in the workflow's activities yet.
 		add("orchestrator.coordination.max_orchestration_restarts")
+	}
+	if o.MaxTokensPerAgent > 0 {
+		// The per-agent count lives in the engine's session, which activities do not carry.
+		add("orchestrator.max_tokens_per_agent")
 	}
 	if o.Broadcast.Mode != "" {
 		// The side calls read the peers' conversations, which live in the workers' activities.

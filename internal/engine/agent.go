@@ -277,7 +277,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 	a := s.agents[i]
 	attempt, rounds := c.resumed.takeAttempt(), 0
 	for {
-		if s.stopForBudget() {
+		if s.stopForBudget() || s.stopForTokenCap(i) {
 			return nil, false
 		}
 		if err := s.checkRound(i, c); err != nil {
@@ -374,7 +374,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		out := s.m.Resolve(i, workflowCalls, res.text, c.seen)
 		done := s.applyLocked(i, c, out)
 		// The answer or vote this call paid for counts; then coordination stops.
-		if s.endIfOverBudgetLocked() {
+		if s.endIfOverBudgetLocked() || s.tokenCapLocked(i) {
 			done = true
 		}
 		s.mu.Unlock()

@@ -221,6 +221,9 @@ type session struct {
 	// overBudget is set by the call that spends max_cost_usd; coordination ends as soon as
 	// that call's response has been acted on (guarded by mu).
 	overBudget bool
+	// tokens[i] is what agent i's coordination calls used, input plus output, against
+	// max_tokens_per_agent.
+	tokens []int64
 	// unpricedUsed: an agent whose model has no price used tokens, so cost is not all of it.
 	unpricedUsed bool
 	// deadWhy is why each agent left the session, in the order they left, for the error of a
@@ -345,6 +348,7 @@ func newSession(o Options) *session {
 		skipVoting: skip,
 		convs:      make([]conversation, len(o.Agents)),
 		turnOf:     make([]int, len(o.Agents)),
+		tokens:     make([]int64, len(o.Agents)),
 		bounded:    boundedView(orch, len(o.Agents)) && !decompose,
 		criteria:   items,
 		bc:         newBroadcasts(o),

@@ -12,12 +12,26 @@ import (
 	"massgen/internal/provider"
 )
 
-// The target of issue 12: a 3-agent session with 1,500-token answers bills at most half of
-// I_min in input tokens, cache reads at Anthropic's 0.1x.
-func TestTokens_SessionBillsAtMostHalfOfIMin(t *testing.T) {
-	r := tokenSession(t, 3, 1500, config.Orchestrator{})
-	if _, billed, _, _ := r.ratios(); billed > 0.5 {
-		t.Errorf("billed %.3f x I_min, want at most 0.5 (input %d, cached %d, P %d)", billed, r.input, r.cached, r.p)
+// The targets of issues 12 and 25: a 3-agent session with 1,500-token answers bills, cache
+// reads at Anthropic's 0.1x, at most 0.35 x I_min when the agents share one model (issue 12
+// asked for 0.5), and at most 0.80 x when each is on a model of its own, where only an agent's
+// own earlier requests can be read from a cache (0.75 is the floor for this protocol: each
+// agent reads every answer once uncached).
+func TestTokens_SessionBillsAtMostTheTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		mixed bool
+		max   float64
+	}{
+		{"one model", false, 0.35},
+		{"a model each", true, 0.80},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tokenTeam(t, 3, 1500, tc.mixed, config.Orchestrator{})
+			if _, billed, _, _ := r.ratios(); billed > tc.max {
+				t.Errorf("billed %.3f x I_min, want at most %.2f (input %d, cached %d, P %d)", billed, tc.max, r.input, r.cached, r.p)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"massgen/internal/coord"
@@ -59,7 +60,7 @@ func (x Conversation) internal() conversation {
 // Op is one change applied to a session's coordination state, in the order applied. Replaying
 // the ops on a new session rebuilds the same state: the state machine is deterministic.
 type Op struct {
-	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd or OpUsage
+	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage or OpStop
 	Agent int          `json:"agent"`
 	Calls []coord.Call `json:"calls,omitempty"`
 	Text  string       `json:"text,omitempty"`
@@ -81,6 +82,7 @@ const (
 	OpFail    = "fail"
 	OpEnd     = "end"
 	OpUsage   = "usage"
+	OpStop    = "stop" // a person stopped the agent (Coordinator.StopAgent)
 )
 
 // Coordinator is the coordination of one session without Run's goroutines: a driver calls it
@@ -91,12 +93,17 @@ type Coordinator struct {
 	ops     []Op
 	waiting []string // why each agent last waited, so that each new reason is published once
 	start   time.Time
+	steer   *Steering // the coordinator's own: messages wait in it for each agent's next turn
 }
 
 // NewCoordinator returns the coordination of a session of o; o.Agents need no providers.
 func NewCoordinator(o Options) *Coordinator {
+	if o.Steering == nil {
+		o.Steering = NewSteering() // the messages the driver's Send takes (remote_steer.go)
+	}
 	s := newSession(o)
-	return &Coordinator{s: s, waiting: make([]string, len(s.agents))}
+	o.Steering.attach(s)
+	return &Coordinator{s: s, waiting: make([]string, len(s.agents)), steer: o.Steering}
 }
 
 // Start publishes SessionStarted and the preamble.
@@ -203,6 +210,9 @@ func (x *Coordinator) account(i int, u provider.Usage, cost float64) {
 func (s *session) addCost(i int, u provider.Usage, cost float64) {
 	s.cost += cost
 	s.usage = s.usage.Add(u)
+	if !s.presenting.Load() {
+		s.tokens[i] += u.InputTokens + u.OutputTokens
+	}
 	s.unpricedUsed = s.unpricedUsed || s.agents[i].Unpriced && !u.Unknown
 	s.overBudget = s.overBudget || budgetSpent(s.o.Orchestrator.MaxCostUSD, s.cost)
 }
@@ -260,6 +270,8 @@ func replica(o Options, ops []Op) *session {
 			s.endLocked(op.Reason)
 		case OpUsage:
 			s.addCost(op.Agent, op.Usage, op.Cost)
+		case OpStop:
+			s.stopLocked(op.Agent)
 		}
 	}
 	s.o.Bus = bus
@@ -349,3 +361,29 @@ func RunPresentation(ctx context.Context, o Options, ops []Op, i int, system, us
 // Account adds agent i's usage spent outside Finish (the final presentation) to the session's
 // totals.
 func (x *Coordinator) Account(i int, u provider.Usage, cost float64) { x.account(i, u, cost) }
+
+// stopForTokenCap stops agent i if it has used max_tokens_per_agent, and reports whether it
+// did (or is out already).
+func (s *session) stopForTokenCap(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tokenCapLocked(i)
+}
+
+// tokenCapLocked marks agent i dead once its coordination calls have used
+// max_tokens_per_agent, as an agent that fails: only it stops, its vote no longer counts, and
+// the others go on to a winner. It reports whether the agent is out; s.mu must be held.
+func (s *session) tokenCapLocked(i int) bool {
+	capTokens := int64(s.o.Orchestrator.MaxTokensPerAgent)
+	if capTokens <= 0 || s.tokens[i] < capTokens || s.m.Ended() {
+		return false
+	}
+	if s.m.Dead(i) {
+		return true
+	}
+	s.m.Kill(i)
+	s.agentDeadLocked(s.agents[i].ID, fmt.Sprintf("used %d tokens, over orchestrator.max_tokens_per_agent (%d)", s.tokens[i], capTokens))
+	s.broadcastLocked()
+	s.checkEndLocked()
+	return true
+}

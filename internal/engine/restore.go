@@ -81,7 +81,8 @@ type restored struct {
 	redo     []string
 	cost     float64
 	usage    provider.Usage
-	unpriced bool // an agent whose model has no price used tokens, as session.unpricedUsed
+	tokens   []int64 // per agent, as session.tokens
+	unpriced bool    // an agent whose model has no price used tokens, as session.unpricedUsed
 	plan     *planning
 	personas []string
 	subtasks []string // decomposition mode's parts, nil when none were assigned
@@ -123,7 +124,7 @@ func (s *session) fold(events []event.Event) (*restored, error) {
 		return nil, err
 	}
 	n := len(s.agents)
-	f := &folder{s: s, index: map[string]int{}, r: &restored{after: events[len(events)-1]},
+	f := &folder{s: s, index: map[string]int{}, r: &restored{after: events[len(events)-1], tokens: make([]int64, len(s.agents))},
 		logs: make([]logged, n), votes: make([]*coord.Vote, n), stops: make([]*coord.Stop, n), failures: make([]int, n),
 		dead: make([]bool, n), deferred: make([]bool, n), answered: make([]int, n)}
 	for i, a := range s.agents {
@@ -345,6 +346,9 @@ func (f *folder) checklist(p event.ChecklistSubmitted) {
 func (f *folder) usage(p event.UsageReported) {
 	f.r.cost += p.CostUSD
 	f.r.usage = f.r.usage.Add(p.Usage)
+	if i, ok := f.index[p.Agent]; ok && !p.Presentation {
+		f.r.tokens[i] += p.Usage.InputTokens + p.Usage.OutputTokens
+	}
 	if i, ok := f.index[p.Agent]; ok && f.s.agents[i].Unpriced && !p.Usage.Unknown {
 		f.r.unpriced = true
 	}

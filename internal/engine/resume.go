@@ -56,6 +56,7 @@ func resume(ctx context.Context, o Options) Result {
 	s.restoreVerdicts(o.Restore.Events)
 	havePlans := s.restoreTaskPlans(o.Restore.Events, r.redo)
 	s.cost, s.usage, s.unpricedUsed = r.cost, r.usage, r.unpriced
+	copy(s.tokens, r.tokens)
 	s.overBudget = budgetSpent(o.Orchestrator.MaxCostUSD, s.cost)
 	if r.plan != nil {
 		s.plan = *r.plan

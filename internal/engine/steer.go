@@ -23,6 +23,35 @@ type Steering struct {
 	cancels  map[int]context.CancelFunc // each agent's goroutine context
 	messages []string                   // every message sent, in order
 	given    map[int]int                // messages delivered per agent
+	remote   Steerable                  // where the session runs when not here (Forward)
+}
+
+// Steerable is a session running elsewhere (on Temporal) that takes the same steering.
+type Steerable interface {
+	StopAgent(id string) error
+	AnswerNow() error
+	Send(text string) error
+}
+
+// Forward sends st's steering to r, a session that runs elsewhere, until the returned stop is
+// called.
+func (st *Steering) Forward(r Steerable) (stop func()) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.remote = r
+	return func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.remote == r {
+			st.remote = nil
+		}
+	}
+}
+
+func (st *Steering) forwarded() Steerable {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.remote
 }
 
 // ErrNotRunning: the session has not started coordinating, or coordination is over.
@@ -61,6 +90,9 @@ func (st *Steering) session() (*session, error) {
 // StopAgent takes agent id out of the session as if it had died: its model call is cancelled
 // and it answers and votes no more. Its answers stay and may still win.
 func (st *Steering) StopAgent(id string) error {
+	if r := st.forwarded(); r != nil {
+		return r.StopAgent(id)
+	}
 	s, err := st.session()
 	if err != nil {
 		return err
@@ -73,21 +105,29 @@ func (st *Steering) StopAgent(id string) error {
 	if s.m.Dead(i) {
 		return fmt.Errorf("agent %s is already out of the session", id)
 	}
-	s.m.Kill(i)
-	s.agentDeadLocked(id, "stopped from the dashboard")
+	s.stopLocked(i)
 	st.mu.Lock()
 	if cancel := st.cancels[i]; cancel != nil {
 		cancel()
 	}
 	st.mu.Unlock()
+	return nil
+}
+
+// stopLocked takes agent i out as a person asked; s.mu must be held.
+func (s *session) stopLocked(i int) {
+	s.m.Kill(i)
+	s.agentDeadLocked(s.agents[i].ID, "stopped from the dashboard")
 	s.broadcastLocked()
 	s.checkEndLocked()
-	return nil
 }
 
 // AnswerNow ends coordination at once; the winner so far (by votes, then MassGen's order)
 // presents its answer, and the session ends as completed.
 func (st *Steering) AnswerNow() error {
+	if r := st.forwarded(); r != nil {
+		return r.AnswerNow()
+	}
 	s, err := st.session()
 	if err != nil {
 		return err
@@ -108,6 +148,9 @@ func (st *Steering) Send(text string) error {
 	}
 	if len(text) > MaxHumanInput {
 		return fmt.Errorf("the message is %d bytes, over the %d-byte limit", len(text), MaxHumanInput)
+	}
+	if r := st.forwarded(); r != nil {
+		return r.Send(text)
 	}
 	s, err := st.session()
 	if err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,9 @@ import (
 // Cache discounts: what a cached input token costs relative to an uncached one. Anthropic
 // bills cache reads at 0.1x and cache writes at 1.25x; OpenAI bills cached input at 0.5x
 // (gpt-4o), 0.25x (gpt-4.1) or 0.1x (gpt-5) with no write premium.
+// tokenTrace logs every call's input when set (TOKENS_TRACE=1).
+var tokenTrace = os.Getenv("TOKENS_TRACE") != ""
+
 const (
 	anthropicRead  = 0.1
 	anthropicWrite = 1.25
@@ -47,13 +51,23 @@ func (r tokenRun) ratios() (input, billed, anthropic, openai float64) {
 // with one answer per agent keeps the rounds apart, so that every run measures the same
 // session rather than a race between fast agents.
 func tokenSession(tb testing.TB, n, answerTokens int, orch config.Orchestrator) tokenRun {
+	return tokenTeam(tb, n, answerTokens, false, orch)
+}
+
+// tokenTeam is tokenSession with, when mixed, every agent on a model of its own: each has its
+// own prefix cache, so only what the agent itself sent before is read from a cache.
+func tokenTeam(tb testing.TB, n, answerTokens int, mixed bool, orch config.Orchestrator) tokenRun {
 	tb.Helper()
 	cache := &promptCache{}
 	agents := make([]Agent, n)
 	for i := range agents {
 		body := fmt.Sprintf("Answer %d. ", i+1)
 		body += strings.Repeat("x", max(answerTokens*4-len(body), 0))
-		agents[i] = Agent{ID: fmt.Sprintf("a%d", i+1), Backend: "fake", Model: "m", Provider: &tokenAgent{cache: cache, answer: body}}
+		model := "m"
+		if mixed {
+			cache, model = &promptCache{}, fmt.Sprintf("m%d", i+1)
+		}
+		agents[i] = Agent{ID: fmt.Sprintf("a%d", i+1), Backend: "fake", Model: model, Provider: &tokenAgent{cache: cache, answer: body}}
 	}
 	orch.MaxNewAnswersPerAgent, orch.DeferVotingUntilAllAnswered = 1, true
 	r := tokenRun{n: n, a: int64(answerTokens)}
@@ -66,6 +80,9 @@ func tokenSession(tb testing.TB, n, answerTokens int, orch config.Orchestrator) 
 			if r.calls == 0 {
 				// P: the session's first request, before any answer exists (tools, system, task).
 				r.p = u.Usage.InputTokens
+			}
+			if tokenTrace {
+				tb.Logf("%s round=%d pres=%v in=%6d cached=%6d", u.Agent, u.Round, u.Presentation, u.Usage.InputTokens, u.Usage.CachedInputTokens)
 			}
 			r.input += u.Usage.InputTokens
 			r.cached += u.Usage.CachedInputTokens
@@ -88,14 +105,16 @@ func tokenSession(tb testing.TB, n, answerTokens int, orch config.Orchestrator) 
 //	go test -run '^$' -bench Tokens -benchtime 1x ./internal/engine/
 func BenchmarkTokens(b *testing.B) {
 	for _, n := range []int{3, 5, 20} {
-		for _, v := range tokenVariants {
-			b.Run(fmt.Sprintf("agents=%d/%s", n, v.name), func(b *testing.B) {
-				var r tokenRun
-				for b.Loop() {
-					r = tokenSession(b, n, 1500, v.orch)
-				}
-				reportTokens(b, r)
-			})
+		for _, team := range []string{"same", "mixed"} {
+			for _, v := range tokenVariants {
+				b.Run(fmt.Sprintf("agents=%d/models=%s/%s", n, team, v.name), func(b *testing.B) {
+					var r tokenRun
+					for b.Loop() {
+						r = tokenTeam(b, n, 1500, team == "mixed", v.orch)
+					}
+					reportTokens(b, r)
+				})
+			}
 		}
 	}
 }

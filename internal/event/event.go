@@ -20,6 +20,11 @@ type Event struct {
 	Seq     int64
 	Time    time.Time
 	Payload Payload
+	// Preview and Previewed serve sessions whose events arrive twice (on Temporal, a turn's
+	// events stream while it runs, and are confirmed when it ends): a preview is shown live
+	// and never logged (it is not numbered: Seq is the last logged event's); a previewed
+	// event is logged and not shown again (see preview.go).
+	Preview, Previewed bool
 }
 
 // Payload is one of the concrete event types below.
@@ -461,6 +466,10 @@ type UsageReported struct {
 	// which Presentation marks.
 	Round        int  `json:"round,omitempty"`
 	Presentation bool `json:"presentation,omitempty"`
+	// Retried, on Temporal, is the attempt of the agent's turn this call was made in when
+	// that attempt was lost (its worker died or went silent) and the turn was run again: the
+	// call was paid for and its response thrown away. 0 for every other call.
+	Retried int `json:"retried,omitempty"`
 }
 
 // Tally is one agent's count in a vote result.
@@ -631,10 +640,12 @@ func (AgentSession) Type() string        { return "agent_session" }
 func (SessionResumed) Type() string      { return "session_resumed" }
 
 type envelope struct {
-	Seq  int64           `json:"seq"`
-	Time time.Time       `json:"time"`
-	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
+	Seq       int64           `json:"seq"`
+	Time      time.Time       `json:"time"`
+	Type      string          `json:"type"`
+	Preview   bool            `json:"preview"`
+	Previewed bool            `json:"previewed"`
+	Data      json.RawMessage `json:"data"`
 }
 
 // MarshalJSON writes the {seq, time, type, data} envelope. It is built by hand around the
@@ -659,11 +670,17 @@ func (e Event) envelope(data []byte, clipped bool) []byte {
 	b = e.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","type":"`...)
 	b = append(b, e.Payload.Type()...)
-	if clipped {
-		b = append(b, `","clipped":true,"data":`...)
-	} else {
-		b = append(b, `","data":`...)
+	b = append(b, '"')
+	if e.Preview {
+		b = append(b, `,"preview":true`...)
 	}
+	if e.Previewed {
+		b = append(b, `,"previewed":true`...)
+	}
+	if clipped {
+		b = append(b, `,"clipped":true`...)
+	}
+	b = append(b, `,"data":`...)
 	b = append(b, data...)
 	return append(b, '}')
 }
@@ -683,5 +700,6 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("event %d %s: %w", env.Seq, env.Type, err)
 	}
 	e.Seq, e.Time, e.Payload = env.Seq, env.Time, p
+	e.Preview, e.Previewed = env.Preview, env.Previewed
 	return nil
 }

@@ -22,6 +22,11 @@ type Totals struct {
 	// Rounds split Usage and CostUSD by round, over all agents: round n adds up every
 	// agent's n-th coordination round.
 	Rounds []RoundUsage
+	// Retried counts the calls (and their cost, within CostUSD) of turn attempts lost with
+	// their worker on Temporal: paid for, thrown away, and made again by the turn's next
+	// attempt.
+	RetriedCalls   int
+	RetriedCostUSD float64
 }
 
 // Stages of a RoundUsage.

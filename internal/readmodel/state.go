@@ -334,6 +334,10 @@ func (s *State) Apply(e event.Event) {
 		s.Totals.Usage = s.Totals.Usage.Add(p.Usage)
 		s.Totals.CostUSD += p.CostUSD
 		s.Totals.Rounds = addRound(s.Totals.Rounds, p)
+		if p.Retried > 0 {
+			s.Totals.RetriedCalls++
+			s.Totals.RetriedCostUSD += p.CostUSD
+		}
 		s.touch(p.Agent, e.Time, func(a *Agent) {
 			a.Usage = a.Usage.Add(p.Usage)
 			a.CostUSD += p.CostUSD

@@ -34,6 +34,14 @@ type statusFile struct {
 	Writes []statusServer `json:"writes,omitempty"`
 	// Ours: the wall time and the critical path, the calls that determined it.
 	Latency *Latency `json:"latency,omitempty"`
+	// Ours, on Temporal: the calls of turn attempts lost with their worker, paid for and made
+	// again (their cost is within usage's).
+	Retried *retriedJSON `json:"retried,omitempty"`
+}
+
+type retriedJSON struct {
+	Calls   int     `json:"calls"`
+	CostUSD float64 `json:"cost_usd"`
 }
 
 // Latency is a session's wall time and critical path (readmodel.CriticalPath), as status.json
@@ -381,6 +389,9 @@ func StatusJSON(s *readmodel.State, now time.Time) []byte {
 	if s.Ended {
 		// Once, at the end: the path is over every call, too much to redo on every update.
 		f.Latency = latencyOf(s, end)
+	}
+	if t := s.Totals; t.RetriedCalls > 0 {
+		f.Retried = &retriedJSON{Calls: t.RetriedCalls, CostUSD: roundCost(t.RetriedCostUSD)}
 	}
 	b, err := marshalIndent(f)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"massgen/internal/coord"
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/readmodel"
@@ -100,6 +101,9 @@ func (m *Model) why() string {
 			fmt.Fprintf(&sb, "%s won: no vote counted, so the first agent with an answer wins.", who)
 		case s.Tie:
 			fmt.Fprintf(&sb, "%s won: a tie at %s, broken by agent order.", who, plural(best, "vote"))
+		case s.Decision() != nil && s.Decision().Weighting != coord.WeightPlain:
+			// Weighed votes: the count alone does not say why.
+			fmt.Fprintf(&sb, "%s won: %s.", who, s.Decision().Rule)
 		default:
 			fmt.Fprintf(&sb, "%s won: the most votes (%d of %d counted).", who, best, total)
 		}
@@ -155,16 +159,39 @@ func (m *Model) writeTally(b *strings.Builder, w int) {
 	if len(tally) == 0 {
 		b.WriteString("  no votes counted\n")
 	}
+	// The decision record adds what each vote weighs, the strongest dissent and the
+	// verifiers' verdicts (the same record plain output's "why" block explains).
+	d := s.Decision()
+	weighed := d != nil && d.Weighting != coord.WeightPlain
+	counts := map[string]readmodel.DecisionCount{}
+	if d != nil {
+		for _, c := range d.Tally {
+			counts[c.AnswerLabel] = c
+		}
+	}
 	counted := map[string]bool{}
 	for _, c := range tally {
-		fmt.Fprintf(b, "  %s  %s\n", styleBold.Render(c.AnswerLabel), plural(c.Votes, "vote"))
+		head := plural(c.Votes, "vote")
+		if dc, ok := counts[c.AnswerLabel]; ok && weighed {
+			head += ", score " + view.Num(dc.Score)
+		}
+		if dc, ok := counts[c.AnswerLabel]; ok && dc.Confidence != nil {
+			head += ", its author's confidence " + view.Num(*dc.Confidence)
+		}
+		fmt.Fprintf(b, "  %s  %s\n", styleBold.Render(c.AnswerLabel), head)
 		for _, id := range c.Voters {
 			counted[id] = true
 			reason := ""
 			if a := s.Agent(id); a != nil && a.Vote != nil {
 				reason = a.Vote.Reason
 			}
-			writeReason(b, fmt.Sprintf("%s (%s)", m.label(id), id), reason, w)
+			who := fmt.Sprintf("%s (%s)", m.label(id), id)
+			for _, bl := range counts[c.AnswerLabel].Ballots {
+				if vw := view.VoteWorth(bl, weighed); bl.Voter == id && vw != "" {
+					who += " " + vw
+				}
+			}
+			writeReason(b, who, reason, w)
 		}
 	}
 	for _, a := range s.Agents {
@@ -179,6 +206,17 @@ func (m *Model) writeTally(b *strings.Builder, w int) {
 				a.Label, a.ID, a.VotesCast, a.VotesIgnored)
 		default:
 			fmt.Fprintf(b, "  %s (%s): did not vote\n", a.Label, a.ID)
+		}
+	}
+	if d == nil || d.NoVote || len(d.Tally) == 0 {
+		return
+	}
+	for _, l := range append([]string{view.DissentLine(d)}, view.VerifierLines(d)...) {
+		for i, x := range wrapLines(l, max(w-4, 10)) {
+			if i > 0 {
+				x = "  " + styleDim.Render(x)
+			}
+			b.WriteString("  " + x + "\n")
 		}
 	}
 }

@@ -21,6 +21,7 @@ func TestView_Golden(t *testing.T) {
 		{"table", func() []event.Event { return midSession().events }, []string{"t"}},
 		{"help", func() []event.Event { return midSession().events }, []string{"?"}},
 		{"final", func() []event.Event { return session().events }, nil},
+		{"final_weighed", func() []event.Event { return weighedSession().events }, nil},
 		{"coordination", func() []event.Event { return coordinated().events }, nil},
 		{"start", func() []event.Event { return starting().events }, nil},
 		{"tools", func() []event.Event { return withTools().events }, nil},

@@ -51,6 +51,8 @@ var prices = map[string]Price{
 	"o3":           {2, 0.50, 0, 8},
 	"o3-mini":      {1.10, 0.55, 0, 4.40},
 	"o4-mini":      {1.10, 0.275, 0, 4.40},
+	// computer_use's model (no cached-input price listed)
+	"computer-use-preview": {3, 3, 0, 12},
 	// Anthropic (cache writes cost 1.25x input)
 	"claude-opus-4-6":   {5, 0.50, 6.25, 25},
 	"claude-sonnet-4-6": {3, 0.30, 3.75, 15},
@@ -73,7 +75,9 @@ var prices = map[string]Price{
 	"gemini-2.5-pro":        {1.25, 0.31, 0, 10},
 	"gemini-2.5-flash":      {0.30, 0.075, 0, 2.50},
 	"gemini-2.5-flash-lite": {0.10, 0.025, 0, 0.40},
-	"gemini-2.0-flash":      {0.10, 0.025, 0, 0.40},
+	// gemini_computer_use's model, priced as 2.5 Pro
+	"gemini-2.5-computer-use-preview": {1.25, 0.31, 0, 10},
+	"gemini-2.0-flash":                {0.10, 0.025, 0, 0.40},
 	// xAI
 	"grok-4":      {3, 0.75, 0, 15},
 	"grok-4-fast": {0.20, 0.05, 0, 0.50},

@@ -306,6 +306,10 @@ func (p *Plain) Handle(e event.Event) {
 		p.planSummary()
 		if t := p.st.Totals; t.Usage != (provider.Usage{}) {
 			p.line("%s", UsageLine(t.Usage, t.CostUSD, p.st.UnpricedModels()...))
+			if t.RetriedCalls > 0 {
+				p.line("retried: %d model calls of turns whose worker was lost were paid for and made again (%s, within the cost above)",
+					t.RetriedCalls, usage.AmountOf(t.RetriedCostUSD, provider.Usage{}, true))
+			}
 			for _, l := range breakdown(p.st) {
 				p.line("%s", l)
 			}

@@ -3,7 +3,6 @@ package view
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"massgen/internal/readmodel"
 )
@@ -59,19 +58,9 @@ func WhyLines(d *readmodel.Decision) []string {
 
 // ballot is one vote: who, for what, what it weighs, and its reason.
 func ballot(b readmodel.Ballot, weighed bool) string {
-	var what []string
-	if weighed {
-		what = append(what, "weight "+num(b.Weight))
-		if b.Confidence != nil {
-			what = append(what, "confidence "+num(*b.Confidence))
-		}
-		what = append(what, "worth "+num(b.Worth))
-	} else if b.Confidence != nil {
-		what = append(what, "confidence "+num(*b.Confidence))
-	}
 	s := b.VoterLabel + " for " + b.For
-	if len(what) > 0 {
-		s += " (" + strings.Join(what, ", ") + ")"
+	if w := VoteWorth(b, weighed); w != "" {
+		s += " " + w
 	}
 	if r := oneLine(b.Reason, 160); r != "" {
 		s += ": " + strconv.Quote(r)

@@ -190,7 +190,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) streamLive(ctx context.Context, sse *sseWriter, ss *session, after int64) {
-	n := int(max(0, after))
+	n := ss.indexAfter(after)
 	for {
 		evs, ended, err := waitEvents(ctx, ss, n, sse)
 		if err != nil {

@@ -25,6 +25,9 @@ type parityFold struct {
 	MaxAttempts int           `json:"max_attempts"`
 	Restarts    int           `json:"restarts"`
 	Agents      []parityAgent `json:"agents"`
+	// Decision is the decision record (readmodel.Decision) as JSON, zero values dropped
+	// (normalised): Go leaves them out (omitempty), the JS fold writes them.
+	Decision any `json:"decision"`
 }
 
 type parityAgent struct {
@@ -58,7 +61,10 @@ func TestStateJS_Parity(t *testing.T) {
 	if err != nil || len(logs) == 0 {
 		t.Fatalf("no parity logs: %v", err)
 	}
-	logs = append(logs, writeLog(t, cutOffEvents()))
+	logs = append(logs, writeLog(t, "cut_off.jsonl", cutOffEvents()))
+	for _, l := range decisionLogs() {
+		logs = append(logs, writeLog(t, l.name, l.evs))
+	}
 	args := []string{"internal/web/e2e/parity.mjs"}
 	for _, l := range logs {
 		if !filepath.IsAbs(l) {
@@ -73,6 +79,7 @@ func TestStateJS_Parity(t *testing.T) {
 	for i, l := range logs {
 		t.Run(filepath.Base(l), func(t *testing.T) {
 			got := goFold(t, l)
+			js[i].Decision = normalise(js[i].Decision)
 			if diff := cmp.Diff(got, js[i]); diff != "" {
 				t.Errorf("the Go and JS folds differ (-go +js):\n%s", diff)
 			}
@@ -113,6 +120,16 @@ func goFold(t *testing.T, path string) parityFold {
 		}
 	}
 	out := parityFold{Winner: st.Winner, Attempt: st.Attempt, MaxAttempts: st.MaxAttempts, Restarts: len(st.Restarts), Agents: []parityAgent{}}
+	if d := st.Decision(); d != nil {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &out.Decision); err != nil {
+			t.Fatal(err)
+		}
+		out.Decision = normalise(out.Decision)
+	}
 	for _, a := range st.Agents {
 		u := a.Usage
 		out.Agents = append(out.Agents, parityAgent{ID: a.ID, Rounds: a.Turns, Answers: len(a.Answers), Votes: a.VotesCast,
@@ -152,8 +169,9 @@ func cutOffEvents() []event.Payload {
 	)
 }
 
-// writeLog writes payloads as an events.jsonl, as the run log does, and returns its path.
-func writeLog(t *testing.T, payloads []event.Payload) string {
+// writeLog writes payloads as an events.jsonl named name, as the run log does, and returns its
+// path.
+func writeLog(t *testing.T, name string, payloads []event.Payload) string {
 	t.Helper()
 	var b []byte
 	t0 := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
@@ -164,7 +182,7 @@ func writeLog(t *testing.T, payloads []event.Payload) string {
 		}
 		b = append(b, line...)
 	}
-	path := filepath.Join(t.TempDir(), "cut_off.jsonl")
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}

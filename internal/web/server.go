@@ -67,6 +67,9 @@ type Options struct {
 	Getenv func(string) string
 	// Log, when set, gets a line as each session starts and ends (massgen serve's stdout).
 	Log io.Writer
+	// MemoryDir is the persistent memory store the Memory page lists and forgets from, as
+	// `massgen memory` does; "" means ~/.massgen/memory (app.StoreDir).
+	MemoryDir string
 }
 
 // Server serves the chat API and the dashboard. Its methods are safe for concurrent use.
@@ -85,6 +88,9 @@ type Server struct {
 	now      func() time.Time
 	created  int64 // Unix time the server was made: the models' "created"
 	handler  http.Handler
+
+	// memoryDir is the memory store's folder; "" when there is none (memoryErr says why).
+	memoryDir, memoryErr string
 
 	base   context.Context // parent of every session; cancelled by Close
 	cancel context.CancelFunc
@@ -174,6 +180,13 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if s.getenv == nil {
 		s.getenv = os.Getenv
+	}
+	if s.memoryDir = opts.MemoryDir; s.memoryDir == "" {
+		if dir, err := app.StoreDir(); err != nil {
+			s.memoryErr = err.Error()
+		} else {
+			s.memoryDir = dir
+		}
 	}
 	s.created = s.now().Unix()
 	s.base, s.cancel = context.WithCancel(context.Background())
@@ -299,6 +312,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/setup/validate", s.handleValidate)
 	mux.HandleFunc("POST /api/setup/save", s.handleSave)
 	mux.HandleFunc("GET /api/examples/{name}", s.handleExample)
+	mux.HandleFunc("GET /api/memory", s.handleMemory)
+	mux.HandleFunc("POST /api/memory/forget", s.handleForget)
 	mux.HandleFunc("/api/", s.handleAPINotFound)
 	return s.guard(mux)
 }

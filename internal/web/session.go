@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"massgen/internal/app"
@@ -81,6 +82,15 @@ func (ss *session) next(ctx context.Context, n int) (evs []event.Event, ended bo
 			return nil, false, ctx.Err()
 		}
 	}
+}
+
+// indexAfter is the index in ss.events of the first event numbered after seq. A session on
+// Temporal shows previews, which carry the number of the event they follow, so an event's
+// index is not its number.
+func (ss *session) indexAfter(seq int64) int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return sort.Search(len(ss.events), func(k int) bool { return ss.events[k].Seq > seq })
 }
 
 // snapshot returns the events so far and whether the run has ended.

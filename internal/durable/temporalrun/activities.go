@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"massgen/internal/app"
@@ -27,6 +28,11 @@ type Activities struct {
 	// Allow is where this worker sends requests besides the backends' own endpoints (nil:
 	// only those).
 	Allow *durable.Allowlist
+	// Client sends a running turn's events to its workflow as they happen (nil: they go
+	// with its result, when it ends). Worker sets it.
+	Client client.Client
+	// NewProvider builds an agent's provider (nil: app.NewProvider).
+	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
 
 	mu    sync.Mutex
 	cache map[string][]provider.Provider // providers per workflow, kept for the next turn here
@@ -41,42 +47,63 @@ func heartbeatEvery(timeout time.Duration) time.Duration {
 	return max(timeout/4, 100*time.Millisecond)
 }
 
-// Turn runs one agent turn.
+// Turn runs one agent turn, sending its events to the workflow as they happen.
 func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
+	if done(ctx, a.Client, in.Key) {
+		return TurnResult{Done: true}, nil // its outcome is in the workflow: nothing is bought again
+	}
 	o, err := a.options(in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return TurnResult{}, err
 	}
-	var evs []event.Event
-	o.Bus = collector(&evs)
+	st := newStreamer(ctx, a.Client, in.Key, in.Session.Live)
+	o.Bus = event.NewBus(nil)
+	o.Bus.Subscribe(st)
 	out := engine.RunTurn(ctx, o, in.Ops, in.Agent, in.Conversation)
+	attempt := int(activity.GetInfo(ctx).Attempt)
 	if ctx.Err() != nil {
-		// Cancelled (the session ended) or the worker is stopping: another attempt, if any.
+		// Cancelled (the session ended, the agent was stopped) or the worker is stopping:
+		// what the turn paid for still reaches the workflow.
+		st.finish(nil)
 		return TurnResult{}, ctx.Err()
 	}
-	return TurnResult{Outcome: out, Events: fit(coalesce(evs))}, nil
+	streamed, from, rest := st.finish(func(b *Batch) { b.Turn = &out })
+	if streamed {
+		return TurnResult{Attempt: attempt, Streamed: true}, nil
+	}
+	return TurnResult{Outcome: out, Events: rest, From: from, Attempt: attempt}, nil
 }
 
-// Present runs the final presentation's model calls.
+// Present runs the final presentation's model calls, streaming as Turn does.
 func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
+	if done(ctx, a.Client, in.Key) {
+		return PresentResult{Done: true}, nil
+	}
 	o, err := a.options(in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return PresentResult{}, err
 	}
-	var evs []event.Event
-	o.Bus = collector(&evs)
+	st := newStreamer(ctx, a.Client, in.Key, in.Session.Live)
+	o.Bus = event.NewBus(nil)
+	o.Bus.Subscribe(st)
 	text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
 	if ctx.Err() != nil {
+		st.finish(nil)
 		return PresentResult{}, ctx.Err()
 	}
-	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Events: fit(coalesce(evs))}
+	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Attempt: int(activity.GetInfo(ctx).Attempt)}
 	if err != nil {
 		r.Err = err.Error()
 	}
+	streamed, from, rest := st.finish(func(b *Batch) { b.Present = &r })
+	if streamed {
+		return PresentResult{Attempt: r.Attempt, Streamed: true}, nil
+	}
+	r.Events, r.From = rest, from
 	return r, nil
 }
 
@@ -156,7 +183,11 @@ func (a *Activities) providers(session string, cfg *config.Config) ([]provider.P
 		if err := a.Allow.Check(ag, from); err != nil {
 			return nil, &refusedError{err}
 		}
-		p, err := app.NewProvider(ag.Backend, key, from)
+		newProvider := a.NewProvider
+		if newProvider == nil {
+			newProvider = app.NewProvider
+		}
+		p, err := newProvider(ag.Backend, key, from)
 		if err != nil {
 			return nil, fmt.Errorf("agent %s on this worker: %w", ag.ID, redact.New(key).Error(err))
 		}
@@ -197,60 +228,40 @@ func heartbeat(ctx context.Context) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-func collector(evs *[]event.Event) *event.Bus {
-	bus := event.NewBus(nil)
-	bus.Subscribe(event.SinkFunc(func(e event.Event) { *evs = append(*evs, e) }))
-	return bus
-}
-
-// maxDeltaBytes bounds the streamed text and reasoning an activity result carries: Temporal
-// refuses a payload over 2 MB, and the text the model wrote is in the conversation and the
-// answer events besides.
+// maxDeltaBytes bounds the streamed text and reasoning of one attempt: it travels in the
+// workflow's history, and the text the model wrote is in the conversation and the answer
+// events besides.
 const maxDeltaBytes = 512 << 10
 
-// fit drops the deltas past maxDeltaBytes.
-func fit(evs []event.Event) []event.Event {
-	budget := maxDeltaBytes
-	out := evs[:0]
-	for _, e := range evs {
-		n := 0
-		switch p := e.Payload.(type) {
-		case event.TextDelta:
-			n = len(p.Text)
-		case event.ReasoningDelta:
-			n = len(p.Text)
-		}
-		if n > budget {
-			continue
-		}
-		budget -= n
-		out = append(out, e)
+// deltaLen is the streamed text an event carries (0 for other events).
+func deltaLen(p event.Payload) int {
+	switch p := p.(type) {
+	case event.TextDelta:
+		return len(p.Text)
+	case event.ReasoningDelta:
+		return len(p.Text)
 	}
-	return out
+	return 0
 }
 
-// coalesce merges runs of text and reasoning deltas of one agent: the result travels in the
-// workflow's history, where a delta per token would cost an entry each.
-func coalesce(in []event.Event) []event.Event {
-	var out []event.Event
-	for _, e := range in {
-		if n := len(out); n > 0 {
-			switch p := e.Payload.(type) {
-			case event.TextDelta:
-				if q, ok := out[n-1].Payload.(event.TextDelta); ok && q.Agent == p.Agent && q.Presentation == p.Presentation {
-					q.Text += p.Text
-					out[n-1].Payload = q
-					continue
-				}
-			case event.ReasoningDelta:
-				if q, ok := out[n-1].Payload.(event.ReasoningDelta); ok && q.Agent == p.Agent && q.Presentation == p.Presentation {
-					q.Text += p.Text
-					out[n-1].Payload = q
-					continue
-				}
+// merge appends e to evs, joining it to the last event when both are text (or reasoning)
+// deltas of one agent: a delta per token would cost the history an entry each.
+func merge(evs []event.Event, e event.Event) []event.Event {
+	if n := len(evs); n > 0 {
+		switch p := e.Payload.(type) {
+		case event.TextDelta:
+			if q, ok := evs[n-1].Payload.(event.TextDelta); ok && q.Agent == p.Agent && q.Presentation == p.Presentation {
+				q.Text += p.Text
+				evs[n-1].Payload = q
+				return evs
+			}
+		case event.ReasoningDelta:
+			if q, ok := evs[n-1].Payload.(event.ReasoningDelta); ok && q.Agent == p.Agent && q.Presentation == p.Presentation {
+				q.Text += p.Text
+				evs[n-1].Payload = q
+				return evs
 			}
 		}
-		out = append(out, e)
 	}
-	return out
+	return append(evs, e)
 }

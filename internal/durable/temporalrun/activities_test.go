@@ -7,34 +7,46 @@ import (
 	"massgen/internal/event"
 )
 
-func TestCoalesceAndFit(t *testing.T) {
-	var in []event.Event
-	for range 3 {
-		in = append(in, event.Event{Payload: event.TextDelta{Agent: "a", Text: "ab"}})
-	}
-	in = append(in, event.Event{Payload: event.ReasoningDelta{Agent: "a", Text: "r"}}, event.Event{Payload: event.TextDelta{Agent: "b", Text: "x"}},
-		event.Event{Payload: event.TextDelta{Agent: "b", Text: "y"}}, event.Event{Payload: event.VoteCast{Agent: "b"}})
-	got := coalesce(in)
-	var types []string
-	for _, e := range got {
+func deltas(evs []event.Event) string {
+	var out []string
+	for _, e := range evs {
 		switch p := e.Payload.(type) {
 		case event.TextDelta:
-			types = append(types, p.Agent+":"+p.Text)
+			out = append(out, p.Agent+":"+p.Text)
 		case event.ReasoningDelta:
-			types = append(types, p.Agent+":r:"+p.Text)
+			out = append(out, p.Agent+":r:"+p.Text)
 		default:
-			types = append(types, e.Payload.Type())
+			out = append(out, e.Payload.Type())
 		}
 	}
-	if want := "a:ababab a:r:r b:xy vote_cast"; strings.Join(types, " ") != want {
-		t.Errorf("coalesce: %q, want %q", strings.Join(types, " "), want)
+	return strings.Join(out, " ")
+}
+
+// Without a client a streamer keeps everything for the result: coalesced, the deltas capped.
+func TestStreamer_CoalescesAndCaps(t *testing.T) {
+	s := &streamer{budget: maxDeltaBytes, failed: true, stop: make(chan struct{})}
+	for range 3 {
+		s.Handle(event.Event{Payload: event.TextDelta{Agent: "a", Text: "ab"}})
+	}
+	for _, p := range []event.Payload{event.ReasoningDelta{Agent: "a", Text: "r"}, event.TextDelta{Agent: "b", Text: "x"},
+		event.TextDelta{Agent: "b", Text: "y"}, event.VoteCast{Agent: "b"}} {
+		s.Handle(event.Event{Payload: p})
+	}
+	streamed, from, rest := s.finish(nil)
+	if streamed || from != 0 {
+		t.Fatalf("streamed %v from %d without a client", streamed, from)
+	}
+	if got, want := deltas(rest), "a:ababab a:r:r b:xy vote_cast"; got != want {
+		t.Errorf("events %q, want %q", got, want)
 	}
 
-	big := []event.Event{{Payload: event.TextDelta{Agent: "a", Text: strings.Repeat("x", maxDeltaBytes-10)}},
-		{Payload: event.TextDelta{Agent: "a", Text: strings.Repeat("y", 20)}}, {Payload: event.VoteCast{Agent: "a"}},
-		{Payload: event.TextDelta{Agent: "a", Text: "z"}}}
-	out := fit(big)
-	if len(out) != 3 || out[1].Payload.Type() != "vote_cast" {
-		t.Errorf("fit kept %d events: want the first delta, the vote and the small delta", len(out))
+	s = &streamer{budget: maxDeltaBytes, failed: true, stop: make(chan struct{})}
+	for _, p := range []event.Payload{event.TextDelta{Agent: "a", Text: strings.Repeat("x", maxDeltaBytes-10)},
+		event.TextDelta{Agent: "a", Text: strings.Repeat("y", 20)}, event.VoteCast{Agent: "a"}, event.TextDelta{Agent: "a", Text: "z"}} {
+		s.Handle(event.Event{Payload: p})
+	}
+	_, _, rest = s.finish(nil)
+	if len(rest) != 3 || rest[1].Payload.Type() != "vote_cast" || deltaLen(rest[2].Payload) != 1 {
+		t.Errorf("kept %s: want the first delta, the vote and the small delta", deltas(rest))
 	}
 }

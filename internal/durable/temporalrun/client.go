@@ -78,6 +78,9 @@ func quietLogger() log.Logger {
 // Worker runs sessions' workflows and activities from t's task queue until ctx is done.
 func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
 	w := worker.New(c, t.QueueOrDefault(), worker.Options{})
+	if acts.Client == nil {
+		acts.Client = c // turns stream their events to their workflows through it
+	}
 	Register(w, acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", t.QueueOrDefault(), err)
@@ -116,20 +119,24 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		return fail(err)
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
-		Heartbeat: t.Heartbeat}
+		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.QueueOrDefault(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, WorkflowName, in)
 	if err != nil {
 		return fail(fmt.Errorf("start the session on Temporal: %s", shortError(err)))
 	}
-	tailErr := tail(ctx, c, run, o.Bus)
+	if o.Steering != nil {
+		defer o.Steering.Forward(remoteSteering{c: c, wid: run.GetID()})()
+	}
+	tl := &tailer{c: c, wid: run.GetID(), rid: run.GetRunID(), bus: o.Bus}
+	tailErr := tl.tail(ctx)
 	if ctx.Err() != nil {
-		// Cancel the workflow: it ends coordination as interrupted and presents what it has;
-		// the events that follow are still read, without ctx.
+		// Cancel the workflow (its current run): it ends coordination as interrupted and
+		// presents what it has; the events that follow are still read, without ctx.
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_ = c.CancelWorkflow(cctx, run.GetID(), run.GetRunID())
-		tailErr = tail(cctx, c, run, o.Bus)
+		_ = c.CancelWorkflow(cctx, run.GetID(), "")
+		tailErr = tl.tail(cctx)
 	}
 	var out Outcome
 	gctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -160,33 +167,51 @@ func sessionWorkflowID(o engine.Options) string {
 // pollEvery is how often the starter asks the workflow for new events.
 const pollEvery = 200 * time.Millisecond
 
+// tailer reads a session's events from its workflow, run after run, and publishes them.
+type tailer struct {
+	c        client.Client
+	wid, rid string // the run read now
+	from     int    // the events query's index of the next event
+	bus      *event.Bus
+}
+
 // tail publishes the workflow's events on bus until SessionEnded, the workflow closes or ctx
-// is done.
-func tail(ctx context.Context, c client.Client, run client.WorkflowRun, bus *event.Bus) error {
-	from := 0
+// is done: previews as previews, the logged copies of previewed events as such.
+func (t *tailer) tail(ctx context.Context) error {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), QueryEvents, from)
+		v, err := t.c.QueryWorkflow(ctx, t.wid, t.rid, QueryEvents, t.from)
 		if err == nil {
 			var p Page
 			if err := v.Get(&p); err != nil {
 				return fmt.Errorf("read the session's events: %w", err)
 			}
 			for _, e := range p.Events {
-				bus.Publish(e.Payload)
+				switch {
+				case e.Preview:
+					t.bus.PublishPreview(e.Payload)
+				case e.Previewed:
+					t.bus.PublishPreviewed(e.Payload)
+				default:
+					t.bus.Publish(e.Payload)
+				}
 			}
-			from += len(p.Events)
-			if p.Ended {
+			t.from += len(p.Events)
+			switch {
+			case p.Ended:
 				return nil
-			}
-			if len(p.Events) == maxPageEvents {
+			case p.Continued:
+				if t.rid, err = nextRun(ctx, t.c, t.wid, t.rid); err != nil {
+					return err
+				}
+				continue
+			case len(p.Events) == maxPageEvents:
 				continue // more are waiting
-			}
-			if len(p.Events) == 0 && closed(ctx, c, run) {
+			case len(p.Events) == 0 && closed(ctx, t.c, t.wid, t.rid):
 				return errors.New("the workflow closed before the session ended")
 			}
-		} else if closed(ctx, c, run) {
+		} else if closed(ctx, t.c, t.wid, t.rid) {
 			return err
 		}
 		select {
@@ -197,11 +222,30 @@ func tail(ctx context.Context, c client.Client, run client.WorkflowRun, bus *eve
 	}
 }
 
-// closed reports whether the workflow has closed without the events saying so (it failed).
-func closed(ctx context.Context, c client.Client, run client.WorkflowRun) bool {
-	d, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+// nextRun is the run that continued run rid as new.
+func nextRun(ctx context.Context, c client.Client, wid, rid string) (string, error) {
+	it := c.GetWorkflowHistory(ctx, wid, rid, false, enums.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return "", fmt.Errorf("find the session's next run: %s", shortError(err))
+		}
+		if a := e.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+			return a.GetNewExecutionRunId(), nil
+		}
+	}
+	return "", errors.New("the session's run ended without naming the run that continues it")
+}
+
+// closed reports whether the run has closed without the events saying so (it failed).
+func closed(ctx context.Context, c client.Client, wid, rid string) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, wid, rid)
 	if err != nil {
 		return false
 	}
-	return d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	switch d.GetWorkflowExecutionInfo().GetStatus() {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return false
+	}
+	return true
 }

@@ -173,7 +173,7 @@ func TestSession_SurvivesAKilledWorker(t *testing.T) {
 		}
 		killed = true
 		w := worker.New(c, target.Queue, worker.Options{Identity: "worker-B"})
-		Register(w, &Activities{})
+		Register(w, &Activities{Client: c})
 		if err := w.Start(); err != nil {
 			t.Errorf("start worker B: %v", err)
 			return
@@ -319,8 +319,16 @@ func TestDial_BadAddressFailsFast(t *testing.T) {
 // inProcessWorker runs a worker on target's queue until the test ends.
 func inProcessWorker(t *testing.T, c client.Client, target durable.Target) {
 	t.Helper()
+	workerWith(t, c, target, &Activities{})
+}
+
+// workerWith runs a worker with acts (streaming through c) on target's queue until the test
+// ends.
+func workerWith(t *testing.T, c client.Client, target durable.Target, acts *Activities) {
+	t.Helper()
 	w := worker.New(c, target.Queue, worker.Options{})
-	Register(w, &Activities{})
+	acts.Client = c
+	Register(w, acts)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,17 @@
 // presentation is an activity, run by the engine's own code against a replica of the state.
 // A turn is one activity, not each model call: within a turn the engine decides what to send
 // next from what the model streamed (enforcement retries, tool rounds, the round clock,
-// output caps), and splitting it would copy that logic into the workflow. A dead worker costs
-// the calls of one turn, never an accepted answer or vote.
+// output caps), and splitting it would copy that logic into the workflow.
 //
-// Every event the session makes is kept in the workflow, in order, and read by the process
-// that started the session through a query, which publishes it on its own bus: its live view,
-// events.jsonl, status.json and final/ are those of a local run.
+// A running turn sends its events to the workflow as they happen, in batches (signals, see
+// live.go), and its outcome with the last batch: the workflow shows them at once as previews,
+// and logs them when the turn has ended, so that the attempt of a turn whose worker died is
+// shown while it ran and never logged, and the call that made a turn's answer or vote is not
+// bought again once its outcome is in the workflow. Every event the session makes is kept in
+// the workflow, in order, and read by the process that started the session through a query,
+// which publishes it on its own bus: its live view, events.jsonl, status.json and final/ are
+// those of a local run. A session whose history grows long continues as a new run between
+// turns, carrying the coordinator's state and its place in the events (carry.go).
 package temporalrun
 
 import (
@@ -38,6 +43,12 @@ const (
 	TurnActivity    = "massgen.Turn"
 	PresentActivity = "massgen.Present"
 	QueryEvents     = "massgen.events"
+	// QueryDone answers whether a turn (by its key) has ended: a retried attempt asks first.
+	QueryDone = "massgen.done"
+	// SignalLive carries a running turn's events (a Batch).
+	SignalLive = "massgen.live"
+	// UpdateSteer steers the running session (a Steer).
+	UpdateSteer = "massgen.steer"
 )
 
 // DefaultHeartbeat is how long a worker may go silent before its activity is run again on
@@ -59,6 +70,13 @@ type Session struct {
 	LogDir    string             `json:"log_dir,omitempty"`
 	// Heartbeat is the activities' heartbeat timeout; 0 means DefaultHeartbeat.
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// Live is how often a running turn sends its events; 0 means DefaultLive.
+	Live time.Duration `json:"live,omitempty"`
+	// HistoryLimit continues the session as a new run once its history holds this many
+	// events; 0 leaves it to Temporal's suggestion.
+	HistoryLimit int `json:"history_limit,omitempty"`
+	// Carry is set when this run continues an earlier one of the session.
+	Carry *Carry `json:"carry,omitempty"`
 }
 
 // Outcome is a workflow's result.
@@ -77,11 +95,13 @@ type Outcome struct {
 	CostUnknown bool `json:"cost_unknown,omitempty"`
 }
 
-// Page is what the events query answers: the session's events from From on, and whether the
-// session has ended (its last event is SessionEnded).
+// Page is what the events query answers: the session's events (previews included) from From
+// on, whether the session has ended (its last event is SessionEnded), and whether this run
+// continued as a new one, which holds the events after these.
 type Page struct {
-	Events []event.Event `json:"events"`
-	Ended  bool          `json:"ended"`
+	Events    []event.Event `json:"events"`
+	Ended     bool          `json:"ended"`
+	Continued bool          `json:"continued,omitempty"`
 }
 
 // maxPage bounds the events of one query answer, well inside Temporal's payload limit.
@@ -97,12 +117,21 @@ type TurnInput struct {
 	Ops          []engine.Op         `json:"ops"`
 	Agent        int                 `json:"agent"`
 	Conversation engine.Conversation `json:"conversation"`
+	// Key names the turn in its run, for its batches and QueryDone.
+	Key string `json:"key,omitempty"`
 }
 
-// TurnResult is a turn activity's result.
+// TurnResult is a turn activity's result. When the turn's outcome went to the workflow with
+// its last batch (Streamed), it holds nothing else; otherwise Events are the attempt's
+// events from From on (those before went as batches).
 type TurnResult struct {
-	Outcome engine.TurnOutcome `json:"outcome"`
-	Events  []event.Event      `json:"events"`
+	Outcome  engine.TurnOutcome `json:"outcome"`
+	Events   []event.Event      `json:"events"`
+	Attempt  int                `json:"attempt,omitempty"`
+	From     int                `json:"from,omitempty"`
+	Streamed bool               `json:"streamed,omitempty"`
+	// Done: an earlier attempt had already ended the turn; this one did nothing.
+	Done bool `json:"done,omitempty"`
 }
 
 // PresentInput is the presentation activity's input.
@@ -112,9 +141,11 @@ type PresentInput struct {
 	Ops          []engine.Op `json:"ops"`
 	Agent        int         `json:"agent"`
 	System, User string
+	Key          string `json:"key,omitempty"`
 }
 
-// PresentResult is the presentation activity's result.
+// PresentResult is the presentation activity's result; Attempt, From, Streamed and Done as
+// in TurnResult.
 type PresentResult struct {
 	Text      string         `json:"text"`
 	Truncated string         `json:"truncated,omitempty"`
@@ -122,25 +153,37 @@ type PresentResult struct {
 	Usage     provider.Usage `json:"usage,omitzero"`
 	Cost      float64        `json:"cost,omitempty"`
 	Events    []event.Event  `json:"events"`
+	Attempt   int            `json:"attempt,omitempty"`
+	From      int            `json:"from,omitempty"`
+	Streamed  bool           `json:"streamed,omitempty"`
+	Done      bool           `json:"done,omitempty"`
 }
 
 // SessionWorkflow runs one session. Its code must stay deterministic: time from workflow.Now,
 // waiting through the selector, no goroutines, no I/O; the engine code it calls is the pure
 // coordination.
 func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
-	var log []event.Event
-	var ended bool
+	w := &run{ctx: ctx, in: in, turns: map[string]*liveTurn{}}
 	now := func() time.Time { return workflow.Now(ctx) }
-	bus := event.NewBus(now)
-	bus.Subscribe(event.SinkFunc(func(e event.Event) {
-		log = append(log, e)
-		_, ended = e.Payload.(event.SessionEnded)
+	w.bus = event.NewBus(now)
+	if c := in.Carry; c != nil {
+		w.base, w.seq, w.nturns = c.Base, c.Seq, c.Turns
+		w.bus.ResumeAt(c.Seq)
+	}
+	w.bus.Subscribe(event.SinkFunc(func(e event.Event) {
+		w.tail = append(w.tail, e)
+		w.seq = e.Seq
+		_, w.ended = e.Payload.(event.SessionEnded)
 	}))
-	err := workflow.SetQueryHandler(ctx, QueryEvents, func(from int) (Page, error) {
-		return page(log, from, ended), nil
-	})
+	err := workflow.SetQueryHandler(ctx, QueryEvents, func(from int) (Page, error) { return w.page(from), nil })
+	if err == nil {
+		err = workflow.SetQueryHandler(ctx, QueryDone, func(key string) (bool, error) {
+			lt := w.turns[key]
+			return lt != nil && lt.done, nil
+		})
+	}
 	if err != nil {
-		return Outcome{}, fmt.Errorf("events query: %w", err)
+		return Outcome{}, fmt.Errorf("queries: %w", err)
 	}
 	cfg, err := durable.DecodeConfig(in.Config)
 	if err == nil {
@@ -149,27 +192,40 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, temporal.NewNonRetryableApplicationError(err.Error(), "unsupported", nil)
 	}
-	// The replica's events come with the worker's clock; their order is the workflow's.
-	forward := func(evs []event.Event) {
-		for _, e := range evs {
-			if !engine.Decided(e.Payload) {
-				bus.Publish(e.Payload)
-			}
-		}
-	}
+	w.live = workflow.GetSignalChannel(ctx, SignalLive)
+	w.wake = workflow.NewBufferedChannel(ctx, 1)
 
 	o := engineOptions(in, cfg)
-	o.Bus, o.Now = bus, now
-	x := engine.NewCoordinator(o)
-	x.Start()
+	o.Bus, o.Now = w.bus, now
+	n := len(o.Agents)
+	w.convs, w.rounds = make([]engine.Conversation, n), make([]int, n)
+	w.busy, w.paused, w.running = make([]bool, n), make([]bool, n), make([]*liveTurn, n)
+	t := o.Timeouts
+	if t.Orchestrator <= 0 {
+		t.Orchestrator = 1800 * time.Second
+	}
+	if c := in.Carry; c != nil {
+		if w.x, err = engine.ResumeCoordinator(o, c.Coord); err == nil && (len(c.Convs) != n || len(c.Rounds) != n) {
+			err = fmt.Errorf("the carried state is for %d agents, the session has %d", len(c.Convs), n)
+		}
+		if err != nil {
+			return Outcome{}, temporal.NewNonRetryableApplicationError("continue the session: "+err.Error(), "carry", nil)
+		}
+		copy(w.convs, c.Convs)
+		copy(w.rounds, c.Rounds)
+		w.deadline = c.Deadline
+	} else {
+		w.x = engine.NewCoordinator(o)
+		w.x.Start()
+		w.deadline = now().Add(t.Orchestrator)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSteer, w.steer, workflow.UpdateHandlerOptions{Validator: w.validSteer}); err != nil {
+		return Outcome{}, fmt.Errorf("steering: %w", err)
+	}
 
 	hb := in.Heartbeat
 	if hb <= 0 {
 		hb = DefaultHeartbeat
-	}
-	t := o.Timeouts
-	if t.Orchestrator <= 0 {
-		t.Orchestrator = 1800 * time.Second
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		// A turn lasts at most the session; the heartbeat finds a dead worker much sooner.
@@ -177,69 +233,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		HeartbeatTimeout:    hb,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: maxAttempts},
 	})
-	wid := workflow.GetInfo(ctx).WorkflowExecution.ID
-	n := len(o.Agents)
-	convs := make([]engine.Conversation, n)
-	rounds := make([]int, n)
-	busy := make([]bool, n)
-	paused := make([]bool, n)
-
-	turnCtx, cancelTurns := workflow.WithCancel(actx)
-	sel := workflow.NewSelector(ctx)
-	timeout := workflow.NewTimer(turnCtx, t.Orchestrator)
-	reason := ""
-	var refused error // a worker refused the session: it ends without a result
-	sel.AddFuture(timeout, func(f workflow.Future) {
-		if f.Get(ctx, nil) == nil {
-			reason = event.EndTimeout
-		}
-	})
-	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { reason = event.EndInterrupted })
-
-	var startTurn func(i int)
-	startTurn = func(i int) {
-		rounds[i]++
-		conv := x.BeginTurn(i, convs[i], rounds[i])
-		busy[i] = true
-		f := workflow.ExecuteActivity(turnCtx, TurnActivity, TurnInput{Session: in, WorkflowID: wid, Ops: x.Ops(), Agent: i, Conversation: conv})
-		sel.AddFuture(f, func(f workflow.Future) {
-			busy[i] = false
-			var r TurnResult
-			if err := f.Get(ctx, &r); err != nil {
-				if x.Ended() || temporal.IsCanceledError(err) {
-					return
-				}
-				if isRefusal(err) {
-					refused = err
-					return
-				}
-				r.Outcome = engine.TurnOutcome{Conversation: conv, Err: "the turn could not run on any worker: " + activityError(err), Fatal: isNonRetryable(err)}
-			}
-			forward(r.Events)
-			convs[i] = x.Finish(i, r.Outcome)
-			if r.Outcome.Err != "" && !x.Dead(i) && !x.Ended() {
-				paused[i] = true
-				sel.AddFuture(workflow.NewTimer(turnCtx, x.RetryDelay(i)), func(workflow.Future) { paused[i] = false })
-			}
-		})
-	}
-	for !x.Ended() && refused == nil {
-		for i := range n {
-			if !busy[i] && !paused[i] && x.Ready(i) {
-				startTurn(i)
-			}
-		}
-		if x.Ended() {
-			break
-		}
-		sel.Select(ctx)
-		if reason != "" {
-			x.End(reason)
-		}
-	}
-	cancelTurns()
-	if refused != nil {
-		return Outcome{}, temporal.NewNonRetryableApplicationError(activityError(refused), refusedType, nil)
+	w.wid = workflow.GetInfo(ctx).WorkflowExecution.ID
+	if out, done, err := w.coordinate(actx); done {
+		return out, err
 	}
 
 	// The presentation is never cut off by the session timeout, nor by a cancelled workflow
@@ -250,18 +246,8 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		pres = 600 * time.Second
 	}
 	pctx = workflow.WithStartToCloseTimeout(pctx, pres+time.Minute)
-	res := x.Present(context.Background(), func(_ context.Context, i int, system, user string) (string, string, error) {
-		var r PresentResult
-		err := workflow.ExecuteActivity(pctx, PresentActivity, PresentInput{Session: in, WorkflowID: wid, Ops: x.Ops(), Agent: i, System: system, User: user}).Get(pctx, &r)
-		if err != nil {
-			return "", "", errors.New("the final presentation could not run on any worker: " + activityError(err))
-		}
-		forward(r.Events)
-		x.Account(i, r.Usage, r.Cost)
-		if r.Err != "" {
-			return "", "", errors.New(r.Err)
-		}
-		return r.Text, r.Truncated, nil
+	res := w.x.Present(context.Background(), func(_ context.Context, i int, system, user string) (string, string, error) {
+		return w.present(pctx, i, system, user)
 	})
 	out := Outcome{Status: res.Status, ExitCode: res.ExitCode, EndReason: res.EndReason, Winner: res.Winner,
 		FinalAnswer: res.FinalAnswer, TruncatedBy: res.TruncatedBy, Seconds: res.Duration.Seconds(), Usage: res.Usage, CostUSD: res.CostUSD,
@@ -272,8 +258,180 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	return out, nil
 }
 
-// page is the events from index from on, within the page bounds.
-func page(log []event.Event, from int, ended bool) Page {
+// run is one run of a session's workflow: the coordinator, the agents' turns and the events.
+type run struct {
+	ctx workflow.Context
+	in  Session
+	wid string
+	x   *engine.Coordinator
+	bus *event.Bus
+
+	tail   []event.Event // this run's events and previews, in the order the query serves them
+	base   int           // the query's index of tail[0]: entries of the runs before
+	seq    int64         // the last event's number
+	ended  bool          // the last event is SessionEnded
+	moved  bool          // the run continued as a new one
+	nturns int           // activities started, for their keys
+
+	live     workflow.ReceiveChannel // SignalLive
+	wake     workflow.Channel        // steering changed what the loop waits for
+	sel      workflow.Selector
+	turnCtx  workflow.Context     // the turns' and their pauses', cancelled when coordination ends
+	turns    map[string]*liveTurn // by key, this run's turns and presentations
+	running  []*liveTurn          // each agent's turn in progress
+	convs    []engine.Conversation
+	rounds   []int
+	busy     []bool
+	paused   []bool
+	deadline time.Time // coordination times out
+	draining bool      // no new turns: the run continues as new once the running ones end
+}
+
+// coordinate runs the agents' turns until coordination ends. done reports that the workflow
+// returns (out, err) now: a worker refused the session, or the run continues as new.
+func (w *run) coordinate(actx workflow.Context) (out Outcome, done bool, err error) {
+	ctx, x := w.ctx, w.x
+	turnCtx, cancelTurns := workflow.WithCancel(actx)
+	defer cancelTurns()
+	w.turnCtx = turnCtx
+	w.sel = workflow.NewSelector(ctx)
+	timeout := workflow.NewTimer(turnCtx, max(w.deadline.Sub(workflow.Now(ctx)), time.Millisecond))
+	reason := ""
+	var refused error // a worker refused the session: it ends without a result
+	w.sel.AddFuture(timeout, func(f workflow.Future) {
+		if f.Get(ctx, nil) == nil {
+			reason = event.EndTimeout
+		}
+	})
+	w.sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { reason = event.EndInterrupted })
+	w.sel.AddReceive(w.live, func(c workflow.ReceiveChannel, _ bool) {
+		var b Batch
+		c.Receive(ctx, &b)
+		w.onBatch(b)
+	})
+	w.sel.AddReceive(w.wake, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+
+	for !x.Ended() && refused == nil {
+		for i := range w.busy {
+			if !w.draining && !w.busy[i] && !w.paused[i] && x.Ready(i) {
+				w.startTurn(turnCtx, i, &refused)
+			}
+		}
+		if x.Ended() {
+			break
+		}
+		if !w.draining && w.tooLong() {
+			w.draining = true
+		}
+		if w.draining && w.idle() {
+			w.drainLive()
+			return Outcome{}, true, w.continueAsNew()
+		}
+		w.sel.Select(ctx)
+		if reason != "" {
+			x.End(reason)
+		}
+	}
+	cancelTurns()
+	w.settleRunning()
+	if refused != nil {
+		return Outcome{}, true, temporal.NewNonRetryableApplicationError(activityError(refused), refusedType, nil)
+	}
+	return Outcome{}, false, nil
+}
+
+// startTurn starts agent i's next turn as an activity.
+func (w *run) startTurn(turnCtx workflow.Context, i int, refused *error) {
+	ctx, x := w.ctx, w.x
+	w.rounds[i]++
+	conv := x.BeginTurn(i, w.convs[i], w.rounds[i])
+	w.busy[i] = true
+	lt := w.newTurn(i)
+	w.running[i] = lt
+	tctx, cancel := workflow.WithCancel(turnCtx)
+	lt.cancel = cancel
+	f := workflow.ExecuteActivity(tctx, TurnActivity, TurnInput{Session: w.in, WorkflowID: w.wid, Ops: x.Ops(), Agent: i, Conversation: conv, Key: lt.key})
+	w.sel.AddFuture(f, func(f workflow.Future) {
+		// Batches that reached the workflow before the activity ended come first.
+		w.drainLive()
+		if lt.done {
+			return
+		}
+		var r TurnResult
+		if err := f.Get(ctx, &r); err != nil {
+			if x.Ended() || temporal.IsCanceledError(err) {
+				w.cancelled(lt)
+				return
+			}
+			if isRefusal(err) {
+				*refused = err
+				w.busy[i] = false
+				lt.done = true
+				return
+			}
+			w.failed(lt, engine.TurnOutcome{Conversation: conv, Err: "the turn could not run on any worker: " + activityError(err), Fatal: isNonRetryable(err)})
+			return
+		}
+		if r.Done {
+			// An earlier attempt's outcome ended the turn, and was lost on the way: the
+			// turn failed as a whole (this cannot happen while batches arrive in order).
+			w.failed(lt, engine.TurnOutcome{Conversation: conv, Err: "the turn's outcome was lost"})
+			return
+		}
+		w.received(lt, r.Attempt, r.From, r.Events, false)
+		w.finishTurn(lt, r.Outcome, false)
+	})
+}
+
+// afterTurn applies what a turn's outcome leaves to do: a paused agent after a failed turn.
+func (w *run) afterTurn(i int, out engine.TurnOutcome) {
+	x := w.x
+	if out.Err != "" && !x.Dead(i) && !x.Ended() {
+		w.paused[i] = true
+		w.sel.AddFuture(workflow.NewTimer(w.turnCtx, x.RetryDelay(i)), func(workflow.Future) { w.paused[i] = false })
+	}
+}
+
+// present runs the final presentation's model calls on a worker, showing its text as it
+// streams.
+func (w *run) present(pctx workflow.Context, i int, system, user string) (string, string, error) {
+	ctx := w.ctx
+	lt := w.newTurn(i)
+	lt.present = true
+	f := workflow.ExecuteActivity(pctx, PresentActivity, PresentInput{Session: w.in, WorkflowID: w.wid, Ops: w.x.Ops(), Agent: i,
+		System: system, User: user, Key: lt.key})
+	for !lt.done && !f.IsReady() {
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(f, func(workflow.Future) {})
+		sel.AddReceive(w.live, func(c workflow.ReceiveChannel, _ bool) {
+			var b Batch
+			c.Receive(ctx, &b)
+			w.onBatch(b)
+		})
+		sel.Select(ctx)
+	}
+	w.drainLive()
+	if !lt.done {
+		var r PresentResult
+		if err := f.Get(pctx, &r); err != nil {
+			w.commit(lt, true) // what its last attempt did stands
+			lt.done = true
+			return "", "", errors.New("the final presentation could not run on any worker: " + activityError(err))
+		}
+		w.received(lt, r.Attempt, r.From, r.Events, false)
+		w.finishPresent(lt, r)
+	}
+	r := lt.presented
+	if r.Err != "" {
+		return "", "", errors.New(r.Err)
+	}
+	return r.Text, r.Truncated, nil
+}
+
+// page is the events from the query's index from on, within the page bounds.
+func (w *run) page(from int) Page {
+	log := w.tail
+	from -= w.base
 	if from < 0 || from > len(log) {
 		from = len(log)
 	}
@@ -286,7 +444,7 @@ func page(log []event.Event, from int, ended bool) Page {
 		}
 		end++
 	}
-	return Page{Events: log[from:end], Ended: ended && end == len(log)}
+	return Page{Events: log[from:end], Ended: w.ended && end == len(log), Continued: w.moved && end == len(log)}
 }
 
 // approxSize estimates an event's encoded size from its longest parts: deltas and contents.

@@ -4,6 +4,7 @@
 import { el, fmt, badge, api, ctrlEnter } from './dom.js';
 import { SessionView } from './session.js';
 import { showSetup } from './wizard.js';
+import { showMemory } from './memory.js';
 
 const main = document.getElementById('main');
 let cleanup = null; // stops the current page's timers and streams
@@ -15,11 +16,12 @@ function route() {
   const [path, query] = (location.hash.slice(1) || '/').split('?');
   const params = new URLSearchParams(query || '');
   document.querySelectorAll('nav a').forEach((a) => a.classList.toggle('active',
-    (a.dataset.nav === 'list' && path === '/') || (a.dataset.nav === 'new' && path === '/new') || (a.dataset.nav === 'setup' && path === '/setup')));
+    (a.dataset.nav === 'list' && path === '/') || (a.dataset.nav === 'new' && path === '/new') || (a.dataset.nav === 'setup' && path === '/setup') || (a.dataset.nav === 'memory' && path === '/memory')));
   const m = path.match(sessionPath);
   if (path === '/') return showList();
   if (path === '/new') return showNew(params);
   if (path === '/setup') { cleanup = showSetup(main, params); return undefined; }
+  if (path === '/memory') return showMemory(main, params);
   if (m) return showSession(m[2], m[1] === 'session' ? 'live' : 'replay', params);
   main.replaceChildren(el('p', { class: 'empty', text: 'Nothing here. ' }, el('a', { href: '#/', text: 'Back to the sessions' })));
 }

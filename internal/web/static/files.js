@@ -139,6 +139,22 @@ export function artifactsView(files, winner) {
   return el('section', { class: 'artifacts', id: 'artifacts' }, el('h3', { text: `What ${winner} produced` }), list, box);
 }
 
+// memoryFilesView lists the filesystem memory the winner's workspace kept
+// (final/<winner>/workspace/memory/short_term and long_term, the memfiles tools' files), each
+// tier's files as chips that preview the file; null when there is none.
+export function memoryFilesView(files, winner) {
+  const prefix = `final/${winner}/workspace/memory/`;
+  const tiers = ['short_term', 'long_term'].map((tier) => [tier, files.files().filter((e) => e.path.startsWith(`${prefix}${tier}/`))]).filter(([, fs]) => fs.length);
+  if (!tiers.length) return null;
+  const box = el('div', { class: 'artifact-body' });
+  const chips = tiers.map(([tier, fs]) => el('div', { class: 'artifact-list', 'data-tier': tier }, el('span', { class: 'muted small', text: `${tier}: ` }),
+    fs.slice(0, 40).map((e) => el('button', {
+      type: 'button', class: 'chip', 'data-path': e.path, text: e.path.slice(prefix.length + tier.length + 1),
+      onclick: async () => box.replaceChildren(await files.preview(e.path)),
+    }))));
+  return el('section', { class: 'artifacts', id: 'memory-files' }, el('h3', { text: 'Memory files the team kept' }), ...chips, box);
+}
+
 function size(n) {
   if (n == null) return '';
   if (n < 1024) return `${n} B`;

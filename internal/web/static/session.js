@@ -9,9 +9,11 @@ import { newModel, apply } from './state.js';
 import { AgentsView } from './agents.js';
 import { drawTimeline } from './timeline.js';
 import { answersView, answerDetail, votesView, voteDetail } from './browse.js';
-import { FilesView, artifactsView } from './files.js';
+import { FilesView, artifactsView, memoryFilesView } from './files.js';
 import { costView } from './cost.js';
 import { SteerBar } from './steer.js';
+import { decision } from './decision.js';
+import { whyView } from './why.js';
 
 const tabs = [['agents', 'Agents', 'g'], ['timeline', 'Timeline', 't'], ['answers', 'Answers', 'a'], ['votes', 'Votes', 'v'], ['files', 'Files', 'w'], ['cost', 'Cost', 'c']];
 
@@ -59,8 +61,9 @@ export class SessionView {
     this.finalEl = el('div', { class: 'markdown', id: 'final-answer' });
     this.winnerEl = el('p', { class: 'winner', id: 'winner' });
     this.artifactsEl = el('div');
+    this.whyEl = el('div', { class: 'why-box' });
     this.finalBox = el('section', { class: 'card final-box', hidden: true, id: 'final-box' },
-      el('h2', { text: 'Final answer' }), this.winnerEl, this.finalEl, this.artifactsEl);
+      el('h2', { text: 'Final answer' }), this.winnerEl, this.finalEl, this.whyEl, this.artifactsEl);
     this.errorEl = el('p', { class: 'error', hidden: true, id: 'session-error' });
     this.tabBar = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Session views' });
     this.panes = {};
@@ -89,7 +92,10 @@ export class SessionView {
   // same log folder): the server lists the turn folders.
   async loadTurns() {
     try {
-      const { turns } = await (await api(`/api/sessions/${this.id}`)).json();
+      const { turns, decision: told } = await (await api(`/api/sessions/${this.id}`)).json();
+      // The server's record of an ended turn carries the verifiers' verdicts, which the
+      // events folded here may not (yet) hold.
+      if (told?.verifiers?.length) { this.toldVerifiers = told.verifiers; this.schedule(); }
       const [log, turn] = this.id.split('/');
       const here = Number(turn.slice('turn_'.length));
       if (!turns || turns.length < 2) { this.turnsEl.hidden = true; return; }
@@ -265,11 +271,21 @@ export class SessionView {
       this.finalEl.innerHTML = renderMarkdown(text);
     }
     this.finalEl.classList.toggle('streaming', m.final == null);
+    // The decision is redrawn only when it changes (a restart clears it, verdicts add to it).
+    const d = decision(m);
+    if (d && !d.verifiers.length && this.toldVerifiers) d.verifiers = this.toldVerifiers;
+    const key = d ? JSON.stringify(d) : '';
+    if (key !== this.shownWhy) {
+      this.shownWhy = key;
+      const v = whyView(d);
+      this.whyEl.replaceChildren(...(v ? [v] : []));
+    }
     if (this.ended && m.winner && !this.artifactsShown) {
       this.artifactsShown = true;
       this.files.load(true).then(() => {
         const a = artifactsView(this.files, m.winner);
-        if (a) this.artifactsEl.replaceChildren(a);
+        const mem = memoryFilesView(this.files, m.winner);
+        this.artifactsEl.replaceChildren(...[a, mem].filter(Boolean));
       });
     }
   }

@@ -14,7 +14,7 @@ export function newModel() {
     status: 'running', error: '', exitCode: null, duration: null, start: null, last: null,
     version: 0, permissions: [], permById: {}, messages: [], notes: [], rev: 0,
     questions: [], qById: {},
-    attempt: 0, maxAttempts: 0, restarts: [], evaluation: null,
+    attempt: 0, maxAttempts: 0, restarts: [], evaluation: null, ended: false,
   };
 }
 
@@ -24,7 +24,7 @@ function agentOf(x, i) {
     current: null, text: null, reasoning: null, tools: {}, answers: 0, votes: 0,
     usage: { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, calls: 0, estimated: false },
     rounds: [], toolCalls: 0, toolMs: 0, toolErrors: 0, timeUp: false,
-    writing: '', pending: [], cutOff: [],
+    writing: '', pending: [], cutOff: [], dead: false,
   };
 }
 
@@ -212,11 +212,11 @@ export function apply(m, e) {
         if (v) { v.vote = null; if (v !== a) v.status = 'restarting'; }
       }
       a.vote = null;
-      const ans = { label: d.label, agent: a.id, content: d.content, t, version: d.version, k: a.answers, context: a.context.filter((l) => l !== d.label), superseded: false, rev: 0 };
+      const ans = { label: d.label, agent: a.id, content: d.content, t, version: d.version, confidence: d.confidence ?? null, k: a.answers, context: a.context.filter((l) => l !== d.label), superseded: false, rev: 0 };
       m.answers.push(ans);
       m.answerByLabel[d.label] = ans;
       item(a, 'answer', t, { answer: ans });
-      m.version = d.version;
+      m.version = Math.max(m.version, d.version || 0);
       if (round(a)) round(a).outcome = `answered ${d.label}`;
       break;
     }
@@ -224,7 +224,8 @@ export function apply(m, e) {
       if (!a) break;
       endStreams(m, a);
       a.writing = '';
-      const v = { agent: a.id, answerLabel: d.answer_label, targetLabel: d.target_label, target: d.target, reason: d.reason, version: d.version, t, stale: false, ignored: false, rev: 0 };
+      const v = { agent: a.id, answerLabel: d.answer_label, targetLabel: d.target_label, target: d.target, reason: d.reason, version: d.version,
+        scoped: !!d.scoped, confidence: d.confidence ?? null, t, stale: false, ignored: false, rev: 0 };
       m.votes.push(v);
       a.vote = v;
       a.votes++;
@@ -258,6 +259,7 @@ export function apply(m, e) {
       endStreams(m, a);
       endCalls(a);
       a.status = /stopped/.test(d.reason || '') ? 'stopped' : 'dead';
+      a.dead = true; // final for the attempt, whatever follows (readmodel's Dead)
       a.detail = d.reason;
       item(a, 'note', t, { level: 'error', text: `out of the session: ${d.reason}` });
       break;
@@ -344,6 +346,7 @@ export function apply(m, e) {
       break;
     }
     case 'coordination_ended':
+      m.ended = true;
       m.endReason = d.reason;
       m.winner = d.winner || '';
       m.winnerLabel = d.winner_label || '';
@@ -395,11 +398,11 @@ export function apply(m, e) {
       m.restarts.push({ attempt: d.attempt, agent: d.agent, reason: d.reason, instructions: d.instructions });
       m.attempt = d.attempt; m.maxAttempts = d.max_attempts;
       Object.assign(m, { answers: [], answerByLabel: {}, votes: [], final: null, presentation: '', presenter: '', winner: '', winnerLabel: '',
-        answerLabel: '', tally: null, endReason: '', tie: false, version: 0 });
+        answerLabel: '', tally: null, endReason: '', tie: false, version: 0, ended: false });
       for (const x of m.agents) {
         endStreams(m, x);
         endCalls(x);
-        Object.assign(x, { status: 'waiting', detail: '', vote: null, current: null, answers: 0, presenting: null, context: [] });
+        Object.assign(x, { status: 'waiting', detail: '', vote: null, current: null, answers: 0, presenting: null, context: [], dead: false });
         item(x, 'restart', t, { attempt: d.attempt, maxAttempts: d.max_attempts, reason: d.reason, instructions: d.instructions, by: d.agent });
       }
       break;
