@@ -1,6 +1,8 @@
 package view
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"massgen/internal/readmodel"
@@ -36,14 +38,26 @@ func DissentLine(d *readmodel.Decision) string {
 	return "strongest dissent: " + ballot(*d.Dissent, d.Weighting != "plain")
 }
 
-// VerifierLines are the verifiers' verdicts on the winning answer, or "verifiers: none ran".
+// VerifierLines are the verifiers' verdicts, each answer they checked in turn, and what they
+// decided; "verifiers: none ran" without verifiers.
 func VerifierLines(d *readmodel.Decision) []string {
 	if len(d.Verifiers) == 0 {
 		return []string{"verifiers: none ran"}
 	}
-	out := make([]string, 0, len(d.Verifiers))
+	out := make([]string, 0, len(d.Verifiers)+1)
 	for _, v := range d.Verifiers {
-		out = append(out, "verifier "+v.Verifier+": "+v.Verdict+" "+oneLine(v.Note, 160))
+		by := v.Agent
+		if v.SubagentID != "" {
+			by = "subagent " + v.SubagentID
+		}
+		line := fmt.Sprintf("verifier %d (%s, by %s) on %s: %s", v.Verifier, v.Aspect, by, v.AnswerLabel, v.Verdict)
+		if r := oneLine(v.Reason, 160); r != "" {
+			line += ": " + strconv.Quote(r)
+		}
+		out = append(out, line)
+	}
+	if d.Verified == readmodel.VerifiedNonePassed {
+		out = append(out, "no answer passed every verifier: the plain tally's winner stands")
 	}
 	return out
 }

@@ -36,22 +36,8 @@ func WhyLines(d *readmodel.Decision) []string {
 	if b := d.Dissent; b != nil {
 		out = append(out, "  strongest dissent: "+ballot(*b, weighed))
 	}
-	if len(d.Verifiers) == 0 {
-		out = append(out, "  verifiers: none ran")
-	}
-	for _, v := range d.Verifiers {
-		by := v.Agent
-		if v.SubagentID != "" {
-			by = "subagent " + v.SubagentID
-		}
-		line := fmt.Sprintf("  verifier %d (%s, by %s) on %s: %s", v.Verifier, v.Aspect, by, v.AnswerLabel, v.Verdict)
-		if r := oneLine(v.Reason, 160); r != "" {
-			line += ": " + strconv.Quote(r)
-		}
-		out = append(out, line)
-	}
-	if d.Verified == readmodel.VerifiedNonePassed {
-		out = append(out, "  no answer passed every verifier: the plain tally's winner stands")
+	for _, l := range VerifierLines(d) {
+		out = append(out, "  "+l)
 	}
 	return out
 }

@@ -52,7 +52,21 @@ func decisionLogs() []decisionLog {
 		event.CoordinationEnded{Reason: event.EndAllAnswered, Winner: "b", WinnerLabel: "agent2", AnswerLabel: "agent2.1"},
 		event.SessionEnded{Status: event.StatusCompleted},
 	}
-	return []decisionLog{{"decision_weighted.jsonl", weighted}, {"decision_tie.jsonl", tie}, {"decision_skipped.jsonl", skipped}}
+	// The vote's leader fails correctness; the next answer passes both verifiers and wins.
+	verified := []event.Payload{
+		event.SessionStarted{Question: "q", Turn: 1, Agents: two},
+		event.AnswerSubmitted{Agent: "a", Label: "agent1.1", Content: "A1", Version: 1},
+		event.AnswerSubmitted{Agent: "b", Label: "agent2.1", Content: "B1", Version: 2},
+		event.VoteCast{Agent: "a", Target: "a", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "mine", Version: 2},
+		event.VoteCast{Agent: "b", Target: "a", TargetLabel: "agent1", AnswerLabel: "agent1.1", Reason: "A", Version: 2},
+		event.AnswerVerified{Agent: "b", Verifier: 1, Aspect: "correctness", Candidate: "a", AnswerLabel: "agent1.1", Verdict: event.VerdictFail, Reason: "wrong"},
+		event.AnswerVerified{Agent: "b", Verifier: 1, Aspect: "correctness", Candidate: "b", AnswerLabel: "agent2.1", Verdict: event.VerdictPass, Reason: "right"},
+		event.AnswerVerified{Agent: "a", Verifier: 2, Aspect: "format", SubagentID: "verifier_2_agent2_1", Candidate: "b", AnswerLabel: "agent2.1", Verdict: event.VerdictPass},
+		event.CoordinationEnded{Reason: event.EndConsensus, Winner: "b", WinnerLabel: "agent2", AnswerLabel: "agent2.1"},
+		event.SessionEnded{Status: event.StatusCompleted},
+	}
+	return []decisionLog{{"decision_weighted.jsonl", weighted}, {"decision_tie.jsonl", tie}, {"decision_skipped.jsonl", skipped},
+		{"decision_verified.jsonl", verified}}
 }
 
 // normalise drops the zero values of a decoded JSON value (false, "", null, 0, empty lists
@@ -102,6 +116,7 @@ func TestDecisionLogs_Fold(t *testing.T) {
 		"decision_weighted.jsonl": "agent3 for agent2.1 worth 0.45; agent1 score 2.1",
 		"decision_tie.jsonl":      "agent1 for agent2.1 worth 1; agent1 score 1",
 		"decision_skipped.jsonl":  "no vote",
+		"decision_verified.jsonl": "agent1 for agent1.1 worth 1; agent1 score 2; passed after 3 verdicts",
 	}
 	for _, l := range decisionLogs() {
 		d := goFold(t, writeLog(t, l.name, l.evs)).Decision
@@ -116,6 +131,9 @@ func TestDecisionLogs_Fold(t *testing.T) {
 			ds := m["dissent"].(map[string]any)
 			c := m["tally"].([]any)[0].(map[string]any)
 			got = ds["voter_label"].(string) + " for " + ds["for"].(string) + " worth " + num(ds["worth"]) + "; " + c["label"].(string) + " score " + num(c["score"])
+		}
+		if v, _ := m["verifiers"].([]any); len(v) > 0 {
+			got += "; " + m["verified"].(string) + " after " + strconv.Itoa(len(v)) + " verdicts"
 		}
 		if got != want[l.name] {
 			t.Errorf("%s: %q, want %q", l.name, got, want[l.name])

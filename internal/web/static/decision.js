@@ -24,14 +24,14 @@ function latestAnswer(m, a) {
 }
 
 // decision returns the record, or null until coordination ended and in decomposition mode
-// (parts are merged there, not voted on). Verifiers stays empty: the events carry no verdicts
-// yet, and the panel shows whatever a record holds.
+// (parts are merged there, not voted on). The verifiers' verdicts are the answer_verified
+// events of the attempt (orchestrator.verifiers).
 export function decision(m) {
   if (!m.ended || m.settings?.coordination_mode) return null;
   const mode = m.settings?.vote_weighting || 'plain';
   const d = {
     weighting: mode, rule: '', end_reason: m.endReason || '', winner: m.winner || '', winner_label: m.winnerLabel || '',
-    answer_label: m.answerLabel || '', tie: !!m.tie, tally: [], dissent: null, verifiers: [], agrees: false, no_vote: false,
+    answer_label: m.answerLabel || '', tie: !!m.tie, tally: [], dissent: null, verifiers: [], verified: '', agrees: false, no_vote: false,
   };
   const at = {};
   for (const a of m.agents) {
@@ -58,7 +58,9 @@ export function decision(m) {
     c.score = c.points / perVote;
     if (lead < 0 || c.points > d.tally[lead].points) lead = k;
   });
-  if (lead >= 0) d.agrees = d.tally[lead].agent === d.winner;
+  verification(m, d);
+  const failed = failedAnswers(d);
+  if (lead >= 0) d.agrees = d.tally[lead].agent === d.winner || (d.verified === 'passed' && !!failed[d.tally[lead].answer_label]);
   for (const c of d.tally) {
     if (c.agent === d.winner) continue;
     for (const b of c.ballots) {
@@ -67,8 +69,33 @@ export function decision(m) {
     }
   }
   d.no_vote = !!m.settings?.skip_voting || d.end_reason === 'skipped' || d.end_reason === 'all_answered';
-  d.rule = rule(d, lead);
+  d.rule = rule(d, lead) + verifiedRule(d, failed);
   return d;
+}
+
+// verification fills the verdicts and what they decided: passed (the winner's answer passed
+// every verifier) or none_passed (the plain tally's winner stands); '' without verifiers.
+function verification(m, d) {
+  const vs = m.verdicts || [];
+  if (!vs.length) return;
+  d.verifiers = vs.map((v) => ({ ...v }));
+  const checked = vs.some((v) => v.answer_label === d.answer_label);
+  d.verified = checked && !failedAnswers(d)[d.answer_label] ? 'passed' : 'none_passed';
+}
+
+function failedAnswers(d) {
+  const failed = {};
+  for (const v of d.verifiers) if (v.verdict !== 'pass') failed[v.answer_label] = true;
+  return failed;
+}
+
+function verifiedRule(d, failed) {
+  if (d.verified === 'none_passed') return "; no answer passed every verifier, so the plain tally's winner stands";
+  if (d.verified !== 'passed') return '';
+  const n = Object.keys(failed).length;
+  if (n === 0) return '; the answer passed every verifier';
+  if (n === 1) return '; the answer ahead of it failed a verifier, and it passed every one';
+  return `; the ${n} answers ahead of it failed a verifier, and it passed every one`;
 }
 
 function rule(d, lead) {

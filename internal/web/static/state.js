@@ -14,7 +14,7 @@ export function newModel() {
     status: 'running', error: '', exitCode: null, duration: null, start: null, last: null,
     version: 0, permissions: [], permById: {}, messages: [], notes: [], rev: 0,
     questions: [], qById: {},
-    attempt: 0, maxAttempts: 0, restarts: [], evaluation: null, ended: false,
+    attempt: 0, maxAttempts: 0, restarts: [], evaluation: null, ended: false, verdicts: [],
   };
 }
 
@@ -286,7 +286,10 @@ export function apply(m, e) {
       break;
     }
     case 'answer_verified':
-      // orchestrator.verifiers: one verifier's check of a candidate answer, in the checker's feed.
+      // orchestrator.verifiers: one verifier's check of a candidate answer, in the checker's
+      // feed and in the decision record (decision.js).
+      m.verdicts.push({ verifier: d.verifier, aspect: d.aspect, agent: d.agent, subagent_id: d.subagent_id || '',
+        candidate: d.candidate, answer_label: d.answer_label, verdict: d.verdict, reason: d.reason || '' });
       if (a) item(a, 'note', t, { level: d.verdict === 'pass' ? 'info' : 'warn',
         text: `verifier ${d.verifier} (${d.aspect}) on ${d.answer_label}: ${d.verdict}${d.reason ? ': ' + d.reason : ''}` });
       break;
@@ -398,7 +401,7 @@ export function apply(m, e) {
       m.restarts.push({ attempt: d.attempt, agent: d.agent, reason: d.reason, instructions: d.instructions });
       m.attempt = d.attempt; m.maxAttempts = d.max_attempts;
       Object.assign(m, { answers: [], answerByLabel: {}, votes: [], final: null, presentation: '', presenter: '', winner: '', winnerLabel: '',
-        answerLabel: '', tally: null, endReason: '', tie: false, version: 0, ended: false });
+        answerLabel: '', tally: null, endReason: '', tie: false, version: 0, ended: false, verdicts: [] });
       for (const x of m.agents) {
         endStreams(m, x);
         endCalls(x);

@@ -23,7 +23,9 @@ export function whyView(d) {
     : el('p', { class: 'why-dissent muted', id: 'why-dissent', text: 'No dissent: every counted vote went to the winner.' });
   const verifiers = d.verifiers?.length
     ? el('ul', { class: 'why-verifiers', id: 'why-verifiers' }, d.verifiers.map((v) =>
-      el('li', {}, el('strong', { text: v.verifier || '?' }), `: ${v.verdict || '?'}`, v.note ? el('span', { class: 'muted', text: ` ${v.note}` }) : null)))
+      el('li', { 'data-verdict': v.verdict || '' }, el('strong', { text: `verifier ${v.verifier} (${v.aspect})` }),
+        ` by ${v.subagent_id ? `subagent ${v.subagent_id}` : v.agent} on ${v.answer_label}: ${v.verdict || '?'}`,
+        v.reason ? el('span', { class: 'muted', text: ` ${v.reason}` }) : null)))
     : el('p', { class: 'muted small', id: 'why-verifiers', text: 'Verifiers: none ran.' });
   return el('details', { class: 'why', id: 'why-panel', open: true },
     el('summary', {}, el('h3', { text: `Why this answer won` })),
