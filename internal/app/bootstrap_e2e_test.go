@@ -108,9 +108,12 @@ func TestE2E_BootstrapInlineScripted(t *testing.T) {
 		t.Errorf("%s = %+v", runlog.CriteriaFile, got)
 	}
 	cks := sink.payloads("checklist_submitted")
-	last := scoredIDs(cks[len(cks)-1])
-	if !slices.Equal(last, []string{"E1", "E2", "E3", "E4", "E5"}) {
-		t.Errorf("the last checklist scored %v, want E1-E5", last)
+	// A checklist made after E5 joined scores it; which one comes last depends on the agents'
+	// timing (one whose call was already made scores the defaults).
+	if !slices.ContainsFunc(cks, func(p event.Payload) bool {
+		return slices.Equal(scoredIDs(p), []string{"E1", "E2", "E3", "E4", "E5"})
+	}) {
+		t.Errorf("no checklist scored E1-E5: %v", scoredIDs(cks[len(cks)-1]))
 	}
 	// The checklist that proposed E5 scored only the defaults; another agent's first checklist
 	// may already score E5, when its call was made after E5 joined.

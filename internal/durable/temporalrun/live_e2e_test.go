@@ -405,14 +405,15 @@ func TestLive_SteeringReachesTheWorkflow(t *testing.T) {
 	c := dialTarget(t, target)
 	inProcessWorker(t, c, target)
 	// fast answers and votes at once; mid's answer, later, gives fast another turn, which
-	// the message reaches; slow and slower would take a minute: slow is stopped, and only
-	// Answer Now ends the session before slower answers.
+	// the message reaches (mid waits 5 s: the message must be in before that turn starts,
+	// on a loaded machine too); slow and slower would take a minute: slow is stopped, and
+	// only Answer Now ends the session before slower answers.
 	cfg := loadTeam(t, `
 agents:
   - id: fast
     backend: {type: scripted, model: s1, latency: 100ms, answers: ["Paris."]}
   - id: mid
-    backend: {type: scripted, model: s2, latency: 1500ms, answers: ["Paris, on the Seine."]}
+    backend: {type: scripted, model: s2, latency: 5s, answers: ["Paris, on the Seine."]}
   - id: slow
     backend: {type: scripted, model: s3, latency: 60s, answers: ["Nice?"]}
   - id: slower
