@@ -128,6 +128,8 @@ line with --temporal to it.
 		},
 	}
 	addTemporalFlags(cmd.Flags(), &t)
+	// The worker serves sessions rather than running one there.
+	cmd.Flags().Lookup("temporal").Usage = "poll the Temporal server at `HOST:PORT` for sessions to run"
 	cmd.Flags().StringArrayVar(&allow, "allow-base-url", nil, "also send agents' requests and keys to base `URL` and below (repeatable)")
 	return cmd
 }

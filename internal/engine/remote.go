@@ -289,6 +289,7 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	startCost, startUsage := s.cost, s.usage
 	c := conv.internal()
 	c.accepted = ""
+	s.turnOf[i] = c.round.n // the round BeginTurn began, which the turn's usage reports
 	err, timeout := s.turn(ctx, i, &c)
 	s.awaitStragglers()
 	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost}

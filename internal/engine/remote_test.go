@@ -112,6 +112,12 @@ func TestCoordinator_SameWinnerAsRun(t *testing.T) {
 					t.Errorf("%d %s events, Run has %d", got, typ, want)
 				}
 			}
+			// The replica's usage names the coordination round of its turn, as Run's does.
+			for _, e := range log {
+				if u, ok := e.Payload.(event.UsageReported); ok && !u.Presentation && u.Round < 1 {
+					t.Errorf("usage of %s reported in round %d", u.Agent, u.Round)
+				}
+			}
 			seen := map[string]bool{}
 			for _, e := range log {
 				key := ""

@@ -96,7 +96,16 @@ func (s *session) verdict(ctx context.Context, k int, v config.Verifier, c int, 
 	} else {
 		i := max(s.index(v.Agent), 0) // "" (or an id config refused): the first agent
 		ev.Agent = s.agents[i].ID
-		reply, err = s.verifyCall(ctx, i, user)
+		s.mu.Lock()
+		dead := s.m.Dead(i)
+		s.mu.Unlock()
+		if dead {
+			// Its provider failed it out of the session: asking again would pay for a call
+			// that most likely fails too.
+			err = fmt.Errorf("verifier agent %s dropped out of the session; no call was made", ev.Agent)
+		} else {
+			reply, err = s.verifyCall(ctx, i, user)
+		}
 	}
 	if ctx.Err() != nil {
 		return event.AnswerVerified{}, false // cut by the interrupt: no verdict to keep

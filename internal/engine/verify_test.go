@@ -200,3 +200,32 @@ func TestVerifiers_Resume(t *testing.T) {
 		}
 	}
 }
+
+// A verifier agent that dropped out of the session is not asked: its check is unverified
+// without a call, which blocks the answer like any unverified check, so the plain tally decides.
+func TestVerifiers_DeadVerifierIsNotAsked(t *testing.T) {
+	silent := &fake{next: func(int, provider.Request) step { return step{text: "I think Paris."} }}
+	res, evs := run(t, t.Context(), Options{
+		Agents: agents(answerThenVote("Paris.", "agent1"), answerThenVote("Paris too.", "agent1"), silent),
+		Orchestrator: config.Orchestrator{FailureBudget: 1, FinalAnswerStrategy: config.StrategyWinnerReuse,
+			Verifiers: []config.Verifier{{Aspect: config.AspectCorrectness, Agent: "a3"}}},
+	})
+	if res.ExitCode != 0 || res.Winner != "a1" {
+		t.Fatalf("result %+v", res)
+	}
+	if dead := ofType[event.AgentDead](evs); len(dead) != 1 || dead[0].Agent != "a3" {
+		t.Fatalf("dead: %+v", dead)
+	}
+	vs := ofType[event.AnswerVerified](evs)
+	if len(vs) == 0 {
+		t.Fatal("no verdict")
+	}
+	for _, v := range vs {
+		if v.Verdict != event.VerdictUnverified || !strings.Contains(v.Reason, "dropped out") {
+			t.Errorf("verdict %+v", v)
+		}
+	}
+	if n := len(silent.requests()); n != maxCallsPerTurn { // its one failed turn (failure_budget 1)
+		t.Errorf("a3 got %d calls, want %d: the dead verifier was asked", n, maxCallsPerTurn)
+	}
+}
