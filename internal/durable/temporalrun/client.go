@@ -121,7 +121,7 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
 		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.QueueOrDefault(),
-		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, WorkflowName, in)
+		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, WorkflowTaskTimeout: workflowTaskTimeout}, WorkflowName, in)
 	if err != nil {
 		return fail(fmt.Errorf("start the session on Temporal: %s", shortError(err)))
 	}
@@ -156,6 +156,11 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	}
 	return res
 }
+
+// workflowTaskTimeout is how long the server waits for a worker to finish a workflow task
+// (the coordination's few milliseconds between turns) before handing it to another: the
+// time a killed worker holds up its sessions' coordination. Temporal's default is 10 s.
+const workflowTaskTimeout = 5 * time.Second
 
 // sessionWorkflowID names a session's workflow after its log folder (unique under its log
 // root), or the time and a random part without logs.

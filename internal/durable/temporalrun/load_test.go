@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
 	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/durable"
@@ -101,6 +104,7 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 
 	var remote func(context.Context, *config.Config, engine.Options) engine.Result
 	var kill func()
+	var lastWID atomic.Value
 	if spec.Workers > 0 {
 		addr := devServer(tb)
 		queue := fmt.Sprintf("load-%d", time.Now().UnixNano())
@@ -120,8 +124,17 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 			}
 		}
 		remote = func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
-			return Run(ctx, c, target, cfg, o)
+			res := Run(ctx, c, target, cfg, o)
+			if res.ExitCode == 0 {
+				lastWID.Store(sessionWorkflowID(o))
+			}
+			return res
 		}
+		defer func() {
+			if wid, _ := lastWID.Load().(string); wid != "" {
+				tb.Logf("one session's history: %s", historyShape(tb, c, wid))
+			}
+		}()
 	}
 
 	type session struct {
@@ -271,4 +284,20 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(r.perSecond()/float64(spec.Workers)/local.perSecond(), "per-worker-ratio")
 		b.ReportMetric(r.AfterKill.Seconds(), "after-kill-s")
 	}
+}
+
+// historyShape counts a workflow's history events by type.
+func historyShape(tb testing.TB, c client.Client, wid string) string {
+	it := c.GetWorkflowHistory(context.Background(), wid, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := map[string]int{}
+	total := 0
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return err.Error()
+		}
+		n[strings.TrimPrefix(e.GetEventType().String(), "EventType")]++
+		total++
+	}
+	return fmt.Sprintf("%d events %v", total, n)
 }
