@@ -75,9 +75,15 @@ func quietLogger() log.Logger {
 	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
+// stickyTimeout is how long a session's next workflow task waits for the worker that ran its
+// last one (which has it cached) before any worker takes it: the time a killed worker holds
+// up a session between turns. Temporal's default is 5 s; a task that moves costs a replay
+// of the session's history, a few milliseconds.
+const stickyTimeout = 2 * time.Second
+
 // Worker runs sessions' workflows and activities from t's task queue until ctx is done.
 func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
-	w := worker.New(c, t.QueueOrDefault(), worker.Options{})
+	w := worker.New(c, t.QueueOrDefault(), worker.Options{StickyScheduleToStartTimeout: stickyTimeout})
 	if acts.Client == nil {
 		acts.Client = c // turns stream their events to their workflows through it
 	}

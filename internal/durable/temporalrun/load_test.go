@@ -104,7 +104,9 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 
 	var remote func(context.Context, *config.Config, engine.Options) engine.Result
 	var kill func()
-	var lastWID atomic.Value
+	var wids sync.Map // session index to workflow ID
+	slowest := -1     // the session of the killed worker's that ended last
+	var killedAt time.Time
 	if spec.Workers > 0 {
 		addr := devServer(tb)
 		queue := fmt.Sprintf("load-%d", time.Now().UnixNano())
@@ -124,15 +126,17 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 			}
 		}
 		remote = func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
-			res := Run(ctx, c, target, cfg, o)
-			if res.ExitCode == 0 {
-				lastWID.Store(sessionWorkflowID(o))
+			if i, ok := ctx.Value(sessionIndex{}).(int); ok {
+				wids.Store(i, sessionWorkflowID(o))
 			}
-			return res
+			return Run(ctx, c, target, cfg, o)
 		}
 		defer func() {
-			if wid, _ := lastWID.Load().(string); wid != "" {
-				tb.Logf("one session's history: %s", historyShape(tb, c, wid))
+			if wid, ok := wids.Load(0); ok {
+				tb.Logf("one session's history: %s", historyShape(c, wid.(string)))
+			}
+			if wid, ok := wids.Load(slowest); ok && !killedAt.IsZero() {
+				tb.Logf("the slowest of the killed worker's sessions after the kill: %s", timeline(c, wid.(string), killedAt))
 			}
 		}()
 	}
@@ -143,11 +147,10 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 	}
 	all := make([]session, spec.Sessions)
 	var (
-		mu       sync.Mutex
-		done     int
-		killedAt time.Time
-		running  = map[int]bool{}
-		atKill   []int
+		mu      sync.Mutex
+		done    int
+		running = map[int]bool{}
+		atKill  []int
 	)
 	var wg sync.WaitGroup
 	var next atomic.Int64
@@ -163,7 +166,7 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 				running[i] = true
 				all[i].start = time.Now()
 				mu.Unlock()
-				res, err := app.Run(ctx, cfg, app.Options{Question: "What is the capital of France?", Logging: true, LogRoot: root, Remote: remote})
+				res, err := app.Run(context.WithValue(ctx, sessionIndex{}, i), cfg, app.Options{Question: "What is the capital of France?", Logging: true, LogRoot: root, Remote: remote})
 				msg := checkSession(res, err)
 				mu.Lock()
 				all[i].end, all[i].err = time.Now(), msg
@@ -198,7 +201,9 @@ func runLoad(tb testing.TB, spec loadSpec) loadReport {
 		}
 	}
 	for _, k := range atKill {
-		r.AfterKill = max(r.AfterKill, all[k].end.Sub(killedAt))
+		if d := all[k].end.Sub(killedAt); d > r.AfterKill {
+			r.AfterKill, slowest = d, k
+		}
 	}
 	slices.Sort(lat)
 	if n := len(lat); n > 0 {
@@ -253,8 +258,10 @@ func TestLoad_AKilledWorkerLosesNothing(t *testing.T) {
 	if r.InFlightAtKill == 0 {
 		t.Error("no session was running when the worker was killed")
 	}
-	if r.AfterKill > 20*time.Second {
-		t.Errorf("the killed worker's sessions ended %s after the kill, want within 20 s", r.AfterKill)
+	// The heartbeat and workflow task timeouts (5 s each) and the rest of the sessions' run,
+	// on a busy machine; with the 30 s heartbeat they ended 31 s after the kill.
+	if r.AfterKill > 15*time.Second {
+		t.Errorf("the killed worker's sessions ended %s after the kill, want within 15 s", r.AfterKill)
 	}
 }
 
@@ -286,8 +293,33 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// sessionIndex is the context key of a session's index in the load.
+type sessionIndex struct{}
+
+// timeline lists the first of a workflow's history events from just before since on,
+// with their times after it.
+func timeline(c client.Client, wid string, since time.Time) string {
+	it := c.GetWorkflowHistory(context.Background(), wid, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var b strings.Builder
+	lines := 0
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return err.Error()
+		}
+		if d := e.GetEventTime().AsTime().Sub(since); d > -200*time.Millisecond {
+			if lines++; lines > 12 {
+				b.WriteString("\n  ...")
+				break
+			}
+			fmt.Fprintf(&b, "\n  %+.2fs %s", d.Seconds(), strings.TrimPrefix(e.GetEventType().String(), "EventType"))
+		}
+	}
+	return b.String()
+}
+
 // historyShape counts a workflow's history events by type.
-func historyShape(tb testing.TB, c client.Client, wid string) string {
+func historyShape(c client.Client, wid string) string {
 	it := c.GetWorkflowHistory(context.Background(), wid, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	n := map[string]int{}
 	total := 0
