@@ -75,9 +75,15 @@ func quietLogger() log.Logger {
 	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
+// stickyTimeout is how long a session's next workflow task waits for the worker that ran its
+// last one (which has it cached) before any worker takes it: the time a killed worker holds
+// up a session between turns. Temporal's default is 5 s; a task that moves costs a replay
+// of the session's history, a few milliseconds.
+const stickyTimeout = 2 * time.Second
+
 // Worker runs sessions' workflows and activities from t's task queue until ctx is done.
 func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
-	w := worker.New(c, t.QueueOrDefault(), worker.Options{})
+	w := worker.New(c, t.QueueOrDefault(), worker.Options{StickyScheduleToStartTimeout: stickyTimeout})
 	if acts.Client == nil {
 		acts.Client = c // turns stream their events to their workflows through it
 	}
@@ -121,7 +127,7 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
 		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.QueueOrDefault(),
-		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, WorkflowName, in)
+		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, WorkflowTaskTimeout: workflowTaskTimeout}, WorkflowName, in)
 	if err != nil {
 		return fail(fmt.Errorf("start the session on Temporal: %s", shortError(err)))
 	}
@@ -144,6 +150,10 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	if err := run.Get(gctx, &out); err != nil {
 		return fail(fmt.Errorf("the session on Temporal (workflow %s) failed: %w", run.GetID(), errors.Join(err, tailErr)))
 	}
+	if tailErr != nil {
+		// The session ended, but its log and views lack events: not a run to report as done.
+		return fail(fmt.Errorf("the session on Temporal (workflow %s) ended, but its events could not all be read: %w", run.GetID(), tailErr))
+	}
 	res := engine.Result{Status: out.Status, ExitCode: out.ExitCode, EndReason: out.EndReason, Winner: out.Winner,
 		FinalAnswer: out.FinalAnswer, TruncatedBy: out.TruncatedBy, Duration: time.Duration(out.Seconds * float64(time.Second)),
 		Usage: out.Usage, CostUSD: out.CostUSD, CostUnknown: out.CostUnknown}
@@ -152,6 +162,11 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	}
 	return res
 }
+
+// workflowTaskTimeout is how long the server waits for a worker to finish a workflow task
+// (the coordination's few milliseconds between turns) before handing it to another: the
+// time a killed worker holds up its sessions' coordination. Temporal's default is 10 s.
+const workflowTaskTimeout = 5 * time.Second
 
 // sessionWorkflowID names a session's workflow after its log folder (unique under its log
 // root), or the time and a random part without logs.
@@ -167,6 +182,12 @@ func sessionWorkflowID(o engine.Options) string {
 // pollEvery is how often the starter asks the workflow for new events.
 const pollEvery = 200 * time.Millisecond
 
+// queryGrace is how long the events query may keep failing on a closed workflow before the
+// starter gives up on the rest of its events. A query is answered by a worker replaying the
+// workflow; when the worker that last ran it has died, the server moves the query to another
+// one only after a few seconds.
+const queryGrace = 30 * time.Second
+
 // tailer reads a session's events from its workflow, run after run, and publishes them.
 type tailer struct {
 	c        client.Client
@@ -180,9 +201,12 @@ type tailer struct {
 func (t *tailer) tail(ctx context.Context) error {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
+	var failing time.Time // the query has failed since
+	wasClosed := false    // the run was closed before the last query
 	for {
 		v, err := t.c.QueryWorkflow(ctx, t.wid, t.rid, QueryEvents, t.from)
 		if err == nil {
+			failing = time.Time{}
 			var p Page
 			if err := v.Get(&p); err != nil {
 				return fmt.Errorf("read the session's events: %w", err)
@@ -208,11 +232,21 @@ func (t *tailer) tail(ctx context.Context) error {
 				continue
 			case len(p.Events) == maxPageEvents:
 				continue // more are waiting
-			case len(p.Events) == 0 && closed(ctx, t.c, t.wid, t.rid):
+			case len(p.Events) == 0 && wasClosed:
 				return errors.New("the workflow closed before the session ended")
+			case len(p.Events) == 0 && closed(ctx, t.c, t.wid, t.rid):
+				// The answer may predate the workflow's last task: ask the closed workflow
+				// once more before deciding that its events stop short.
+				wasClosed = true
+				continue
 			}
-		} else if closed(ctx, t.c, t.wid, t.rid) {
-			return err
+		} else {
+			if failing.IsZero() {
+				failing = time.Now()
+			}
+			if time.Since(failing) > queryGrace && closed(ctx, t.c, t.wid, t.rid) {
+				return fmt.Errorf("read the session's events: %s", shortError(err))
+			}
 		}
 		select {
 		case <-ctx.Done():

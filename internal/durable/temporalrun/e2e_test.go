@@ -80,7 +80,7 @@ orchestrator:
   final_presentation: regenerate
 `
 
-func loadTeam(t *testing.T, yaml string) *config.Config {
+func loadTeam(t testing.TB, yaml string) *config.Config {
 	t.Helper()
 	cfg, rep := config.Parse("team.yaml", []byte(yaml))
 	if !rep.OK() {

@@ -17,7 +17,7 @@ import (
 )
 
 // temporalCLI is the dev server binary .ci/run installs (pinned) under .ci/temporal.
-func temporalCLI(t *testing.T) string {
+func temporalCLI(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("MASSGEN_TEMPORAL_CLI"); p != "" {
 		return p
@@ -38,7 +38,7 @@ func temporalCLI(t *testing.T) string {
 	return p
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -61,7 +61,7 @@ var server struct {
 // devServer starts `temporal server start-dev` on free loopback ports, in memory, once for the
 // package, and returns its frontend address. TestMain kills it (its whole process group)
 // when the tests end, and it dies with the test process if that is killed first.
-func devServer(t *testing.T) string {
+func devServer(t testing.TB) string {
 	t.Helper()
 	bin := temporalCLI(t)
 	server.once.Do(func() { server.addr, server.err = startServer(t, bin) })
@@ -71,7 +71,7 @@ func devServer(t *testing.T) string {
 	return server.addr
 }
 
-func startServer(t *testing.T, bin string) (string, error) {
+func startServer(t testing.TB, bin string) (string, error) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",

@@ -14,7 +14,8 @@ import (
 // The activity's side of live.go: a turn's events go to the workflow in batches while the
 // turn runs, coalesced (a batch holds one delta per run of text, not one per token), every
 // Session.Live, at once when a call reports its usage (what was paid reaches the workflow
-// before anything else can be lost), and at once past flushBytes. Batches go one at a time,
+// before anything else can be lost; "at once" is kickCoalesce, which lets a turn that ends
+// then send one batch), and at once past flushBytes. Batches go one at a time,
 // in order; after one fails the activity sends no more and returns the rest as its result.
 
 // DefaultLive is how often a running turn sends its events.
@@ -24,6 +25,8 @@ const (
 	flushBytes    = 32 << 10  // a batch this big goes at once
 	maxBatchBytes = 512 << 10 // one signal's events, well inside Temporal's payload limit
 	signalTimeout = 10 * time.Second
+	// kickCoalesce is how long a batch that must go at once waits for the turn to end.
+	kickCoalesce = 50 * time.Millisecond
 )
 
 // streamer is the event sink of one activity attempt.
@@ -90,6 +93,13 @@ func (s *streamer) loop(every time.Duration) {
 			return
 		case <-t.C:
 		case <-s.kick:
+			// A call's usage goes at once, but a turn that ends right after it sends
+			// everything in its last batch: one signal, one workflow task, instead of two.
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(kickCoalesce):
+			}
 		}
 		s.flush(nil)
 	}

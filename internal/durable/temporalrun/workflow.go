@@ -52,8 +52,9 @@ const (
 )
 
 // DefaultHeartbeat is how long a worker may go silent before its activity is run again on
-// another worker.
-const DefaultHeartbeat = 30 * time.Second
+// another worker: a killed worker's turns move on within about this (heartbeats go every
+// quarter of it, and cost no history).
+const DefaultHeartbeat = 5 * time.Second
 
 // maxAttempts bounds how often one turn is run again after workers died in it.
 const maxAttempts = 10
