@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -270,14 +269,20 @@ func Gather(dst string, all []Owner) error {
 func Stamp(all []Owner) string {
 	var b strings.Builder
 	for _, o := range all {
+		root, err := os.OpenRoot(o.Dir)
+		if err != nil {
+			continue
+		}
 		for _, tier := range Tiers {
-			entries, _ := os.ReadDir(filepath.Join(o.Dir, Dir, tier))
+			// Through the root, as Read: a link an agent made to a folder outside is not walked.
+			entries, _ := fs.ReadDir(root.FS(), path.Join(Dir, tier))
 			for _, e := range entries {
 				if info, err := e.Info(); err == nil {
 					fmt.Fprintf(&b, "%s/%s/%s %d %d\n", o.Label, tier, e.Name(), info.Size(), info.ModTime().UnixNano())
 				}
 			}
 		}
+		_ = root.Close()
 	}
 	return b.String()
 }
