@@ -114,39 +114,35 @@ func toolCallKeys() []Key {
 }
 
 func scriptedPostEvaluation(w *walker, t *target, g field) {
-	list, ok := w.strList(g)
-	if !ok {
-		return
+	if list, ok := scriptedChoices(w, g, PostEvaluationDecisions, "post_evaluation decision"); ok {
+		t.script.PostEvaluation = list
 	}
-	for _, d := range list {
-		if !slices.Contains(PostEvaluationDecisions, d) {
-			sugg := "use " + strings.Join(PostEvaluationDecisions, ", ")
-			if c := suggest.Closest(d, PostEvaluationDecisions); c != "" {
-				sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
-			}
-			w.errf(g, sugg, "invalid post_evaluation decision `%s`", clip(d))
-			return
-		}
-	}
-	t.script.PostEvaluation = list
 }
 
 func scriptedVerdicts(w *walker, t *target, g field) {
+	if list, ok := scriptedChoices(w, g, VerdictReplies, "verdict"); ok {
+		t.script.Verdicts = list
+	}
+}
+
+// scriptedChoices reads a list whose every entry must be one of allowed, reporting the first
+// that is not (with a did-you-mean) as an invalid `what`.
+func scriptedChoices(w *walker, g field, allowed []string, what string) ([]string, bool) {
 	list, ok := w.strList(g)
 	if !ok {
-		return
+		return nil, false
 	}
 	for _, d := range list {
-		if !slices.Contains(VerdictReplies, d) {
-			sugg := "use " + strings.Join(VerdictReplies, ", ")
-			if c := suggest.Closest(d, VerdictReplies); c != "" {
+		if !slices.Contains(allowed, d) {
+			sugg := "use " + strings.Join(allowed, ", ")
+			if c := suggest.Closest(d, allowed); c != "" {
 				sugg = fmt.Sprintf("did you mean `%s`? %s", c, sugg)
 			}
-			w.errf(g, sugg, "invalid verdict `%s`", clip(d))
-			return
+			w.errf(g, sugg, "invalid %s `%s`", what, clip(d))
+			return nil, false
 		}
 	}
-	t.script.Verdicts = list
+	return list, true
 }
 
 func scriptedVote(w *walker, t *target, g field) {

@@ -179,11 +179,10 @@ func (t *tools) mine(name string) (Memory, tool.Result, bool) {
 		if o.Label == t.me.Label {
 			continue
 		}
-		if ms, _ := Read(o); len(ms) > 0 {
-			for _, m := range ms {
-				if m.Name == name {
-					return Memory{}, tool.Errorf(fmt.Sprintf("memory %s is %s's: each agent changes only its own; create_memory makes one of yours", name, o.Label)), false
-				}
+		ms, _ := Read(o)
+		for _, m := range ms {
+			if m.Name == name {
+				return Memory{}, tool.Errorf(fmt.Sprintf("memory %s is %s's: each agent changes only its own; create_memory makes one of yours", name, o.Label)), false
 			}
 		}
 	}
