@@ -307,19 +307,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		// Before the log closes: the subagents still running end and say so.
 		closers = append(closers, o.subagents.Close)
 	}
-	tb, err := newToolbox(ctx, cfg, agents, runID, o, clis)
-	closers = append(closers, tb.close)
-	if err != nil {
-		_ = closeAll()
-		return Result{}, err
-	}
-	for i := range agents {
-		agents[i].Tools = redactTools(agents[i].Tools, red)
-	}
-	withSubagents(agents, o.subagents)
-	tb.withMemoryFiles(agents)
-	closeLedger, err := guard(cfg, agents, tb, o, bus, red, res.Dir, runID)
-	closers = append(closers, closeLedger)
+	tb, closeTools, err := equip(ctx, cfg, agents, runID, o, clis, bus, red, res.Dir)
+	closers = append(closers, closeTools)
 	if err != nil {
 		_ = closeAll()
 		return Result{}, err
@@ -329,17 +318,6 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
-	for i, a := range cfg.Agents {
-		if c := compression(cfg, a); c.Trigger > 0 {
-			dir := ""
-			if ws := tb.ws[a.ID]; ws != nil {
-				dir = ws.Dir()
-			}
-			agents[i].Compact = compactor(agents[i], c, dir)
-		}
-	}
-	tb.permitCode(agents)
-	savePlans(cfg, agents, tb)
 	personas, personasTurn, err := keptPersonas(cfg, res.Dir, o.Turn)
 	if err != nil {
 		_ = closeAll()

@@ -24,9 +24,8 @@ import (
 type TemporalConn interface {
 	// Run runs one session on the workers, streaming its events to o's bus.
 	Run(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
-	// Work takes sessions from the connection's task queue until ctx is done; agents' requests
-	// go to their backends' own endpoints and to allow.
-	Work(ctx context.Context, allow *durable.Allowlist) error
+	// Work takes sessions from the connection's task queue until ctx is done, as w says.
+	Work(ctx context.Context, w durable.WorkerOptions) error
 	Close()
 }
 

@@ -19,17 +19,18 @@ import (
 // temporalFlags are --temporal and its namespace and task queue, on every command that runs
 // sessions and on the worker.
 type temporalFlags struct {
-	addr, namespace, queue string
+	addr, namespace, queue, store string
 }
 
 func addTemporalFlags(f *pflag.FlagSet, t *temporalFlags) {
 	f.StringVar(&t.addr, "temporal", "", "run the session on Temporal workers (massgen worker) through the server at `HOST:PORT`")
 	f.StringVar(&t.namespace, "temporal-namespace", durable.DefaultNamespace, "Temporal `NAMESPACE` of the sessions")
 	f.StringVar(&t.queue, "temporal-task-queue", durable.DefaultQueue, "Temporal task `QUEUE` the workers poll")
+	f.StringVar(&t.store, "temporal-store", "", "`DIR` the workers and this process share for the workspaces of sessions with tools (default ~/.massgen/temporal_store)")
 }
 
 func (t temporalFlags) target() durable.Target {
-	return durable.Target{Address: t.addr, Namespace: t.namespace, Queue: t.queue}
+	return durable.Target{Address: t.addr, Namespace: t.namespace, Queue: t.queue, Store: t.store}
 }
 
 // remote connects to Temporal when --temporal is given and returns what app.Options.Remote
@@ -37,8 +38,8 @@ func (t temporalFlags) target() durable.Target {
 // usage error (exit 1), found before any session starts.
 func (t temporalFlags) remote(ctx context.Context) (func(context.Context, *config.Config, engine.Options) engine.Result, func(), error) {
 	if t.addr == "" {
-		if t.namespace != durable.DefaultNamespace || t.queue != durable.DefaultQueue {
-			return nil, func() {}, exitf(ExitConfig, "--temporal-namespace and --temporal-task-queue need --temporal HOST:PORT")
+		if t.namespace != durable.DefaultNamespace || t.queue != durable.DefaultQueue || t.store != "" {
+			return nil, func() {}, exitf(ExitConfig, "--temporal-namespace, --temporal-task-queue and --temporal-store need --temporal HOST:PORT")
 		}
 		return nil, func() {}, nil
 	}
@@ -66,8 +67,9 @@ func checkTemporal(t temporalFlags, cfg *config.Config) error {
 func newWorker(stdout, stderr io.Writer) *cobra.Command {
 	var t temporalFlags
 	var allow []string
+	var wo durable.WorkerOptions
 	cmd := &cobra.Command{
-		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--allow-base-url URL]...",
+		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--temporal-store DIR] [--workspaces DIR] [--trust-sessions] [--allow-base-url URL]...",
 		Short: "Run sessions started with --temporal: agent turns and final presentations",
 		Long: `worker polls a Temporal task queue and runs the sessions that massgen --temporal,
 massgen serve --temporal and massgen eval --temporal start there: the coordination of each
@@ -78,10 +80,20 @@ the process that started it.
 
 A worker needs no config file: each session brings its team. It reads API keys from its own
 environment (and ./.env, ~/.massgen/.env), as a local run does; keys never travel through
-Temporal. Agents on Temporal have no tools that touch a machine (cwd, context_paths, commands,
-MCP servers, custom tools, media tools) and are no coding-agent CLIs: sessions that need them
-run locally. Ctrl-C stops the worker;
-its running turns move to another worker.
+Temporal. Ctrl-C stops the worker; its running turns move to another worker.
+
+A session whose agents have tools (a workspace and file tools, commands, MCP servers, custom
+tools, media tools, a coding-agent CLI) is held by the worker that takes it first: its
+workspaces (under --workspaces) and tool processes live there, and all its turns run there.
+When an agent answers, its workspace snapshot goes to the store (--temporal-store, a folder the
+workers and the starting process share: the same machine, or a shared mount). If the worker
+dies, another one takes the session over within seconds, from the last snapshots; at the end
+the winner's workspace reaches the starter's log folder through the store. Give every worker
+the same --workspaces path, so that paths in the agents' answers stay valid after a move.
+
+A session that would start programs on this machine (MCP servers, custom tools, shell
+commands, coding-agent CLIs) or open its folders (context_paths) runs only on a worker started
+with --trust-sessions: use it when only trusted callers can start workflows on the task queue.
 
 Anyone who can start workflows on the task queue chooses the team, so a worker reads each
 session's config again and checks where its requests would go before any is sent: an agent's
@@ -121,7 +133,11 @@ line with --temporal to it.
 			if urls := list.URLs(); len(urls) > 0 {
 				fmt.Fprintf(stderr, "massgen worker: agents may also call %s\n", strings.Join(urls, ", "))
 			}
-			if err := c.Work(ctx, list); err != nil {
+			if wo.TrustSessions {
+				fmt.Fprintf(stderr, "massgen worker: sessions may start programs and open folders on this machine (--trust-sessions)\n")
+			}
+			wo.Allow, wo.Version = list, Version
+			if err := c.Work(ctx, wo); err != nil {
 				return exitf(ExitExecution, "%v", err)
 			}
 			return nil
@@ -131,5 +147,7 @@ line with --temporal to it.
 	// The worker serves sessions rather than running one there.
 	cmd.Flags().Lookup("temporal").Usage = "poll the Temporal server at `HOST:PORT` for sessions to run"
 	cmd.Flags().StringArrayVar(&allow, "allow-base-url", nil, "also send agents' requests and keys to base `URL` and below (repeatable)")
+	cmd.Flags().BoolVar(&wo.TrustSessions, "trust-sessions", false, "run sessions that start programs (MCP servers, custom tools, commands, coding-agent CLIs) or open folders on this machine")
+	cmd.Flags().StringVar(&wo.WorkspaceRoot, "workspaces", "", "`DIR` of the workspaces of the sessions this worker holds (default .massgen/workspaces)")
 	return cmd
 }

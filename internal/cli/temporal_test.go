@@ -8,32 +8,31 @@ import (
 
 func TestTemporal_UsageErrors(t *testing.T) {
 	cfg := writeConfig(t, fastTeam)
-	tools := writeConfig(t, `
+	memfiles := writeConfig(t, `
 agents:
   - id: a
     backend: {type: scripted, answers: ["Paris."], cwd: ws}
+orchestrator: {coordination: {enable_memory_filesystem_mode: true}}
 `)
-	cli := writeConfig(t, `
+	secret := writeConfig(t, `
 agents:
   - id: a
-    backend: {type: claude_code, base_url: "http://127.0.0.1:9"}
-`)
-	media := writeConfig(t, `
-agents:
-  - id: a
-    backend: {type: scripted, answers: ["Paris."], enable_image_generation: true}
+    backend:
+      type: scripted
+      answers: ["Paris."]
+      mcp_servers: [{name: gh, command: gh-mcp, env: {GITHUB_TOKEN: ghp_literal}}]
 `)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"CLI agents refused by name", []string{"--config", cli, "--temporal", "127.0.0.1:1", "q"}, "backend type claude_code (a coding-agent CLI works in a workspace): not supported on Temporal yet"},
-		{"media tools refused by name", []string{"--config", media, "--temporal", "127.0.0.1:1", "q"}, "media tools (they read and write the workspace): not supported on Temporal yet"},
+		{"memory files refused by name", []string{"--config", memfiles, "--temporal", "127.0.0.1:1", "q"}, "enable_memory_filesystem_mode (the memories are files in the workspaces on this machine): not supported on Temporal yet"},
+		{"a literal MCP secret does not travel", []string{"--config", secret, "--temporal", "127.0.0.1:1", "q"}, "env GITHUB_TOKEN holds a secret, which is not sent to Temporal workers: write it as ${VAR}"},
 		{"bad address", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "q"}, "cannot reach the Temporal server at 127.0.0.1:1"},
 		{"no port", []string{"--config", cfg, "--temporal", "localhost", "q"}, "HOST:PORT"},
 		{"queue without server", []string{"--config", cfg, "--temporal-task-queue", "q2", "q"}, "need --temporal HOST:PORT"},
-		{"tools refused by name", []string{"--config", tools, "--temporal", "127.0.0.1:1", "q"}, "cwd: not supported on Temporal yet"},
+		{"store without server", []string{"--config", cfg, "--temporal-store", t.TempDir(), "q"}, "need --temporal HOST:PORT"},
 		{"web", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "--web", "q"}, "massgen serve --temporal"},
 		{"worker without server", []string{"worker"}, "worker needs --temporal HOST:PORT"},
 		{"worker bad address", []string{"worker", "--temporal", "127.0.0.1:1"}, "cannot reach the Temporal server"},

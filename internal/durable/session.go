@@ -34,7 +34,24 @@ type Target struct {
 	// HistoryLimit continues a session's workflow as a new run past this many history events;
 	// 0 leaves it to Temporal's suggestion.
 	HistoryLimit int
+	// Store is the folder (FolderStore) where the workspaces of sessions with tools travel
+	// between workers and the caller; "" means DefaultStoreDir().
+	Store string
 }
+
+// WorkerOptions are what a worker lets the sessions it runs do on its machine.
+type WorkerOptions struct {
+	// Allow is where agents' requests may go besides their backends' own endpoints.
+	Allow *Allowlist
+	// TrustSessions lets sessions start programs and open folders here (trust.OnMachine).
+	TrustSessions bool
+	// WorkspaceRoot holds the workspaces of the sessions the worker holds.
+	WorkspaceRoot string
+	Version       string
+}
+
+// StoreOrDefault is t's store.
+func (t Target) StoreOrDefault() Store { return FolderStore{Dir: cmpOr(t.Store, DefaultStoreDir())} }
 
 // NamespaceOrDefault is t's namespace, DefaultNamespace when unset.
 func (t Target) NamespaceOrDefault() string { return cmpOr(t.Namespace, DefaultNamespace) }
@@ -49,9 +66,9 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// Supported refuses, by name, what a session on Temporal cannot do yet: every tool that runs
-// on the machine (files, commands, MCP servers, custom tools) and the steps before
-// coordination. Those run locally, without --temporal.
+// Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
+// coordination, the coordination and memory features that live in the local session, and
+// files the caller uploads. Tools run on the worker that holds the session (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
 		return errors.New("the session has no agents")
@@ -97,9 +114,6 @@ func Supported(cfg *config.Config) error {
 	if o.DSPy.Enabled {
 		add("orchestrator.dspy (question paraphrasing)")
 	}
-	if len(o.ContextPaths) > 0 {
-		add("orchestrator.context_paths")
-	}
 	if o.Subagents.Enabled {
 		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
 	}
@@ -133,46 +147,15 @@ func Supported(cfg *config.Config) error {
 		if cfg.MemoryOf(a).Enabled {
 			add("memory (its store is on this machine)")
 		}
-		t := a.Backend.Tools
-		if bt := config.BackendTypes[a.Backend.Type]; bt.Protocol == config.ProtocolCLI {
-			add("backend type " + a.Backend.Type + " (a coding-agent CLI works in a workspace)")
-		}
-		switch {
-		case t.Cwd != "":
-			add("cwd")
-		case len(t.ContextPaths) > 0:
-			add("context_paths")
-		}
-		if t.Media.Over(o.Media).Enabled() {
-			add("media tools (they read and write the workspace)")
-		}
-		if t.CommandLine {
-			add("enable_mcp_command_line")
-		}
-		if len(t.MCPServers) > 0 {
-			add("mcp_servers")
-		}
-		if t.CodeTools {
-			add("enable_code_based_tools")
-		}
-		for _, c := range t.CustomTools {
-			if name := c.ComputerTool(); name != "" {
-				add("custom_tools " + name + " (a browser on this machine)")
-			} else {
-				add("custom_tools")
-			}
-		}
 		if len(a.Backend.Uploads) > 0 {
+			// The files are read and uploaded by the process that starts the session.
 			add("upload_files (the files are on this machine)")
-		}
-		if s := a.Backend.Script; s != nil && len(s.ToolCalls) > 0 {
-			add("script tool_calls")
 		}
 	}
 	if len(refused) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: not supported on Temporal yet (workers run agents without tools that touch a machine); run without --temporal",
+	return fmt.Errorf("%s: not supported on Temporal yet; run without --temporal",
 		strings.Join(refused, ", "))
 }
 
@@ -187,6 +170,9 @@ func ForWorkers(cfg *config.Config) (*config.Config, error) {
 		}
 		if u := a.Backend.BaseURL; u != "" && redact.URL(u) != u {
 			return nil, fmt.Errorf("agent %s: a base_url with credentials is not sent to Temporal workers: put them in the worker's environment", a.ID)
+		}
+		if err := literalSecrets(a); err != nil {
+			return nil, err
 		}
 		out.Agents[i] = a
 	}
@@ -205,4 +191,50 @@ func Encode(cfg *config.Config) (string, error) {
 		return "", err
 	}
 	return encodeConfig(wcfg)
+}
+
+// literalSecrets refuses an MCP server secret written into the config (an env value or a
+// header named like a key, a URL with credentials): it would travel in the workflow's
+// history. A ${VAR} reference travels as the name, and each worker reads its own value.
+func literalSecrets(a config.Agent) error {
+	for _, s := range a.Backend.Tools.MCPServers {
+		if u := s.URL; u != "" && redact.URL(u) != u {
+			return fmt.Errorf("agent %s: MCP server %s: a URL with credentials is not sent to Temporal workers: put them in a ${VAR} the workers set", a.ID, s.Name)
+		}
+		for what, m := range map[string]map[string]string{"env": s.Env, "headers": s.Headers} {
+			for k, v := range m {
+				if secretName(k) && !onlyVariables(v) {
+					return fmt.Errorf("agent %s: MCP server %s: %s %s holds a secret, which is not sent to Temporal workers: write it as ${VAR} and set VAR in each worker's environment", a.ID, s.Name, what, k)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func secretName(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"key", "token", "secret", "password", "authorization", "credential"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyVariables: v holds no text of its own besides ${VAR} references (and an auth scheme
+// such as "Bearer ").
+func onlyVariables(v string) bool {
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			rest := strings.TrimSpace(v)
+			return rest == "" || rest == "Bearer" || rest == "Basic" || rest == "token"
+		}
+		j := strings.Index(v[i:], "}")
+		if j < 0 {
+			return false
+		}
+		v = v[:i] + v[i+j+1:]
+	}
 }

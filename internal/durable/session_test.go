@@ -2,15 +2,14 @@ package durable
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"massgen/internal/config"
 )
 
-// The browser and computer-use tools drive a Chromium (and a virtual desktop) on this
-// machine: Temporal refuses each of them by name.
-func TestSupported_RefusesTheBrowserToolsByName(t *testing.T) {
+// The browser and computer-use tools drive a Chromium (and a virtual desktop) on the worker
+// that holds the session: they travel to the workers whole.
+func TestEncode_CarriesTheBrowserTools(t *testing.T) {
 	for fn, dir := range map[string]string{
 		"browser_automation": "_browser_automation", "claude_computer_use": "_claude_computer_use",
 		"computer_use": "_computer_use", "gemini_computer_use": "_gemini_computer_use",
@@ -27,9 +26,16 @@ agents:
 		if !rep.OK() {
 			t.Fatal(rep.Text())
 		}
-		err := Supported(cfg)
-		if err == nil || !strings.Contains(err.Error(), "custom_tools "+fn+" (a browser on this machine)") {
-			t.Errorf("Supported = %v, want %s refused by name", err, fn)
+		doc, err := Encode(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+		back, err := DecodeConfig(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := back.Agents[0].Backend.Tools.CustomTools[0].ComputerTool(); got != fn {
+			t.Errorf("the workers get computer tool %q, want %s", got, fn)
 		}
 	}
 }

@@ -7,9 +7,8 @@ import (
 	"massgen/internal/config"
 )
 
-// Skills and code-based tools are files and a tool server on this machine: a worker has
-// neither, so Temporal refuses them by name.
-func TestSupported_RefusesSkillsAndCodeTools(t *testing.T) {
+// Skills and filesystem memory are files of the local session: Temporal refuses them by name.
+func TestSupported_RefusesSkillsAndMemoryFiles(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  config.Config
@@ -19,8 +18,6 @@ func TestSupported_RefusesSkillsAndCodeTools(t *testing.T) {
 			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "use_skills"},
 		{"memory files", config.Config{Orchestrator: config.Orchestrator{MemoryFiles: true},
 			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "enable_memory_filesystem_mode"},
-		{"code tools", config.Config{Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted",
-			Tools: config.Tools{CodeTools: true}}}}}, "enable_code_based_tools"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

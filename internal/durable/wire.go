@@ -49,15 +49,20 @@ func DecodeConfig(doc string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// comparable is cfg without what does not travel: where it was read from, its warnings, and
-// the permission rules, which guard tools that agents on Temporal do not have.
+// comparable is cfg without what does not travel: where it was read from and its warnings.
 func comparable(cfg *config.Config) *config.Config {
 	out := *cfg
-	out.Path, out.Warnings, out.Permissions = "", nil, nil
+	out.Path, out.Warnings = "", nil
 	out.Orchestrator.VoteWeightsFile = "" // its weights travel as agent_weights
 	out.Agents = make([]config.Agent, len(cfg.Agents))
 	for i, a := range cfg.Agents {
-		a.Backend.Permissions = nil
+		// A custom tool's file travels as the path found for it.
+		cts := make([]config.CustomTool, len(a.Backend.Tools.CustomTools))
+		for k, c := range a.Backend.Tools.CustomTools {
+			c.Path = cmpOr(c.File, c.Path)
+			cts[k] = c
+		}
+		a.Backend.Tools.CustomTools = cts
 		out.Agents[i] = a
 	}
 	return &out
@@ -117,6 +122,9 @@ func configDoc(cfg *config.Config) obj {
 		}
 	}
 	doc := obj{"agents": agents, "orchestrator": orchestratorDoc(cfg.Orchestrator), "timeout_settings": timeouts}
+	if cfg.Permissions != nil {
+		doc["permissions"] = permissionsDoc(*cfg.Permissions)
+	}
 	ui := obj{"logging_enabled": cfg.UI.LoggingEnabled}
 	putStr(ui, "display_type", cfg.UI.DisplayType)
 	doc["ui"] = ui
@@ -140,6 +148,7 @@ func backendDoc(b config.Backend) obj {
 		out["enable_code_execution"] = true
 	}
 	putInt(out, "media_max_file_size_mb", b.UploadMaxMB) // upload_files itself is refused (Supported)
+	toolsDoc(out, b)
 	if s := b.Script; s != nil {
 		for k, v := range scriptDoc(*s) {
 			out[k] = v
@@ -215,6 +224,10 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		}
 		out["agent_weights"] = w
 	}
+	if len(o.ContextPaths) > 0 {
+		out["context_paths"] = contextPathsDoc(o.ContextPaths)
+	}
+	mediaDoc(out, o.Media, false)
 	coord := obj{}
 	if o.PlanningMode {
 		coord["enable_planning_mode"] = true

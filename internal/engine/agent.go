@@ -429,7 +429,7 @@ func (s *session) applyLocked(i int, c *conversation, out coord.Outcome) bool {
 	case coord.Answered:
 		s.m.TurnSucceeded(i)
 		// Snapshot before anyone can see the answer, so the files peers open match it.
-		if ws := s.agents[i].Workspace; ws != nil {
+		if ws := s.agents[i].Workspace; ws != nil && !s.replaying {
 			if err := ws.Snapshot(); err != nil {
 				s.publish(event.ToolServerStatus{Server: event.ServerWorkspace, Status: "snapshot failed", Detail: fmt.Sprintf("%s: %v", id, err)})
 			}

@@ -26,6 +26,9 @@ import (
 type session struct {
 	o      Options
 	agents []Agent
+	// replaying: a replica (RunTurn) is rebuilding the state from ops; what an answer does
+	// to the workspaces was done when it was made.
+	replaying bool
 
 	mu      sync.Mutex // guards everything below
 	m       *coord.Machine

@@ -250,7 +250,7 @@ type PresentFunc func(ctx context.Context, i int, system, user string) (text, tr
 func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 	x.s.presenting.Store(true)
 	x.s.presentFn = run
-	return x.s.finish(x.start, x.s.present(ctx))
+	return x.s.finish(x.start, x.s.deliver(ctx, x.s.present(ctx)))
 }
 
 // replica rebuilds a session's state from ops, publishing nothing while it does.
@@ -258,6 +258,7 @@ func replica(o Options, ops []Op) *session {
 	bus := o.Bus
 	o.Bus = event.NewBus(o.Now)
 	s := newSession(o)
+	s.replaying = true // the answers replayed were snapshotted when they were made
 	for _, op := range ops {
 		switch op.Kind {
 		case OpResolve:
@@ -274,6 +275,7 @@ func replica(o Options, ops []Op) *session {
 			s.stopLocked(op.Agent)
 		}
 	}
+	s.replaying = false
 	s.o.Bus = bus
 	if s.o.Bus == nil {
 		s.o.Bus = event.NewBus(o.Now)

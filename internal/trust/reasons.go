@@ -15,7 +15,13 @@ import (
 // the provider, folders opened to it, MCP servers (their command, or their URL), custom
 // tools, the browser and desktop, and shell commands with what their sandbox shows. A
 // config with none runs nothing a model reply could not, and needs no trust.
-func Reasons(cfg *config.Config) []string {
+func Reasons(cfg *config.Config) []string { return reasons(cfg, true) }
+
+// OnMachine is Reasons without the endpoints that receive a key: what cfg would start on
+// this machine, or open or send of its files.
+func OnMachine(cfg *config.Config) []string { return reasons(cfg, false) }
+
+func reasons(cfg *config.Config, endpoints bool) []string {
 	var out []string
 	for _, p := range cfg.Orchestrator.ContextPaths {
 		out = append(out, "every agent: "+contextPath(p))
@@ -29,7 +35,7 @@ func Reasons(cfg *config.Config) []string {
 		if bt.Protocol == config.ProtocolCLI {
 			add("runs the %s coding-agent CLI, with its own tools", b.Type)
 		}
-		if b.BaseURL != "" && b.BaseURL != bt.DefaultBaseURL {
+		if endpoints && b.BaseURL != "" && b.BaseURL != bt.DefaultBaseURL {
 			add("sends its requests and API key to %s (base_url)", redact.URL(b.BaseURL))
 		}
 		for _, u := range b.Uploads {

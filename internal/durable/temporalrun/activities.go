@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/redact"
+	"massgen/internal/trust"
 	"massgen/internal/usage"
 )
 
@@ -33,6 +36,22 @@ type Activities struct {
 	Client client.Client
 	// NewProvider builds an agent's provider (nil: app.NewProvider).
 	NewProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error)
+	// TrustSessions lets sessions start programs (MCP servers, custom tools, commands,
+	// coding-agent CLIs) and open folders on this machine, as their configs say.
+	TrustSessions bool
+	// WorkspaceRoot holds the workspaces of the sessions this worker holds; "" means
+	// .massgen/workspaces.
+	WorkspaceRoot string
+	// Store is where held sessions' snapshots and final workspaces go; nil means a
+	// FolderStore in durable.DefaultStoreDir().
+	Store durable.Store
+	// Version is massgen's, told to MCP servers.
+	Version string
+
+	// queue is this worker's own task queue, where the turns of the sessions it holds go.
+	queue  string
+	heldMu sync.Mutex
+	held   map[string]*heldSession // by workflow ID
 
 	mu    sync.Mutex
 	cache map[string][]provider.Provider // providers per workflow, kept for the next turn here
@@ -51,23 +70,29 @@ func heartbeatEvery(timeout time.Duration) time.Duration {
 func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
-	if done(ctx, a.Client, in.Key) {
+	attempt := attemptOf(ctx, in.AttemptBase)
+	if done(ctx, a.Client, in.Key, attempt) {
 		return TurnResult{Done: true}, nil // its outcome is in the workflow: nothing is bought again
 	}
-	o, err := a.options(in.WorkflowID, in.Session, in.Agent)
+	o, held, err := a.options(ctx, in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return TurnResult{}, err
 	}
-	st := newStreamer(ctx, a.Client, in.Key, in.Session.Live)
+	st := newStreamer(ctx, a.Client, in.Key, attempt, in.Session.Live)
 	o.Bus = event.NewBus(nil)
 	o.Bus.Subscribe(st)
+	detach := held.attach(in.Agent, o.Bus)
 	out := engine.RunTurn(ctx, o, in.Ops, in.Agent, in.Conversation)
-	attempt := int(activity.GetInfo(ctx).Attempt)
+	detach()
 	if ctx.Err() != nil {
 		// Cancelled (the session ended, the agent was stopped) or the worker is stopping:
 		// what the turn paid for still reaches the workflow.
 		st.finish(nil)
 		return TurnResult{}, ctx.Err()
+	}
+	if answered(out) {
+		// Before the outcome leaves: a worker that takes the session over starts from it.
+		held.keep(ctx, a.store(), in.Agent, o.Bus)
 	}
 	streamed, from, rest := st.finish(func(b *Batch) { b.Turn = &out })
 	if streamed {
@@ -80,22 +105,25 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
-	if done(ctx, a.Client, in.Key) {
+	attempt := attemptOf(ctx, in.AttemptBase)
+	if done(ctx, a.Client, in.Key, attempt) {
 		return PresentResult{Done: true}, nil
 	}
-	o, err := a.options(in.WorkflowID, in.Session, in.Agent)
+	o, held, err := a.options(ctx, in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return PresentResult{}, err
 	}
-	st := newStreamer(ctx, a.Client, in.Key, in.Session.Live)
+	st := newStreamer(ctx, a.Client, in.Key, attempt, in.Session.Live)
 	o.Bus = event.NewBus(nil)
 	o.Bus.Subscribe(st)
+	detach := held.attach(in.Agent, o.Bus)
 	text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
+	detach()
 	if ctx.Err() != nil {
 		st.finish(nil)
 		return PresentResult{}, ctx.Err()
 	}
-	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Attempt: int(activity.GetInfo(ctx).Attempt)}
+	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Attempt: attempt}
 	if err != nil {
 		r.Err = err.Error()
 	}
@@ -108,33 +136,42 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 }
 
 // options builds the session's agents on this worker, reusing the providers it built for an
-// earlier turn of the same session (a scripted agent remembers what it did).
+// earlier turn of the same session (a scripted agent remembers what it did); a session whose
+// agents keep things on the machine runs with the team this worker holds for it (holder.go).
 //
 // Whoever can start workflows on the task queue writes in, so the config is read again here
 // as the CLI reads a file, checked as the starter checks it, and every agent's endpoint is
 // checked against this worker's allowlist before any provider exists.
-func (a *Activities) options(wid string, in Session, agent int) (engine.Options, error) {
+func (a *Activities) options(ctx context.Context, wid string, in Session, agent int) (engine.Options, *heldSession, error) {
 	cfg, err := a.receive(in)
 	if err != nil {
-		return engine.Options{}, err
+		return engine.Options{}, nil, err
 	}
 	if agent < 0 || agent >= len(cfg.Agents) {
-		return engine.Options{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("agent %d: the session has %d agents", agent, len(cfg.Agents)), "config", nil)
+		return engine.Options{}, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("agent %d: the session has %d agents", agent, len(cfg.Agents)), "config", nil)
 	}
 	o := engineOptions(in, cfg)
 	o.Price = usage.Cost
+	if app.NeedsMachine(cfg) {
+		h := a.heldFor(wid)
+		if h == nil {
+			return o, nil, temporal.NewNonRetryableApplicationError("this worker no longer holds the session", movedType, nil)
+		}
+		o.Agents = slices.Clone(h.team.Agents)
+		return o, h, nil
+	}
 	ps, err := a.providers(wid+"\x00"+in.Config, cfg)
 	if err != nil {
 		kind := "config"
 		if _, refused := err.(*refusedError); refused {
 			kind = refusedType
 		}
-		return o, temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
+		return o, nil, temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
 	}
 	for i := range o.Agents {
 		o.Agents[i].Provider = ps[i]
 	}
-	return o, nil
+	return o, nil, nil
 }
 
 // receive reads and checks the config of a session this worker was handed.
@@ -145,6 +182,12 @@ func (a *Activities) receive(in Session) (*config.Config, error) {
 	}
 	if err == nil {
 		_, err = durable.ForWorkers(cfg)
+	}
+	if err == nil && !a.TrustSessions {
+		if why := trust.OnMachine(cfg); len(why) > 0 {
+			err = fmt.Errorf("this worker runs no session that starts programs or opens folders on its machine, and this one would:\n  %s\n"+
+				"start the worker with --trust-sessions if only trusted callers can start sessions on its task queue", strings.Join(why, "\n  "))
+		}
 	}
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("the session's config on this worker: "+err.Error(), refusedType, nil)

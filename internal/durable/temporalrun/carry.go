@@ -32,6 +32,8 @@ type Carry struct {
 	Deadline time.Time `json:"deadline"`
 	// Runs counts the runs before the new one.
 	Runs int `json:"runs"`
+	// Queue is the task queue of the worker holding the session (holder.go), if one does.
+	Queue string `json:"queue,omitempty"`
 }
 
 // minHistoryLimit keeps a run long enough to start its turns: a run continues as new only
@@ -53,7 +55,7 @@ func (w *run) continueAsNew() error {
 		runs = w.in.Carry.Runs
 	}
 	next.Carry = &Carry{Base: w.base + len(w.tail), Seq: w.seq, Coord: w.x.State(), Convs: w.convs, Rounds: w.rounds,
-		Turns: w.nturns, Deadline: w.deadline, Runs: runs + 1}
+		Turns: w.nturns, Deadline: w.deadline, Runs: runs + 1, Queue: w.queue}
 	w.moved = true
 	return workflow.NewContinueAsNewError(w.ctx, WorkflowName, next)
 }

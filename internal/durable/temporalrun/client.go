@@ -9,7 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -82,17 +84,37 @@ func quietLogger() log.Logger {
 const stickyTimeout = 2 * time.Second
 
 // Worker runs sessions' workflows and activities from t's task queue until ctx is done.
+//
+// It also polls a task queue of its own (ownQueue), where the turns of the sessions it holds
+// go (holder.go); when it stops, it stops everything those sessions ran here, and they move.
 func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
 	w := worker.New(c, t.QueueOrDefault(), worker.Options{StickyScheduleToStartTimeout: stickyTimeout})
 	if acts.Client == nil {
 		acts.Client = c // turns stream their events to their workflows through it
 	}
+	if acts.Store == nil {
+		acts.Store = t.StoreOrDefault()
+	}
+	acts.queue = ownQueue(t.QueueOrDefault())
+	own := worker.New(c, acts.queue, worker.Options{})
 	Register(w, acts)
+	registerHeld(own, acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", t.QueueOrDefault(), err)
 	}
+	if err := own.Start(); err != nil {
+		w.Stop()
+		return fmt.Errorf("start the worker on its own task queue %s: %w", acts.queue, err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	var sweeping sync.WaitGroup
+	sweeping.Go(func() { acts.sweep(sctx, c) })
 	<-ctx.Done()
+	cancel()
+	sweeping.Wait()
+	own.Stop()
 	w.Stop()
+	acts.dropAll()
 	return nil
 }
 
@@ -102,7 +124,16 @@ func Register(w worker.Registry, acts *Activities) {
 	if acts != nil {
 		w.RegisterActivityWithOptions(acts.Turn, activity.RegisterOptions{Name: TurnActivity})
 		w.RegisterActivityWithOptions(acts.Present, activity.RegisterOptions{Name: PresentActivity})
+		w.RegisterActivityWithOptions(acts.Claim, activity.RegisterOptions{Name: ClaimActivity})
 	}
+}
+
+// registerHeld registers, on a worker's own task queue, the activities of the sessions it
+// holds.
+func registerHeld(w worker.Registry, acts *Activities) {
+	w.RegisterActivityWithOptions(acts.Turn, activity.RegisterOptions{Name: TurnActivity})
+	w.RegisterActivityWithOptions(acts.Present, activity.RegisterOptions{Name: PresentActivity})
+	w.RegisterActivityWithOptions(acts.Release, activity.RegisterOptions{Name: ReleaseActivity})
 }
 
 // RegisterWorkflow registers the session workflow under its name (on a worker or a replayer).
@@ -153,6 +184,9 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	if tailErr != nil {
 		// The session ended, but its log and views lack events: not a run to report as done.
 		return fail(fmt.Errorf("the session on Temporal (workflow %s) ended, but its events could not all be read: %w", run.GetID(), tailErr))
+	}
+	if err := fetchWorkspace(t.StoreOrDefault(), run.GetID(), out, o.LogDir); err != nil {
+		out.Err = strings.TrimPrefix(out.Err+"; "+err.Error(), "; ")
 	}
 	res := engine.Result{Status: out.Status, ExitCode: out.ExitCode, EndReason: out.EndReason, Winner: out.Winner,
 		FinalAnswer: out.FinalAnswer, TruncatedBy: out.TruncatedBy, Duration: time.Duration(out.Seconds * float64(time.Second)),
@@ -282,4 +316,23 @@ func closed(ctx context.Context, c client.Client, wid, rid string) bool {
 		return false
 	}
 	return true
+}
+
+// fetchWorkspace copies the winner's workspace of a session with tools from the store into
+// the log folder (final/<winner>/workspace, as a local run leaves it), and removes the
+// session from the store. Without a log folder the workspace stays in the store.
+func fetchWorkspace(store durable.Store, wid string, out Outcome, logDir string) error {
+	if out.Workspace == "" || logDir == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ok, err := store.Get(ctx, out.Workspace, filepath.Join(logDir, "final", out.Winner, "workspace"))
+	if err == nil && !ok {
+		err = errors.New("it is not in the store the workers share with this process (give both the same --temporal-store)")
+	}
+	if err != nil {
+		return fmt.Errorf("the winner's workspace could not be copied into the log folder: %w", err)
+	}
+	return store.Remove(ctx, durable.StoreKey(wid))
 }

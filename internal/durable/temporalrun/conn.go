@@ -31,10 +31,9 @@ func (k *Conn) Run(ctx context.Context, cfg *config.Config, o engine.Options) en
 	return Run(ctx, k.c, k.target, cfg, o)
 }
 
-// Work takes sessions from the connection's task queue until ctx is done; agents' requests go
-// to their backends' own endpoints and to allow.
-func (k *Conn) Work(ctx context.Context, allow *durable.Allowlist) error {
-	return Worker(ctx, k.c, k.target, &Activities{Allow: allow})
+// Work takes sessions from the connection's task queue until ctx is done, as w says.
+func (k *Conn) Work(ctx context.Context, w durable.WorkerOptions) error {
+	return Worker(ctx, k.c, k.target, &Activities{Allow: w.Allow, TrustSessions: w.TrustSessions, WorkspaceRoot: w.WorkspaceRoot, Version: w.Version})
 }
 
 // Close closes the connection.

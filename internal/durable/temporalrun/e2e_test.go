@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 func runWorkerProcess(addr string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	t := durable.Target{Address: addr, Queue: os.Getenv(workerEnv + "_QUEUE")}
+	t := durable.Target{Address: addr, Queue: os.Getenv(workerEnv + "_QUEUE"), Store: os.Getenv(workerEnv + "_STORE")}
 	c, err := Dial(ctx, t)
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
@@ -58,7 +58,8 @@ func runWorkerProcess(addr string) int {
 	}
 	defer c.Close()
 	// What `massgen worker` runs.
-	if err := Worker(ctx, c, t, &Activities{}); err != nil {
+	acts := &Activities{WorkspaceRoot: os.Getenv(workerEnv + "_WORKSPACES"), TrustSessions: os.Getenv(workerEnv+"_TRUST") != ""}
+	if err := Worker(ctx, c, t, acts); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
@@ -329,10 +330,16 @@ func workerWith(t *testing.T, c client.Client, target durable.Target, acts *Acti
 	w := worker.New(c, target.Queue, worker.Options{})
 	acts.Client = c
 	Register(w, acts)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
+	acts.queue = ownQueue(target.Queue)
+	own := worker.New(c, acts.queue, worker.Options{})
+	registerHeld(own, acts)
+	for _, w := range []worker.Worker{w, own} {
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
 	}
-	t.Cleanup(w.Stop)
+	t.Cleanup(acts.dropAll)
 }
 
 func TestSession_InterruptedByTheStarter(t *testing.T) {
@@ -391,32 +398,46 @@ agents:
 	}
 }
 
-// A session the workflow refuses ends the starter's wait with the workflow's reason, instead
-// of polling a closed workflow for ever.
-func TestSession_RefusedByTheWorkflow(t *testing.T) {
+// A session that cannot run on Temporal ends the starter's wait with the reason, instead of
+// polling a closed workflow for ever: a feature Temporal does not run yet, refused before the
+// workflow starts, and tools that start programs, which a worker runs only with
+// --trust-sessions, refused by the worker that claims the session.
+func TestSession_Refused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
 	addr := devServer(t)
-	target := durable.Target{Address: addr, Queue: "refuse-test"}
+	target := durable.Target{Address: addr, Queue: "refuse-test", Store: t.TempDir()}
 	c, err := Dial(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	inProcessWorker(t, c, target)
-	cfg := loadTeam(t, `
+	workerWith(t, c, target, &Activities{WorkspaceRoot: t.TempDir()})
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"memory files", `
 agents:
   - id: a
-    backend: {type: scripted, answers: ["Paris."], cwd: ws}
-`)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res := Run(ctx, c, target, cfg, engine.Options{Question: "q", Bus: event.NewBus(nil)})
-	if res.ExitCode != 2 || res.Err == nil || !strings.Contains(res.Err.Error(), "cwd: not supported on Temporal yet") {
-		t.Errorf("exit %d, err %v: want exit 2 naming cwd", res.ExitCode, res.Err)
-	}
-	if ctx.Err() != nil {
-		t.Error("the starter waited for its context to end")
+    backend: {type: scripted, answers: ["Paris."]}
+orchestrator: {coordination: {enable_memory_filesystem_mode: true}}
+`, "enable_memory_filesystem_mode (the memories are files in the workspaces on this machine): not supported on Temporal yet"},
+		{"commands on an untrusted worker", `
+agents:
+  - id: a
+    backend: {type: scripted, answers: ["Paris."], cwd: ws, enable_mcp_command_line: true}
+`, "start the worker with --trust-sessions"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := loadTeam(t, tt.yaml)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res := Run(ctx, c, target, cfg, engine.Options{Question: "q", Bus: event.NewBus(nil)})
+			if res.ExitCode != 2 || res.Err == nil || !strings.Contains(res.Err.Error(), tt.want) {
+				t.Errorf("exit %d, err %v: want exit 2 saying %q", res.ExitCode, res.Err, tt.want)
+			}
+			if ctx.Err() != nil {
+				t.Error("the starter waited for its context to end")
+			}
+		})
 	}
 }

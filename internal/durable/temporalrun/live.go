@@ -44,6 +44,7 @@ type liveTurn struct {
 	shown   []bool        // evs[k] went to the views as a preview
 	done    bool          // the turn has ended here; later batches only report spending
 	cancel  workflow.CancelFunc
+	tries   int // the times its activity was started (by the workflow, not Temporal's retries)
 	// presented is the presentation's result, once done.
 	presented PresentResult
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,13 +76,20 @@ func (r loadReport) String() string {
 // workerProcess starts the test binary as a worker process (what `massgen worker` runs) on
 // queue; it is killed when the test ends, if it is still running.
 func workerProcess(tb testing.TB, addr, queue string) *exec.Cmd {
+	return workerProcessOut(tb, nil, addr, queue)
+}
+
+// workerProcessOut is workerProcess with env added to its environment and its stderr
+// written to stderr (nil: dropped).
+func workerProcessOut(tb testing.TB, stderr io.Writer, addr, queue string, env ...string) *exec.Cmd {
 	tb.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	p := exec.Command(self, "-test.run=^$")
-	p.Env = append(os.Environ(), workerEnv+"="+addr, workerEnv+"_QUEUE="+queue)
+	p.Env = append(append(os.Environ(), workerEnv+"="+addr, workerEnv+"_QUEUE="+queue), env...)
+	p.Stderr = stderr
 	p.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.Start(); err != nil {
 		tb.Fatal(err)

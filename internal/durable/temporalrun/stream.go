@@ -51,10 +51,10 @@ type streamer struct {
 
 // newStreamer starts the attempt's sender; finish stops it. Without a client nothing is sent
 // and everything is the result.
-func newStreamer(ctx context.Context, c client.Client, key string, every time.Duration) *streamer {
+func newStreamer(ctx context.Context, c client.Client, key string, attempt int, every time.Duration) *streamer {
 	info := activity.GetInfo(ctx)
 	s := &streamer{ctx: ctx, c: c, wid: info.WorkflowExecution.ID, rid: info.WorkflowExecution.RunID, key: key,
-		attempt: int(info.Attempt), kick: make(chan struct{}, 1), stop: make(chan struct{}), budget: maxDeltaBytes, failed: c == nil || key == ""}
+		attempt: attempt, kick: make(chan struct{}, 1), stop: make(chan struct{}), budget: maxDeltaBytes, failed: c == nil || key == ""}
 	if every <= 0 {
 		every = DefaultLive
 	}
@@ -169,9 +169,13 @@ func (s *streamer) finish(last func(*Batch)) (streamed bool, from int, rest []ev
 	return false, s.sent, s.all[s.sent:]
 }
 
+// attemptOf numbers the running attempt of a turn: Temporal's retries of this activity after
+// base earlier ones (the workflow ran the turn again on another worker base times).
+func attemptOf(ctx context.Context, base int) int { return base + int(activity.GetInfo(ctx).Attempt) }
+
 // done asks the workflow whether an earlier attempt ended the turn key already.
-func done(ctx context.Context, c client.Client, key string) bool {
-	if c == nil || key == "" || activity.GetInfo(ctx).Attempt <= 1 {
+func done(ctx context.Context, c client.Client, key string, attempt int) bool {
+	if c == nil || key == "" || attempt <= 1 {
 		return false
 	}
 	info := activity.GetInfo(ctx)

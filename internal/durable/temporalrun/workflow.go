@@ -29,6 +29,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/durable"
 	"massgen/internal/engine"
@@ -94,6 +95,8 @@ type Outcome struct {
 	CostUSD     float64        `json:"cost_usd,omitempty"`
 	// CostUnknown: a model without a price used tokens, so CostUSD is not all of it.
 	CostUnknown bool `json:"cost_unknown,omitempty"`
+	// Workspace is the store key of the winner's workspace, for a session with tools.
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // Page is what the events query answers: the session's events (previews included) from From
@@ -120,6 +123,9 @@ type TurnInput struct {
 	Conversation engine.Conversation `json:"conversation"`
 	// Key names the turn in its run, for its batches and QueryDone.
 	Key string `json:"key,omitempty"`
+	// AttemptBase counts the times the workflow ran the turn before, each on a worker that
+	// was lost with the session's workspaces (holder.go).
+	AttemptBase int `json:"attempt_base,omitempty"`
 }
 
 // TurnResult is a turn activity's result. When the turn's outcome went to the workflow with
@@ -143,6 +149,7 @@ type PresentInput struct {
 	Agent        int         `json:"agent"`
 	System, User string
 	Key          string `json:"key,omitempty"`
+	AttemptBase  int    `json:"attempt_base,omitempty"`
 }
 
 // PresentResult is the presentation activity's result; Attempt, From, Streamed and Done as
@@ -198,6 +205,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 
 	o := engineOptions(in, cfg)
 	o.Bus, o.Now = w.bus, now
+	if w.machine = app.NeedsMachine(cfg); w.machine {
+		o.Deliver = w.deliver
+	}
 	n := len(o.Agents)
 	w.convs, w.rounds = make([]engine.Conversation, n), make([]int, n)
 	w.busy, w.paused, w.running = make([]bool, n), make([]bool, n), make([]*liveTurn, n)
@@ -235,7 +245,21 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: maxAttempts},
 	})
 	w.wid = workflow.GetInfo(ctx).WorkflowExecution.ID
+	w.actx = actx
+	if w.machine {
+		if c := in.Carry; c != nil {
+			w.queue = c.Queue
+		}
+		if w.queue == "" {
+			if err := w.claim(); err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
 	if out, done, err := w.coordinate(actx); done {
+		if !w.moved { // a run that continues as new leaves the session where it is held
+			_, _ = w.releaseHeld("")
+		}
 		return out, err
 	}
 
@@ -256,6 +280,10 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if res.Err != nil {
 		out.Err = res.Err.Error()
 	}
+	// No final answer stood (Deliver did not run): the team stops; a holder that is gone
+	// has nothing to stop, and its worker's sweep stops what a silent one still runs.
+	_, _ = w.releaseHeld("")
+	out.Workspace = w.workspace
 	return out, nil
 }
 
@@ -286,6 +314,15 @@ type run struct {
 	paused   []bool
 	deadline time.Time // coordination times out
 	draining bool      // no new turns: the run continues as new once the running ones end
+
+	// A session with tools is held by one worker (holder.go): machine is set, queue is that
+	// worker's task queue, and epoch counts the claims this run made.
+	machine   bool
+	queue     string
+	epoch     int
+	actx      workflow.Context // the activities' options, on the shared task queue
+	released  bool             // the holder has stopped the team
+	workspace string           // the store key of the winner's workspace
 }
 
 // coordinate runs the agents' turns until coordination ends. done reports that the workflow
@@ -343,7 +380,7 @@ func (w *run) coordinate(actx workflow.Context) (out Outcome, done bool, err err
 
 // startTurn starts agent i's next turn as an activity.
 func (w *run) startTurn(turnCtx workflow.Context, i int, refused *error) {
-	ctx, x := w.ctx, w.x
+	x := w.x
 	w.rounds[i]++
 	conv := x.BeginTurn(i, w.convs[i], w.rounds[i])
 	w.busy[i] = true
@@ -351,7 +388,16 @@ func (w *run) startTurn(turnCtx workflow.Context, i int, refused *error) {
 	w.running[i] = lt
 	tctx, cancel := workflow.WithCancel(turnCtx)
 	lt.cancel = cancel
-	f := workflow.ExecuteActivity(tctx, TurnActivity, TurnInput{Session: w.in, WorkflowID: w.wid, Ops: x.Ops(), Agent: i, Conversation: conv, Key: lt.key})
+	w.execTurn(tctx, lt, TurnInput{Session: w.in, WorkflowID: w.wid, Ops: x.Ops(), Agent: i, Conversation: conv, Key: lt.key}, refused)
+}
+
+// execTurn runs the turn's activity, and again on another worker when the one holding the
+// session was lost.
+func (w *run) execTurn(tctx workflow.Context, lt *liveTurn, in TurnInput, refused *error) {
+	ctx, x, i := w.ctx, w.x, lt.agent
+	actx, epoch := w.onHolder(tctx, lt)
+	in.AttemptBase = lt.tries - 1
+	f := workflow.ExecuteActivity(actx, TurnActivity, in)
 	w.sel.AddFuture(f, func(f workflow.Future) {
 		// Batches that reached the workflow before the activity ended come first.
 		w.drainLive()
@@ -370,13 +416,25 @@ func (w *run) startTurn(turnCtx workflow.Context, i int, refused *error) {
 				lt.done = true
 				return
 			}
-			w.failed(lt, engine.TurnOutcome{Conversation: conv, Err: "the turn could not run on any worker: " + activityError(err), Fatal: isNonRetryable(err)})
+			if w.again(lt, err) {
+				if err = w.reclaim(epoch); err == nil {
+					w.execTurn(tctx, lt, in, refused)
+					return
+				}
+				if isRefusal(err) {
+					*refused = err
+					w.busy[i] = false
+					lt.done = true
+					return
+				}
+			}
+			w.failed(lt, engine.TurnOutcome{Conversation: in.Conversation, Err: "the turn could not run on any worker: " + activityError(err), Fatal: isNonRetryable(err)})
 			return
 		}
 		if r.Done {
 			// An earlier attempt's outcome ended the turn, and was lost on the way: the
 			// turn failed as a whole (this cannot happen while batches arrive in order).
-			w.failed(lt, engine.TurnOutcome{Conversation: conv, Err: "the turn's outcome was lost"})
+			w.failed(lt, engine.TurnOutcome{Conversation: in.Conversation, Err: "the turn's outcome was lost"})
 			return
 		}
 		w.received(lt, r.Attempt, r.From, r.Events, false)
@@ -399,22 +457,29 @@ func (w *run) present(pctx workflow.Context, i int, system, user string) (string
 	ctx := w.ctx
 	lt := w.newTurn(i)
 	lt.present = true
-	f := workflow.ExecuteActivity(pctx, PresentActivity, PresentInput{Session: w.in, WorkflowID: w.wid, Ops: w.x.Ops(), Agent: i,
-		System: system, User: user, Key: lt.key})
-	for !lt.done && !f.IsReady() {
-		sel := workflow.NewSelector(ctx)
-		sel.AddFuture(f, func(workflow.Future) {})
-		sel.AddReceive(w.live, func(c workflow.ReceiveChannel, _ bool) {
-			var b Batch
-			c.Receive(ctx, &b)
-			w.onBatch(b)
-		})
-		sel.Select(ctx)
-	}
-	w.drainLive()
-	if !lt.done {
+	for !lt.done {
+		actx, epoch := w.onHolder(pctx, lt)
+		f := workflow.ExecuteActivity(actx, PresentActivity, PresentInput{Session: w.in, WorkflowID: w.wid, Ops: w.x.Ops(), Agent: i,
+			System: system, User: user, Key: lt.key, AttemptBase: lt.tries - 1})
+		for !lt.done && !f.IsReady() {
+			sel := workflow.NewSelector(ctx)
+			sel.AddFuture(f, func(workflow.Future) {})
+			sel.AddReceive(w.live, func(c workflow.ReceiveChannel, _ bool) {
+				var b Batch
+				c.Receive(ctx, &b)
+				w.onBatch(b)
+			})
+			sel.Select(ctx)
+		}
+		w.drainLive()
+		if lt.done {
+			break
+		}
 		var r PresentResult
 		if err := f.Get(pctx, &r); err != nil {
+			if w.again(lt, err) && w.reclaim(epoch) == nil {
+				continue
+			}
 			w.commit(lt, true) // what its last attempt did stands
 			lt.done = true
 			return "", "", errors.New("the final presentation could not run on any worker: " + activityError(err))

@@ -1,0 +1,213 @@
+package temporalrun
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"massgen/internal/app"
+	"massgen/internal/config"
+	"massgen/internal/durable"
+	"massgen/internal/engine"
+	"massgen/internal/event"
+)
+
+// everythingServer is the reference MCP server that .ci/run installs from npm.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../../../.ci/npm/node_modules/.bin/mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is missing: .ci/run installs it with npm", p)
+		}
+		t.Skipf("%s is not installed (npm install --prefix .ci/npm @modelcontextprotocol/server-everything)", p)
+	}
+	return p
+}
+
+// heldWorker starts a worker process (workerProcess) that trusts its sessions, with its own
+// workspaces folder and the shared store; kill SIGKILLs it.
+func heldWorker(t *testing.T, addr, queue, workspaces, store string) (kill func(), stderr *strings.Builder) {
+	t.Helper()
+	stderr = &strings.Builder{}
+	p := workerProcessOut(t, stderr, addr, queue, workerEnv+"_WORKSPACES="+workspaces, workerEnv+"_STORE="+store, workerEnv+"_TRUST=1")
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			_ = p.Process.Kill()
+			_ = p.Wait()
+		})
+	}, stderr
+}
+
+// processesTagged lists the pids whose environment holds tag.
+func processesTagged(tag string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(b, []byte(tag)) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+// toolTeam: the builder calls a real MCP server, writes its result into its workspace and
+// runs a shell command there, then answers; the reviewer answers slowly. Both vote for the
+// builder.
+func toolTeam(server, tag string) string {
+	return fmt.Sprintf(`
+agents:
+  - id: builder
+    backend:
+      type: scripted
+      latency: 200ms
+      cwd: ws
+      enable_mcp_command_line: true
+      mcp_servers:
+        - {name: everything, command: %q, env: {%s: "1"}}
+      exclude_tools: [trigger-long-running-operation]
+      tool_calls:
+        - {name: mcp__everything__echo, args: {message: "hello from massgen"}}
+        - {name: write_file, args: {path: result.txt, content: "{{result}}"}}
+        - {name: execute_command, args: {command: "echo built > built.txt"}}
+      answers: ["I saved what the echo tool returned to result.txt and built built.txt."]
+      vote: agent1
+  - id: reviewer
+    backend: {type: scripted, latency: 4s, answers: ["Short."], vote: agent1}
+orchestrator: {final_presentation: verbatim}
+`, server, tag)
+}
+
+// TestSession_ToolsMoveToAnotherWorker: a session with file tools, a shell command and an MCP
+// server runs on worker A, which holds its workspace and server; A is killed (SIGKILL) once
+// the builder has answered, while the reviewer's turn runs there. Worker B takes the session
+// over from the builder's snapshot in the store; the session ends with the local run's winner
+// and workspace in the log folder, and no MCP server process is left.
+func TestSession_ToolsMoveToAnotherWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server, two workers and an MCP server: about 20 s")
+	}
+	server := everythingServer(t)
+	addr := devServer(t)
+	tag := fmt.Sprintf("MASSGEN_TEST_TAG_%d_tools", os.Getpid())
+	cfg := loadTeam(t, toolTeam(server, tag))
+	root := t.TempDir()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	local, err := app.Run(ctx, cfg, app.Options{Question: "Build it.", Logging: true, LogRoot: filepath.Join(root, "local-logs"),
+		WorkspaceRoot: filepath.Join(root, "local-ws")})
+	if err != nil || local.ExitCode != 0 || local.Winner != "builder" {
+		t.Fatalf("local run: %+v, %v", local.Result, err)
+	}
+	want := workspaceFiles(t, filepath.Join(local.Dir, "final", local.Winner, "workspace"))
+
+	store := filepath.Join(root, "store")
+	target := durable.Target{Address: addr, Queue: "tools-test", Heartbeat: 2 * time.Second, Store: store}
+	c, err := Dial(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	killA, aErr := heldWorker(t, addr, target.Queue, filepath.Join(root, "ws-a"), store)
+
+	// Once the builder's answer is in, A dies and B starts.
+	var once sync.Once
+	var bErr *strings.Builder
+	watch := event.SinkFunc(func(e event.Event) {
+		if a, ok := e.Payload.(event.AnswerSubmitted); ok && a.Agent == "builder" && !e.Preview {
+			once.Do(func() {
+				killA()
+				_, bErr = heldWorker(t, addr, target.Queue, filepath.Join(root, "ws-b"), store)
+			})
+		}
+	})
+	remote := func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
+		o.Bus.Subscribe(watch)
+		return Run(ctx, c, target, cfg, o)
+	}
+	res, err := app.Run(ctx, cfg, app.Options{Question: "Build it.", Logging: true, LogRoot: filepath.Join(root, "logs"), Remote: remote})
+	if err != nil || res.ExitCode != 0 || res.Err != nil {
+		t.Fatalf("remote run: %+v, %v\nworker A: %s\nworker B: %v", res.Result, err, aErr, bErr)
+	}
+	if bErr == nil {
+		t.Fatal("worker A was never killed")
+	}
+	if res.Winner != local.Winner {
+		t.Errorf("winner on Temporal %q, locally %q", res.Winner, local.Winner)
+	}
+	got := workspaceFiles(t, filepath.Join(res.Dir, "final", res.Winner, "workspace"))
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("final workspace on Temporal %v, locally %v", got, want)
+	}
+	if !strings.Contains(got["result.txt"], "hello from massgen") || strings.TrimSpace(got["built.txt"]) != "built" {
+		t.Errorf("final workspace %v lacks the tools' work", got)
+	}
+
+	evs, err := event.ReadFile(filepath.Join(res.Dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	var tools []string
+	for _, e := range evs {
+		switch p := e.Payload.(type) {
+		case event.ToolServerStatus:
+			if p.Status == "moved" && strings.Contains(p.Detail, "builder") {
+				moved = true
+			}
+		case event.ToolResult:
+			if p.IsError {
+				t.Errorf("%s failed: %s", p.Tool, p.Content)
+			}
+			tools = append(tools, p.Tool)
+		}
+	}
+	if !moved {
+		t.Error("no event says the session moved with the builder's workspace restored")
+	}
+	if !strings.Contains(strings.Join(tools, ","), "mcp__everything__echo,write_file,execute_command") {
+		t.Errorf("tool results %v", tools)
+	}
+	if entries, _ := os.ReadDir(store); len(entries) != 0 {
+		t.Errorf("the store keeps %d entries after the session ended", len(entries))
+	}
+	// SIGKILL of A ended its MCP server too (its supervisor saw A go); B's ended with the session.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(processesTagged(tag)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if pids := processesTagged(tag); len(pids) > 0 {
+		t.Errorf("MCP server processes left running: %v", pids)
+	}
+}
+
+// workspaceFiles maps each regular file under dir to its content.
+func workspaceFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	return out
+}
