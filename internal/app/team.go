@@ -145,7 +145,9 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 // Attach sends what the team's tools report to bus while agent's turn runs there, until
 // detach; reports of other agents' tools, and those of none, go there too while no turn of
 // theirs is attached.
-func (t *Team) Attach(agent string, bus *event.Bus) (detach func()) { return t.relay.attach(agent, bus) }
+func (t *Team) Attach(agent string, bus *event.Bus) (detach func()) {
+	return t.relay.attach(agent, bus)
+}
 
 // SnapshotDir is the folder of agent's shared snapshot ("" without a workspace).
 func (t *Team) SnapshotDir(agent string) string {
