@@ -122,20 +122,23 @@ func wirePlayer(content string) func(cachefake.Turn) cachefake.Move {
 }
 
 // BenchmarkTokensWire is BenchmarkTokens on the wire: 3 agents with 1,500-token answers, one
-// model for all or a model each, through the real providers against local fakes of the
-// Messages and Responses APIs whose caches behave as the real ones (see cachefake). Run with:
+// model for all or a model each, in each of the settings BenchmarkTokens compares, through
+// the real providers against local fakes of the Messages and Responses APIs whose caches
+// behave as the real ones (see cachefake). Run with:
 //
 //	go test -run '^$' -bench TokensWire -benchtime 1x ./internal/engine/
 func BenchmarkTokensWire(b *testing.B) {
 	for _, api := range wireAPIs {
 		for _, team := range []string{"same", "mixed"} {
-			b.Run(fmt.Sprintf("api=%s/models=%s", api, team), func(b *testing.B) {
-				var r tokenRun
-				for b.Loop() {
-					r, _ = wireTeam(b, api, 3, 1500, team == "mixed", config.Orchestrator{})
-				}
-				reportTokens(b, r)
-			})
+			for _, v := range tokenVariants {
+				b.Run(fmt.Sprintf("api=%s/models=%s/%s", api, team, v.name), func(b *testing.B) {
+					var r tokenRun
+					for b.Loop() {
+						r, _ = wireTeam(b, api, 3, 1500, team == "mixed", v.orch)
+					}
+					reportTokens(b, r)
+				})
+			}
 		}
 	}
 }
