@@ -292,6 +292,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		c.tools = tools
 		req := provider.Request{Model: a.Model, System: c.system, Messages: c.msgs, Tools: tools, Stage: stage, Params: a.Params,
 			CacheKey: s.cacheKey(a.Model)}
+		release := s.prefixes.enter(ctx, turnPrefixKey(a, c, req))
 		mc := event.ModelCalled{Agent: a.ID, Stage: stage, Attempt: attempt, Fresh: c.fresh(), Messages: c.msgs[c.sent:]}
 		if mc.Fresh {
 			mc.System = c.system
@@ -300,6 +301,7 @@ func (s *session) turn(ctx context.Context, i int, c *conversation) (err error, 
 		c.sent = len(c.msgs)
 		s.keepContext(i, c)
 		res, err := s.call(ctx, i, req, false, c.round.cut)
+		release()
 		if errors.Is(err, errRoundCut) {
 			s.roundCut(i, c)
 			return s.roundError(&c.round), true

@@ -41,6 +41,9 @@ type session struct {
 	stragglers []straggler
 
 	hostedSeq atomic.Int64 // numbers hosted tool calls that came without an id
+	// prefixes holds a turn's request back while another agent writes its prefix to the
+	// provider's cache (cachegate.go).
+	prefixes prefixGate
 
 	plan       planning    // planning mode's decision, set before coordination
 	personas   []string    // persona_generator's persona per agent, set before coordination

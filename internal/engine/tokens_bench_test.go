@@ -61,16 +61,26 @@ func tokenTeam(tb testing.TB, n, answerTokens int, mixed bool, orch config.Orche
 	cache := &promptCache{}
 	agents := make([]Agent, n)
 	for i := range agents {
-		body := fmt.Sprintf("Answer %d. ", i+1)
-		body += strings.Repeat("x", max(answerTokens*4-len(body), 0))
 		model := "m"
 		if mixed {
 			cache, model = &promptCache{}, fmt.Sprintf("m%d", i+1)
 		}
-		agents[i] = Agent{ID: fmt.Sprintf("a%d", i+1), Backend: "fake", Model: model, Provider: &tokenAgent{cache: cache, answer: body}}
+		agents[i] = Agent{ID: fmt.Sprintf("a%d", i+1), Backend: "fake", Model: model, Provider: &tokenAgent{cache: cache, answer: tokenAnswer(i, answerTokens)}}
 	}
+	return tokenRunOf(tb, agents, answerTokens, orch)
+}
+
+// tokenAnswer is agent i's answer, answerTokens long.
+func tokenAnswer(i, answerTokens int) string {
+	body := fmt.Sprintf("Answer %d. ", i+1)
+	return body + strings.Repeat("x", max(answerTokens*4-len(body), 0))
+}
+
+// tokenRunOf plays the session of tokenTeam with agents and adds up the input they billed.
+func tokenRunOf(tb testing.TB, agents []Agent, answerTokens int, orch config.Orchestrator) tokenRun {
+	tb.Helper()
 	orch.MaxNewAnswersPerAgent, orch.DeferVotingUntilAllAnswered = 1, true
-	r := tokenRun{n: n, a: int64(answerTokens)}
+	r := tokenRun{n: len(agents), a: int64(answerTokens)}
 	var mu sync.Mutex
 	bus := event.NewBus(nil)
 	bus.Subscribe(event.SinkFunc(func(e event.Event) {
