@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"massgen/internal/config"
 	"massgen/internal/provider"
 	"massgen/internal/usage"
 )
@@ -74,7 +75,9 @@ func (g *prefixGate) enter(ctx context.Context, key string) (done func()) {
 // turnPrefixKey is prefixKey for a turn's request, "" when the turn offers no vote: its prefix
 // holds no answer, and its call writes a whole answer, too long to wait for.
 func turnPrefixKey(a Agent, c *conversation, req provider.Request) string {
-	if len(c.labels) == 0 {
+	if len(c.labels) == 0 || config.BackendTypes[a.Backend].KeyOptional {
+		// A server on the user's machine (and the scripted backend) bills nothing for a
+		// prefix it reads again: holding a request back would only make it later.
 		return ""
 	}
 	return prefixKey(a.Backend, req)

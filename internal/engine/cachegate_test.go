@@ -94,3 +94,27 @@ func TestPrefixKey_TheSharedPrefixOfALongStableMessage(t *testing.T) {
 		t.Errorf("a request without a stable message has key %q", k)
 	}
 }
+
+// Only a turn that offers a vote, on a backend that bills cached prefixes, is held back: a
+// local server or the scripted backend never waits.
+func TestTurnPrefixKey_OnlyVotingTurnsOnBilledBackends(t *testing.T) {
+	long := strings.Repeat("answers ", 600)
+	req := provider.Request{Model: "m", System: "sys", Messages: []provider.Message{{Role: provider.RoleUser, Content: long, Stable: true}}}
+	voting := &conversation{labels: []string{"agent1"}}
+	for _, tc := range []struct {
+		backend string
+		c       *conversation
+		waits   bool
+	}{
+		{"claude", voting, true},
+		{"openai", voting, true},
+		{"claude", &conversation{}, false},
+		{"ollama", voting, false},
+		{"vllm", voting, false},
+		{"scripted", voting, false},
+	} {
+		if got := turnPrefixKey(Agent{Backend: tc.backend}, tc.c, req) != ""; got != tc.waits {
+			t.Errorf("%s (labels %v): waits %v, want %v", tc.backend, tc.c.labels, got, tc.waits)
+		}
+	}
+}
