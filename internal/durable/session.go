@@ -34,6 +34,9 @@ type Target struct {
 	// HistoryLimit continues a session's workflow as a new run past this many history events;
 	// 0 leaves it to Temporal's suggestion.
 	HistoryLimit int
+	// Version is a worker's Worker Deployment Version; the zero Version is an unversioned
+	// worker. Starters leave it empty: the server routes new sessions to the current version.
+	Version Version
 }
 
 // NamespaceOrDefault is t's namespace, DefaultNamespace when unset.

@@ -81,15 +81,20 @@ func quietLogger() log.Logger {
 // of the session's history, a few milliseconds.
 const stickyTimeout = 2 * time.Second
 
-// Worker runs sessions' workflows and activities from t's task queue until ctx is done.
+// Worker runs sessions' workflows and activities from t's task queue until ctx is done, as
+// version t.Version when set (see workerOptions).
 func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
-	w := worker.New(c, t.QueueOrDefault(), worker.Options{StickyScheduleToStartTimeout: stickyTimeout})
+	w := worker.New(c, t.QueueOrDefault(), workerOptions(t))
 	if acts.Client == nil {
 		acts.Client = c // turns stream their events to their workflows through it
 	}
 	Register(w, acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", t.QueueOrDefault(), err)
+	}
+	if err := adoptVersion(ctx, c, t.Version); err != nil {
+		w.Stop()
+		return err
 	}
 	<-ctx.Done()
 	w.Stop()

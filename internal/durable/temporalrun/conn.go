@@ -37,5 +37,16 @@ func (k *Conn) Work(ctx context.Context, allow *durable.Allowlist) error {
 	return Worker(ctx, k.c, k.target, &Activities{Allow: allow})
 }
 
+// Promote makes v the current version of its deployment and returns the one that was (see
+// Promote).
+func (k *Conn) Promote(ctx context.Context, v durable.Version) (durable.Version, error) {
+	return Promote(ctx, k.c, v)
+}
+
+// Pinned counts the sessions running on v (see Pinned).
+func (k *Conn) Pinned(ctx context.Context, v durable.Version) (int, error) {
+	return Pinned(ctx, k.c, v)
+}
+
 // Close closes the connection.
 func (k *Conn) Close() { k.c.Close() }
