@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,12 @@ type TemporalConn interface {
 	// Work takes sessions from the connection's task queue until ctx is done; agents' requests
 	// go to their backends' own endpoints and to allow.
 	Work(ctx context.Context, allow *durable.Allowlist) error
+	// Promote makes v the current version of its deployment and returns the version that was
+	// (zero when none was, or v already was).
+	Promote(ctx context.Context, v durable.Version) (durable.Version, error)
+	// Drain waits until no session runs on v, promoted away from at promoted, reporting each
+	// new count of the sessions left.
+	Drain(ctx context.Context, v durable.Version, promoted time.Time, report func(running int)) error
 	Close()
 }
 

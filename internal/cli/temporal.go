@@ -66,8 +66,9 @@ func checkTemporal(t temporalFlags, cfg *config.Config) error {
 func newWorker(stdout, stderr io.Writer) *cobra.Command {
 	var t temporalFlags
 	var allow []string
+	var ver durable.Version
 	cmd := &cobra.Command{
-		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--allow-base-url URL]...",
+		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--deployment NAME [--build-id ID]] [--allow-base-url URL]...",
 		Short: "Run sessions started with --temporal: agent turns and final presentations",
 		Long: `worker polls a Temporal task queue and runs the sessions that massgen --temporal,
 massgen serve --temporal and massgen eval --temporal start there: the coordination of each
@@ -96,6 +97,16 @@ The Temporal SDK lives in massgen-temporal, a second binary beside massgen (rele
 ship it; go build -o massgen-temporal ./cmd/massgen-temporal): massgen hands every command
 line with --temporal to it.
 
+To upgrade workers without disturbing running sessions, run them as versions of a Worker
+Deployment: --deployment NAME (the same for every worker of the task queue, across upgrades)
+and --build-id ID (default: massgen's version and a hash of this binary, so one build is one
+version). A session stays pinned to the version whose worker started it, since its
+coordination must replay on the same code; new sessions go to the deployment's current
+version. The first version of a deployment becomes current by itself; a later one when
+massgen worker promote says so, and the old version's workers may stop once
+massgen worker promote --wait returns. Without --deployment workers are unversioned: any
+worker takes any session.
+
   temporal server start-dev --headless &
   massgen worker --temporal 127.0.0.1:7233 &
   massgen --temporal 127.0.0.1:7233 --config @examples/demo "question"`,
@@ -103,6 +114,10 @@ line with --temporal to it.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if t.addr == "" {
 				return exitf(ExitConfig, "worker needs --temporal HOST:PORT, the Temporal server to take sessions from")
+			}
+			v, err := workerVersion(ver)
+			if err != nil {
+				return err
 			}
 			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
@@ -112,12 +127,18 @@ line with --temporal to it.
 				return exitf(ExitConfig, "%v", err)
 			}
 			ctx := cmd.Context()
-			c, err := dialTemporal(ctx, t.target())
+			target := t.target()
+			target.Version = v
+			c, err := dialTemporal(ctx, target)
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			defer c.Close()
 			fmt.Fprintf(stderr, "massgen worker: taking sessions from %s (namespace %s, task queue %s); Ctrl-C stops\n", t.addr, t.namespace, t.queue)
+			if !v.IsZero() {
+				fmt.Fprintf(stderr, "massgen worker: version %s; its sessions stay on it (massgen worker promote --deployment %s --build-id %s sends new ones to it)\n",
+					v, v.Deployment, v.BuildID)
+			}
 			if urls := list.URLs(); len(urls) > 0 {
 				fmt.Fprintf(stderr, "massgen worker: agents may also call %s\n", strings.Join(urls, ", "))
 			}
@@ -131,5 +152,7 @@ line with --temporal to it.
 	// The worker serves sessions rather than running one there.
 	cmd.Flags().Lookup("temporal").Usage = "poll the Temporal server at `HOST:PORT` for sessions to run"
 	cmd.Flags().StringArrayVar(&allow, "allow-base-url", nil, "also send agents' requests and keys to base `URL` and below (repeatable)")
+	addVersionFlags(cmd.Flags(), &ver, "run as a version of Worker Deployment `NAME`: sessions stay on the version that started them")
+	cmd.AddCommand(newPromote(stdout, stderr))
 	return cmd
 }

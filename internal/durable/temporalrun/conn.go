@@ -2,6 +2,7 @@ package temporalrun
 
 import (
 	"context"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -43,9 +44,9 @@ func (k *Conn) Promote(ctx context.Context, v durable.Version) (durable.Version,
 	return Promote(ctx, k.c, v)
 }
 
-// Pinned counts the sessions running on v (see Pinned).
-func (k *Conn) Pinned(ctx context.Context, v durable.Version) (int, error) {
-	return Pinned(ctx, k.c, v)
+// Drain waits until no session runs on v, promoted away from at promoted (see Drain).
+func (k *Conn) Drain(ctx context.Context, v durable.Version, promoted time.Time, report func(running int)) error {
+	return Drain(ctx, k.c, v, promoted, report)
 }
 
 // Close closes the connection.

@@ -147,3 +147,35 @@ func Pinned(ctx context.Context, c client.Client, v durable.Version) (int, error
 	}
 	return int(r.GetCount()), nil
 }
+
+// drainPoll is how often Drain counts the sessions left on a version.
+const drainPoll = time.Second
+
+// Drain waits until no session runs on v, which stopped being current at promoted, and calls
+// report with each new count. A workflow task handed to v's workers just before the promotion
+// pins its session to v only when it completes (within workflowTaskTimeout), and visibility
+// counts it a moment later: a count of zero is trusted only after both, on two polls in a row.
+func Drain(ctx context.Context, c client.Client, v durable.Version, promoted time.Time, report func(running int)) error {
+	settled := promoted.Add(workflowTaskTimeout + drainPoll)
+	last, zeros := -1, 0
+	for {
+		n, err := Pinned(ctx, c, v)
+		if err != nil {
+			return err
+		}
+		if n != last {
+			report(n)
+			last = n
+		}
+		if n > 0 {
+			zeros = 0
+		} else if zeros++; zeros >= 2 && time.Now().After(settled) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(drainPoll):
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package temporalrun
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"iter"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,10 +14,12 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"massgen/internal/app"
+	"massgen/internal/cli"
 	"massgen/internal/config"
 	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // An upgrade with worker versioning: a session started on v1 keeps running on v1's workers
@@ -37,14 +42,15 @@ func TestVersioning_UpgradeKeepsRunningSessionsOnTheirVersion(t *testing.T) {
 	v1 := durable.Version{Deployment: dep, BuildID: "v0.1.0-dev+1a2b3c"} // dots, as default build ids have
 	v2 := durable.Version{Deployment: dep, BuildID: "v0.2.0-dev+4d5e6f"}
 
-	// Each worker runs until its stop is called; stop waits for it and reports its error.
+	// Each worker runs until its stop is called; stop waits for it and reports its error. The
+	// workers' cleanups run before this one.
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	startWorker := func(v durable.Version) (stop func() error) {
+	t.Cleanup(wg.Wait)
+	startWorker := func(v durable.Version, acts *Activities) (stop func() error) {
 		wctx, wcancel := context.WithCancel(ctx)
 		errc := make(chan error, 1)
 		wg.Go(func() {
-			errc <- Worker(wctx, c, durable.Target{Address: addr, Queue: queue, Version: v}, &Activities{Client: c})
+			errc <- Worker(wctx, c, durable.Target{Address: addr, Queue: queue, Version: v}, acts)
 		})
 		var once sync.Once
 		var werr error
@@ -71,8 +77,15 @@ func TestVersioning_UpgradeKeepsRunningSessionsOnTheirVersion(t *testing.T) {
 		}
 	}
 
-	// The first worker of a deployment makes its version current by itself.
-	stop1 := startWorker(v1)
+	// The first worker of a deployment makes its version current by itself. Its turns wait
+	// for release, so that its session outlasts the upgrade however slow the machine.
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	open := func() { releaseOnce.Do(func() { close(release) }) }
+	stop1 := startWorker(v1, &Activities{Client: c, NewProvider: func(b config.Backend, key, keyEnv string) (provider.Provider, error) {
+		p, err := app.NewProvider(b, key, keyEnv)
+		return heldUntil{p, release}, err
+	}})
 	waitFor("v1 to become current", func() bool { return current() == v1.BuildID })
 
 	cfg := loadTeam(t, team)
@@ -106,25 +119,29 @@ func TestVersioning_UpgradeKeepsRunningSessionsOnTheirVersion(t *testing.T) {
 	aStarted := make(chan struct{})
 	waitA := start(&a, aStarted)
 	defer waitA()
+	defer open()
 	select {
 	case <-aStarted:
 	case <-ctx.Done():
 		t.Fatal("session A never started a turn")
 	}
 
-	// v2's workers start and v2 becomes current while A runs.
-	stop2 := startWorker(v2)
-	prev, err := Promote(ctx, c, v2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prev != v1 {
-		t.Errorf("Promote says %v was current, want %v", prev, v1)
-	}
-	if cur := current(); cur != v2.BuildID {
-		t.Fatalf("current version %q after Promote, want %q", cur, v2.BuildID)
-	}
-	waitFor("A to count as running on v1", func() bool { n, err := Pinned(ctx, c, v1); return err == nil && n == 1 })
+	// v2's workers start, and while A runs v2 becomes current with the command the README
+	// gives, which then waits for v1's sessions to end.
+	stop2 := startWorker(v2, &Activities{Client: c})
+	var promoteOut, promoteErr bytes.Buffer
+	promoted := make(chan int, 1)
+	// Not on wg: the command runs under its own signal context; when the test fails before
+	// it returns, it is left to the process's end.
+	go func() {
+		promoted <- cli.MainTemporal([]string{"worker", "promote", "--temporal", addr, "--deployment", dep, "--build-id", v2.BuildID, "--wait"},
+			&promoteOut, &promoteErr, Connect)
+	}()
+	waitFor("v2 to become current", func() bool { return current() == v2.BuildID })
+	waitFor("A to count as running on v1", func() bool {
+		n, err := Pinned(ctx, c, v1)
+		return err == nil && n == 1
+	})
 
 	// A v1 worker that restarts now does not take new sessions back.
 	if err := adoptVersion(ctx, c, v1); err != nil {
@@ -134,9 +151,11 @@ func TestVersioning_UpgradeKeepsRunningSessionsOnTheirVersion(t *testing.T) {
 		t.Errorf("current version %q after a v1 worker restarted, want %q", cur, v2.BuildID)
 	}
 
+	// B runs on v2 while A waits on v1; then A goes on.
 	bStarted := make(chan struct{})
 	waitB := start(&b, bStarted)
 	waitB()
+	open()
 	waitA()
 	for name, s := range map[string]*session{"A": &a, "B": &b} {
 		if s.err != nil || s.res.ExitCode != 0 || s.res.Winner != "long" {
@@ -146,8 +165,26 @@ func TestVersioning_UpgradeKeepsRunningSessionsOnTheirVersion(t *testing.T) {
 	checkRanOn(t, c, "A", a.wid, v1)
 	checkRanOn(t, c, "B", b.wid, v2)
 
-	// Nothing runs on v1 any more: its workers may stop.
-	waitFor("no session to run on v1", func() bool { n, err := Pinned(ctx, c, v1); return err == nil && n == 0 })
+	// Nothing runs on v1 any more: promote --wait says so, and its workers may stop.
+	select {
+	case code := <-promoted:
+		if code != 0 {
+			t.Errorf("promote --wait: exit %d\n%s%s", code, promoteOut.String(), promoteErr.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("promote --wait did not return after v1's session ended")
+	}
+	for _, want := range []string{v2.String() + " is current", "waiting for the sessions on " + v1.String(), "no session runs on " + v1.String() + " any more"} {
+		if !strings.Contains(promoteOut.String(), want) {
+			t.Errorf("promote said %q, want %q in it", promoteOut.String(), want)
+		}
+	}
+	if !strings.Contains(promoteErr.String(), "1 session(s) running on "+v1.String()) {
+		t.Errorf("promote reported %q while waiting, want A counted on v1", promoteErr.String())
+	}
+	if n, err := Pinned(ctx, c, v1); err != nil || n != 0 {
+		t.Errorf("%d sessions (%v) on v1 after promote --wait returned", n, err)
+	}
 	if err := stop1(); err != nil {
 		t.Errorf("v1 worker: %v", err)
 	}
@@ -156,8 +193,8 @@ func TestVersioning_UpgradeKeepsRunningSessionsOnTheirVersion(t *testing.T) {
 	}
 }
 
-// checkRanOn checks that every workflow task of the session's workflow was completed by a
-// worker of v, pinned: its coordination never moved to other code.
+// checkRanOn checks that the session's workflow is pinned to v and that a worker of v completed
+// its every workflow task and ran its every turn: it never moved to other code.
 func checkRanOn(t *testing.T, c client.Client, name, wid string, v durable.Version) {
 	t.Helper()
 	d, err := c.DescribeWorkflowExecution(context.Background(), wid, "")
@@ -168,8 +205,14 @@ func checkRanOn(t *testing.T, c client.Client, name, wid string, v durable.Versi
 	if got := vi.GetDeploymentVersion().GetBuildId(); got != v.BuildID || vi.GetBehavior() != enums.VERSIONING_BEHAVIOR_PINNED {
 		t.Errorf("session %s ran as %q, %s; want %q, pinned", name, got, vi.GetBehavior(), v.BuildID)
 	}
-	tasks := 0
+	tasks, turns := 0, 0
 	for _, e := range history(t, c, wid).Events {
+		if at := e.GetActivityTaskStartedEventAttributes(); at != nil {
+			turns++
+			if got := at.GetWorkerVersion().GetBuildId(); got != v.BuildID {
+				t.Errorf("session %s: turn %d run by version %q, want %q", name, e.GetEventId(), got, v.BuildID)
+			}
+		}
 		if wt := e.GetWorkflowTaskCompletedEventAttributes(); wt != nil {
 			tasks++
 			if got := wt.GetDeploymentVersion().GetBuildId(); got != v.BuildID {
@@ -177,7 +220,29 @@ func checkRanOn(t *testing.T, c client.Client, name, wid string, v durable.Versi
 			}
 		}
 	}
-	if tasks < 3 {
-		t.Errorf("session %s: %d workflow tasks, want the several of a session", name, tasks)
+	if tasks < 3 || turns < 3 {
+		t.Errorf("session %s: %d workflow tasks and %d turns, want the several of a session", name, tasks, turns)
+	}
+}
+
+// heldUntil is a provider whose calls wait until open is closed.
+type heldUntil struct {
+	provider.Provider
+	open <-chan struct{}
+}
+
+func (g heldUntil) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Chunk, error] {
+	return func(yield func(provider.Chunk, error) bool) {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			yield(nil, ctx.Err())
+			return
+		}
+		for c, err := range g.Provider.Stream(ctx, req) {
+			if !yield(c, err) {
+				return
+			}
+		}
 	}
 }
