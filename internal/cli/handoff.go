@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,12 @@ type TemporalConn interface {
 	Run(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result
 	// Work takes sessions from the connection's task queue until ctx is done, as w says.
 	Work(ctx context.Context, w durable.WorkerOptions) error
+	// Promote makes v the current version of its deployment and returns the version that was
+	// (zero when none was, or v already was).
+	Promote(ctx context.Context, v durable.Version) (durable.Version, error)
+	// Drain waits until no session runs on v, promoted away from at promoted, reporting each
+	// new count of the sessions left.
+	Drain(ctx context.Context, v durable.Version, promoted time.Time, report func(running int)) error
 	Close()
 }
 

@@ -68,8 +68,9 @@ func newWorker(stdout, stderr io.Writer) *cobra.Command {
 	var t temporalFlags
 	var allow []string
 	var wo durable.WorkerOptions
+	var ver durable.Version
 	cmd := &cobra.Command{
-		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--temporal-store DIR] [--workspaces DIR] [--trust-sessions] [--allow-base-url URL]...",
+		Use:   "worker --temporal HOST:PORT [--temporal-namespace NS] [--temporal-task-queue QUEUE] [--temporal-store DIR] [--workspaces DIR] [--trust-sessions] [--deployment NAME [--build-id ID]] [--allow-base-url URL]...",
 		Short: "Run sessions started with --temporal: agent turns and final presentations",
 		Long: `worker polls a Temporal task queue and runs the sessions that massgen --temporal,
 massgen serve --temporal and massgen eval --temporal start there: the coordination of each
@@ -108,6 +109,16 @@ The Temporal SDK lives in massgen-temporal, a second binary beside massgen (rele
 ship it; go build -o massgen-temporal ./cmd/massgen-temporal): massgen hands every command
 line with --temporal to it.
 
+To upgrade workers without disturbing running sessions, run them as versions of a Worker
+Deployment: --deployment NAME (the same for every worker of the task queue, across upgrades)
+and --build-id ID (default: massgen's version and a hash of this binary, so one build is one
+version). A session stays pinned to the version whose worker started it, since its
+coordination must replay on the same code; new sessions go to the deployment's current
+version. The first version of a deployment becomes current by itself; a later one when
+massgen worker promote says so, and the old version's workers may stop once
+massgen worker promote --wait returns. Without --deployment workers are unversioned: any
+worker takes any session.
+
   temporal server start-dev --headless &
   massgen worker --temporal 127.0.0.1:7233 &
   massgen --temporal 127.0.0.1:7233 --config @examples/demo "question"`,
@@ -115,6 +126,10 @@ line with --temporal to it.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if t.addr == "" {
 				return exitf(ExitConfig, "worker needs --temporal HOST:PORT, the Temporal server to take sessions from")
+			}
+			v, err := workerVersion(ver)
+			if err != nil {
+				return err
 			}
 			if err := app.LoadDotEnv(stderr); err != nil {
 				return exitf(ExitConfig, "%v", err)
@@ -124,19 +139,25 @@ line with --temporal to it.
 				return exitf(ExitConfig, "%v", err)
 			}
 			ctx := cmd.Context()
-			c, err := dialTemporal(ctx, t.target())
+			target := t.target()
+			target.Version = v
+			c, err := dialTemporal(ctx, target)
 			if err != nil {
 				return exitf(ExitConfig, "%v", err)
 			}
 			defer c.Close()
 			fmt.Fprintf(stderr, "massgen worker: taking sessions from %s (namespace %s, task queue %s); Ctrl-C stops\n", t.addr, t.namespace, t.queue)
+			if !v.IsZero() {
+				fmt.Fprintf(stderr, "massgen worker: version %s; its sessions stay on it (massgen worker promote --deployment %s --build-id %s sends new ones to it)\n",
+					v, v.Deployment, v.BuildID)
+			}
 			if urls := list.URLs(); len(urls) > 0 {
 				fmt.Fprintf(stderr, "massgen worker: agents may also call %s\n", strings.Join(urls, ", "))
 			}
 			if wo.TrustSessions {
 				fmt.Fprintf(stderr, "massgen worker: sessions may start programs and open folders on this machine (--trust-sessions)\n")
 			}
-			wo.Allow, wo.Version = list, Version
+			wo.Allow, wo.Release = list, Version
 			if err := c.Work(ctx, wo); err != nil {
 				return exitf(ExitExecution, "%v", err)
 			}
@@ -149,5 +170,7 @@ line with --temporal to it.
 	cmd.Flags().StringArrayVar(&allow, "allow-base-url", nil, "also send agents' requests and keys to base `URL` and below (repeatable)")
 	cmd.Flags().BoolVar(&wo.TrustSessions, "trust-sessions", false, "run sessions that start programs (MCP servers, custom tools, commands, coding-agent CLIs) or open folders on this machine")
 	cmd.Flags().StringVar(&wo.WorkspaceRoot, "workspaces", "", "`DIR` of the workspaces of the sessions this worker holds (default .massgen/workspaces)")
+	addVersionFlags(cmd.Flags(), &ver, "run as a version of Worker Deployment `NAME`: sessions stay on the version that started them")
+	cmd.AddCommand(newPromote(stdout, stderr))
 	return cmd
 }

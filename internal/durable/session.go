@@ -37,6 +37,9 @@ type Target struct {
 	// Store is the folder (FolderStore) where the workspaces of sessions with tools travel
 	// between workers and the caller; "" means DefaultStoreDir().
 	Store string
+	// Version is a worker's Worker Deployment Version; the zero Version is an unversioned
+	// worker. Starters leave it empty: the server routes new sessions to the current version.
+	Version Version
 }
 
 // WorkerOptions are what a worker lets the sessions it runs do on its machine.
@@ -47,7 +50,8 @@ type WorkerOptions struct {
 	TrustSessions bool
 	// WorkspaceRoot holds the workspaces of the sessions the worker holds.
 	WorkspaceRoot string
-	Version       string
+	// Release is massgen's version, which MCP servers are told.
+	Release string
 }
 
 // StoreOrDefault is t's store.

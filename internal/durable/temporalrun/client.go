@@ -83,12 +83,13 @@ func quietLogger() log.Logger {
 // of the session's history, a few milliseconds.
 const stickyTimeout = 2 * time.Second
 
-// Worker runs sessions' workflows and activities from t's task queue until ctx is done.
+// Worker runs sessions' workflows and activities from t's task queue until ctx is done, as
+// version t.Version when set (see workerOptions).
 //
 // It also polls a task queue of its own (ownQueue), where the turns of the sessions it holds
 // go (holder.go); when it stops, it stops everything those sessions ran here, and they move.
 func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activities) error {
-	w := worker.New(c, t.QueueOrDefault(), worker.Options{StickyScheduleToStartTimeout: stickyTimeout})
+	w := worker.New(c, t.QueueOrDefault(), workerOptions(t))
 	if acts.Client == nil {
 		acts.Client = c // turns stream their events to their workflows through it
 	}
@@ -96,7 +97,7 @@ func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activi
 		acts.Store = t.StoreOrDefault()
 	}
 	acts.queue = ownQueue(t.QueueOrDefault())
-	own := worker.New(c, acts.queue, worker.Options{})
+	own := worker.New(c, acts.queue, workerOptions(t)) // the same version: a pinned session's turns reach it
 	Register(w, acts)
 	registerHeld(own, acts)
 	if err := w.Start(); err != nil {
@@ -105,6 +106,11 @@ func Worker(ctx context.Context, c client.Client, t durable.Target, acts *Activi
 	if err := own.Start(); err != nil {
 		w.Stop()
 		return fmt.Errorf("start the worker on its own task queue %s: %w", acts.queue, err)
+	}
+	if err := adoptVersion(ctx, c, t.Version); err != nil {
+		own.Stop()
+		w.Stop()
+		return err
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	var sweeping sync.WaitGroup

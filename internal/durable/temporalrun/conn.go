@@ -2,6 +2,7 @@ package temporalrun
 
 import (
 	"context"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -33,7 +34,18 @@ func (k *Conn) Run(ctx context.Context, cfg *config.Config, o engine.Options) en
 
 // Work takes sessions from the connection's task queue until ctx is done, as w says.
 func (k *Conn) Work(ctx context.Context, w durable.WorkerOptions) error {
-	return Worker(ctx, k.c, k.target, &Activities{Allow: w.Allow, TrustSessions: w.TrustSessions, WorkspaceRoot: w.WorkspaceRoot, Version: w.Version})
+	return Worker(ctx, k.c, k.target, &Activities{Allow: w.Allow, TrustSessions: w.TrustSessions, WorkspaceRoot: w.WorkspaceRoot, Version: w.Release})
+}
+
+// Promote makes v the current version of its deployment and returns the one that was (see
+// Promote).
+func (k *Conn) Promote(ctx context.Context, v durable.Version) (durable.Version, error) {
+	return Promote(ctx, k.c, v)
+}
+
+// Drain waits until no session runs on v, promoted away from at promoted (see Drain).
+func (k *Conn) Drain(ctx context.Context, v durable.Version, promoted time.Time, report func(running int)) error {
+	return Drain(ctx, k.c, v, promoted, report)
 }
 
 // Close closes the connection.
