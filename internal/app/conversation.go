@@ -38,6 +38,9 @@ func (c *Conversation) Reset() {
 
 // Close stops the MCP servers. It is idempotent.
 func (c *Conversation) Close() error {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	m := c.mcp
 	c.closed, c.report = true, nil
@@ -88,6 +91,9 @@ func (c *Conversation) previous() string {
 // endTurn detaches the turn's status reports and keeps the winner's workspace, if the turn had
 // one, for the next turn.
 func (c *Conversation) endTurn(winnerWorkspace string) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.report = nil

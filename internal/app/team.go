@@ -64,6 +64,9 @@ type TeamOptions struct {
 	WorkspaceRoot string
 	RunID         string
 	Version       string
+	// Previous is the previous turn's winner workspace, which the workspaces start from
+	// ("" for none), as a conversation's next turn does locally.
+	Previous string
 }
 
 // Team is a session's agents built on this machine with everything they hold: providers,
@@ -86,6 +89,9 @@ type Team struct {
 // BuildTeam builds cfg's agents on this machine with their tools. The caller must Close it.
 func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, error) {
 	o := Options{Getenv: to.Getenv, NewProvider: to.NewProvider, WorkspaceRoot: to.WorkspaceRoot, Version: to.Version}
+	if to.Previous != "" {
+		o.Conversation = ResumeConversation(to.Previous) // its MCP servers are the team's: Close stops them
+	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -133,7 +139,7 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 	bus := event.NewBus(nil)
 	bus.Subscribe(t.relay)
 	tb, closeTools, err := equip(ctx, cfg, agents, to.RunID, o, clis, bus, red, "")
-	t.tb, t.close = tb, func() error { return errors.Join(closeCLIs(clis), closeTools()) }
+	t.tb, t.close = tb, func() error { return errors.Join(closeCLIs(clis), closeTools(), o.Conversation.Close()) }
 	if err != nil {
 		_ = t.Close()
 		return nil, err

@@ -136,6 +136,10 @@ type Options struct {
 	// applies that agent's isolated writes (write_mode). An error fails the session (exit 2)
 	// with its message.
 	Deliver func(ctx context.Context, presenter string) error
+	// Previous is the folder of the previous turn's winner workspace, which this turn's
+	// workspaces start from, for a session run elsewhere (app.Options.Remote); a local
+	// session's tools are given it directly.
+	Previous string
 	// Paraphraser is the model and cache of orchestrator.dspy (paraphrase.go); nil with
 	// DSPy enabled means the first agent's model and no cache.
 	Paraphraser *Paraphraser

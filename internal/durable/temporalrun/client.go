@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/durable"
 	"massgen/internal/engine"
@@ -163,7 +164,17 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
 		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: sessionWorkflowID(o), TaskQueue: t.QueueOrDefault(),
+	wid := sessionWorkflowID(o)
+	store := t.StoreOrDefault()
+	if o.Previous != "" && app.NeedsMachine(cfg) {
+		// The workers start this turn's workspaces from the previous winner's, as locally.
+		if err := store.Put(ctx, durable.StoreKey(wid, "previous"), o.Previous); err != nil {
+			return fail(fmt.Errorf("give the workers the previous turn's workspace: %w", err))
+		}
+		in.Previous = true
+	}
+	defer func() { _ = store.Remove(context.WithoutCancel(ctx), durable.StoreKey(wid, "previous")) }()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wid, TaskQueue: t.QueueOrDefault(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, WorkflowTaskTimeout: workflowTaskTimeout}, WorkflowName, in)
 	if err != nil {
 		return fail(fmt.Errorf("start the session on Temporal: %s", shortError(err)))
@@ -191,7 +202,7 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		// The session ended, but its log and views lack events: not a run to report as done.
 		return fail(fmt.Errorf("the session on Temporal (workflow %s) ended, but its events could not all be read: %w", run.GetID(), tailErr))
 	}
-	if err := fetchWorkspace(t.StoreOrDefault(), run.GetID(), out, o.LogDir); err != nil {
+	if err := fetchWorkspace(store, run.GetID(), out, o.LogDir); err != nil {
 		out.Err = strings.TrimPrefix(out.Err+"; "+err.Error(), "; ")
 	}
 	res := engine.Result{Status: out.Status, ExitCode: out.ExitCode, EndReason: out.EndReason, Winner: out.Winner,

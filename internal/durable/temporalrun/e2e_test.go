@@ -329,6 +329,9 @@ func workerWith(t *testing.T, c client.Client, target durable.Target, acts *Acti
 	t.Helper()
 	w := worker.New(c, target.Queue, worker.Options{})
 	acts.Client = c
+	if acts.Store == nil {
+		acts.Store = target.StoreOrDefault()
+	}
 	Register(w, acts)
 	acts.queue = ownQueue(target.Queue)
 	own := worker.New(c, acts.queue, worker.Options{})

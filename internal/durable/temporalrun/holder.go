@@ -159,8 +159,15 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 	if err := setAside(root, runID); err != nil {
 		return ClaimResult{}, err
 	}
+	previous, err := a.previous(ctx, in)
+	if err != nil {
+		return ClaimResult{}, fmt.Errorf("the previous turn's workspace: %w", err)
+	}
+	if previous != "" {
+		defer os.RemoveAll(previous) // the team keeps its own copy
+	}
 	team, err := app.BuildTeam(ctx, cfg, app.TeamOptions{Getenv: a.Getenv, NewProvider: a.NewProvider, WorkspaceRoot: root, RunID: runID,
-		Version: a.Version, Check: func(ag config.Agent, from string) error {
+		Version: a.Version, Previous: previous, Check: func(ag config.Agent, from string) error {
 			if err := a.Allow.Check(ag, from); err != nil {
 				return &refusedError{err}
 			}
@@ -189,6 +196,27 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 		r.Preamble = append(r.Preamble, event.Event{Payload: p})
 	}
 	return r, nil
+}
+
+// previous fetches the previous turn's winner workspace from the store into a new folder ("" when
+// the session has none).
+func (a *Activities) previous(ctx context.Context, in ClaimInput) (string, error) {
+	if !in.Session.Previous {
+		return "", nil
+	}
+	dir, err := a.tempDir(".previous-")
+	if err != nil {
+		return "", err
+	}
+	ok, err := a.store().Get(ctx, durable.StoreKey(in.WorkflowID, "previous"), dir)
+	if err == nil && !ok {
+		err = errors.New("it is not in the store (give the workers and the starter the same --temporal-store)")
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
 }
 
 // restore seeds every agent's workspace from its last snapshot in the store.

@@ -16,6 +16,7 @@ import (
 	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // everythingServer is the reference MCP server that .ci/run installs from npm.
@@ -210,4 +211,63 @@ func workspaceFiles(t *testing.T, dir string) map[string]string {
 		t.Fatalf("read %s: %v", dir, err)
 	}
 	return out
+}
+
+// TestSession_NextTurnStartsFromTheWinnersWorkspace: the second turn of a conversation on
+// Temporal starts its workspaces from the first turn's winner's, as locally: the builder reads
+// the file it wrote in the first turn.
+func TestSession_NextTurnStartsFromTheWinnersWorkspace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	addr := devServer(t)
+	root := t.TempDir()
+	target := durable.Target{Address: addr, Queue: "turns-test", Store: filepath.Join(root, "store")}
+	c, err := Dial(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	workerWith(t, c, target, &Activities{WorkspaceRoot: filepath.Join(root, "ws")})
+	remote := func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
+		return Run(ctx, c, target, cfg, o)
+	}
+	turn := func(calls string) *config.Config {
+		return loadTeam(t, `
+agents:
+  - id: builder
+    backend:
+      type: scripted
+      cwd: ws
+      tool_calls: `+calls+`
+      answers: ["Done."]
+      vote: agent1
+  - id: reviewer
+    backend: {type: scripted, latency: 300ms, answers: ["Short."], vote: agent1}
+orchestrator: {final_presentation: verbatim}
+`)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conv := app.NewConversation()
+	defer conv.Close()
+	logs := filepath.Join(root, "logs")
+	first, err := app.Run(ctx, turn(`[{name: write_file, args: {path: note.txt, content: "from turn one"}}]`),
+		app.Options{Question: "One.", Logging: true, LogRoot: logs, Remote: remote, Conversation: conv})
+	if err != nil || first.ExitCode != 0 || first.Winner != "builder" {
+		t.Fatalf("turn 1: %+v, %v", first.Result, err)
+	}
+	second, err := app.Run(ctx, turn(`[{name: read_file, args: {path: note.txt}}, {name: write_file, args: {path: copy.txt, content: "{{result}}"}}]`),
+		app.Options{Question: "Two.", History: []provider.Message{{Role: provider.RoleUser, Content: "One."}, {Role: provider.RoleAssistant, Content: "Done."}},
+			Logging: true, LogRoot: logs, Session: first.Session, Turn: 2, Remote: remote, Conversation: conv})
+	if err != nil || second.ExitCode != 0 || second.Winner != "builder" {
+		t.Fatalf("turn 2: %+v, %v", second.Result, err)
+	}
+	got := workspaceFiles(t, filepath.Join(second.Dir, "final", "builder", "workspace"))
+	if !strings.Contains(got["copy.txt"], "from turn one") {
+		t.Errorf("turn 2's workspace %v: the builder did not find turn 1's file", got)
+	}
+	if entries, _ := os.ReadDir(target.Store); len(entries) != 0 {
+		t.Errorf("the store keeps %d entries after the turns", len(entries))
+	}
 }

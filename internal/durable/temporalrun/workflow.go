@@ -79,6 +79,9 @@ type Session struct {
 	HistoryLimit int `json:"history_limit,omitempty"`
 	// Carry is set when this run continues an earlier one of the session.
 	Carry *Carry `json:"carry,omitempty"`
+	// Previous: the previous turn's winner workspace is in the store (StoreKey(workflow ID,
+	// "previous")), and the workspaces start from it.
+	Previous bool `json:"previous,omitempty"`
 }
 
 // Outcome is a workflow's result.
