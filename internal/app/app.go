@@ -299,7 +299,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if o.Remote != nil {
 		res.Result = o.Remote(ctx, cfg, engine.Options{Question: o.Question, History: o.History, Turn: o.Turn,
 			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus,
-			Steering: o.Steering, Previous: o.Conversation.previous()})
+			Steering: o.Steering, Asks: o.Approvals, Previous: o.Conversation.previous()})
 		if ws := filepath.Join(res.Dir, "final", res.Winner, "workspace"); res.Winner != "" && res.Dir != "" && isDir(ws) {
 			o.Conversation.endTurn(ws) // the next turn starts from it, as after a local turn
 		}

@@ -8,10 +8,12 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"massgen/internal/config"
 	"massgen/internal/engine"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/provider"
 	"massgen/internal/redact"
 	"massgen/internal/usage"
@@ -67,6 +69,10 @@ type TeamOptions struct {
 	// Previous is the previous turn's winner workspace, which the workspaces start from
 	// ("" for none), as a conversation's next turn does locally.
 	Previous string
+	// Asks, when set, takes a person's answers to the permission gate's asks; nil follows
+	// automation_default at once. AskTimeout bounds each (0: permission.AskTimeout).
+	Asks       *permission.Broker
+	AskTimeout time.Duration
 }
 
 // Team is a session's agents built on this machine with everything they hold: providers,
@@ -88,7 +94,8 @@ type Team struct {
 
 // BuildTeam builds cfg's agents on this machine with their tools. The caller must Close it.
 func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, error) {
-	o := Options{Getenv: to.Getenv, NewProvider: to.NewProvider, WorkspaceRoot: to.WorkspaceRoot, Version: to.Version}
+	o := Options{Getenv: to.Getenv, NewProvider: to.NewProvider, WorkspaceRoot: to.WorkspaceRoot, Version: to.Version,
+		Approvals: to.Asks, AskTimeout: to.AskTimeout}
 	if to.Previous != "" {
 		o.Conversation = ResumeConversation(to.Previous) // its MCP servers are the team's: Close stops them
 	}
@@ -270,6 +277,10 @@ func reportedBy(p event.Payload) string {
 	case event.ToolResult:
 		return p.Agent
 	case event.ToolCalled:
+		return p.Agent
+	case event.PermissionAsked:
+		return p.Agent
+	case event.PermissionDecided:
 		return p.Agent
 	}
 	return ""

@@ -27,6 +27,8 @@ type Broker struct {
 type waiting struct {
 	ch       chan string
 	question bool // a question (free text) rather than a permission ask (allow or deny)
+	// forward takes the answer instead of ch: the ask waits somewhere else (Forward).
+	forward func(answer string)
 }
 
 // MaxReply caps a person's answer to a question, in bytes.
@@ -77,8 +79,31 @@ func (b *Broker) give(id, answer string, question bool) error {
 	}
 	delete(b.pending, id)
 	b.mu.Unlock()
+	if w.forward != nil {
+		w.forward(answer)
+		return nil
+	}
 	w.ch <- answer // buffered: the waiter may have given up already
 	return nil
+}
+
+// Forward takes the answer to permission ask id, made somewhere else (a worker on Temporal,
+// whose gate waits there), and hands it to forward, which must not block; withdraw forgets
+// the ask once it was decided there. An id already waiting is left as it is.
+func (b *Broker) Forward(id string, forward func(answer string)) (withdraw func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, dup := b.pending[id]; dup {
+		return func() {}
+	}
+	b.pending[id] = waiting{forward: forward}
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if w, ok := b.pending[id]; ok && w.forward != nil {
+			delete(b.pending, id)
+		}
+	}
 }
 
 // Question waits for a person's answer to question id, announced by announce once an answer

@@ -1,8 +1,10 @@
 package permission
 
 import (
-	"massgen/internal/permission/rule"
+	"errors"
 	"slices"
+
+	"massgen/internal/permission/rule"
 
 	"context"
 	"strings"
@@ -209,5 +211,36 @@ func TestRoles_AreTheRoleNames(t *testing.T) {
 	want := slices.Sorted(slices.Values(rule.RoleNames))
 	if !slices.Equal(got, want) {
 		t.Errorf("Roles has %v; rule.RoleNames is %v", got, want)
+	}
+}
+
+// An ask made elsewhere waits in the broker: the answer goes to forward, once; a withdrawn
+// ask takes no answer; an ask already waiting is not taken over.
+func TestBroker_ForwardsAnAskMadeElsewhere(t *testing.T) {
+	b := NewBroker()
+	var got []string
+	withdraw := b.Forward("w1/ask_1", func(a string) { got = append(got, a) })
+	if b.Waiting() != 1 {
+		t.Fatalf("waiting %d, want 1", b.Waiting())
+	}
+	if err := b.Answer("w1/ask_1", Allow); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Answer("w1/ask_1", Deny); !errors.Is(err, ErrNoAsk) {
+		t.Errorf("a second answer: %v, want ErrNoAsk", err)
+	}
+	withdraw() // decided already: nothing to forget
+	if len(got) != 1 || got[0] != Allow {
+		t.Errorf("forwarded %v, want [allow]", got)
+	}
+	withdraw = b.Forward("w1/ask_2", func(a string) { got = append(got, a) })
+	withdraw()
+	if err := b.Answer("w1/ask_2", Allow); !errors.Is(err, ErrNoAsk) || len(got) != 1 {
+		t.Errorf("an answer to a withdrawn ask: %v, forwarded %v", err, got)
+	}
+	ch := b.open("ask_3")
+	_ = b.Forward("ask_3", func(a string) { t.Errorf("a waiting ask was taken over: %s", a) })
+	if err := b.Answer("ask_3", Deny); err != nil || <-ch != Deny {
+		t.Errorf("the waiting ask lost its answer: %v", err)
 	}
 }

@@ -82,7 +82,9 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 	o.Bus = event.NewBus(nil)
 	o.Bus.Subscribe(st)
 	detach := held.attach(in.Agent, o.Bus)
+	unfollow := held.followAnswers(ctx, a.Client, in.WorkflowID, "")
 	out := engine.RunTurn(ctx, o, in.Ops, in.Agent, in.Conversation)
+	unfollow()
 	detach()
 	if ctx.Err() != nil {
 		// Cancelled (the session ended, the agent was stopped) or the worker is stopping:
@@ -117,7 +119,9 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	o.Bus = event.NewBus(nil)
 	o.Bus.Subscribe(st)
 	detach := held.attach(in.Agent, o.Bus)
+	unfollow := held.followAnswers(ctx, a.Client, in.WorkflowID, "")
 	text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
+	unfollow()
 	detach()
 	if ctx.Err() != nil {
 		st.finish(nil)

@@ -163,7 +163,7 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		return fail(err)
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
-		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit}
+		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil}
 	wid := sessionWorkflowID(o)
 	store := t.StoreOrDefault()
 	if o.Previous != "" && app.NeedsMachine(cfg) {
@@ -181,6 +181,9 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 	}
 	if o.Steering != nil {
 		defer o.Steering.Forward(remoteSteering{c: c, wid: run.GetID()})()
+	}
+	if o.Asks != nil {
+		defer relayAsks(ctx, o.Asks, o.Bus, remoteSteering{c: c, wid: run.GetID()})()
 	}
 	tl := &tailer{c: c, wid: run.GetID(), rid: run.GetRunID(), bus: o.Bus}
 	tailErr := tl.tail(ctx)

@@ -21,6 +21,7 @@ import (
 	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
+	"massgen/internal/permission"
 	"massgen/internal/private"
 )
 
@@ -83,6 +84,7 @@ type ReleaseResult struct {
 type heldSession struct {
 	wid  string
 	team *app.Team
+	asks *permission.Broker // the gate's asks wait here for the starter's answers; nil: none are taken
 }
 
 // attach sends what the team's tools report to bus while agent i's turn runs; nil (a session
@@ -166,8 +168,12 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 	if previous != "" {
 		defer os.RemoveAll(previous) // the team keeps its own copy
 	}
+	var asks *permission.Broker
+	if in.Session.Asks {
+		asks = permission.NewBroker()
+	}
 	team, err := app.BuildTeam(ctx, cfg, app.TeamOptions{Getenv: a.Getenv, NewProvider: a.NewProvider, WorkspaceRoot: root, RunID: runID,
-		Version: a.Version, Previous: previous, Check: func(ag config.Agent, from string) error {
+		Version: a.Version, Previous: previous, Asks: asks, Check: func(ag config.Agent, from string) error {
 			if err := a.Allow.Check(ag, from); err != nil {
 				return &refusedError{err}
 			}
@@ -189,7 +195,7 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 	if a.held == nil {
 		a.held = map[string]*heldSession{}
 	}
-	a.held[in.WorkflowID] = &heldSession{wid: in.WorkflowID, team: team}
+	a.held[in.WorkflowID] = &heldSession{wid: in.WorkflowID, team: team, asks: asks}
 	a.heldMu.Unlock()
 	r := ClaimResult{Queue: a.queue, Restored: restored}
 	for _, p := range team.Preamble {

@@ -18,14 +18,16 @@ import (
 // --inbox-dir's messages) forwards each act to the workflow as an update, which the
 // coordinator applies between its other work. Stopping an agent cancels its running turn's
 // activity (the worker learns it at its next heartbeat); Answer Now ends coordination, which
-// cancels every running turn; a message reaches each agent at its next turn. Permission asks
-// never arise there: agents on Temporal have no tools that ask.
+// cancels every running turn; a message reaches each agent at its next turn; a person's
+// answer to a permission ask waits in the workflow for the worker whose gate asked
+// (asks.go).
 
 // Steer is one act of steering (UpdateSteer): exactly one field is set.
 type Steer struct {
 	Stop      string `json:"stop,omitempty"` // the agent to stop
 	AnswerNow bool   `json:"answer_now,omitempty"`
 	Message   string `json:"message,omitempty"`
+	Answer    *AskAnswer `json:"answer,omitempty"`
 }
 
 // notRunningType marks the error of a steering act that came when coordination was not
@@ -36,14 +38,16 @@ const notRunningType = "not_running"
 // coordination is over.
 func (w *run) validSteer(_ workflow.Context, s Steer) error {
 	n := 0
-	for _, set := range []bool{s.Stop != "", s.AnswerNow, s.Message != ""} {
+	for _, set := range []bool{s.Stop != "", s.AnswerNow, s.Message != "", s.Answer != nil} {
 		if set {
 			n++
 		}
 	}
 	switch {
 	case n != 1:
-		return errors.New("steer one thing at a time: stop, answer_now or message")
+		return errors.New("steer one thing at a time: stop, answer_now, message or answer")
+	case s.Answer != nil:
+		return w.validAnswer(*s.Answer) // the presentation's calls ask too: not only while coordinating
 	case len(s.Message) > engine.MaxHumanInput:
 		return fmt.Errorf("the message is %d bytes, over the %d-byte limit", len(s.Message), engine.MaxHumanInput)
 	case w.x.Ended():
@@ -61,6 +65,9 @@ func (w *run) steer(_ workflow.Context, s Steer) error {
 		if i, err = w.x.StopAgent(s.Stop); err == nil && w.running[i] != nil {
 			w.running[i].cancel()
 		}
+	case s.Answer != nil:
+		w.answers = append(w.answers, *s.Answer)
+		return nil
 	case s.AnswerNow:
 		err = w.x.AnswerNow()
 	default:

@@ -77,6 +77,9 @@ type Session struct {
 	// HistoryLimit continues the session as a new run once its history holds this many
 	// events; 0 leaves it to Temporal's suggestion.
 	HistoryLimit int `json:"history_limit,omitempty"`
+	// Asks: the starter takes a person's answers to permission asks (asks.go); without it a
+	// worker's gate follows automation_default at once.
+	Asks bool `json:"asks,omitempty"`
 	// Carry is set when this run continues an earlier one of the session.
 	Carry *Carry `json:"carry,omitempty"`
 	// Previous: the previous turn's winner workspace is in the store (StoreKey(workflow ID,
@@ -192,6 +195,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 			lt := w.turns[key]
 			return lt != nil && lt.done, nil
 		})
+	}
+	if err == nil {
+		err = workflow.SetQueryHandler(ctx, QueryAnswers, func() ([]AskAnswer, error) { return w.answers, nil })
 	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("queries: %w", err)
@@ -320,6 +326,7 @@ type run struct {
 
 	// A session with tools is held by one worker (holder.go): machine is set, queue is that
 	// worker's task queue, and epoch counts the claims this run made.
+	answers   []AskAnswer // a person's answers to the workers' permission asks (asks.go)
 	machine   bool
 	queue     string
 	epoch     int
