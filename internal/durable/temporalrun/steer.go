@@ -24,9 +24,9 @@ import (
 
 // Steer is one act of steering (UpdateSteer): exactly one field is set.
 type Steer struct {
-	Stop      string `json:"stop,omitempty"` // the agent to stop
-	AnswerNow bool   `json:"answer_now,omitempty"`
-	Message   string `json:"message,omitempty"`
+	Stop      string     `json:"stop,omitempty"` // the agent to stop
+	AnswerNow bool       `json:"answer_now,omitempty"`
+	Message   string     `json:"message,omitempty"`
 	Answer    *AskAnswer `json:"answer,omitempty"`
 }
 
