@@ -5,8 +5,15 @@ import (
 	"context"
 	"path/filepath"
 
+	"massgen/internal/config"
 	"massgen/internal/skill"
 )
+
+// SkillsDir is the folder of cfg's skills (use_skills): skills_directory, or .agent/skills
+// where massgen runs.
+func SkillsDir(cfg *config.Config) string {
+	return cmp.Or(cfg.Orchestrator.SkillsDirectory, filepath.Join(".agent", "skills"))
+}
 
 // skillTools gives the agent the run's skills (use_skills): read_skill, and their list in its
 // system prompt. The skills are checked and copied into the run once, before any agent's
@@ -21,7 +28,7 @@ func (b *toolBuild) skillTools(_ context.Context, at *agentTools) error {
 		if err := b.openRun(); err != nil {
 			return err
 		}
-		set, err := skill.Load(cmp.Or(o.SkillsDirectory, filepath.Join(".agent", "skills")), filepath.Join(b.tb.run.Dir(), ".skills"))
+		set, err := skill.Load(SkillsDir(b.cfg), filepath.Join(b.tb.run.Dir(), ".skills"))
 		if err != nil {
 			return errorf(ExitConfig, "%v\nno model was called", err)
 		}

@@ -140,9 +140,6 @@ func Supported(cfg *config.Config) error {
 	if o.MemoryFiles {
 		add("orchestrator.coordination.enable_memory_filesystem_mode (the memories are files in the workspaces on this machine)")
 	}
-	if o.UseSkills {
-		add("orchestrator.coordination.use_skills (the skills are files on this machine)")
-	}
 	if o.WriteMode != "" && o.WriteMode != "legacy" {
 		// Its copies live in the agents' workspaces, on the machine.
 		add("orchestrator.coordination.write_mode")

@@ -229,6 +229,11 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	}
 	mediaDoc(out, o.Media, false)
 	coord := obj{}
+	if o.UseSkills {
+		// The skills travel through the store (temporalrun); the worker sets where it put them.
+		coord["use_skills"] = true
+		putStr(coord, "skills_directory", o.SkillsDirectory)
+	}
 	if o.PlanningMode {
 		coord["enable_planning_mode"] = true
 	}

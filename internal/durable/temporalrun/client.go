@@ -173,7 +173,18 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		}
 		in.Previous = true
 	}
-	defer func() { _ = store.Remove(context.WithoutCancel(ctx), durable.StoreKey(wid, "previous")) }()
+	if cfg.Orchestrator.UseSkills {
+		// The skills are files on this machine: the workers read the starter's.
+		if err := store.Put(ctx, durable.StoreKey(wid, "skills"), app.SkillsDir(cfg)); err != nil {
+			return fail(fmt.Errorf("give the workers the skills (use_skills): %w", err))
+		}
+		in.Skills = true
+	}
+	defer func() {
+		for _, k := range []string{"previous", "skills"} {
+			_ = store.Remove(context.WithoutCancel(ctx), durable.StoreKey(wid, k))
+		}
+	}()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wid, TaskQueue: t.QueueOrDefault(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, WorkflowTaskTimeout: workflowTaskTimeout}, WorkflowName, in)
 	if err != nil {

@@ -50,6 +50,12 @@ func TestMain(m *testing.M) {
 func runWorkerProcess(addr string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if dir := os.Getenv(workerEnv + "_DIR"); dir != "" {
+		if err := os.Chdir(dir); err != nil { // a worker on another machine: its own folders
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+	}
 	t := durable.Target{Address: addr, Queue: os.Getenv(workerEnv + "_QUEUE"), Store: os.Getenv(workerEnv + "_STORE")}
 	c, err := Dial(ctx, t)
 	if err != nil {

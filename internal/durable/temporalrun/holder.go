@@ -168,6 +168,14 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 	if previous != "" {
 		defer os.RemoveAll(previous) // the team keeps its own copy
 	}
+	if in.Session.Skills {
+		dir, err := a.fetch(ctx, in.WorkflowID, "skills", ".skills-")
+		if err != nil {
+			return ClaimResult{}, fmt.Errorf("the skills (use_skills): %w", err)
+		}
+		defer os.RemoveAll(dir) // the team keeps its own copy
+		cfg.Orchestrator.SkillsDirectory = dir
+	}
 	var asks *permission.Broker
 	if in.Session.Asks {
 		asks = permission.NewBroker()
@@ -210,11 +218,16 @@ func (a *Activities) previous(ctx context.Context, in ClaimInput) (string, error
 	if !in.Session.Previous {
 		return "", nil
 	}
-	dir, err := a.tempDir(".previous-")
+	return a.fetch(ctx, in.WorkflowID, "previous", ".previous-")
+}
+
+// fetch copies the session's store entry name into a new folder.
+func (a *Activities) fetch(ctx context.Context, wid, name, pattern string) (string, error) {
+	dir, err := a.tempDir(pattern)
 	if err != nil {
 		return "", err
 	}
-	ok, err := a.store().Get(ctx, durable.StoreKey(in.WorkflowID, "previous"), dir)
+	ok, err := a.store().Get(ctx, durable.StoreKey(wid, name), dir)
 	if err == nil && !ok {
 		err = errors.New("it is not in the store (give the workers and the starter the same --temporal-store)")
 	}

@@ -271,3 +271,62 @@ orchestrator: {final_presentation: verbatim}
 		t.Errorf("the store keeps %d entries after the turns", len(entries))
 	}
 }
+
+// TestSession_SkillsTravelToTheWorker: use_skills reads the starter's skills folder; on
+// Temporal the worker that holds the session gets it through the store, and read_skill there
+// returns the starter's skill.
+func TestSession_SkillsTravelToTheWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	addr := devServer(t)
+	root := t.TempDir()
+	skills := filepath.Join(root, "skills", "hello")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "---\nname: hello\ndescription: Greets in the house style.\n---\n\nSay the house greeting, word for word: ahoy from the starter.\n"
+	if err := os.WriteFile(filepath.Join(skills, "SKILL.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := durable.Target{Address: addr, Queue: "skills-test", Store: filepath.Join(root, "store")}
+	c, err := Dial(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The worker runs in a folder of its own, where skills_directory names nothing.
+	elsewhere := filepath.Join(root, "worker")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	workerProcessOut(t, nil, addr, target.Queue, workerEnv+"_DIR="+elsewhere, workerEnv+"_STORE="+target.Store)
+	t.Chdir(root)
+	cfg := loadTeam(t, `
+agents:
+  - id: builder
+    backend:
+      type: scripted
+      cwd: ws
+      tool_calls: [{name: read_skill, args: {name: hello}}, {name: write_file, args: {path: skill.txt, content: "{{result}}"}}]
+      answers: ["Done."]
+      vote: agent1
+  - id: reviewer
+    backend: {type: scripted, latency: 200ms, answers: ["Short."], vote: agent1}
+orchestrator: {final_presentation: verbatim, coordination: {use_skills: true, skills_directory: skills}}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := app.Run(ctx, cfg, app.Options{Question: "Greet.", Logging: true, LogRoot: filepath.Join(root, "logs"),
+		Remote: func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result { return Run(ctx, c, target, cfg, o) }})
+	if err != nil || res.ExitCode != 0 || res.Winner != "builder" {
+		t.Fatalf("run: %+v, %v", res.Result, err)
+	}
+	got := workspaceFiles(t, filepath.Join(res.Dir, "final", "builder", "workspace"))
+	if !strings.Contains(got["skill.txt"], "ahoy from the starter") {
+		t.Errorf("read_skill on the worker returned %q", got["skill.txt"])
+	}
+	if entries, _ := os.ReadDir(target.Store); len(entries) != 0 {
+		t.Errorf("the store keeps %d entries after the session", len(entries))
+	}
+}

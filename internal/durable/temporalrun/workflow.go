@@ -85,6 +85,9 @@ type Session struct {
 	// Previous: the previous turn's winner workspace is in the store (StoreKey(workflow ID,
 	// "previous")), and the workspaces start from it.
 	Previous bool `json:"previous,omitempty"`
+	// Skills: the starter's skills folder (use_skills) is in the store (StoreKey(workflow ID,
+	// "skills")), and the agents' skills are those.
+	Skills bool `json:"skills,omitempty"`
 }
 
 // Outcome is a workflow's result.
