@@ -7,15 +7,13 @@ import (
 	"massgen/internal/config"
 )
 
-// Skills and filesystem memory are files of the local session: Temporal refuses them by name.
-func TestSupported_RefusesSkillsAndMemoryFiles(t *testing.T) {
+// Filesystem memory is files of the local session: Temporal refuses it by name.
+func TestSupported_RefusesMemoryFiles(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  config.Config
 		want string
 	}{
-		{"use_skills", config.Config{Orchestrator: config.Orchestrator{UseSkills: true},
-			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "use_skills"},
 		{"memory files", config.Config{Orchestrator: config.Orchestrator{MemoryFiles: true},
 			Agents: []config.Agent{{ID: "a", Backend: config.Backend{Type: "scripted"}}}}, "enable_memory_filesystem_mode"},
 	}
