@@ -118,8 +118,10 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 	red := redact.New(sessionSecrets(cfg, o.Getenv, slices.Collect(maps.Values(o.codeTokens)))...)
 	clis := map[string]cliBinder{}
 	agents := make([]engine.Agent, len(cfg.Agents))
+	keys, froms := make([]string, len(cfg.Agents)), make([]string, len(cfg.Agents)) // upload_files' vector stores need them
 	for i, a := range cfg.Agents {
 		key, from, err := APIKey(a.Backend, o.Getenv)
+		keys[i], froms[i] = key, from
 		if err == nil && to.Check != nil {
 			err = to.Check(a, from)
 		}
@@ -145,13 +147,18 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 	t := &Team{relay: &relay{}}
 	bus := event.NewBus(nil)
 	bus.Subscribe(t.relay)
+	up, err := startTeamUploads(ctx, cfg, agents, keys, froms, bus, red)
+	if err != nil {
+		_ = closeCLIs(clis)
+		return nil, err
+	}
 	tb, closeTools, err := equip(ctx, cfg, agents, to.RunID, o, clis, bus, red, "")
-	t.tb, t.close = tb, func() error { return errors.Join(closeCLIs(clis), closeTools(), o.Conversation.Close()) }
+	t.tb, t.close = tb, func() error { return errors.Join(closeCLIs(clis), closeTools(), o.Conversation.Close(), up.close()) }
 	if err != nil {
 		_ = t.Close()
 		return nil, err
 	}
-	t.Agents, t.Preamble = agents, tb.start(bus)
+	t.Agents, t.Preamble = agents, append(tb.start(bus), up.statuses...)
 	return t, nil
 }
 
@@ -287,11 +294,12 @@ func reportedBy(p event.Payload) string {
 }
 
 // NeedsMachine reports whether cfg's agents keep anything on the machine that runs them from
-// one turn to the next: a workspace, tool processes, a coding-agent CLI's session.
+// one turn to the next: a workspace, tool processes, a coding-agent CLI's session, the files
+// they send with every call and the vector store made for them (upload_files).
 func NeedsMachine(cfg *config.Config) bool {
 	for _, a := range cfg.Agents {
 		t := a.Backend.Tools
-		if needsWorkspace(a, cfg) || len(t.MCPServers) > 0 || len(t.CustomTools) > 0 || t.CommandLine || t.CodeTools {
+		if needsWorkspace(a, cfg) || len(t.MCPServers) > 0 || len(t.CustomTools) > 0 || t.CommandLine || t.CodeTools || len(a.Backend.Uploads) > 0 {
 			return true
 		}
 	}

@@ -29,8 +29,9 @@ import (
 const cleanupWait = 60 * time.Second
 
 // loadUploads reads the files of every agent that has upload_files and checks them against
-// its backend, by agent index.
-func loadUploads(ctx context.Context, cfg *config.Config) (map[int][]provider.Attachment, error) {
+// its backend, by agent index. roots are the folders (or files) an agent's local files may
+// be read from.
+func loadUploads(ctx context.Context, cfg *config.Config, roots func(config.Backend) []string) (map[int][]provider.Attachment, error) {
 	out := map[int][]provider.Attachment{}
 	for i, a := range cfg.Agents {
 		b := a.Backend
@@ -38,7 +39,7 @@ func loadUploads(ctx context.Context, cfg *config.Config) (map[int][]provider.At
 			continue
 		}
 		files, err := media.LoadUploads(ctx, media.UploadOptions{Uploads: b.Uploads, MaxBytes: int64(b.UploadLimitMB()) << 20,
-			ConfigFile: cfg.Path, Roots: config.UploadRoots(cfg.Path, b.Tools.ContextPaths, cfg.Orchestrator.ContextPaths)})
+			ConfigFile: cfg.Path, Roots: roots(b)})
 		if err == nil {
 			err = checkAttachments(b, files)
 		}
@@ -203,16 +204,19 @@ func (a attaching) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 	return a.p.Stream(ctx, req)
 }
 
-// startFiles loads the upload_files of a local session; a remote one cannot send files that
-// are on this machine.
+// startFiles loads the upload_files of a local session, from the folders the validator
+// confined them to; a remote session's are read by the worker that holds it (BuildTeam).
 func startFiles(ctx context.Context, cfg *config.Config, o Options) (map[int][]provider.Attachment, error) {
 	if o.Remote != nil {
-		for _, a := range cfg.Agents {
-			if len(a.Backend.Uploads) > 0 {
-				return nil, errorf(ExitConfig, "agent %s: upload_files is not supported on Temporal yet (the files are on this machine); run without --temporal", a.ID)
-			}
-		}
 		return nil, nil
 	}
-	return loadUploads(ctx, cfg)
+	return loadUploads(ctx, cfg, localRoots(cfg))
+}
+
+// localRoots are the folders the validator confines a local session's files to: the working
+// folder, the config's, the context paths.
+func localRoots(cfg *config.Config) func(config.Backend) []string {
+	return func(b config.Backend) []string {
+		return config.UploadRoots(cfg.Path, b.Tools.ContextPaths, cfg.Orchestrator.ContextPaths)
+	}
 }

@@ -55,6 +55,7 @@ type openaiWithFiles struct {
 	files   *providertest.OpenAIFiles
 	mu      sync.Mutex
 	tools   [][]any // the tools of each Responses request
+	inputs  [][]any // and its input
 	started chan struct{}
 	once    sync.Once
 }
@@ -80,6 +81,7 @@ func newOpenAIWithFiles(t *testing.T, answer string, hang bool) *openaiWithFiles
 		func(w http.ResponseWriter, body map[string]any) bool {
 			f.mu.Lock()
 			f.tools = append(f.tools, list(body["tools"]))
+			f.inputs = append(f.inputs, list(body["input"]))
 			f.mu.Unlock()
 			sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 9, "item": map[string]any{
 				"id": fmt.Sprintf("fs_%d", len(f.tools)), "type": "file_search_call", "status": "completed", "queries": []any{"HLE score"}, "results": nil}})
@@ -311,13 +313,13 @@ func TestLoadUploads_RefusedByBackend(t *testing.T) {
 	}
 	for _, typ := range []string{"openai", "claude", "gemini"} {
 		cfg := parseTeam(t, filepath.Join(dir, "c.yaml"), "agents:\n  - id: a\n    backend: {type: "+typ+", model: m, upload_files: [{image_path: pic.bmp}]}\n")
-		_, err := loadUploads(t.Context(), cfg)
+		_, err := loadUploads(t.Context(), cfg, localRoots(cfg))
 		if err == nil || !strings.Contains(err.Error(), "pic.bmp") || !strings.Contains(err.Error(), "convert it") {
 			t.Errorf("%s: err = %v", typ, err)
 		}
 	}
 	cfg := parseTeam(t, filepath.Join(dir, "c.yaml"), "agents:\n  - id: a\n    backend: {type: groq, model: m, upload_files: [{image_path: pic.bmp}]}\n")
-	if files, err := loadUploads(t.Context(), cfg); err != nil || !slices.ContainsFunc(files[0], func(a provider.Attachment) bool { return a.MIME == "image/bmp" }) {
+	if files, err := loadUploads(t.Context(), cfg, localRoots(cfg)); err != nil || !slices.ContainsFunc(files[0], func(a provider.Attachment) bool { return a.MIME == "image/bmp" }) {
 		t.Errorf("groq: %v %v", files, err)
 	}
 }

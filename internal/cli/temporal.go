@@ -93,8 +93,9 @@ the winner's workspace reaches the starter's log folder through the store. Give 
 the same --workspaces path, so that paths in the agents' answers stay valid after a move.
 
 A session that would start programs on this machine (MCP servers, custom tools, shell
-commands, coding-agent CLIs) or open its folders (context_paths) runs only on a worker started
-with --trust-sessions: use it when only trusted callers can start workflows on the task queue.
+commands, coding-agent CLIs), open its folders (context_paths) or send its files to a provider
+(upload_files) runs only on a worker started with --trust-sessions: use it when only trusted
+callers can start workflows on the task queue.
 
 Anyone who can start workflows on the task queue chooses the team, so a worker reads each
 session's config again and checks where its requests would go before any is sent: an agent's
@@ -168,7 +169,7 @@ worker takes any session.
 	// The worker serves sessions rather than running one there.
 	cmd.Flags().Lookup("temporal").Usage = "poll the Temporal server at `HOST:PORT` for sessions to run"
 	cmd.Flags().StringArrayVar(&allow, "allow-base-url", nil, "also send agents' requests and keys to base `URL` and below (repeatable)")
-	cmd.Flags().BoolVar(&wo.TrustSessions, "trust-sessions", false, "run sessions that start programs (MCP servers, custom tools, commands, coding-agent CLIs) or open folders on this machine")
+	cmd.Flags().BoolVar(&wo.TrustSessions, "trust-sessions", false, "run sessions that start programs (MCP servers, custom tools, commands, coding-agent CLIs), open folders or send files (upload_files) on this machine")
 	cmd.Flags().StringVar(&wo.WorkspaceRoot, "workspaces", "", "`DIR` of the workspaces of the sessions this worker holds (default .massgen/workspaces)")
 	addVersionFlags(cmd.Flags(), &ver, "run as a version of Worker Deployment `NAME`: sessions stay on the version that started them")
 	cmd.AddCommand(newPromote(stdout, stderr))

@@ -104,7 +104,19 @@ func readFile(path string) ([]byte, error) {
 // Every issue carries the line and column of the offending key or value. The Config has all
 // defaults applied and is nil when the Report has errors. Parse never panics.
 func Parse(path string, data []byte) (*Config, Report) {
-	w := &walker{file: path, aliases: map[*ast.AliasNode]ast.Node{}, budget: maxExpansion, refused: map[string]bool{}}
+	return parseWith(&walker{file: path}, data)
+}
+
+// ParseReceived is Parse for a config another machine resolved and sent (a session on a
+// Temporal worker): its local upload_files paths must be absolute, and are checked where they
+// are read instead (the receiver decides which of its files a session may send).
+func ParseReceived(path string, data []byte) (*Config, Report) {
+	return parseWith(&walker{file: path, received: true}, data)
+}
+
+func parseWith(w *walker, data []byte) (*Config, Report) {
+	w.aliases, w.budget, w.refused = map[*ast.AliasNode]ast.Node{}, maxExpansion, map[string]bool{}
+	path := w.file
 	cfg := w.parse(path, data)
 	w.rep.Errors = sortIssues(dedupe(w.rep.Errors))
 	w.rep.Warnings = sortIssues(dedupe(w.rep.Warnings))

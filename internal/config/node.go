@@ -37,6 +37,8 @@ type walker struct {
 	// uploadAt holds each backend's upload_files entries with their places, checked once
 	// the backend (its type and context paths) is read.
 	uploadAt map[*Backend][]uploadEntry
+	// received marks a config sent by another machine (ParseReceived).
+	received bool
 }
 
 // field is one key of a mapping: its name, where it is, and its value.

@@ -197,6 +197,15 @@ func (w *walker) checkUploads(t *target) {
 		if e.u.IsURL() {
 			continue
 		}
+		if w.received {
+			// The sender resolved and confined its files; the receiver reads them, if it lets
+			// the session send its files at all.
+			if !filepath.IsAbs(e.u.Path) {
+				w.errAt(g.loc, fmt.Sprintf("upload file `%s` is not an absolute path", clip(e.u.Path)),
+					"a config sent to another machine names its local files by absolute path", g.raw)
+			}
+			continue
+		}
 		abs, found := FindUploadFile(e.u.Path, w.file)
 		if !found {
 			w.warnAt(g.loc, fmt.Sprintf("upload file `%s` does not exist here", clip(e.u.Path)), "it must exist when massgen runs", g.raw)

@@ -120,3 +120,43 @@ func TestUploads_Confined(t *testing.T) {
 		})
 	}
 }
+
+// A config received from another machine names its local files by absolute path, which the
+// receiver checks when it reads them: a file outside this machine's folders (or missing here)
+// is not refused by the validator, a relative path is.
+func TestUploads_Received(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "doc.pdf")
+	if err := os.WriteFile(outside, []byte("%PDF-1.4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, lines, err string
+	}{
+		{"absolute, outside this machine's folders", fmt.Sprintf("      upload_files: [{file_path: %q}]\n", outside), ""},
+		{"absolute, missing here", "      upload_files: [{file_path: /no/such/doc.pdf}]\n", ""},
+		{"a URL", "      upload_files: [{file_path: \"https://x.test/a.pdf\"}]\n", ""},
+		{"relative", "      upload_files: [{file_path: docs/a.pdf}]\n", "upload file `docs/a.pdf` is not an absolute path"},
+		{"still what the backend takes", fmt.Sprintf("      upload_files: [{audio_path: %q}]\n", outside), "`audio_path` is not supported"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, rep := ParseReceived("session.json", []byte(upload("claude", tc.lines)))
+			if tc.err == "" {
+				if !rep.OK() || len(rep.Warnings) > 0 {
+					t.Fatalf("refused:\n%s", rep.Text())
+				}
+				if len(cfg.Agents[0].Backend.Uploads) != 1 {
+					t.Fatalf("uploads %+v", cfg.Agents[0].Backend.Uploads)
+				}
+				return
+			}
+			if rep.OK() || !strings.Contains(rep.Text(), tc.err) {
+				t.Fatalf("want an error with %q:\n%s", tc.err, rep.Text())
+			}
+		})
+	}
+	// The same absolute file from a config file on this machine is confined as ever.
+	if _, rep := Parse("c.yaml", []byte(upload("claude", fmt.Sprintf("      upload_files: [{file_path: %q}]\n", outside)))); rep.OK() {
+		t.Error("Parse accepted a file outside the folders upload_files may read")
+	}
+}

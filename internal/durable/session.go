@@ -71,8 +71,8 @@ func cmpOr(a, b string) string {
 }
 
 // Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
-// coordination, the coordination and memory features that live in the local session, and
-// files the caller uploads. Tools run on the worker that holds the session (temporalrun).
+// coordination, and the coordination and memory features that live in the local session.
+// Tools and upload_files run on the worker that holds the session (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
 		return errors.New("the session has no agents")
@@ -147,10 +147,6 @@ func Supported(cfg *config.Config) error {
 	for _, a := range cfg.Agents {
 		if cfg.MemoryOf(a).Enabled {
 			add("memory (its store is on this machine)")
-		}
-		if len(a.Backend.Uploads) > 0 {
-			// The files are read and uploaded by the process that starts the session.
-			add("upload_files (the files are on this machine)")
 		}
 	}
 	if len(refused) == 0 {

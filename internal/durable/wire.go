@@ -42,7 +42,7 @@ func DecodeConfig(doc string) (*config.Config, error) {
 	if doc == "" {
 		return nil, errors.New("the session carries no config")
 	}
-	cfg, rep := config.Parse(wireName, []byte(doc))
+	cfg, rep := config.ParseReceived(wireName, []byte(doc))
 	if !rep.OK() {
 		return nil, rep.Err()
 	}
@@ -63,6 +63,7 @@ func comparable(cfg *config.Config) *config.Config {
 			cts[k] = c
 		}
 		a.Backend.Tools.CustomTools = cts
+		a.Backend.Uploads = sentUploads(a.Backend.Uploads, cfg.Path)
 		out.Agents[i] = a
 	}
 	return &out
@@ -107,7 +108,7 @@ type obj = map[string]any
 func configDoc(cfg *config.Config) obj {
 	agents := make([]any, len(cfg.Agents))
 	for i, a := range cfg.Agents {
-		ag := obj{"id": a.ID, "backend": backendDoc(a.Backend)}
+		ag := obj{"id": a.ID, "backend": backendDoc(a.Backend, cfg.Path)}
 		putStr(ag, "system_message", a.SystemMessage)
 		putStr(ag, "voting_sensitivity", a.VotingSensitivity)
 		agents[i] = ag
@@ -132,7 +133,7 @@ func configDoc(cfg *config.Config) obj {
 	return doc
 }
 
-func backendDoc(b config.Backend) obj {
+func backendDoc(b config.Backend, configFile string) obj {
 	out := obj{}
 	for k, v := range b.Params {
 		out[k] = v
@@ -147,7 +148,8 @@ func backendDoc(b config.Backend) obj {
 	if b.Hosted.CodeExecution {
 		out["enable_code_execution"] = true
 	}
-	putInt(out, "media_max_file_size_mb", b.UploadMaxMB) // upload_files itself is refused (Supported)
+	putInt(out, "media_max_file_size_mb", b.UploadMaxMB)
+	uploadsDoc(out, b, configFile)
 	toolsDoc(out, b)
 	if s := b.Script; s != nil {
 		for k, v := range scriptDoc(*s) {

@@ -87,10 +87,10 @@ orchestrator:`, 1))
 // What the encoder cannot express is refused by name, never dropped.
 func TestEncodeConfig_RefusesWhatItCannotCarry(t *testing.T) {
 	cfg := loadTeam(t, team)
-	cfg.Agents[0].Backend.Uploads = []config.Upload{{Path: "x.pdf"}}
+	cfg.Agents[0].Subtask = "the first half"
 	_, err := encodeConfig(cfg)
-	if err == nil || !strings.Contains(err.Error(), "agent short: Backend.Uploads") {
-		t.Errorf("err = %v, want it to name agent short's Backend.Uploads", err)
+	if err == nil || !strings.Contains(err.Error(), "agent short: Subtask") {
+		t.Errorf("err = %v, want it to name agent short's Subtask", err)
 	}
 }
 

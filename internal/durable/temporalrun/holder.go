@@ -75,9 +75,11 @@ type ReleaseInput struct {
 	Winner     string `json:"winner,omitempty"`
 }
 
-// ReleaseResult names the store key of the winner's workspace ("" when none was kept).
+// ReleaseResult names the store key of the winner's workspace ("" when none was kept), and
+// what the team reported while it stopped (the deletion of upload_files' vector stores).
 type ReleaseResult struct {
-	Workspace string `json:"workspace,omitempty"`
+	Workspace string        `json:"workspace,omitempty"`
+	Reports   []event.Event `json:"reports,omitempty"`
 }
 
 // heldSession is a session this worker holds.
@@ -292,6 +294,9 @@ func (a *Activities) Release(ctx context.Context, in ReleaseInput) (ReleaseResul
 		r.Workspace = key
 	}
 	a.drop(in.WorkflowID)
+	for _, p := range h.team.Reports() {
+		r.Reports = append(r.Reports, event.Event{Payload: p})
+	}
 	return r, nil
 }
 

@@ -107,6 +107,9 @@ func (w *run) releaseHeld(winner string) (string, error) {
 		hctx, epoch := w.onHolder(ctx, nil)
 		var r ReleaseResult
 		if err = workflow.ExecuteActivity(hctx, ReleaseActivity, ReleaseInput{WorkflowID: w.wid, Winner: winner}).Get(w.ctx, &r); err == nil {
+			for _, e := range r.Reports {
+				w.bus.Publish(e.Payload)
+			}
 			return r.Workspace, nil
 		}
 		if winner == "" || w.reclaim(epoch) != nil {
