@@ -159,6 +159,9 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 		return nil, err
 	}
 	t.Agents, t.Preamble = agents, append(tb.start(bus), up.statuses...)
+	if tb.iso != nil {
+		t.Preamble = append(t.Preamble, tb.iso.statuses()...)
+	}
 	return t, nil
 }
 
@@ -190,6 +193,20 @@ func (t *Team) Restore(agent, dir string) error {
 	return ws.Snapshot()
 }
 
+// Deliver applies the presenter's isolated writes (write_mode) to the context paths, once the
+// final answer stands, and returns what it reported (a turn may still be detaching, so its
+// reports do not go through the relay); without write_mode it does nothing.
+func (t *Team) Deliver(ctx context.Context, presenter string) ([]event.Payload, error) {
+	if t.tb.iso == nil {
+		return nil, nil
+	}
+	var reports []event.Payload
+	bus := event.NewBus(nil)
+	bus.Subscribe(event.SinkFunc(func(e event.Event) { reports = append(reports, e.Payload) }))
+	err := t.tb.iso.deliver(ctx, presenter, bus)
+	return reports, err
+}
+
 // Finish copies the winner's workspace to dst, once nothing runs in the workspaces any
 // more; a winner without a workspace copies nothing.
 func (t *Team) Finish(winner, dst string) error {
@@ -212,7 +229,13 @@ func (t *Team) WorkspaceDir() string {
 // Close stops everything the team runs and releases its workspaces; later calls return the
 // first one's error.
 func (t *Team) Close() error {
-	t.once.Do(func() { t.err = t.close() })
+	t.once.Do(func() {
+		// A turn still detaching takes no more reports: what closing says waits for Reports.
+		t.relay.mu.Lock()
+		t.relay.buses = nil
+		t.relay.mu.Unlock()
+		t.err = t.close()
+	})
 	return t.err
 }
 

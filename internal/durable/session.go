@@ -140,10 +140,6 @@ func Supported(cfg *config.Config) error {
 	if o.MemoryFiles {
 		add("orchestrator.coordination.enable_memory_filesystem_mode (the memories are files in the workspaces on this machine)")
 	}
-	if o.WriteMode != "" && o.WriteMode != "legacy" {
-		// Its copies live in the agents' workspaces, on the machine.
-		add("orchestrator.coordination.write_mode")
-	}
 	for _, a := range cfg.Agents {
 		if cfg.MemoryOf(a).Enabled {
 			add("memory (its store is on this machine)")

@@ -231,6 +231,8 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	}
 	mediaDoc(out, o.Media, false)
 	coord := obj{}
+	putStr(coord, "write_mode", o.WriteMode)
+	putStr(coord, "drift_conflict_policy", o.DriftPolicy)
 	if o.UseSkills {
 		// The skills travel through the store (temporalrun); the worker sets where it put them.
 		coord["use_skills"] = true

@@ -218,16 +218,25 @@ func TestSupported_RefusesTaskPlanning(t *testing.T) {
 	}
 }
 
-// write_mode's copies live in workspaces on this machine: refused by name on Temporal.
-func TestSupported_RefusesWriteMode(t *testing.T) {
-	for mode, refused := range map[string]bool{"worktree": true, "auto": true, "isolated": true, "legacy": false} {
-		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\norchestrator: {coordination: {write_mode: "+mode+"}}\n"))
+// write_mode's copies live in the workspaces of the worker that holds the session: each mode
+// travels to the workers whole.
+func TestEncode_CarriesWriteMode(t *testing.T) {
+	for _, mode := range []string{"worktree", "auto", "isolated", "legacy"} {
+		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+			"orchestrator: {coordination: {write_mode: "+mode+", drift_conflict_policy: fail}}\n"))
 		if !rep.OK() {
 			t.Fatal(rep.Text())
 		}
-		err := Supported(cfg)
-		if got := err != nil && strings.Contains(err.Error(), "orchestrator.coordination.write_mode"); got != refused {
-			t.Errorf("write_mode %s: %v", mode, err)
+		doc, err := Encode(cfg)
+		if err != nil {
+			t.Fatalf("write_mode %s: %v", mode, err)
+		}
+		back, err := DecodeConfig(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Orchestrator.WriteMode != cfg.Orchestrator.WriteMode || back.Orchestrator.DriftPolicy != "fail" {
+			t.Errorf("write_mode %s arrives as %q, drift policy %q", mode, back.Orchestrator.WriteMode, back.Orchestrator.DriftPolicy)
 		}
 	}
 }

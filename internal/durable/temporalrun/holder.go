@@ -80,6 +80,8 @@ type ReleaseInput struct {
 type ReleaseResult struct {
 	Workspace string        `json:"workspace,omitempty"`
 	Reports   []event.Event `json:"reports,omitempty"`
+	// Delivery says why the presenter's isolated writes (write_mode) could not be applied.
+	Delivery string `json:"delivery,omitempty"`
 }
 
 // heldSession is a session this worker holds.
@@ -278,6 +280,13 @@ func (a *Activities) Release(ctx context.Context, in ReleaseInput) (ReleaseResul
 	}
 	var r ReleaseResult
 	if in.Winner != "" {
+		reports, err := h.team.Deliver(ctx, in.Winner)
+		if err != nil {
+			r.Delivery = err.Error()
+		}
+		for _, p := range reports {
+			r.Reports = append(r.Reports, event.Event{Payload: p})
+		}
 		tmp, err := a.tempDir(".final-")
 		if err != nil {
 			return r, err

@@ -82,24 +82,28 @@ func (w *run) again(lt *liveTurn, err error) bool {
 	return true // a timeout
 }
 
-// deliver is the engine's Deliver for a held session: the holder keeps the presenter's
-// workspace in the store and stops the team. A workspace that cannot be kept is reported;
-// the final answer stands.
+// deliver is the engine's Deliver for a held session: the holder applies the presenter's
+// isolated writes (write_mode), keeps its workspace in the store and stops the team. A
+// workspace that cannot be kept is reported and the final answer stands; writes that could
+// not be applied fail the session, as locally.
 func (w *run) deliver(_ context.Context, presenter string) error {
-	key, err := w.releaseHeld(presenter)
+	r, err := w.releaseHeld(presenter)
 	if err != nil {
 		w.bus.Publish(event.ToolServerStatus{Server: event.ServerWorkspace, Status: "warning",
 			Detail: "the winner's workspace could not be kept: " + err.Error()})
 	}
-	w.workspace, w.released = key, true
+	w.workspace, w.released = r.Workspace, true
+	if r.Delivery != "" {
+		return errors.New(r.Delivery) // as locally: the presenter's writes did not land (exit 2)
+	}
 	return nil
 }
 
 // releaseHeld has the holder keep winner's workspace ("" none) and stop the team, claiming the
 // session again (its workspaces from the store) when the holder was lost.
-func (w *run) releaseHeld(winner string) (string, error) {
+func (w *run) releaseHeld(winner string) (ReleaseResult, error) {
 	if !w.machine || w.queue == "" || w.released {
-		return "", nil
+		return ReleaseResult{}, nil
 	}
 	ctx, _ := workflow.NewDisconnectedContext(w.actx)
 	var err error
@@ -110,11 +114,11 @@ func (w *run) releaseHeld(winner string) (string, error) {
 			for _, e := range r.Reports {
 				w.bus.Publish(e.Payload)
 			}
-			return r.Workspace, nil
+			return r, nil
 		}
 		if winner == "" || w.reclaim(epoch) != nil {
 			break
 		}
 	}
-	return "", errors.New(activityError(err))
+	return ReleaseResult{}, errors.New(activityError(err))
 }

@@ -318,7 +318,9 @@ orchestrator: {final_presentation: verbatim, coordination: {use_skills: true, sk
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := app.Run(ctx, cfg, app.Options{Question: "Greet.", Logging: true, LogRoot: filepath.Join(root, "logs"),
-		Remote: func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result { return Run(ctx, c, target, cfg, o) }})
+		Remote: func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
+			return Run(ctx, c, target, cfg, o)
+		}})
 	if err != nil || res.ExitCode != 0 || res.Winner != "builder" {
 		t.Fatalf("run: %+v, %v", res.Result, err)
 	}
