@@ -2,6 +2,7 @@ package temporalrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -187,6 +188,28 @@ func TestSession_CLIAgentsOnAWorker(t *testing.T) {
 	// Each agent's turns continued its CLI's session, as locally.
 	if l, r := cliSessions(t, local.Dir), cliSessions(t, res.Dir); l != r {
 		t.Errorf("CLI sessions on Temporal %s, locally %s", r, l)
+	}
+	// What the CLIs spent on the worker is counted in the starter's status.json, as locally.
+	var status struct {
+		Agents map[string]struct {
+			Usage struct {
+				Input  int64   `json:"input_tokens"`
+				Output int64   `json:"output_tokens"`
+				Cost   float64 `json:"cost_usd"`
+			} `json:"usage"`
+			Session string `json:"cli_session_id"`
+		} `json:"agents"`
+	}
+	if raw, err := os.ReadFile(filepath.Join(res.Dir, "status.json")); err != nil || json.Unmarshal(raw, &status) != nil {
+		t.Fatalf("status.json: %v", err)
+	}
+	for _, a := range agents {
+		if st := status.Agents[a.id]; st.Usage.Input == 0 || st.Usage.Output == 0 || st.Session == "" {
+			t.Errorf("%s in status.json: %+v, want its usage and CLI session", a.id, st)
+		}
+	}
+	if cost := status.Agents["claude"].Usage.Cost; cost <= 0 {
+		t.Errorf("claude's cost in status.json = %v, want Claude Code's total_cost_usd", cost)
 	}
 	noKeyInLog(t, res.Dir)
 	mu.Lock()
