@@ -101,8 +101,8 @@ Anyone who can start workflows on the task queue chooses the team, so a worker r
 session's config again and checks where its requests would go before any is sent: an agent's
 key goes only to the endpoints of the backend types that read that key variable
 (OPENAI_API_KEY to https://api.openai.com/v1, GROQ_API_KEY to https://api.groq.com/openai/v1,
-...), a local server without a key only to its default address (ollama: localhost:11434), and
-anything else only to base URLs allowed with --allow-base-url (or ` + durable.AllowBaseURLEnv + `,
+...), a local server without a key only to its default address (ollama: localhost:11434), a
+coding-agent CLI without base_url to its vendor's own API, and anything else only to base URLs allowed with --allow-base-url (or ` + durable.AllowBaseURLEnv + `,
 comma- or space-separated). An allowed URL matches its scheme, host, port and path, and any
 path below it. A session that names another endpoint fails, naming the agent and the URL.
 

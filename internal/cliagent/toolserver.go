@@ -163,9 +163,14 @@ func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Error: " + msg}}, IsError: true}
 }
 
-// close stops the server; calls still waiting get an error.
+// close stops the server; calls still waiting get an error. The MCP sessions the CLIs
+// opened are closed too: the HTTP server's shutdown leaves them, each with a goroutine that
+// would outlive the agent (on a worker, one per CLI session it ever held).
 func (ts *toolServer) close() error {
 	ts.once.Do(func() { close(ts.done) })
+	for ss := range ts.srv.Sessions() {
+		_ = ss.Close()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := ts.http.Shutdown(ctx)

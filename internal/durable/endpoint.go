@@ -93,15 +93,21 @@ func SplitList(v string) []string {
 
 // ownEndpoints are where the key in variable keyEnv may go: the default base URL of every
 // backend type that reads that variable (OPENAI_API_KEY goes to OpenAI, GROQ_API_KEY to
-// Groq), or, for an agent without a key, its own type's default. A local server's default
-// (localhost) counts under 127.0.0.1 and [::1] too.
+// Groq), or, for an agent without a key, its own type's default. A coding-agent CLI's key
+// variables are one vendor's keys (CLAUDE_CODE_API_KEY is an Anthropic key), so any of them
+// goes where the others go. A local server's default (localhost) counts under 127.0.0.1 and
+// [::1] too.
 func ownEndpoints(typ, keyEnv string) []endpoint {
 	var urls []string
 	if keyEnv == "" {
 		urls = append(urls, config.BackendTypes[typ].DefaultBaseURL)
 	} else {
+		envs := []string{keyEnv}
+		if bt := config.BackendTypes[typ]; bt.Protocol == config.ProtocolCLI && slices.Contains(bt.APIKeyEnv, keyEnv) {
+			envs = bt.APIKeyEnv
+		}
 		for _, bt := range config.BackendTypes {
-			if bt.DefaultBaseURL != "" && slices.Contains(bt.APIKeyEnv, keyEnv) {
+			if bt.DefaultBaseURL != "" && slices.ContainsFunc(envs, func(v string) bool { return slices.Contains(bt.APIKeyEnv, v) }) {
 				urls = append(urls, bt.DefaultBaseURL)
 			}
 		}
@@ -133,6 +139,10 @@ func (a *Allowlist) Check(agent config.Agent, keyEnv string) error {
 	case config.ProtocolScripted:
 		return nil
 	case config.ProtocolResponses, config.ProtocolChat, config.ProtocolMessages, config.ProtocolGemini:
+	case config.ProtocolCLI:
+		if b.BaseURL == "" {
+			return nil // the CLI calls its vendor's own API, as it does when run by hand
+		}
 	default:
 		return fmt.Errorf("agent %s: backend type %s does not run on Temporal workers", agent.ID, b.Type)
 	}

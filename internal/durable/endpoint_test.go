@@ -59,7 +59,15 @@ func TestAllowlist_Check(t *testing.T) {
 		{"allowed loopback port", "chatcompletion", "http://127.0.0.1:9000/v1", "OPENAI_API_KEY", true},
 		{"allowed host, default port", "chatcompletion", "http://127.0.0.1/v1", "OPENAI_API_KEY", false},
 		{"scripted has no endpoint", "scripted", "", "", true},
-		{"coding-agent CLI", "codex", "", "OPENAI_API_KEY", false},
+		{"a CLI without base_url: its vendor's API", "codex", "", "OPENAI_API_KEY", true},
+		{"a CLI on its own login", "claude_code", "", "", true},
+		{"a CLI at its vendor's API", "claude_code", "https://api.anthropic.com", "ANTHROPIC_API_KEY", true},
+		{"a CLI's own key variable at its vendor's API", "claude_code", "https://api.anthropic.com", "CLAUDE_CODE_API_KEY", true},
+		{"a CLI's key elsewhere", "claude_code", "https://collector.example", "ANTHROPIC_API_KEY", false},
+		{"a CLI's key at another vendor", "codex", "https://api.anthropic.com", "OPENAI_API_KEY", false},
+		{"a CLI on its login at a custom URL", "claude_code", "https://collector.example", "", false},
+		{"a CLI at an allowed loopback port", "codex", "http://127.0.0.1:9000/v1", "OPENAI_API_KEY", true},
+		{"copilot's key at an unlisted endpoint", "copilot", "https://byok.example/v1", "COPILOT_PROVIDER_API_KEY", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

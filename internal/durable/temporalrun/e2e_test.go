@@ -63,8 +63,13 @@ func runWorkerProcess(addr string) int {
 		return 1
 	}
 	defer c.Close()
+	allow, err := durable.NewAllowlist(durable.SplitList(os.Getenv(durable.AllowBaseURLEnv)))
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
 	// What `massgen worker` runs.
-	acts := &Activities{WorkspaceRoot: os.Getenv(workerEnv + "_WORKSPACES"), TrustSessions: os.Getenv(workerEnv+"_TRUST") != ""}
+	acts := &Activities{WorkspaceRoot: os.Getenv(workerEnv + "_WORKSPACES"), TrustSessions: os.Getenv(workerEnv+"_TRUST") != "", Allow: allow}
 	if err := Worker(ctx, c, t, acts); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

@@ -559,7 +559,10 @@ func engineOptions(in Session, cfg *config.Config) engine.Options {
 	for i, a := range cfg.Agents {
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage,
 			Params: a.Backend.Params, VotingSensitivity: a.VotingSensitivity, BaseURL: a.Backend.BaseURL,
-			Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model)}
+			Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
+			// A coding-agent CLI's turns continue its conversation, as locally: each resumes
+			// the CLI's own session on the holder instead of starting a new one.
+			HoldsSession: config.BackendTypes[a.Backend.Type].Protocol == config.ProtocolCLI}
 	}
 	return engine.Options{Question: in.Question, History: in.History, Turn: in.Turn, SessionID: in.SessionID, LogDir: in.LogDir,
 		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts}
