@@ -35,7 +35,7 @@ func everythingServer(t *testing.T) string {
 	return p
 }
 
-// heldWorker starts a worker process (workerProcess) that trusts its sessions, with its own
+// heldWorker starts a worker process (workerProcessOut) that trusts its sessions, with its own
 // workspaces folder and the shared store; kill SIGKILLs it.
 func heldWorker(t *testing.T, addr, queue, workspaces, store string) (kill func(), stderr *strings.Builder) {
 	t.Helper()
