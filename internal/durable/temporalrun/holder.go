@@ -51,7 +51,7 @@ const movedType = "moved"
 
 // holdWait is how long a held session's turn waits for its worker to take it before the
 // session is claimed again: the time a session whose worker died between turns waits.
-const holdWait = 5 * time.Second
+const holdWait = 3 * time.Second
 
 // ClaimInput is ClaimActivity's input.
 type ClaimInput struct {

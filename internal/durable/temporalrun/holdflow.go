@@ -36,9 +36,13 @@ func (w *run) claim() error {
 	for _, e := range r.Preamble {
 		w.bus.Publish(e.Payload)
 	}
-	if len(r.Restored) > 0 {
+	switch {
+	case len(r.Restored) > 0:
 		w.bus.Publish(event.ToolServerStatus{Server: event.ServerWorkspace, Status: "moved",
 			Detail: "the session moved to another worker; workspaces restored from their last snapshots: " + strings.Join(r.Restored, ", ")})
+	case w.epoch > 1:
+		w.bus.Publish(event.ToolServerStatus{Server: event.ServerWorkspace, Status: "moved",
+			Detail: "the session moved to another worker; no agent had answered, so the workspaces start anew"})
 	}
 	return nil
 }
