@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"massgen/internal/lazy"
 	"massgen/internal/private"
 	"massgen/internal/workspace"
 )
@@ -47,7 +47,7 @@ func DefaultStoreDir() string {
 	return filepath.Join(home, ".massgen", "temporal_store")
 }
 
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$`)
+var safeName = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$`)
 
 // StoreKey names a session's entry in a store from its workflow ID and the parts below it.
 // The workflow ID comes from whoever started the session, so it is kept only when it is a
@@ -56,11 +56,11 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$`)
 func StoreKey(workflowID string, parts ...string) string {
 	sum := sha256.Sum256([]byte(workflowID))
 	name := hex.EncodeToString(sum[:6])
-	if safeName.MatchString(workflowID) && len(workflowID) <= 80 {
+	if safeName().MatchString(workflowID) && len(workflowID) <= 80 {
 		name = workflowID + "-" + name
 	}
 	for _, p := range parts {
-		if !safeName.MatchString(p) || len(p) > 80 {
+		if !safeName().MatchString(p) || len(p) > 80 {
 			sum := sha256.Sum256([]byte(p))
 			p = "x-" + hex.EncodeToString(sum[:6])
 		}
@@ -74,7 +74,7 @@ func (s FolderStore) path(key string) (string, error) {
 		return "", errors.New("store: no folder given")
 	}
 	for _, p := range strings.Split(key, "/") {
-		if !safeName.MatchString(p) {
+		if !safeName().MatchString(p) {
 			return "", fmt.Errorf("store: %q is not a key StoreKey makes", key)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
-	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/permission"
@@ -48,15 +47,7 @@ func TestSession_PermissionAsksReachTheStarter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	addr := devServer(t)
-	root := t.TempDir()
-	target := durable.Target{Address: addr, Queue: "asks-test", Store: filepath.Join(root, "store")}
-	c, err := Dial(context.Background(), target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	workerWith(t, c, target, &Activities{WorkspaceRoot: filepath.Join(root, "ws")})
+	target, c, root := heldSessions(t, "asks-test", &Activities{})
 	cfg := loadTeam(t, askTeam)
 
 	for _, person := range []bool{true, false} {

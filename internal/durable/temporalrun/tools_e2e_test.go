@@ -11,6 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"massgen/internal/childproc"
+	"massgen/internal/childproc/proctest"
+
+	"go.temporal.io/sdk/client"
+
 	"massgen/internal/app"
 	"massgen/internal/config"
 	"massgen/internal/durable"
@@ -64,7 +69,7 @@ func processesTagged(tag string) []string {
 }
 
 // toolTeam: the builder calls a real MCP server, writes its result into its workspace and
-// runs a shell command there, then answers; the reviewer answers slowly. Both vote for the
+// runs a shell command there in the bubblewrap sandbox, then answers; the reviewer answers slowly. Both vote for the
 // builder.
 func toolTeam(server, tag string) string {
 	return fmt.Sprintf(`
@@ -75,6 +80,7 @@ agents:
       latency: 200ms
       cwd: ws
       enable_mcp_command_line: true
+      command_line_execution_mode: srt
       mcp_servers:
         - {name: everything, command: %q, env: {%s: "1"}}
       exclude_tools: [trigger-long-running-operation]
@@ -100,6 +106,10 @@ func TestSession_ToolsMoveToAnotherWorker(t *testing.T) {
 		t.Skip("starts a Temporal dev server, two workers and an MCP server: about 20 s")
 	}
 	server := everythingServer(t)
+	proctest.NeedBwrap(t)
+	if ok, why := childproc.Confinement(); !ok {
+		t.Skip("no sandbox without user namespaces: " + why)
+	}
 	addr := devServer(t)
 	tag := fmt.Sprintf("MASSGEN_TEST_TAG_%d_tools", os.Getpid())
 	cfg := loadTeam(t, toolTeam(server, tag))
@@ -194,6 +204,32 @@ func TestSession_ToolsMoveToAnotherWorker(t *testing.T) {
 	}
 }
 
+// heldSessions connects to the dev server and runs an in-process worker on queue with acts,
+// its workspaces and the store under root (a new folder, returned).
+func heldSessions(t *testing.T, queue string, acts *Activities) (durable.Target, client.Client, string) {
+	t.Helper()
+	addr := devServer(t)
+	root := t.TempDir()
+	target := durable.Target{Address: addr, Queue: queue, Store: filepath.Join(root, "store")}
+	c, err := Dial(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	if acts.WorkspaceRoot == "" {
+		acts.WorkspaceRoot = filepath.Join(root, "ws")
+	}
+	workerWith(t, c, target, acts)
+	return target, c, root
+}
+
+// remoteOn is app.Options.Remote for sessions on target through c.
+func remoteOn(c client.Client, target durable.Target) func(context.Context, *config.Config, engine.Options) engine.Result {
+	return func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
+		return Run(ctx, c, target, cfg, o)
+	}
+}
+
 // workspaceFiles maps each regular file under dir to its content.
 func workspaceFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -220,18 +256,8 @@ func TestSession_NextTurnStartsFromTheWinnersWorkspace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	addr := devServer(t)
-	root := t.TempDir()
-	target := durable.Target{Address: addr, Queue: "turns-test", Store: filepath.Join(root, "store")}
-	c, err := Dial(context.Background(), target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	workerWith(t, c, target, &Activities{WorkspaceRoot: filepath.Join(root, "ws")})
-	remote := func(ctx context.Context, cfg *config.Config, o engine.Options) engine.Result {
-		return Run(ctx, c, target, cfg, o)
-	}
+	target, c, root := heldSessions(t, "turns-test", &Activities{})
+	remote := remoteOn(c, target)
 	turn := func(calls string) *config.Config {
 		return loadTeam(t, `
 agents:

@@ -11,7 +11,6 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/config"
-	"massgen/internal/durable"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 )
@@ -23,8 +22,8 @@ func TestSession_IsolatedWritesOnTheWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	addr := devServer(t)
-	root := t.TempDir()
+	// A writable context path opens a folder of the worker's machine: it needs trust.
+	target, c, root := heldSessions(t, "writes-test", &Activities{TrustSessions: true})
 	project := filepath.Join(root, "project")
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
@@ -32,14 +31,6 @@ func TestSession_IsolatedWritesOnTheWorker(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(project, "a.txt"), []byte("a0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := durable.Target{Address: addr, Queue: "writes-test", Store: filepath.Join(root, "store")}
-	c, err := Dial(context.Background(), target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	// A writable context path opens a folder of the worker's machine: it needs trust.
-	workerWith(t, c, target, &Activities{WorkspaceRoot: filepath.Join(root, "ws"), TrustSessions: true})
 	cfg := loadTeam(t, fmt.Sprintf(`
 agents:
   - id: one
