@@ -158,14 +158,23 @@ func (s *streamer) signal(b Batch) error {
 // finish stops the sender and sends the rest, with the outcome when last is set. When
 // everything went, streamed is true; otherwise rest are the events the workflow lacks, from
 // index from of the attempt's.
+//
+// A turn that sent nothing while it ran (it ended before its first batch was due) sends
+// nothing at the end either: the activity's result carries it all, one history event where a
+// signal would add two and a workflow task, and it is as durable as the signal would be.
 func (s *streamer) finish(last func(*Batch)) (streamed bool, from int, rest []event.Event) {
 	close(s.stop)
 	s.wg.Wait()
-	if s.flush(last) {
+	s.mu.Lock()
+	quiet := s.sent == 0
+	s.mu.Unlock()
+	if !quiet && s.flush(last) {
 		return true, 0, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.all = append(s.all, s.pending...)
+	s.pending, s.size = nil, 0
 	return false, s.sent, s.all[s.sent:]
 }
 
