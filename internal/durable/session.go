@@ -102,10 +102,6 @@ func Supported(cfg *config.Config) error {
 		// The post-evaluation and the attempts are not in the workflow's activities yet.
 		add("orchestrator.coordination.max_orchestration_restarts")
 	}
-	if o.MaxTokensPerAgent > 0 {
-		// The per-agent count lives in the engine's session, which activities do not carry.
-		add("orchestrator.max_tokens_per_agent")
-	}
 	if o.Broadcast.Mode != "" {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")

@@ -209,7 +209,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		"failure_budget": o.FailureBudget, "max_response_chars": o.MaxResponseChars, "max_tool_calls_per_response": o.MaxToolCallsPerResponse,
 		"max_answer_chars": o.MaxAnswerChars, "fairness_lead_cap_answers": o.Fairness.LeadCapAnswers,
 		"max_midstream_injections_per_round": o.Fairness.MaxMidstreamInjectionsPerRound, "max_checklist_calls_per_round": o.Checklist.MaxCallsPerRound,
-		"peer_view_size": o.PeerViewSize, "lazy_start_agents": o.LazyStartAgents, "lazy_start_agreement": o.LazyStartAgreement} {
+		"peer_view_size": o.PeerViewSize, "max_tokens_per_agent": o.MaxTokensPerAgent, "lazy_start_agents": o.LazyStartAgents, "lazy_start_agreement": o.LazyStartAgreement} {
 		putInt(out, k, v)
 	}
 	if o.MaxCostUSD > 0 {

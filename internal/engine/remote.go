@@ -191,6 +191,9 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 		res := s.m.Resolve(i, out.Calls, out.Text, out.Seen)
 		s.applyLocked(i, &c, res)
 	}
+	// The turn's calls count against the agent's max_tokens_per_agent here, where the
+	// session's state is; the replica that ran the turn stopped it, as Run stops its turn.
+	s.tokenCapLocked(i)
 	if s.overBudget {
 		x.End(event.EndBudget)
 	}
@@ -341,7 +344,8 @@ func subUsage(a, b provider.Usage) provider.Usage {
 // outcome, so that a driver forwarding RunTurn's events leaves the replica's copy out.
 func Decided(p event.Payload) bool {
 	switch p.(type) {
-	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred:
+	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred,
+		event.AgentDead: // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
 		return true
 	}
 	return false

@@ -78,3 +78,31 @@ func TestRun_TokenCapStopsOnlyTheAgentOverIt(t *testing.T) {
 		})
 	}
 }
+
+// On Temporal (a Coordinator driving replicas' turns) max_tokens_per_agent stops the same
+// agents as Run, each reported dead once, and the same agent wins.
+func TestCoordinator_TokenCapAsInRun(t *testing.T) {
+	for _, capTokens := range []int{100, 10} {
+		mk := func() Options {
+			return Options{Agents: agents(answerThenVote("Paris.", "agent1"), answerThenVote("Paris, on the Seine.", "agent1"),
+				heavy{answerThenVote("It is Paris.", "agent1"), 10}),
+				Orchestrator: config.Orchestrator{MaxNewAnswersPerAgent: 1, DeferVotingUntilAllAnswered: true, MaxTokensPerAgent: capTokens}}
+		}
+		local, localLog := run(t, t.Context(), mk())
+		driven, log := drive(t, mk(), nil)
+		deadOf := func(evs []event.Event) []string {
+			var out []string
+			for _, d := range ofType[event.AgentDead](evs) {
+				out = append(out, d.Agent)
+			}
+			slices.Sort(out)
+			return out
+		}
+		if got, want := deadOf(log), deadOf(localLog); !slices.Equal(got, want) {
+			t.Errorf("cap %d: dead on Temporal %v, in Run %v", capTokens, got, want)
+		}
+		if driven.ExitCode != local.ExitCode || driven.Winner != local.Winner {
+			t.Errorf("cap %d: driven exit %d winner %q; Run exit %d winner %q", capTokens, driven.ExitCode, driven.Winner, local.ExitCode, local.Winner)
+		}
+	}
+}
