@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"massgen/internal/childproc/proctest"
+
 	"massgen/internal/app"
 	"massgen/internal/cliagent/clitest"
 	"massgen/internal/config"
@@ -218,7 +220,7 @@ func TestSession_CLIAgentsOnAWorker(t *testing.T) {
 	}
 	mu.Unlock()
 	noProcessesUnder(t, wsRoot)
-	if pids := processesTagged(tag); len(pids) > 0 {
+	if pids := proctest.WithEnv(t, tag+"=1"); len(pids) > 0 {
 		t.Errorf("MCP server processes left running: %v", pids)
 	}
 	if left, _ := os.ReadDir(wsRoot); len(left) > 0 {

@@ -1,7 +1,6 @@
 package temporalrun
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -53,19 +52,6 @@ func heldWorker(t *testing.T, addr, queue, workspaces, store string) (kill func(
 			_ = p.Wait()
 		})
 	}, stderr
-}
-
-// processesTagged lists the pids whose environment holds tag.
-func processesTagged(tag string) []string {
-	var pids []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(b, []byte(tag)) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 // toolTeam: the builder calls a real MCP server, writes its result into its workspace and
@@ -195,11 +181,8 @@ func TestSession_ToolsMoveToAnotherWorker(t *testing.T) {
 		t.Errorf("the store keeps %d entries after the session ended", len(entries))
 	}
 	// SIGKILL of A ended its MCP server too (its supervisor saw A go); B's ended with the session.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(processesTagged(tag)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if pids := processesTagged(tag); len(pids) > 0 {
+	proctest.Eventually(5*time.Second, func() bool { return len(proctest.WithEnv(t, tag+"=1")) == 0 })
+	if pids := proctest.WithEnv(t, tag+"=1"); len(pids) > 0 {
 		t.Errorf("MCP server processes left running: %v", pids)
 	}
 }
