@@ -403,17 +403,25 @@ func TestLive_SteeringReachesTheWorkflow(t *testing.T) {
 	}
 	target := durable.Target{Address: devServer(t), Queue: "live-steer", Heartbeat: 2 * time.Second, Live: 100 * time.Millisecond}
 	c := dialTarget(t, target)
-	inProcessWorker(t, c, target)
+	// mid answers only once the message is in the workflow, so fast's next turn (which
+	// mid's answer gives it) meets the message however slow the machine is.
+	sent := make(chan struct{})
+	workerWith(t, c, target, &Activities{NewProvider: func(b config.Backend, key, keyEnv string) (provider.Provider, error) {
+		p, err := app.NewProvider(b, key, keyEnv)
+		if b.Model == "s2" {
+			return heldUntil{Provider: p, open: sent}, err
+		}
+		return p, err
+	}})
 	// fast answers and votes at once; mid's answer, later, gives fast another turn, which
-	// the message reaches (mid waits 15 s: the message must be in before that turn starts,
-	// on a loaded machine under -race too); slow and slower would take a minute: slow is
-	// stopped, and only Answer Now ends the session before slower answers.
+	// the message reaches; slow and slower would take a minute: slow is stopped, and only
+	// Answer Now ends the session before slower answers.
 	cfg := loadTeam(t, `
 agents:
   - id: fast
     backend: {type: scripted, model: s1, latency: 100ms, answers: ["Paris."]}
   - id: mid
-    backend: {type: scripted, model: s2, latency: 15s, answers: ["Paris, on the Seine."]}
+    backend: {type: scripted, model: s2, latency: 100ms, answers: ["Paris, on the Seine."]}
   - id: slow
     backend: {type: scripted, model: s3, latency: 60s, answers: ["Nice?"]}
   - id: slower
@@ -438,6 +446,11 @@ orchestrator:
 			}
 		}
 	}}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the view saw: %s", eventTypes(view.events()))
+		}
+	})
 	// The steering goes from its own goroutine, as the dashboard's does.
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -453,6 +466,7 @@ orchestrator:
 						errs <- err
 					}
 				}
+				close(sent)
 			case "told":
 				if err := steer.AnswerNow(); err != nil {
 					errs <- err
@@ -495,6 +509,21 @@ orchestrator:
 	if err := steer.AnswerNow(); !errors.Is(err, engine.ErrNotRunning) {
 		t.Errorf("Answer Now after the session: %v, want %v", err, engine.ErrNotRunning)
 	}
+}
+
+// eventTypes is evs in short, for a failing test's log.
+func eventTypes(evs []event.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if _, text := e.Payload.(event.TextDelta); text {
+			continue
+		}
+		var who struct{ Agent string }
+		raw, _ := json.Marshal(e.Payload)
+		_ = json.Unmarshal(raw, &who)
+		b.WriteString(" " + e.Payload.Type() + "(" + who.Agent + ")")
+	}
+	return b.String()
 }
 
 func errString(err error) string {
