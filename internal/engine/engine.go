@@ -129,15 +129,7 @@ func Run(ctx context.Context, o Options) Result {
 		s.endLocked(event.EndSkipped)
 		s.mu.Unlock()
 	} else {
-		if o.Orchestrator.PlanningMode {
-			s.decidePlanning(ctx)
-		}
-		if o.Orchestrator.DSPy.Enabled {
-			s.paraphraseQuestion(ctx)
-		}
-		if o.Orchestrator.PersonaGenerator.Enabled {
-			s.generatePersonas(ctx)
-		}
+		s.prepare(ctx)
 		if s.decomposing() {
 			s.assignSubtasks(ctx)
 		}

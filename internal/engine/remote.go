@@ -60,7 +60,7 @@ func (x Conversation) internal() conversation {
 // Op is one change applied to a session's coordination state, in the order applied. Replaying
 // the ops on a new session rebuilds the same state: the state machine is deterministic.
 type Op struct {
-	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage or OpStop
+	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage, OpStop or OpPrepare
 	Agent int          `json:"agent"`
 	Calls []coord.Call `json:"calls,omitempty"`
 	Text  string       `json:"text,omitempty"`
@@ -74,6 +74,8 @@ type Op struct {
 	// OpUsage (Agent is the one that spent it)
 	Usage provider.Usage `json:"usage,omitzero"`
 	Cost  float64        `json:"cost,omitempty"`
+	// OpPrepare
+	Prepared *Prepared `json:"prepared,omitempty"`
 }
 
 // The kinds of Op.
@@ -276,6 +278,10 @@ func replica(o Options, ops []Op) *session {
 			s.addCost(op.Agent, op.Usage, op.Cost)
 		case OpStop:
 			s.stopLocked(op.Agent)
+		case OpPrepare:
+			if op.Prepared != nil {
+				s.adopt(*op.Prepared, false)
+			}
 		}
 	}
 	s.replaying = false
@@ -341,11 +347,13 @@ func subUsage(a, b provider.Usage) provider.Usage {
 }
 
 // Decided reports whether an event is one the coordinator publishes when it applies a turn's
-// outcome, so that a driver forwarding RunTurn's events leaves the replica's copy out.
+// outcome (or RunPrepare's), so that a driver forwarding a replica's events leaves its copy
+// out.
 func Decided(p event.Payload) bool {
 	switch p.(type) {
 	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred,
-		event.AgentDead: // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
+		event.AgentDead, // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
+		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated: // Coordinator.Prepare
 		return true
 	}
 	return false
@@ -354,6 +362,7 @@ func Decided(p event.Payload) bool {
 // RunPresentation makes the final presentation's model calls for agent i, publishing on o.Bus.
 func RunPresentation(ctx context.Context, o Options, ops []Op, i int, system, user string) (text, truncated string, usage provider.Usage, cost float64, err error) {
 	s := replica(o, ops)
+	s.presenting.Store(true) // what planning mode held back is the presenter's now
 	startCost, startUsage := s.cost, s.usage
 	if ws := s.agents[i].Workspace; ws != nil {
 		ws.GrantFinal()
