@@ -352,7 +352,7 @@ func subUsage(a, b provider.Usage) provider.Usage {
 func Decided(p event.Payload) bool {
 	switch p.(type) {
 	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred,
-		event.AgentDead, // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
+		event.AgentDead,                                                           // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
 		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated: // Coordinator.Prepare
 		return true
 	}

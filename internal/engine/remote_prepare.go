@@ -19,9 +19,9 @@ import (
 // Prepared is what the steps before coordination decided; nil for a step the session does
 // not take.
 type Prepared struct {
-	Planning   *event.PlanningDecided    `json:"planning,omitempty"`
+	Planning   *event.PlanningDecided     `json:"planning,omitempty"`
 	Paraphrase *event.QuestionParaphrased `json:"paraphrase,omitempty"`
-	Personas   *event.PersonasGenerated  `json:"personas,omitempty"`
+	Personas   *event.PersonasGenerated   `json:"personas,omitempty"`
 }
 
 // OpPrepare applies a Prepared (Op.Prepared).

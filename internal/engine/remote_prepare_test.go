@@ -57,7 +57,9 @@ func TestCoordinator_PlanningModeAsRun(t *testing.T) {
 
 func TestCoordinator_PersonasAndParaphrasesAsRun(t *testing.T) {
 	mk := func() Options {
-		sa := func(answer string) provider.Provider { return scripted.New(config.Script{Answers: []string{answer}}, "m") }
+		sa := func(answer string) provider.Provider {
+			return scripted.New(config.Script{Answers: []string{answer}}, "m")
+		}
 		return Options{Question: "What is the capital of France?", Agents: agents(sa("Paris."), sa("Paris, France."), sa("It is Paris.")),
 			Orchestrator: config.Orchestrator{PersonaGenerator: config.PersonaGenerator{Enabled: true, DiversityMode: "methodology"},
 				DSPy: config.DefaultDSPy()}}
