@@ -352,8 +352,10 @@ func subUsage(a, b provider.Usage) provider.Usage {
 func Decided(p event.Payload) bool {
 	switch p.(type) {
 	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred,
-		event.AgentDead,                                                           // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
-		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated: // Coordinator.Prepare
+		// A replica's turn stops an agent over max_tokens_per_agent; Finish decides.
+		event.AgentDead,
+		// Coordinator.Prepare publishes what RunPrepare decided.
+		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated:
 		return true
 	}
 	return false
