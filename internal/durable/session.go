@@ -87,12 +87,6 @@ func Supported(cfg *config.Config) error {
 		refused = append(refused, what)
 	}
 	o := cfg.Orchestrator
-	if o.PlanningMode {
-		add("orchestrator.coordination.enable_planning_mode")
-	}
-	if o.PersonaGenerator.Enabled {
-		add("orchestrator.coordination.persona_generator")
-	}
 	if o.Decomposing() {
 		// The stop tool, the task decomposer and the parts' presentation are not in the
 		// workflow's activities yet.
@@ -110,9 +104,6 @@ func Supported(cfg *config.Config) error {
 		// The plans live in the session the engine runs, which on Temporal is split over
 		// activities that do not carry them.
 		add("orchestrator.coordination.enable_agent_task_planning")
-	}
-	if o.DSPy.Enabled {
-		add("orchestrator.dspy (question paraphrasing)")
 	}
 	if o.Subagents.Enabled {
 		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
@@ -164,6 +155,14 @@ func ForWorkers(cfg *config.Config) (*config.Config, error) {
 			return nil, err
 		}
 		out.Agents[i] = a
+	}
+	if b := cfg.Orchestrator.DSPy.Backend; b != nil {
+		if b.APIKey != "" {
+			return nil, errors.New("orchestrator.dspy.backend: api_key in the config is not sent to Temporal workers: set the backend's key variable in each worker's environment instead")
+		}
+		if u := b.BaseURL; u != "" && redact.URL(u) != u {
+			return nil, errors.New("orchestrator.dspy.backend: a base_url with credentials is not sent to Temporal workers: put them in the worker's environment")
+		}
 	}
 	out.Warnings = nil
 	return &out, nil
