@@ -77,6 +77,9 @@ type session struct {
 	// presentFn, when set, makes the final presentation's model calls somewhere else (a
 	// Temporal activity); nil means s.presentation.
 	presentFn func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
+	// gatherFn, when set, gathers the parts into the presenter's workspace somewhere else (a
+	// worker holding the workspaces), for decomposition mode; false when it has none.
+	gatherFn GatherFunc
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation
@@ -130,9 +133,6 @@ func Run(ctx context.Context, o Options) Result {
 		s.mu.Unlock()
 	} else {
 		s.prepare(ctx)
-		if s.decomposing() {
-			s.assignSubtasks(ctx)
-		}
 		s.seedPlans(nil)
 		s.mu.Lock()
 		s.endIfOverBudgetLocked()

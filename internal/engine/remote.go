@@ -258,6 +258,26 @@ func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 	return x.s.finish(x.start, x.s.deliver(ctx, x.s.present(ctx)))
 }
 
+// GatherFunc gathers decomposition mode's parts into presenter's workspace elsewhere
+// (RunGather) and reports what it did; false when the presenter has no workspace.
+type GatherFunc func(ctx context.Context, presenter int) (event.PartsIntegrated, bool)
+
+// GatherOn has Present gather the parts with g, for a session whose workspaces are elsewhere.
+func (x *Coordinator) GatherOn(g GatherFunc) { x.s.gatherFn = g }
+
+// RunGather gathers decomposition mode's parts into presenter's workspace, for the session
+// ops rebuild with o.Agents' workspaces, and reports what it copied and which files conflict
+// (Files, Conflicts, Error); false when the presenter has no workspace.
+func RunGather(o Options, ops []Op, presenter int) (event.PartsIntegrated, bool) {
+	s := replica(o, ops)
+	var ev event.PartsIntegrated
+	if presenter < 0 || presenter >= len(s.agents) {
+		return ev, false
+	}
+	ok := s.gatherParts(presenter, &ev)
+	return ev, ok
+}
+
 // replica rebuilds a session's state from ops, publishing nothing while it does.
 func replica(o Options, ops []Op) *session {
 	bus := o.Bus
@@ -327,7 +347,7 @@ func acceptedResponse(msgs []provider.Message, id string) ([]coord.Call, string)
 		var calls []coord.Call
 		found := false
 		for _, tc := range m.ToolCalls {
-			if tc.Name == coord.ToolVote || tc.Name == coord.ToolNewAnswer {
+			if coord.IsWorkflow(tc.Name) {
 				calls = append(calls, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 			}
 			found = found || tc.ID == id
@@ -353,9 +373,9 @@ func Decided(p event.Payload) bool {
 	switch p.(type) {
 	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred,
 		// A replica's turn stops an agent over max_tokens_per_agent; Finish decides.
-		event.AgentDead,
+		event.AgentDead, event.AgentStopped,
 		// Coordinator.Prepare publishes what RunPrepare decided.
-		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated:
+		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated, event.SubtasksAssigned:
 		return true
 	}
 	return false

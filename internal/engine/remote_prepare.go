@@ -11,7 +11,7 @@ import (
 )
 
 // The steps Run takes before coordination (planning mode's check, orchestrator.dspy's
-// paraphrases, persona_generator's personas), for a driver that runs the model calls
+// paraphrases, persona_generator's personas, decomposition's subtasks), for a driver that runs the model calls
 // elsewhere: RunPrepare makes them on a replica with providers and tools, and the
 // coordinator applies what they decided (Coordinator.Prepare), which later replicas rebuild
 // from its op. Each step's decision is the event Run publishes for it.
@@ -22,6 +22,7 @@ type Prepared struct {
 	Planning   *event.PlanningDecided     `json:"planning,omitempty"`
 	Paraphrase *event.QuestionParaphrased `json:"paraphrase,omitempty"`
 	Personas   *event.PersonasGenerated   `json:"personas,omitempty"`
+	Subtasks   *event.SubtasksAssigned    `json:"subtasks,omitempty"`
 }
 
 // OpPrepare applies a Prepared (Op.Prepared).
@@ -40,6 +41,9 @@ func (s *session) prepare(ctx context.Context) Prepared {
 	}
 	if orch.PersonaGenerator.Enabled {
 		p.Personas = s.generatePersonas(ctx)
+	}
+	if s.decomposing() {
+		p.Subtasks = s.assignSubtasks(ctx)
 	}
 	return p
 }
@@ -63,12 +67,16 @@ func (s *session) adopt(p Prepared, publish bool) {
 		s.personas = s.personasFrom(*ev)
 		show(*ev)
 	}
+	if ev := p.Subtasks; ev != nil {
+		s.subtasks = s.subtasksFrom(*ev)
+		show(*ev)
+	}
 }
 
 // NeedsPrepare reports whether the steps before coordination are still to be taken.
 func (x *Coordinator) NeedsPrepare() bool {
 	orch := x.s.o.Orchestrator
-	return (orch.PlanningMode || orch.DSPy.Enabled || orch.PersonaGenerator.Enabled) && !x.s.m.Ended() &&
+	return (orch.PlanningMode || orch.DSPy.Enabled || orch.PersonaGenerator.Enabled || x.s.decomposing()) && !x.s.m.Ended() &&
 		!slices.ContainsFunc(x.ops, func(op Op) bool { return op.Kind == OpPrepare })
 }
 
@@ -101,6 +109,10 @@ func (x *Coordinator) PrepareFailed(why string) Prepared {
 	if orch.PersonaGenerator.Enabled {
 		ev := s.personasWritten("", err)
 		p.Personas = &ev
+	}
+	if s.decomposing() {
+		ev, _ := s.splitTask(func(string) (string, error) { return "", err })
+		p.Subtasks = &ev
 	}
 	return p
 }

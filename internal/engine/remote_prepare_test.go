@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,5 +134,53 @@ func TestCoordinator_PrepareFailedFallsBackAsAFailedCall(t *testing.T) {
 	s := replica(x.s.o, x.Ops())
 	if !s.heldBack("mcp__x__y") || len(s.personas) != 2 || s.personas[0] == "" {
 		t.Errorf("the replica holds plan %+v, personas %q", s.plan, s.personas)
+	}
+}
+
+// Decomposition mode driven as on Temporal: the subtasks are assigned on a replica (the
+// decomposer's call for agents without one), stops are applied by the coordinator, and the
+// presenter integrates every part.
+func TestCoordinator_DecompositionAsRun(t *testing.T) {
+	for _, decomposer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("decomposer %v", decomposer), func(t *testing.T) {
+			mk := func() Options {
+				a := partsTeam(-1)
+				if decomposer {
+					for i := range a {
+						a[i].Subtask = ""
+					}
+				}
+				return Options{Question: "Build the site.", Agents: a, Orchestrator: decompose}
+			}
+			local, llog := run(t, t.Context(), mk())
+			res, log := drive(t, mk(), nil)
+			if res.ExitCode != 0 || res.Winner != local.Winner || res.EndReason != event.EndAllStopped {
+				t.Fatalf("driven %+v; Run %+v", res, local)
+			}
+			for _, part := range []string{"Frontend: the page layout.", "Backend: the API, with tests.", "Docs: how to run it."} {
+				if !strings.Contains(res.FinalAnswer, part) {
+					t.Errorf("the final answer lacks %q:\n%s", part, res.FinalAnswer)
+				}
+			}
+			if got, want := ofType[event.SubtasksAssigned](log), ofType[event.SubtasksAssigned](llog); len(got) != 1 || !cmp.Equal(got, want) {
+				t.Errorf("subtasks differ from Run's:\n%s", cmp.Diff(want, got))
+			}
+			stops := map[string]int{}
+			for _, st := range ofType[event.AgentStopped](log) {
+				stops[st.Agent+"/"+fmt.Sprint(st.Version)]++
+			}
+			for k, n := range stops {
+				if n != 1 {
+					t.Errorf("stop %s published %d times", k, n)
+				}
+			}
+			if len(stops) < 3 {
+				t.Errorf("stops %v, want each agent's", stops)
+			}
+			parts := ofType[event.PartsIntegrated](log)
+			if len(parts) != 1 || len(parts[0].Unfinished()) != 0 {
+				t.Errorf("parts %+v", parts)
+			}
+		})
 	}
 }

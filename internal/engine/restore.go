@@ -198,12 +198,7 @@ func (f *folder) apply(e event.Event) error {
 	case event.PersonasGenerated:
 		f.r.personas = f.s.personasFrom(p)
 	case event.SubtasksAssigned:
-		f.r.subtasks = make([]string, len(f.s.agents))
-		for _, st := range p.Subtasks {
-			if i, ok := f.index[st.Agent]; ok {
-				f.r.subtasks[i] = st.Text
-			}
-		}
+		f.r.subtasks = f.s.subtasksFrom(p)
 	case event.AgentStopped:
 		if i, ok := f.index[p.Agent]; ok {
 			if p.Stale {
