@@ -72,7 +72,8 @@ func cmpOr(a, b string) string {
 
 // Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
 // coordination, and the coordination and memory features that live in the local session.
-// Tools and upload_files run on the worker that holds the session (temporalrun).
+// Tools, upload_files and the agents' subagents run on the worker that holds the session
+// (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
 		return errors.New("the session has no agents")
@@ -104,9 +105,6 @@ func Supported(cfg *config.Config) error {
 		// The plans live in the session the engine runs, which on Temporal is split over
 		// activities that do not carry them.
 		add("orchestrator.coordination.enable_agent_task_planning")
-	}
-	if o.Subagents.Enabled {
-		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
 	}
 	if o.Checklist.Bootstrapping() {
 		// The emerged criteria live in the engine's session, which the workflow does not

@@ -255,6 +255,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		}
 		coord["checklist_criteria_inline"] = cs
 	}
+	subagentsDoc(coord, o.Subagents)
 	if len(coord) > 0 {
 		out["coordination"] = coord
 	}

@@ -229,6 +229,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if w.machine = app.NeedsMachine(cfg); w.machine {
 		o.Deliver = w.deliver
 	}
+	w.subagents = w.machine && cfg.Orchestrator.Subagents.Enabled && !cfg.Orchestrator.Subagents.NoBackground
 	n := len(o.Agents)
 	w.convs, w.rounds = make([]engine.Conversation, n), make([]int, n)
 	w.busy, w.paused, w.running = make([]bool, n), make([]bool, n), make([]*liveTurn, n)
@@ -286,6 +287,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		}
 		return out, err
 	}
+	w.finishSubagents()
 
 	// The presentation is never cut off by the session timeout, nor by a cancelled workflow
 	// (an interrupted session presents the stored answer without a model call).
@@ -348,6 +350,7 @@ type run struct {
 	actx      workflow.Context // the activities' options, on the shared task queue
 	released  bool             // the holder has stopped the team
 	workspace string           // the store key of the winner's workspace
+	subagents bool             // the holder runs the agents' background subagents (subagents.go)
 }
 
 // coordinate runs the agents' turns until coordination ends. done reports that the workflow
