@@ -88,11 +88,6 @@ func Supported(cfg *config.Config) error {
 		refused = append(refused, what)
 	}
 	o := cfg.Orchestrator
-	if o.Decomposing() {
-		// The stop tool, the task decomposer and the parts' presentation are not in the
-		// workflow's activities yet.
-		add("orchestrator.coordination_mode: decomposition")
-	}
 	if o.MaxOrchestrationRestarts > 0 {
 		// The post-evaluation and the attempts are not in the workflow's activities yet.
 		add("orchestrator.coordination.max_orchestration_restarts")

@@ -111,6 +111,7 @@ func configDoc(cfg *config.Config) obj {
 		ag := obj{"id": a.ID, "backend": backendDoc(a.Backend, cfg.Path)}
 		putStr(ag, "system_message", a.SystemMessage)
 		putStr(ag, "voting_sensitivity", a.VotingSensitivity)
+		putStr(ag, "subtask", a.Subtask)
 		agents[i] = ag
 	}
 	t := cfg.Timeouts
@@ -202,7 +203,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	for k, v := range map[string]string{"voting_sensitivity": o.VotingSensitivity, "answer_novelty_requirement": o.AnswerNovelty,
 		"final_answer_strategy": o.FinalAnswerStrategy, "presenter_agent": o.PresenterAgent, "gap_report_mode": o.Checklist.GapReportMode,
 		"turn_context": o.TurnContext, "presentation_context": o.PresentationContext, "peer_view": o.PeerView,
-		"vote_weighting": o.VoteWeighting} {
+		"vote_weighting": o.VoteWeighting, "coordination_mode": o.CoordinationMode} {
 		putStr(out, k, v)
 	}
 	for k, v := range map[string]int{"max_new_answers_per_agent": o.MaxNewAnswersPerAgent, "max_new_answers_global": o.MaxNewAnswersGlobal,
@@ -246,6 +247,14 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		p := obj{"enabled": pg.Enabled, "persist_across_turns": pg.PersistAcrossTurns}
 		putStr(p, "diversity_mode", pg.DiversityMode)
 		coord["persona_generator"] = p
+	}
+	if td := o.TaskDecomposer; td != (config.TaskDecomposer{}) {
+		d := obj{"enabled": !td.Disabled}
+		putStr(d, "decomposition_guidelines", td.Guidelines)
+		if td.Timeout > 0 {
+			d["timeout_seconds"] = json.Number(strconv.FormatFloat(td.Timeout.Seconds(), 'g', -1, 64))
+		}
+		coord["task_decomposer"] = d
 	}
 	putStr(coord, "checklist_criteria_preset", o.Checklist.CriteriaPreset)
 	if len(o.Checklist.CriteriaInline) > 0 {

@@ -87,10 +87,10 @@ orchestrator:`, 1))
 // What the encoder cannot express is refused by name, never dropped.
 func TestEncodeConfig_RefusesWhatItCannotCarry(t *testing.T) {
 	cfg := loadTeam(t, team)
-	cfg.Agents[0].Subtask = "the first half"
+	cfg.Agents[0].Memory = &config.Memory{Enabled: true}
 	_, err := encodeConfig(cfg)
-	if err == nil || !strings.Contains(err.Error(), "agent short: Subtask") {
-		t.Errorf("err = %v, want it to name agent short's Subtask", err)
+	if err == nil || !strings.Contains(err.Error(), "agent short: Memory") {
+		t.Errorf("err = %v, want it to name agent short's Memory", err)
 	}
 }
 
@@ -179,11 +179,26 @@ func loadTeam(t *testing.T, yaml string) *config.Config {
 
 // Decomposition mode does not run on Temporal yet: it is refused by name before anything is
 // sent, not run as a voting session.
-func TestSupported_RefusesDecomposition(t *testing.T) {
-	cfg := loadTeam(t, strings.Replace(team, "orchestrator:", "orchestrator:\n  coordination_mode: decomposition", 1))
-	err := Supported(cfg)
-	if err == nil || !strings.Contains(err.Error(), "coordination_mode: decomposition") {
-		t.Fatalf("Supported = %v, want decomposition refused by name", err)
+// Decomposition mode travels whole: the mode, each agent's subtask and the decomposer.
+func TestEncode_CarriesDecomposition(t *testing.T) {
+	cfg := loadTeam(t, strings.Replace(team, "orchestrator:", `orchestrator:
+  coordination_mode: decomposition
+  coordination:
+    task_decomposer: {enabled: false, decomposition_guidelines: "Split by layer.", timeout_seconds: 42}`, 1))
+	cfg.Agents[0].Subtask = "the first half"
+	doc, err := Encode(cfg)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	back, err := DecodeConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+		t.Errorf("%s differs after the trip", d)
+	}
+	if !back.Orchestrator.Decomposing() || back.Agents[0].Subtask != "the first half" || !back.Orchestrator.TaskDecomposer.Disabled {
+		t.Errorf("arrived as %+v", back.Orchestrator)
 	}
 }
 

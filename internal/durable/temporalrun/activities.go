@@ -103,8 +103,8 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 	return TurnResult{Outcome: out, Events: rest, From: from, Attempt: attempt}, nil
 }
 
-// Present runs the final presentation's model calls, or the steps before coordination
-// (in.Prepare), streaming as Turn does.
+// Present runs the final presentation's model calls, or another one-off step (in.Step),
+// streaming as Turn does.
 func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
@@ -122,11 +122,16 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	detach := held.attach(in.Agent, o.Bus)
 	unfollow := held.followAnswers(ctx, a.Client, in.WorkflowID, "")
 	var r PresentResult
-	if in.Prepare {
+	switch in.Step {
+	case StepPrepare:
 		o.Paraphraser = a.paraphraser(in.Session)
 		p, u, cost := engine.RunPrepare(ctx, o, in.Ops)
 		r = PresentResult{Prepared: &p, Usage: u, Cost: cost}
-	} else {
+	case StepGather:
+		if g, ok := engine.RunGather(o, in.Ops, in.Agent); ok {
+			r.Gathered = &g
+		}
+	default:
 		text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
 		r = PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost}
 		if err != nil {

@@ -155,9 +155,9 @@ type TurnResult struct {
 	Done bool `json:"done,omitempty"`
 }
 
-// PresentInput is the presentation activity's input. With Prepare set, the activity takes
-// the steps before coordination instead (engine.RunPrepare), for Agent (the first), whose
-// model makes their calls.
+// PresentInput is the presentation activity's input. Step makes it one of the session's
+// other one-off steps instead: StepPrepare (engine.RunPrepare, the first agent's model making
+// the calls) or StepGather (engine.RunGather into Agent's workspace).
 type PresentInput struct {
 	Session      Session     `json:"session"`
 	WorkflowID   string      `json:"workflow_id"`
@@ -166,23 +166,32 @@ type PresentInput struct {
 	System, User string
 	Key          string `json:"key,omitempty"`
 	AttemptBase  int    `json:"attempt_base,omitempty"`
-	Prepare      bool   `json:"prepare,omitempty"`
+	Step         string `json:"step,omitempty"`
 }
 
+// The one-off steps besides the presentation (PresentInput.Step).
+const (
+	StepPrepare = "prepare"
+	StepGather  = "gather"
+)
+
 // PresentResult is the presentation activity's result; Attempt, From, Streamed and Done as
-// in TurnResult. Prepared is what the steps before coordination decided (Prepare).
+// in TurnResult. Prepared is what the steps before coordination decided (StepPrepare);
+// Gathered what gathering the parts did (StepGather; nil when the presenter has no
+// workspace).
 type PresentResult struct {
-	Prepared  *engine.Prepared `json:"prepared,omitempty"`
-	Text      string           `json:"text"`
-	Truncated string           `json:"truncated,omitempty"`
-	Err       string           `json:"err,omitempty"`
-	Usage     provider.Usage   `json:"usage,omitzero"`
-	Cost      float64          `json:"cost,omitempty"`
-	Events    []event.Event    `json:"events"`
-	Attempt   int              `json:"attempt,omitempty"`
-	From      int              `json:"from,omitempty"`
-	Streamed  bool             `json:"streamed,omitempty"`
-	Done      bool             `json:"done,omitempty"`
+	Prepared  *engine.Prepared       `json:"prepared,omitempty"`
+	Gathered  *event.PartsIntegrated `json:"gathered,omitempty"`
+	Text      string                 `json:"text"`
+	Truncated string                 `json:"truncated,omitempty"`
+	Err       string                 `json:"err,omitempty"`
+	Usage     provider.Usage         `json:"usage,omitzero"`
+	Cost      float64                `json:"cost,omitempty"`
+	Events    []event.Event          `json:"events"`
+	Attempt   int                    `json:"attempt,omitempty"`
+	From      int                    `json:"from,omitempty"`
+	Streamed  bool                   `json:"streamed,omitempty"`
+	Done      bool                   `json:"done,omitempty"`
 }
 
 // SessionWorkflow runs one session. Its code must stay deterministic: time from workflow.Now,
@@ -297,6 +306,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		pres = 600 * time.Second
 	}
 	pctx = workflow.WithStartToCloseTimeout(pctx, pres+time.Minute)
+	if w.machine {
+		w.x.GatherOn(func(_ context.Context, presenter int) (event.PartsIntegrated, bool) { return w.gather(pctx, presenter) })
+	}
 	res := w.x.Present(context.Background(), func(_ context.Context, i int, system, user string) (string, string, error) {
 		return w.present(pctx, i, system, user)
 	})
@@ -482,7 +494,7 @@ func (w *run) afterTurn(i int, out engine.TurnOutcome) {
 // present runs the final presentation's model calls on a worker, showing its text as it
 // streams.
 func (w *run) present(pctx workflow.Context, i int, system, user string) (string, string, error) {
-	r, err := w.oneOff(pctx, i, PresentInput{Agent: i, System: system, User: user})
+	r, err := w.oneOff(pctx, i, PresentInput{System: system, User: user})
 	if err != nil {
 		return "", "", errors.New("the final presentation could not run on any worker: " + err.Error())
 	}
@@ -496,7 +508,7 @@ func (w *run) present(pctx workflow.Context, i int, system, user string) (string
 // their tools: planning mode judges the MCP tools) and applies what they decided. Steps that
 // could not run fall back as a failed call does; an interrupted session takes none.
 func (w *run) prepare(actx workflow.Context) {
-	r, err := w.oneOff(actx, 0, PresentInput{Prepare: true})
+	r, err := w.oneOff(actx, 0, PresentInput{Step: StepPrepare})
 	switch {
 	case w.ctx.Err() != nil:
 		w.x.End(event.EndInterrupted)
@@ -509,6 +521,20 @@ func (w *run) prepare(actx workflow.Context) {
 	}
 }
 
+// gather gathers decomposition mode's parts into the presenter's workspace on the worker that
+// holds the session. Parts that could not be gathered are reported, and the presentation
+// goes on.
+func (w *run) gather(pctx workflow.Context, presenter int) (event.PartsIntegrated, bool) {
+	r, err := w.oneOff(pctx, presenter, PresentInput{Step: StepGather})
+	switch {
+	case err != nil:
+		return event.PartsIntegrated{Error: "the parts could not be gathered on any worker: " + err.Error()}, true
+	case r.Gathered == nil:
+		return event.PartsIntegrated{}, false
+	}
+	return *r.Gathered, true
+}
+
 // oneOff runs one presentation activity (a presentation, or the steps before coordination)
 // for agent i on a worker, showing its events as they stream, and again on another worker
 // when the one holding the session was lost. It returns the activity's result, or why no
@@ -519,7 +545,7 @@ func (w *run) oneOff(actx workflow.Context, i int, in PresentInput) (PresentResu
 	lt.present = true
 	for !lt.done {
 		hctx, epoch := w.onHolder(actx, lt)
-		in.Session, in.WorkflowID, in.Ops, in.Key, in.AttemptBase = w.in, w.wid, w.x.Ops(), lt.key, lt.tries-1
+		in.Session, in.WorkflowID, in.Ops, in.Agent, in.Key, in.AttemptBase = w.in, w.wid, w.x.Ops(), i, lt.key, lt.tries-1
 		f := workflow.ExecuteActivity(hctx, PresentActivity, in)
 		for !lt.done && !f.IsReady() {
 			sel := workflow.NewSelector(ctx)
