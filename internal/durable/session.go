@@ -9,6 +9,7 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,10 +107,9 @@ func Supported(cfg *config.Config) error {
 		// carry yet; the critic is a nested session too.
 		add("orchestrator.coordination.criteria_mode: " + o.Checklist.CriteriaMode)
 	}
-	if len(o.Verifiers) > 0 {
-		// The checks run between coordination and the presentation in the engine's session,
-		// which the workflow's activities do not carry yet.
-		add("orchestrator.verifiers")
+	if slices.ContainsFunc(o.Verifiers, func(v config.Verifier) bool { return v.Subagent }) {
+		// A verifier subagent is the orchestrator's own nested session, run by this process.
+		add("orchestrator.verifiers with subagent: true")
 	}
 	if o.RoundEvaluator.Enabled {
 		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")

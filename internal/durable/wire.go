@@ -54,6 +54,11 @@ func comparable(cfg *config.Config) *config.Config {
 	out := *cfg
 	out.Path, out.Warnings = "", nil
 	out.Orchestrator.VoteWeightsFile = "" // its weights travel as agent_weights
+	// A verifier is its settings: where the config wrote them is the loader's.
+	out.Orchestrator.Verifiers = nil
+	for _, v := range cfg.Orchestrator.Verifiers {
+		out.Orchestrator.Verifiers = append(out.Orchestrator.Verifiers, config.Verifier{Aspect: v.Aspect, Agent: v.Agent, Subagent: v.Subagent, Instructions: v.Instructions})
+	}
 	out.Agents = make([]config.Agent, len(cfg.Agents))
 	for i, a := range cfg.Agents {
 		// A custom tool's file travels as the path found for it.
@@ -167,8 +172,15 @@ func scriptDoc(s config.Script) obj {
 	}
 	putInt(out, "improve_after", s.ImproveAfter)
 	for k, v := range map[string]string{"vote": s.Vote, "reason": s.Reason, "checklist_correct": s.ChecklistCorrect,
-		"final": s.Final, "thinking": s.Thinking, "planning": s.Planning} {
+		"final": s.Final, "thinking": s.Thinking, "planning": s.Planning, "stop_status": s.StopStatus, "stop_summary": s.StopSummary,
+		"broadcast_reply": s.BroadcastReply, "criteria_reply": s.CriteriaReply, "evaluation_reply": s.EvaluationReply,
+		"restart_reason": s.RestartReason, "restart_instructions": s.RestartInstructions} {
 		putStr(out, k, v)
+	}
+	for k, v := range map[string][]string{"verdicts": s.Verdicts, "post_evaluation": s.PostEvaluation} {
+		if len(v) > 0 {
+			out[k] = v
+		}
 	}
 	if s.Latency > 0 {
 		out["latency"] = s.Latency.String()
@@ -267,6 +279,19 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	subagentsDoc(coord, o.Subagents)
 	if len(coord) > 0 {
 		out["coordination"] = coord
+	}
+	if len(o.Verifiers) > 0 {
+		vs := make([]any, len(o.Verifiers))
+		for i, v := range o.Verifiers {
+			d := obj{"aspect": v.Aspect}
+			putStr(d, "agent", v.Agent)
+			putStr(d, "instructions", v.Instructions)
+			if v.Subagent {
+				d["subagent"] = true
+			}
+			vs[i] = d
+		}
+		out["verifiers"] = vs
 	}
 	if d := o.DSPy; d.Enabled || !reflect.DeepEqual(d, config.DefaultDSPy()) {
 		out["dspy"] = dspyDoc(d)

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -75,9 +76,15 @@ orchestrator:`, 1))
 	cfg.Timeouts.Orchestrator, cfg.Timeouts.InitialRound = 1234500*1e6, 2500*1e6
 	cfg.Agents[0].SystemMessage = "yes"
 	cfg.Agents[2].Backend.Script.Faults = []config.Fault{{Kind: config.FaultFail, Call: 2}}
+	sc := cfg.Agents[2].Backend.Script
+	sc.Verdicts, sc.PostEvaluation, sc.RestartReason, sc.RestartInstructions = []string{"fail", "pass"}, []string{"restart", "submit"}, "why", "how"
+	sc.StopStatus, sc.StopSummary, sc.BroadcastReply, sc.CriteriaReply, sc.EvaluationReply = "blocked", "done", "b", "c", "e"
 	doc, err := encodeConfig(cfg)
 	if err != nil {
 		t.Fatalf("encode: %v\n%s", err, doc)
+	}
+	if back, err := DecodeConfig(doc); err != nil || !reflect.DeepEqual(back.Agents[2].Backend.Script, sc) {
+		t.Errorf("the script arrived as %+v (%v), want %+v", back.Agents[2].Backend.Script, err, sc)
 	}
 	if !strings.Contains(doc, `"skip_voting":true`) {
 		t.Errorf("the document does not say skip_voting: %s", doc)
@@ -290,13 +297,35 @@ func TestEncode_CarriesWriteMode(t *testing.T) {
 
 // Verifiers run between coordination and the presentation in the engine's session, which the
 // workflow's activities do not carry: refused by name on Temporal, never skipped.
-func TestSupported_RefusesVerifiers(t *testing.T) {
+// Verifiers that are an agent's check travel whole; a verifier subagent (the orchestrator's
+// own nested session) is refused by name.
+func TestEncode_CarriesVerifiers(t *testing.T) {
 	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
-		"orchestrator:\n  verifiers: [{aspect: correctness}]\n"))
+		"  - id: b\n    backend: {type: scripted, answers: [ho]}\n"+
+		"orchestrator:\n  verifiers: [{aspect: correctness, agent: b}, {aspect: custom, instructions: \"Cite a source.\"}]\n"))
 	if !rep.OK() {
 		t.Fatal(rep.Text())
 	}
-	if err := Supported(cfg); err == nil || !strings.Contains(err.Error(), "orchestrator.verifiers") {
-		t.Errorf("%v, want a refusal naming orchestrator.verifiers", err)
+	doc, err := Encode(cfg)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	back, err := DecodeConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+		t.Errorf("%s differs after the trip", d)
+	}
+	if v := back.Orchestrator.Verifiers; len(v) != 2 || v[0].Agent != "b" || v[1].Instructions != "Cite a source." {
+		t.Errorf("verifiers arrived as %+v", v)
+	}
+	sub, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+		"orchestrator:\n  verifiers: [{aspect: correctness, subagent: true}]\n  coordination: {enable_subagents: true}\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	if err := Supported(sub); err == nil || !strings.Contains(err.Error(), "orchestrator.verifiers with subagent: true") {
+		t.Errorf("%v, want a refusal naming verifiers with subagent: true", err)
 	}
 }

@@ -80,6 +80,8 @@ type session struct {
 	// gatherFn, when set, gathers the parts into the presenter's workspace somewhere else (a
 	// worker holding the workspaces), for decomposition mode; false when it has none.
 	gatherFn GatherFunc
+	// verifyFn, when set, makes a verifier's check with agent i's model somewhere else.
+	verifyFn VerifyFunc
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation

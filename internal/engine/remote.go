@@ -278,6 +278,28 @@ func RunGather(o Options, ops []Op, presenter int) (event.PartsIntegrated, bool)
 	return ev, ok
 }
 
+// VerifyFunc makes a verifier's check (the user message given) with agent i's model
+// elsewhere (RunVerify) and returns its reply.
+type VerifyFunc func(ctx context.Context, i int, user string) (string, error)
+
+// VerifyOn has Present make the verifiers' checks with v, for a session whose providers are
+// elsewhere.
+func (x *Coordinator) VerifyOn(v VerifyFunc) { x.s.verifyFn = v }
+
+// RunVerify makes a verifier's check with agent i's model, for the session ops rebuild,
+// publishing on o.Bus what Run publishes for it, and returns its reply (or why it failed)
+// and what it spent.
+func RunVerify(ctx context.Context, o Options, ops []Op, i int, user string) (reply string, usage provider.Usage, cost float64, err error) {
+	s := replica(o, ops)
+	if i < 0 || i >= len(s.agents) {
+		return "", provider.Usage{}, 0, fmt.Errorf("agent %d: the session has %d agents", i, len(s.agents))
+	}
+	startCost, startUsage := s.cost, s.usage
+	reply, err = s.verifyCall(ctx, i, user)
+	s.awaitStragglers()
+	return reply, subUsage(s.usage, startUsage), s.cost - startCost, err
+}
+
 // replica rebuilds a session's state from ops, publishing nothing while it does.
 func replica(o Options, ops []Op) *session {
 	bus := o.Bus

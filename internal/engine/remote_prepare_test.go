@@ -184,3 +184,37 @@ func TestCoordinator_DecompositionAsRun(t *testing.T) {
 		})
 	}
 }
+
+// Verifiers driven as on Temporal: each check is a call on a replica; the coordinator keeps
+// the verdicts and moves the win as Run does.
+func TestCoordinator_VerifiersAsRun(t *testing.T) {
+	mk := func() Options {
+		return Options{Question: "What is the capital of France?", Agents: verifyTeam([]string{"fail", "pass"}, nil),
+			Orchestrator: config.Orchestrator{Verifiers: []config.Verifier{{Aspect: config.AspectCorrectness, Agent: "a3"}},
+				FinalAnswerStrategy: config.StrategyWinnerReuse}}
+	}
+	local, llog := run(t, t.Context(), mk())
+	res, log := drive(t, mk(), nil)
+	if res.ExitCode != 0 || res.Winner != "a2" || res.Winner != local.Winner {
+		t.Fatalf("driven %+v; Run %+v", res, local)
+	}
+	if got, want := verdictsOf(log), verdictsOf(llog); !cmp.Equal(got, want) {
+		t.Errorf("verdicts %v, Run's %v", got, want)
+	}
+	calls, paid := 0, 0
+	for _, e := range log {
+		switch p := e.Payload.(type) {
+		case event.ModelCalled:
+			if p.Stage == provider.StageVerify {
+				calls++
+			}
+		case event.UsageReported:
+			if p.Agent == "a3" && p.Round == 0 && !p.Presentation {
+				paid++
+			}
+		}
+	}
+	if calls != 2 || paid != 2 {
+		t.Errorf("%d verify calls and %d of their usage reports in the log, want 2 each", calls, paid)
+	}
+}

@@ -19,6 +19,12 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 	bus.Subscribe(event.SinkFunc(func(e event.Event) { log = append(log, e) }))
 	co := o
 	co.Bus = bus
+	// The coordinator has the agents as the config names them: providers and tools are the
+	// replicas'.
+	co.Agents = make([]Agent, len(o.Agents))
+	for i, a := range o.Agents {
+		co.Agents[i] = Agent{ID: a.ID, Backend: a.Backend, Model: a.Model, System: a.System, Subtask: a.Subtask}
+	}
 	x := NewCoordinator(co)
 	x.Start()
 	// A replica's events reach the log as a driver forwards them: the decisions are the
@@ -69,6 +75,15 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			t.Fatal("no agent ready and coordination not over")
 		}
 	}
+	x.VerifyOn(func(ctx context.Context, i int, user string) (string, error) {
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		reply, u, cost, err := RunVerify(ctx, wo, x.Ops(), i, user)
+		forward()
+		x.Account(i, u, cost)
+		return reply, err
+	})
 	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
 		wo := o
 		var forward func()

@@ -131,6 +131,12 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 		if g, ok := engine.RunGather(o, in.Ops, in.Agent); ok {
 			r.Gathered = &g
 		}
+	case StepVerify:
+		text, u, cost, err := engine.RunVerify(ctx, o, in.Ops, in.Agent, in.User)
+		r = PresentResult{Text: text, Usage: u, Cost: cost}
+		if err != nil {
+			r.Err = err.Error()
+		}
 	default:
 		text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
 		r = PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost}

@@ -199,3 +199,57 @@ orchestrator:
 		}
 	}
 }
+
+// TestSession_VerifiersAsLocally: each verifier's check is a call on a worker; the leader's
+// failed check passes the win to the next answer, as locally, and every check is logged and
+// paid once.
+func TestSession_VerifiersAsLocally(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	target := durable.Target{Address: devServer(t), Queue: "verify-test"}
+	c := dialTarget(t, target)
+	inProcessWorker(t, c, target)
+	cfg := loadTeam(t, `
+agents:
+  - id: a1
+    backend: {type: scripted, model: s, answers: ["Paris, of course."], vote: agent1}
+  - id: a2
+    backend: {type: scripted, model: s, answers: ["The capital is Paris."], vote: agent1}
+  - id: a3
+    backend: {type: scripted, model: s, answers: ["Lyon."], vote: agent2, verdicts: [fail, pass]}
+orchestrator:
+  final_answer_strategy: winner_reuse
+  verifiers: [{aspect: correctness, agent: a3}]
+`)
+	local := runLogged(t, cfg, t.TempDir(), nil)
+	remote := runLogged(t, cfg, t.TempDir(), remoteOn(c, target))
+	if remote.Winner != "a2" || remote.Winner != local.Winner || remote.FinalAnswer != local.FinalAnswer {
+		t.Fatalf("Temporal: %s %q (%v); local: %s %q", remote.Winner, remote.FinalAnswer, remote.Err, local.Winner, local.FinalAnswer)
+	}
+	verdicts := func(evs []event.Event) (out []string, calls, paid int) {
+		for _, e := range evs {
+			switch p := e.Payload.(type) {
+			case event.AnswerVerified:
+				out = append(out, p.AnswerLabel+":"+p.Verdict)
+			case event.ModelCalled:
+				if p.Stage == provider.StageVerify {
+					calls++
+				}
+			case event.UsageReported:
+				if p.Agent == "a3" && p.Round == 0 && !p.Presentation {
+					paid++
+				}
+			}
+		}
+		return out, calls, paid
+	}
+	lv, _, _ := verdicts(readLog(t, local.Dir))
+	rv, calls, paid := verdicts(readLog(t, remote.Dir))
+	if !cmp.Equal(rv, lv) || len(rv) != 2 {
+		t.Errorf("verdicts on Temporal %v, locally %v", rv, lv)
+	}
+	if calls != 2 || paid != 2 {
+		t.Errorf("%d checks and %d of their usage reports logged, want 2 each", calls, paid)
+	}
+}

@@ -157,7 +157,8 @@ type TurnResult struct {
 
 // PresentInput is the presentation activity's input. Step makes it one of the session's
 // other one-off steps instead: StepPrepare (engine.RunPrepare, the first agent's model making
-// the calls) or StepGather (engine.RunGather into Agent's workspace).
+// the calls), StepGather (engine.RunGather into Agent's workspace) or StepVerify
+// (engine.RunVerify: a verifier's check, User, with Agent's model).
 type PresentInput struct {
 	Session      Session     `json:"session"`
 	WorkflowID   string      `json:"workflow_id"`
@@ -173,6 +174,7 @@ type PresentInput struct {
 const (
 	StepPrepare = "prepare"
 	StepGather  = "gather"
+	StepVerify  = "verify"
 )
 
 // PresentResult is the presentation activity's result; Attempt, From, Streamed and Done as
@@ -309,6 +311,16 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if w.machine {
 		w.x.GatherOn(func(_ context.Context, presenter int) (event.PartsIntegrated, bool) { return w.gather(pctx, presenter) })
 	}
+	w.x.VerifyOn(func(_ context.Context, i int, user string) (string, error) {
+		r, err := w.oneOff(pctx, i, PresentInput{Step: StepVerify, User: user})
+		switch {
+		case err != nil:
+			return "", errors.New("the check could not run on any worker: " + err.Error())
+		case r.Err != "":
+			return "", errors.New(r.Err)
+		}
+		return r.Text, nil
+	})
 	res := w.x.Present(context.Background(), func(_ context.Context, i int, system, user string) (string, string, error) {
 		return w.present(pctx, i, system, user)
 	})
