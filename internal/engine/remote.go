@@ -9,6 +9,7 @@ import (
 	"massgen/internal/coord"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 )
 
 // This file lets a driver other than Run (a Temporal workflow) run a session: the
@@ -30,6 +31,9 @@ type Conversation struct {
 	Lead     string             `json:"lead,omitempty"`
 	Injected int                `json:"injected,omitempty"`
 	Round    RoundState         `json:"round"`
+	// Plan is the agent's task plan (enable_agent_task_planning; remote_taskplan.go); nil
+	// when planning is off or before the agent's first turn.
+	Plan *taskplan.Plan `json:"plan,omitempty"`
 }
 
 // RoundState is a turn's round timeout (see roundClock).
@@ -115,7 +119,9 @@ func (x *Coordinator) Start() {
 	}
 	if x.s.o.Orchestrator.SkipCoordinationRounds {
 		x.End(event.EndSkipped)
+		return
 	}
+	x.s.seedPlans(nil) // published here; BeginTurn hands each agent its seeded plan
 }
 
 // Ops are the changes applied so far, for RunTurn's replica.
@@ -154,7 +160,9 @@ func (x *Coordinator) BeginTurn(i int, conv Conversation, round int) Conversatio
 	x.s.beginTurnLocked(i, &c, round)
 	// What the agent accepts in this turn is set anew; RunTurn reads it back.
 	c.accepted = ""
-	return c.export()
+	out := c.export()
+	out.Plan = x.planForTurn(i, conv.Plan)
+	return out
 }
 
 // TurnOutcome is how a turn run by RunTurn ended.
@@ -184,7 +192,7 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	if out.Err != "" {
 		c.reset()
 		x.fail(i, out.Err, out.Timeout, out.Fatal)
-		return c.export()
+		return withPlan(c.export(), out.Conversation.Plan) // a failed turn keeps the plan, as locally
 	}
 	if len(out.Calls) > 0 && !s.m.Ended() {
 		x.ops = append(x.ops, Op{Kind: OpResolve, Agent: i, Calls: out.Calls, Text: out.Text, Seen: out.Seen})
@@ -197,7 +205,7 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	if s.overBudget {
 		x.End(event.EndBudget)
 	}
-	return c.export()
+	return withPlan(c.export(), out.Conversation.Plan)
 }
 
 func (x *Coordinator) account(i int, u provider.Usage, cost float64) {
@@ -295,11 +303,12 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	c := conv.internal()
 	c.accepted = ""
 	s.turnOf[i] = c.round.n // the round BeginTurn began, which the turn's usage reports
+	s.takePlan(i, conv.Plan)
 	err, timeout := s.turn(ctx, i, &c)
 	s.awaitStragglers()
 	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost}
 	if err != nil {
-		out.Conversation = c.export()
+		out.Conversation = withPlan(c.export(), s.givePlan(i))
 		out.Err, out.Timeout, out.Fatal = err.Error(), timeout, provider.IsFatal(err)
 		return out
 	}
@@ -307,7 +316,7 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 		out.Calls, out.Text = acceptedResponse(c.msgs, c.accepted)
 		out.Seen = c.seen
 	}
-	out.Conversation = c.export()
+	out.Conversation = withPlan(c.export(), s.givePlan(i))
 	return out
 }
 

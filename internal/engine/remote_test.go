@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -39,7 +40,9 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			var evs []event.Event
 			wo.Bus = event.NewBus(nil)
 			wo.Bus.Subscribe(event.SinkFunc(func(e event.Event) { evs = append(evs, e) }))
-			out := RunTurn(context.Background(), wo, x.Ops(), i, conv)
+			// Conversations and outcomes travel as JSON between a driver and its workers.
+			out := RunTurn(context.Background(), wo, x.Ops(), i, viaJSON(t, conv))
+			out = viaJSON(t, out)
 			for _, e := range evs {
 				if !Decided(e.Payload) {
 					bus.Publish(e.Payload)
@@ -139,6 +142,19 @@ func TestCoordinator_SameWinnerAsRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+func viaJSON[T any](t *testing.T, v T) T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func count(log []event.Event, typ string) int {
