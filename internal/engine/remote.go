@@ -304,6 +304,7 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	c.accepted = ""
 	s.turnOf[i] = c.round.n // the round BeginTurn began, which the turn's usage reports
 	s.takePlan(i, conv.Plan)
+	s.onReplica(i, &c)
 	err, timeout := s.turn(ctx, i, &c)
 	s.awaitStragglers()
 	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost}

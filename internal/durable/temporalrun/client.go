@@ -163,7 +163,7 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		return fail(err)
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
-		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil}
+		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil, PlanSeed: o.PlanSeed}
 	wid := sessionWorkflowID(o)
 	store := t.StoreOrDefault()
 	if o.Previous != "" && app.NeedsMachine(cfg) {

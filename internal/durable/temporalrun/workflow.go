@@ -35,6 +35,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 	"massgen/internal/usage"
 )
 
@@ -88,6 +89,9 @@ type Session struct {
 	// Skills: the starter's skills folder (use_skills) is in the store (StoreKey(workflow ID,
 	// "skills")), and the agents' skills are those.
 	Skills bool `json:"skills,omitempty"`
+	// PlanSeed is an execution run's plan (--execute-plan), every agent's task plan at its
+	// first turn (engine.Options.PlanSeed).
+	PlanSeed []taskplan.Task `json:"plan_seed,omitempty"`
 }
 
 // Outcome is a workflow's result.
@@ -565,7 +569,7 @@ func engineOptions(in Session, cfg *config.Config) engine.Options {
 			HoldsSession: config.BackendTypes[a.Backend.Type].Protocol == config.ProtocolCLI}
 	}
 	return engine.Options{Question: in.Question, History: in.History, Turn: in.Turn, SessionID: in.SessionID, LogDir: in.LogDir,
-		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts}
+		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, PlanSeed: in.PlanSeed}
 }
 
 func activityError(err error) string {
