@@ -78,14 +78,17 @@ func ofAgent(log []string, agent string) []string {
 // TestSession_TaskPlansOnTemporal: agent task planning on Temporal as locally. The planner
 // makes its plan in its first turn, which then fails; its next turn, a new activity on a
 // replica rebuilt from the ops, completes a task of that plan (the plan travelled with its
-// conversation). Each plan change is logged once, the same as the local run's, and
-// task_planning_filesystem_mode leaves tasks/plan.json in the final workspace. An execution
-// run's plan (--execute-plan) reaches every agent's turns there too.
+// conversation, through runs continued as new). Each plan change is logged once, the same as
+// the local run's, and task_planning_filesystem_mode leaves tasks/plan.json in the final
+// workspace. An execution run's plan (--execute-plan) reaches every agent's turns there too.
 func TestSession_TaskPlansOnTemporal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
 	target, c, root := heldSessions(t, "taskplan-test", &Activities{})
+	// The sessions continue as new runs between turns: the plans ride in the carried
+	// conversations.
+	target.HistoryLimit = minHistoryLimit
 	remote := remoteOn(c, target)
 	seed := []taskplan.Task{{ID: "T1", Description: "Set up", Status: "pending", Priority: "high", Dependencies: []string{}},
 		{ID: "T2", Description: "Build", Status: "pending", Priority: "medium", Dependencies: []string{"T1"}}}
@@ -131,6 +134,17 @@ orchestrator:
 			res, err := app.Run(ctx, cfg, o)
 			if err != nil || res.ExitCode != 0 || res.Winner != local.Winner {
 				t.Fatalf("remote run: %+v, %v; locally the winner is %q", res.Result, err, local.Winner)
+			}
+			runs := 0
+			for rid := ""; ; runs++ {
+				h := historyOf(t, c, fmt.Sprintf("massgen-%s-turn-1", res.Session), rid)
+				replay(t, h)
+				if rid = h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId(); rid == "" {
+					break
+				}
+			}
+			if runs == 0 {
+				t.Error("the session never continued as new: the carried plans are not tested")
 			}
 			for _, e := range readLog(t, res.Dir) {
 				if r, ok := e.Payload.(event.ToolResult); ok && r.IsError {
