@@ -159,6 +159,9 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		return engine.Result{Status: event.StatusFailed, ExitCode: 2, Err: err}
 	}
 	doc, err := durable.Encode(cfg)
+	if err == nil {
+		err = checkPlanSeed(o.PlanSeed)
+	}
 	if err != nil {
 		return fail(err)
 	}
