@@ -300,10 +300,16 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
+	personas, personasTurn, err := keptPersonas(cfg, res.Dir, o.Turn)
+	if err != nil {
+		_ = closeAll()
+		return Result{}, &Error{Code: ExitExecution, Err: err}
+	}
 	if o.Remote != nil {
 		res.Result = o.Remote(ctx, cfg, engine.Options{Question: o.Question, History: o.History, Turn: o.Turn,
 			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus,
-			Steering: o.Steering, Asks: o.Approvals, Previous: o.Conversation.previous(), PlanSeed: o.PlanSeed})
+			Steering: o.Steering, Asks: o.Approvals, Previous: o.Conversation.previous(), Personas: personas, PersonasTurn: personasTurn,
+			PlanSeed: o.PlanSeed})
 		if ws := filepath.Join(res.Dir, "final", res.Winner, "workspace"); res.Winner != "" && res.Dir != "" && isDir(ws) {
 			o.Conversation.endTurn(ws) // the next turn starts from it, as after a local turn
 		}
@@ -324,11 +330,6 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if err != nil {
 		_ = closeAll()
 		return Result{}, err
-	}
-	personas, personasTurn, err := keptPersonas(cfg, res.Dir, o.Turn)
-	if err != nil {
-		_ = closeAll()
-		return Result{}, &Error{Code: ExitExecution, Err: err}
 	}
 	logSnapshots(agents, res.Dir, cfg.Orchestrator.MaxOrchestrationRestarts > 0)
 	if ws := tb.run; ws != nil && res.Dir != "" {

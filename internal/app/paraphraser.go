@@ -2,12 +2,15 @@ package app
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"massgen/internal/config"
 	"massgen/internal/engine"
 	"massgen/internal/paraphrase"
+	"massgen/internal/provider"
 	"massgen/internal/redact"
 	"massgen/internal/usage"
 )
@@ -43,4 +46,40 @@ func newParaphraser(cfg *config.Config, o Options, red *redact.Redactor, missing
 	w.Provider, w.Backend, w.Model, w.Params = p, b.Type, b.Model, b.Params
 	w.Unpriced, w.Endpoint = !usage.Known(b.Type, b.Model), redact.URL(b.BaseURL)
 	return w, nil
+}
+
+// ParaphraserOn builds orchestrator.dspy's writer where a Temporal worker takes the steps
+// before coordination, as a local run builds it, with the worker's keys; check is asked
+// about dspy.backend before its provider exists, with the variable its key comes from. A
+// writer this worker cannot build (no key, refused by check) is Unavailable: the step falls
+// back and says why, and the session goes on. nil when paraphrasing is off.
+func ParaphraserOn(cfg *config.Config, getenv func(string) string, newProvider func(b config.Backend, key, keyEnv string) (provider.Provider, error),
+	check func(a config.Agent, keyEnv string) error) *engine.Paraphraser {
+	d := cfg.Orchestrator.DSPy
+	if !d.Enabled {
+		return nil
+	}
+	if newProvider == nil {
+		newProvider = NewProvider
+	}
+	red := redact.New()
+	if b := d.Backend; b != nil {
+		if key, from, err := APIKey(*b, getenv); err == nil {
+			red = redact.New(key) // a provider's error may quote it
+			if check != nil {
+				if err := check(config.Agent{ID: "orchestrator.dspy.backend", Backend: *b}, from); err != nil {
+					return &engine.Paraphraser{Backend: b.Type, Model: b.Model, Unavailable: err}
+				}
+			}
+		}
+	}
+	var missing []string
+	w, err := newParaphraser(cfg, Options{Getenv: getenv, NewProvider: newProvider}, red, &missing)
+	switch {
+	case err != nil:
+		return &engine.Paraphraser{Backend: d.Backend.Type, Model: d.Backend.Model, Unavailable: err}
+	case len(missing) > 0:
+		return &engine.Paraphraser{Backend: d.Backend.Type, Model: d.Backend.Model, Unavailable: errors.New(strings.Join(missing, "; "))}
+	}
+	return w
 }

@@ -25,7 +25,6 @@ import (
 // startSubagents makes the session's subagent manager, or nil when subagents are off. It
 // watches bus for the parent's spending and is closed (every subagent ended) before the log.
 func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID string) *subagent.Manager {
-	s := cfg.Orchestrator.Subagents
 	if !launchesSubagents(cfg) || o.Remote != nil || o.depth >= subagent.MaxDepth {
 		return nil
 	}
@@ -33,11 +32,7 @@ func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID
 	if logDir != "" {
 		logRoot = filepath.Join(logDir, "subagents")
 	}
-	set := subagent.FromConfig(s, cfg.Orchestrator.MaxCostUSD, o.depth, logRoot)
-	if cfg.Orchestrator.RoundEvaluator.Managed {
-		// MassGen reserves it for the orchestrator's launches once it manages them.
-		set.Types = slices.DeleteFunc(set.Types, func(t string) bool { return t == subagent.KindRoundEvaluator })
-	}
+	set := subagentSettings(cfg, cfg.Orchestrator.MaxCostUSD, o.depth, logRoot)
 	var reserved []string
 	if o.Resume != nil {
 		reserved = startedSubagents(o.Resume.Events)
@@ -45,6 +40,16 @@ func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID
 	m := subagent.NewManager(set, subagentRunner(cfg, o, runID), func(p event.Payload) { bus.Publish(p) }, reserved...)
 	bus.Subscribe(m)
 	return m
+}
+
+// subagentSettings are the session's subagent rules, its budget maxCostUSD (0: none).
+func subagentSettings(cfg *config.Config, maxCostUSD float64, depth int, logRoot string) subagent.Settings {
+	set := subagent.FromConfig(cfg.Orchestrator.Subagents, maxCostUSD, depth, logRoot)
+	if cfg.Orchestrator.RoundEvaluator.Managed {
+		// MassGen reserves it for the orchestrator's launches once it manages them.
+		set.Types = slices.DeleteFunc(set.Types, func(t string) bool { return t == subagent.KindRoundEvaluator })
+	}
+	return set
 }
 
 // launchesSubagents reports whether a session runs subagents: agents may spawn them, or the

@@ -16,6 +16,7 @@ import (
 	"massgen/internal/permission"
 	"massgen/internal/provider"
 	"massgen/internal/redact"
+	"massgen/internal/subagent"
 	"massgen/internal/usage"
 )
 
@@ -73,6 +74,8 @@ type TeamOptions struct {
 	// automation_default at once. AskTimeout bounds each (0: permission.AskTimeout).
 	Asks       *permission.Broker
 	AskTimeout time.Duration
+	// Subagents is where the agents' subagents run (coordination.enable_subagents).
+	Subagents TeamSubagents
 }
 
 // Team is a session's agents built on this machine with everything they hold: providers,
@@ -85,11 +88,12 @@ type Team struct {
 	// Preamble is what the tools reported while they started (MCP servers, notes).
 	Preamble []event.Payload
 
-	tb    *toolbox
-	relay *relay
-	close func() error
-	once  sync.Once
-	err   error
+	tb        *toolbox
+	relay     *relay
+	subagents *subagent.Manager // nil without coordination.enable_subagents
+	close     func() error
+	once      sync.Once
+	err       error
 }
 
 // BuildTeam builds cfg's agents on this machine with their tools. The caller must Close it.
@@ -152,8 +156,13 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 		_ = closeCLIs(clis)
 		return nil, err
 	}
+	o.subagents = teamSubagents(cfg, o, to.Subagents, to.RunID, func(p event.Payload) { bus.Publish(p) })
+	t.subagents = o.subagents
 	tb, closeTools, err := equip(ctx, cfg, agents, to.RunID, o, clis, bus, red, "")
-	t.tb, t.close = tb, func() error { return errors.Join(closeCLIs(clis), closeTools(), o.Conversation.Close(), up.close()) }
+	t.tb, t.close = tb, func() error {
+		// The subagents first: they end (and say so) while the relay still takes reports.
+		return errors.Join(closeSubagents(o.subagents), closeCLIs(clis), closeTools(), o.Conversation.Close(), up.close())
+	}
 	if err != nil {
 		_ = t.Close()
 		return nil, err
@@ -169,6 +178,9 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 // detach; reports of other agents' tools, and those of none, go there too while no turn of
 // theirs is attached.
 func (t *Team) Attach(agent string, bus *event.Bus) (detach func()) {
+	if t.subagents != nil {
+		bus.Subscribe(t.subagents) // the turn's spending counts against the budget its subagents share
+	}
 	return t.relay.attach(agent, bus)
 }
 
@@ -313,14 +325,22 @@ func reportedBy(p event.Payload) string {
 		return p.Agent
 	case event.PermissionDecided:
 		return p.Agent
+	case event.SubagentStarted:
+		return p.Agent
+	case event.SubagentFinished:
+		return p.Agent
 	}
 	return ""
 }
 
 // NeedsMachine reports whether cfg's agents keep anything on the machine that runs them from
 // one turn to the next: a workspace, tool processes, a coding-agent CLI's session, the files
-// they send with every call and the vector store made for them (upload_files).
+// they send with every call and the vector store made for them (upload_files), subagents
+// (a background one outlives its turn, and its result waits there for the agent).
 func NeedsMachine(cfg *config.Config) bool {
+	if cfg.Orchestrator.Subagents.Enabled {
+		return true
+	}
 	for _, a := range cfg.Agents {
 		t := a.Backend.Tools
 		if needsWorkspace(a, cfg) || len(t.MCPServers) > 0 || len(t.CustomTools) > 0 || t.CommandLine || t.CodeTools || len(a.Backend.Uploads) > 0 {

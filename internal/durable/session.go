@@ -72,7 +72,8 @@ func cmpOr(a, b string) string {
 
 // Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
 // coordination, and the coordination and memory features that live in the local session.
-// Tools and upload_files run on the worker that holds the session (temporalrun).
+// Tools, upload_files and the agents' subagents run on the worker that holds the session
+// (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
 		return errors.New("the session has no agents")
@@ -87,12 +88,6 @@ func Supported(cfg *config.Config) error {
 		refused = append(refused, what)
 	}
 	o := cfg.Orchestrator
-	if o.PlanningMode {
-		add("orchestrator.coordination.enable_planning_mode")
-	}
-	if o.PersonaGenerator.Enabled {
-		add("orchestrator.coordination.persona_generator")
-	}
 	if o.Decomposing() {
 		// The stop tool, the task decomposer and the parts' presentation are not in the
 		// workflow's activities yet.
@@ -105,12 +100,6 @@ func Supported(cfg *config.Config) error {
 	if o.Broadcast.Mode != "" {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")
-	}
-	if o.DSPy.Enabled {
-		add("orchestrator.dspy (question paraphrasing)")
-	}
-	if o.Subagents.Enabled {
-		add("orchestrator.coordination.enable_subagents (subagents are nested sessions run by this process)")
 	}
 	if o.Checklist.Bootstrapping() {
 		// The emerged criteria live in the engine's session, which the workflow does not
@@ -156,6 +145,14 @@ func ForWorkers(cfg *config.Config) (*config.Config, error) {
 			return nil, err
 		}
 		out.Agents[i] = a
+	}
+	if b := cfg.Orchestrator.DSPy.Backend; b != nil {
+		if b.APIKey != "" {
+			return nil, errors.New("orchestrator.dspy.backend: api_key in the config is not sent to Temporal workers: set the backend's key variable in each worker's environment instead")
+		}
+		if u := b.BaseURL; u != "" && redact.URL(u) != u {
+			return nil, errors.New("orchestrator.dspy.backend: a base_url with credentials is not sent to Temporal workers: put them in the worker's environment")
+		}
 	}
 	out.Warnings = nil
 	return &out, nil

@@ -242,8 +242,8 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		coord["enable_planning_mode"] = true
 	}
 	putStr(coord, "planning_mode_instruction", o.PlanningInstruction)
-	if pg := o.PersonaGenerator; pg.Enabled || pg.DiversityMode != "" {
-		p := obj{"enabled": pg.Enabled}
+	if pg := o.PersonaGenerator; pg.Enabled || pg.DiversityMode != "" || pg.PersistAcrossTurns {
+		p := obj{"enabled": pg.Enabled, "persist_across_turns": pg.PersistAcrossTurns}
 		putStr(p, "diversity_mode", pg.DiversityMode)
 		coord["persona_generator"] = p
 	}
@@ -259,8 +259,25 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		}
 		coord["checklist_criteria_inline"] = cs
 	}
+	subagentsDoc(coord, o.Subagents)
 	if len(coord) > 0 {
 		out["coordination"] = coord
+	}
+	if d := o.DSPy; d.Enabled || !reflect.DeepEqual(d, config.DefaultDSPy()) {
+		out["dspy"] = dspyDoc(d)
+	}
+	return out
+}
+
+// dspyDoc is orchestrator.dspy, every key written (their defaults are not all zero).
+func dspyDoc(d config.DSPy) obj {
+	out := obj{"enabled": d.Enabled, "num_variants": d.NumVariants, "strategy": d.Strategy, "cache_enabled": d.CacheEnabled,
+		"semantic_threshold": d.SemanticThreshold, "validate_semantics": d.ValidateSemantics, "use_chain_of_thought": d.ChainOfThought}
+	if len(d.TemperatureRange) > 0 {
+		out["temperature_range"] = d.TemperatureRange
+	}
+	if d.Backend != nil {
+		out["backend"] = backendDoc(*d.Backend, "")
 	}
 	return out
 }

@@ -94,16 +94,48 @@ func TestEncodeConfig_RefusesWhatItCannotCarry(t *testing.T) {
 	}
 }
 
-// Question paraphrasing runs before coordination in the process that has the writer's model
-// and cache; a Temporal session is refused by name rather than run without it.
-func TestSupported_RefusesParaphrasing(t *testing.T) {
-	cfg := loadTeam(t, team+"  dspy: {enabled: true, num_variants: 2}\n")
-	err := Supported(cfg)
-	if err == nil || !strings.Contains(err.Error(), "orchestrator.dspy") {
-		t.Errorf("Supported = %v, want a refusal naming orchestrator.dspy", err)
+// The steps before coordination run on a worker: their settings travel whole, and the
+// paraphrase writer's key stays with each worker.
+func TestEncode_CarriesTheStepsBeforeCoordination(t *testing.T) {
+	cfg := loadTeam(t, team+`  dspy:
+    enabled: true
+    num_variants: 2
+    strategy: diverse
+    cache_enabled: false
+    semantic_threshold: 0.7
+    use_chain_of_thought: true
+    temperature_range: [0.2, 0.8]
+    backend: {type: openai, model: gpt-5-nano, base_url: "http://127.0.0.1:9/v1", temperature: 0.5}
+  coordination:
+    enable_planning_mode: true
+    planning_mode_instruction: "Plan first."
+    persona_generator: {enabled: true, diversity_mode: methodology, persist_across_turns: true}
+`)
+	doc, err := Encode(cfg)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
 	}
-	if err := Supported(loadTeam(t, team+"  dspy: {enabled: false}\n")); err != nil {
-		t.Errorf("dspy off: Supported = %v, want nil", err)
+	back, err := DecodeConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+		t.Errorf("%s differs after the trip", d)
+	}
+	if o := back.Orchestrator; !o.DSPy.Enabled || o.DSPy.Backend == nil || o.DSPy.Backend.Model != "gpt-5-nano" || !o.PlanningMode ||
+		!o.PersonaGenerator.PersistAcrossTurns {
+		t.Errorf("the steps arrived as %+v", o)
+	}
+	for name, set := range map[string]func(b *config.Backend){
+		"api_key":  func(b *config.Backend) { b.APIKey = "sk-in-the-file" },
+		"base_url": func(b *config.Backend) { b.BaseURL = "https://user:pass@example.com/v1" },
+	} {
+		c := loadTeam(t, team+"  dspy: {enabled: true, backend: {type: openai, model: m}}\n")
+		set(c.Orchestrator.DSPy.Backend)
+		_, err := Encode(c)
+		if err == nil || !strings.Contains(err.Error(), "orchestrator.dspy.backend") || strings.Contains(err.Error(), "sk-in-the-file") || strings.Contains(err.Error(), "pass@") {
+			t.Errorf("%s: %v, want a refusal naming orchestrator.dspy.backend without the secret", name, err)
+		}
 	}
 }
 

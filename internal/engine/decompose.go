@@ -44,19 +44,43 @@ func decompositionWord(on bool) string {
 // assignSubtasks gives every agent its part: its configured subtask, else one the task
 // decomposer writes in one call to the first agent's model (MassGen spawns a whole subagent
 // team for it; one call gives the same kind of result), else a built-in share of the task.
-// With the decomposer disabled, agents without a subtask pick their part from the task.
-func (s *session) assignSubtasks(ctx context.Context) {
+// With the decomposer disabled, agents without a subtask pick their part from the task. It
+// returns the event it published, nil when ctx was cancelled first.
+func (s *session) assignSubtasks(ctx context.Context) *event.SubtasksAssigned {
+	ev, ok := s.splitTask(func(request string) (string, error) {
+		tctx, cancel := context.WithTimeout(ctx, cmp.Or(s.o.Orchestrator.TaskDecomposer.Timeout, decomposerTimeout))
+		defer cancel()
+		reply, err := s.ask(tctx, 0, provider.StageDecompose, "", request)
+		if ctx.Err() != nil {
+			return "", errStepCancelled
+		}
+		return reply, err
+	})
+	if !ok {
+		return nil
+	}
+	s.subtasks = s.subtasksFrom(ev)
+	s.publish(ev)
+	return &ev
+}
+
+// errStepCancelled: the session was cancelled during a step's call.
+var errStepCancelled = errors.New("cancelled")
+
+// splitTask is the parts assignSubtasks gives, decompose making the decomposer's call with
+// its request when one is needed; false when that call was cancelled (errStepCancelled).
+func (s *session) splitTask(decompose func(request string) (string, error)) (event.SubtasksAssigned, bool) {
 	n := len(s.agents)
 	labels := make([]string, n)
 	systems := make([]string, n)
 	fixed := map[string]string{}
-	s.subtasks = make([]string, n)
+	subtasks := make([]string, n)
 	ev := event.SubtasksAssigned{}
 	var missing []int
 	for i, a := range s.agents {
 		labels[i], systems[i] = coord.Label(i), a.System
 		if t := strings.TrimSpace(a.Subtask); t != "" {
-			s.subtasks[i], fixed[labels[i]] = t, t
+			subtasks[i], fixed[labels[i]] = t, t
 		} else {
 			missing = append(missing, i)
 		}
@@ -73,12 +97,10 @@ func (s *session) assignSubtasks(ctx context.Context) {
 		}
 	default:
 		ev.Agent = s.agents[0].ID
-		tctx, cancel := context.WithTimeout(ctx, cmp.Or(s.o.Orchestrator.TaskDecomposer.Timeout, decomposerTimeout))
-		reply, err := s.ask(tctx, 0, provider.StageDecompose, "", prompt.DecompositionRequest(s.o.Question, labels, systems, fixed,
+		reply, err := decompose(prompt.DecompositionRequest(s.o.Question, labels, systems, fixed,
 			s.o.Orchestrator.TaskDecomposer.Guidelines, s.splitCriteria()))
-		cancel()
-		if ctx.Err() != nil {
-			return
+		if errors.Is(err, errStepCancelled) {
+			return ev, false
 		}
 		found := map[string]string{}
 		if err == nil {
@@ -87,7 +109,7 @@ func (s *session) assignSubtasks(ctx context.Context) {
 		var fell []string
 		for _, i := range missing {
 			if t, ok := found[labels[i]]; ok {
-				s.subtasks[i], source[i] = t, event.SubtaskDecomposer
+				subtasks[i], source[i] = t, event.SubtaskDecomposer
 				continue
 			}
 			fell = append(fell, labels[i])
@@ -95,12 +117,12 @@ func (s *session) assignSubtasks(ctx context.Context) {
 		for _, i := range missing {
 			if source[i] == event.SubtaskConfig {
 				others := map[string]string{}
-				for k, t := range s.subtasks {
+				for k, t := range subtasks {
 					if t != "" {
 						others[labels[k]] = t
 					}
 				}
-				s.subtasks[i], source[i] = prompt.FallbackSubtask(labels[i], i, n, others), event.SubtaskFallback
+				subtasks[i], source[i] = prompt.FallbackSubtask(labels[i], i, n, others), event.SubtaskFallback
 			}
 		}
 		switch {
@@ -111,9 +133,20 @@ func (s *session) assignSubtasks(ctx context.Context) {
 		}
 	}
 	for i, a := range s.agents {
-		ev.Subtasks = append(ev.Subtasks, event.Subtask{Agent: a.ID, Label: labels[i], Text: s.subtasks[i], Source: source[i]})
+		ev.Subtasks = append(ev.Subtasks, event.Subtask{Agent: a.ID, Label: labels[i], Text: subtasks[i], Source: source[i]})
 	}
-	s.publish(ev)
+	return ev, true
+}
+
+// subtasksFrom is each agent's part in ev, by id.
+func (s *session) subtasksFrom(ev event.SubtasksAssigned) []string {
+	out := make([]string, len(s.agents))
+	for _, st := range ev.Subtasks {
+		if i := s.index(st.Agent); i >= 0 {
+			out[i] = st.Text
+		}
+	}
+	return out
 }
 
 // splitCriteria are the criteria a checklist preset or inline list sets (the decomposition
@@ -278,11 +311,12 @@ func unfinishedWhy(reason string) string {
 }
 
 // gatherParts copies every other part's shared workspace into the presenter's, in agent
-// order, and reports what it copied and which files conflict.
-func (s *session) gatherParts(presenter int, ev *event.PartsIntegrated) []prompt.Conflict {
+// order, and reports in ev what it copied and which files conflict; false when the presenter
+// has no workspace to gather into.
+func (s *session) gatherParts(presenter int, ev *event.PartsIntegrated) bool {
 	g, ok := s.agents[presenter].Workspace.(partGatherer)
 	if !ok {
-		return nil
+		return false
 	}
 	byPath := map[string]*event.FileConflict{}
 	var order []string
@@ -314,10 +348,16 @@ func (s *session) gatherParts(presenter int, ev *event.PartsIntegrated) []prompt
 	if err := errors.Join(errs...); err != nil {
 		ev.Error = err.Error()
 	}
-	out := make([]prompt.Conflict, 0, len(order))
 	for _, p := range order {
-		fc := byPath[p]
-		ev.Conflicts = append(ev.Conflicts, *fc)
+		ev.Conflicts = append(ev.Conflicts, *byPath[p])
+	}
+	return true
+}
+
+// conflictsOf are ev's conflicts as the presenter is told of them.
+func conflictsOf(ev event.PartsIntegrated) []prompt.Conflict {
+	out := make([]prompt.Conflict, 0, len(ev.Conflicts))
+	for _, fc := range ev.Conflicts {
 		out = append(out, prompt.Conflict{Path: fc.Path, Kept: fc.Kept, Others: fc.Copies})
 	}
 	return out
@@ -362,10 +402,16 @@ func (s *session) presentParts(ctx context.Context) Result {
 	w := s.agents[presenter]
 	ev := event.PartsIntegrated{Presenter: w.ID, Parts: statuses}
 	pp := prompt.PartsPresentation{Question: s.o.Question, History: s.o.History, Presenter: coord.Label(presenter), Parts: parts}
-	if _, ok := w.Workspace.(partGatherer); ok {
+	if s.gatherParts(presenter, &ev) {
 		pp.Workspace = true
-		pp.Conflicts = s.gatherParts(presenter, &ev)
+	} else if s.gatherFn != nil {
+		// On Temporal the workspaces are on the worker that holds the session.
+		if g, ok := s.gatherFn(ctx, presenter); ok {
+			pp.Workspace = true
+			ev.Files, ev.Conflicts, ev.Error = g.Files, g.Conflicts, g.Error
+		}
 	}
+	pp.Conflicts = conflictsOf(ev)
 	s.publish(ev)
 
 	mode := "synthesize"
@@ -380,8 +426,14 @@ func (s *session) presentParts(ctx context.Context) Result {
 			ws.GrantFinal()
 			defer ws.RevokeFinal()
 		}
-		text, cutBy, err := s.presentation(ctx, presenter, presentCall{system: pp.System(w.System),
-			msgs: []provider.Message{{Role: provider.RoleUser, Content: pp.User()}}, tools: w.Tools.Specs()})
+		var text, cutBy string
+		var err error
+		if s.presentFn != nil {
+			text, cutBy, err = s.presentFn(ctx, presenter, pp.System(w.System), pp.User())
+		} else {
+			text, cutBy, err = s.presentation(ctx, presenter, presentCall{system: pp.System(w.System),
+				msgs: []provider.Message{{Role: provider.RoleUser, Content: pp.User()}}, tools: w.Tools.Specs()})
+		}
 		switch {
 		case err != nil:
 			s.publish(event.AgentError{Agent: w.ID, Message: fmt.Sprintf("integrating the parts failed, the parts are the answer as they are: %v", err),

@@ -77,6 +77,9 @@ type session struct {
 	// presentFn, when set, makes the final presentation's model calls somewhere else (a
 	// Temporal activity); nil means s.presentation.
 	presentFn func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
+	// gatherFn, when set, gathers the parts into the presenter's workspace somewhere else (a
+	// worker holding the workspaces), for decomposition mode; false when it has none.
+	gatherFn GatherFunc
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation
@@ -129,18 +132,7 @@ func Run(ctx context.Context, o Options) Result {
 		s.endLocked(event.EndSkipped)
 		s.mu.Unlock()
 	} else {
-		if o.Orchestrator.PlanningMode {
-			s.decidePlanning(ctx)
-		}
-		if o.Orchestrator.DSPy.Enabled {
-			s.paraphraseQuestion(ctx)
-		}
-		if o.Orchestrator.PersonaGenerator.Enabled {
-			s.generatePersonas(ctx)
-		}
-		if s.decomposing() {
-			s.assignSubtasks(ctx)
-		}
+		s.prepare(ctx)
 		s.seedPlans(nil)
 		s.mu.Lock()
 		s.endIfOverBudgetLocked()

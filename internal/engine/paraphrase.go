@@ -25,12 +25,17 @@ type Paraphraser struct {
 	Endpoint string
 	// Cache keeps checked variants; its zero value keeps none.
 	Cache paraphrase.Cache
+	// Unavailable, when set, is why the writer could not be built where the step runs (a
+	// Temporal worker without dspy.backend's key): every agent reads the original, and the
+	// event's warning says why.
+	Unavailable error
 }
 
 // paraphraseQuestion writes and checks the variants before coordination and gives agent i
 // the variant of slot i mod num_variants; an agent whose slot failed reads the original
-// alone. Whatever fails, the session goes on; the event's warning says what happened.
-func (s *session) paraphraseQuestion(ctx context.Context) {
+// alone. Whatever fails, the session goes on; the event's warning says what happened. It
+// returns the event it published, nil when ctx was cancelled first.
+func (s *session) paraphraseQuestion(ctx context.Context) *event.QuestionParaphrased {
 	d := s.o.Orchestrator.DSPy
 	c := s.agentCallee(0)
 	if w := s.o.Paraphraser; w != nil && w.Provider != nil {
@@ -49,9 +54,16 @@ func (s *session) paraphraseQuestion(ctx context.Context) {
 	key := paraphrase.Key(set, s.o.Question, c.backend+"/"+c.model+"@"+endpoint)
 	ev := event.QuestionParaphrased{Writer: s.agents[0].ID, Model: c.backend + "/" + c.model, Strategy: set.Strategy}
 	out, hit := cache.Get(key)
-	if hit {
+	switch {
+	case s.o.Paraphraser != nil && s.o.Paraphraser.Unavailable != nil:
+		w := s.o.Paraphraser
+		if w.Model != "" {
+			ev.Model = w.Backend + "/" + w.Model
+		}
+		out = paraphrase.Outcome{Warning: fmt.Sprintf("the paraphrase writer is not available: %v; every agent reads the original question", w.Unavailable)}
+	case hit:
 		ev.Cached = true
-	} else {
+	default:
 		call := func(ctx context.Context, r paraphrase.Request) (string, error) {
 			stage := provider.StageParaphrase
 			if r.Stage == paraphrase.StageCheck {
@@ -71,20 +83,37 @@ func (s *session) paraphraseQuestion(ctx context.Context) {
 		}
 		var err error
 		if out, err = paraphrase.Write(ctx, set, s.o.Question, call); err != nil {
-			return // cancelled: coordination will not start either
+			return nil // cancelled: coordination will not start either
 		}
 		if err := cache.Put(key, out); err != nil {
 			out.Warning = joinWarning(out.Warning, fmt.Sprintf("the variants could not be cached: %v", err))
 		}
 	}
+	ev = s.paraphrased(ev, out)
+	s.variants = s.variantsFrom(ev)
+	s.publish(ev)
+	return &ev
+}
+
+// paraphrased is ev with each agent's variant from out, and its warning.
+func (s *session) paraphrased(ev event.QuestionParaphrased, out paraphrase.Outcome) event.QuestionParaphrased {
 	ev.Warning = out.Warning
-	s.variants = make([]string, len(s.agents))
 	for i, a := range s.agents {
 		text, why := out.For(i)
-		s.variants[i] = text
 		ev.Variants = append(ev.Variants, event.Paraphrase{Agent: a.ID, Label: coord.Label(i), Text: text, Fallback: text == "", Why: why})
 	}
-	s.publish(ev)
+	return ev
+}
+
+// variantsFrom is each agent's variant in ev, by id ("" for the original alone).
+func (s *session) variantsFrom(ev event.QuestionParaphrased) []string {
+	out := make([]string, len(s.agents))
+	for _, v := range ev.Variants {
+		if i := s.index(v.Agent); i >= 0 {
+			out[i] = v.Text
+		}
+	}
+	return out
 }
 
 func joinWarning(a, b string) string {

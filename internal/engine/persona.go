@@ -19,10 +19,11 @@ import (
 // event's warning says what happened.
 //
 // MassGen runs this as a sub-orchestration of all the agents writing personas.json; one call
-// costs a fraction of that and gives the same kind of result.
-func (s *session) generatePersonas(ctx context.Context) {
-	if s.keepPersonas() {
-		return
+// costs a fraction of that and gives the same kind of result. It returns the event it
+// published, nil when ctx was cancelled first.
+func (s *session) generatePersonas(ctx context.Context) *event.PersonasGenerated {
+	if ev := s.keepPersonas(); ev != nil {
+		return ev
 	}
 	mode := cmp.Or(s.o.Orchestrator.PersonaGenerator.DiversityMode, prompt.DiversityPerspective)
 	labels := make([]string, len(s.agents))
@@ -32,14 +33,27 @@ func (s *session) generatePersonas(ctx context.Context) {
 	}
 	reply, err := s.ask(ctx, 0, provider.StagePersona, "", prompt.PersonaRequest(mode, s.o.Question, labels, systems))
 	if ctx.Err() != nil {
-		return
+		return nil
+	}
+	ev := s.personasWritten(reply, err)
+	s.personas = s.personasFrom(ev)
+	s.publish(ev)
+	return &ev
+}
+
+// personasWritten is the personas the persona call's reply (or its failure, err) gives the
+// agents: an agent the reply has none for gets a built-in one.
+func (s *session) personasWritten(reply string, err error) event.PersonasGenerated {
+	mode := cmp.Or(s.o.Orchestrator.PersonaGenerator.DiversityMode, prompt.DiversityPerspective)
+	labels := make([]string, len(s.agents))
+	for i := range s.agents {
+		labels[i] = coord.Label(i)
 	}
 	found := map[string]string{}
 	if err == nil {
 		found = prompt.ParsePersonas(reply, labels)
 	}
 	ev := event.PersonasGenerated{Agent: s.agents[0].ID, Mode: mode}
-	s.personas = make([]string, len(s.agents))
 	var missing []string
 	for i, a := range s.agents {
 		text, ok := found[labels[i]]
@@ -47,7 +61,6 @@ func (s *session) generatePersonas(ctx context.Context) {
 			text = prompt.FallbackPersona(mode, i)
 			missing = append(missing, labels[i])
 		}
-		s.personas[i] = text
 		ev.Personas = append(ev.Personas, event.Persona{Agent: a.ID, Label: labels[i], Text: text, Fallback: !ok})
 	}
 	switch {
@@ -59,16 +72,16 @@ func (s *session) generatePersonas(ctx context.Context) {
 	case len(missing) > 0:
 		ev.Warning = "the persona reply had none for " + strings.Join(missing, ", ") + ": they got a built-in persona"
 	}
-	s.publish(ev)
+	return ev
 }
 
 // keepPersonas gives the agents the personas of an earlier turn (Options.Personas, with
-// persona_generator.persist_across_turns) instead of writing new ones, and reports whether it
-// did: only when those cover every agent of this turn by id, so that a team that changed
-// between turns gets personas written for it.
-func (s *session) keepPersonas() bool {
+// persona_generator.persist_across_turns) instead of writing new ones, and returns the event
+// it published when it did: only when those cover every agent of this turn by id, so that a
+// team that changed between turns gets personas written for it.
+func (s *session) keepPersonas() *event.PersonasGenerated {
 	if len(s.o.Personas) == 0 {
-		return false
+		return nil
 	}
 	byID := make(map[string]event.Persona, len(s.o.Personas))
 	for _, p := range s.o.Personas {
@@ -76,16 +89,25 @@ func (s *session) keepPersonas() bool {
 	}
 	ev := event.PersonasGenerated{Agent: s.agents[0].ID, Mode: cmp.Or(s.o.Orchestrator.PersonaGenerator.DiversityMode, prompt.DiversityPerspective),
 		FromTurn: s.o.PersonasTurn}
-	personas := make([]string, len(s.agents))
 	for i, a := range s.agents {
 		p, ok := byID[a.ID]
 		if !ok || strings.TrimSpace(p.Text) == "" {
-			return false
+			return nil
 		}
-		personas[i] = p.Text
 		ev.Personas = append(ev.Personas, event.Persona{Agent: a.ID, Label: coord.Label(i), Text: p.Text, Fallback: p.Fallback})
 	}
-	s.personas = personas
+	s.personas = s.personasFrom(ev)
 	s.publish(ev)
-	return true
+	return &ev
+}
+
+// personasFrom is each agent's persona in ev, by id ("" for an agent it has none for).
+func (s *session) personasFrom(ev event.PersonasGenerated) []string {
+	out := make([]string, len(s.agents))
+	for _, p := range ev.Personas {
+		if i := s.index(p.Agent); i >= 0 {
+			out[i] = p.Text
+		}
+	}
+	return out
 }

@@ -23,8 +23,8 @@ type planning struct {
 
 // decidePlanning asks the first agent, without tools, whether the task needs MCP tools whose
 // effects cannot be undone, and holds those back until the final presentation. A failed or
-// unclear check holds every MCP tool back.
-func (s *session) decidePlanning(ctx context.Context) {
+// unclear check holds every MCP tool back. It returns the decision it published.
+func (s *session) decidePlanning(ctx context.Context) event.PlanningDecided {
 	var specs []provider.ToolSpec
 	for _, a := range s.agents {
 		for _, t := range a.Tools.Specs() {
@@ -34,12 +34,21 @@ func (s *session) decidePlanning(ctx context.Context) {
 		}
 	}
 	if len(specs) == 0 {
-		s.publish(event.PlanningDecided{Reason: "no MCP tools: nothing to hold back"})
-		return
+		ev := event.PlanningDecided{Reason: "no MCP tools: nothing to hold back"}
+		s.publish(ev)
+		return ev
 	}
-	judge := s.agents[0]
 	reply, err := s.planningCheck(ctx, 0, specs)
-	ev := event.PlanningDecided{Agent: judge.ID}
+	ev := s.planningVerdict(specs, reply, err)
+	s.plan = planFrom(ev)
+	s.publish(ev)
+	return ev
+}
+
+// planningVerdict is the decision the judge's reply (or its failure, err) makes over the MCP
+// tools specs.
+func (s *session) planningVerdict(specs []provider.ToolSpec, reply string, err error) event.PlanningDecided {
+	ev := event.PlanningDecided{Agent: s.agents[0].ID}
 	ev.Reply, _ = cut(strings.TrimSpace(reply), 400)
 	var named []string
 	switch {
@@ -58,10 +67,12 @@ func (s *session) decidePlanning(ctx context.Context) {
 		if len(named) > 0 && len(ev.Held) == 0 {
 			ev.Reason += "; none of the tools named exists: every MCP tool held back"
 		}
-		s.plan = planning{on: true, held: ev.Held}
 	}
-	s.publish(ev)
+	return ev
 }
+
+// planFrom is the decision ev holds.
+func planFrom(ev event.PlanningDecided) planning { return planning{on: ev.HoldBack, held: ev.Held} }
 
 // planningCheck makes the check's one model call and returns the reply.
 func (s *session) planningCheck(ctx context.Context, i int, specs []provider.ToolSpec) (string, error) {

@@ -64,7 +64,7 @@ func (x Conversation) internal() conversation {
 // Op is one change applied to a session's coordination state, in the order applied. Replaying
 // the ops on a new session rebuilds the same state: the state machine is deterministic.
 type Op struct {
-	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage or OpStop
+	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage, OpStop or OpPrepare
 	Agent int          `json:"agent"`
 	Calls []coord.Call `json:"calls,omitempty"`
 	Text  string       `json:"text,omitempty"`
@@ -78,6 +78,8 @@ type Op struct {
 	// OpUsage (Agent is the one that spent it)
 	Usage provider.Usage `json:"usage,omitzero"`
 	Cost  float64        `json:"cost,omitempty"`
+	// OpPrepare
+	Prepared *Prepared `json:"prepared,omitempty"`
 }
 
 // The kinds of Op.
@@ -121,7 +123,9 @@ func (x *Coordinator) Start() {
 		x.End(event.EndSkipped)
 		return
 	}
-	x.s.seedPlans(nil) // published here; BeginTurn hands each agent its seeded plan
+	if !x.NeedsPrepare() {
+		x.s.seedPlans(nil) // after the steps before coordination, as Run; BeginTurn hands them out
+	}
 }
 
 // Ops are the changes applied so far, for RunTurn's replica.
@@ -264,6 +268,26 @@ func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 	return x.s.finish(x.start, x.s.deliver(ctx, x.s.present(ctx)))
 }
 
+// GatherFunc gathers decomposition mode's parts into presenter's workspace elsewhere
+// (RunGather) and reports what it did; false when the presenter has no workspace.
+type GatherFunc func(ctx context.Context, presenter int) (event.PartsIntegrated, bool)
+
+// GatherOn has Present gather the parts with g, for a session whose workspaces are elsewhere.
+func (x *Coordinator) GatherOn(g GatherFunc) { x.s.gatherFn = g }
+
+// RunGather gathers decomposition mode's parts into presenter's workspace, for the session
+// ops rebuild with o.Agents' workspaces, and reports what it copied and which files conflict
+// (Files, Conflicts, Error); false when the presenter has no workspace.
+func RunGather(o Options, ops []Op, presenter int) (event.PartsIntegrated, bool) {
+	s := replica(o, ops)
+	var ev event.PartsIntegrated
+	if presenter < 0 || presenter >= len(s.agents) {
+		return ev, false
+	}
+	ok := s.gatherParts(presenter, &ev)
+	return ev, ok
+}
+
 // replica rebuilds a session's state from ops, publishing nothing while it does.
 func replica(o Options, ops []Op) *session {
 	bus := o.Bus
@@ -284,6 +308,10 @@ func replica(o Options, ops []Op) *session {
 			s.addCost(op.Agent, op.Usage, op.Cost)
 		case OpStop:
 			s.stopLocked(op.Agent)
+		case OpPrepare:
+			if op.Prepared != nil {
+				s.adopt(*op.Prepared, false)
+			}
 		}
 	}
 	s.replaying = false
@@ -331,7 +359,7 @@ func acceptedResponse(msgs []provider.Message, id string) ([]coord.Call, string)
 		var calls []coord.Call
 		found := false
 		for _, tc := range m.ToolCalls {
-			if tc.Name == coord.ToolVote || tc.Name == coord.ToolNewAnswer {
+			if coord.IsWorkflow(tc.Name) {
 				calls = append(calls, coord.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 			}
 			found = found || tc.ID == id
@@ -351,11 +379,15 @@ func subUsage(a, b provider.Usage) provider.Usage {
 }
 
 // Decided reports whether an event is one the coordinator publishes when it applies a turn's
-// outcome, so that a driver forwarding RunTurn's events leaves the replica's copy out.
+// outcome (or RunPrepare's), so that a driver forwarding a replica's events leaves its copy
+// out.
 func Decided(p event.Payload) bool {
 	switch p.(type) {
 	case event.AnswerSubmitted, event.VoteCast, event.VoteIgnored, event.VoteDeferred,
-		event.AgentDead: // a replica's turn stops an agent over max_tokens_per_agent; Finish decides
+		// A replica's turn stops an agent over max_tokens_per_agent; Finish decides.
+		event.AgentDead, event.AgentStopped,
+		// Coordinator.Prepare publishes what RunPrepare decided.
+		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated, event.SubtasksAssigned:
 		return true
 	}
 	return false
@@ -364,6 +396,7 @@ func Decided(p event.Payload) bool {
 // RunPresentation makes the final presentation's model calls for agent i, publishing on o.Bus.
 func RunPresentation(ctx context.Context, o Options, ops []Op, i int, system, user string) (text, truncated string, usage provider.Usage, cost float64, err error) {
 	s := replica(o, ops)
+	s.presenting.Store(true) // what planning mode held back is the presenter's now
 	startCost, startUsage := s.cost, s.usage
 	if ws := s.agents[i].Workspace; ws != nil {
 		ws.GrantFinal()

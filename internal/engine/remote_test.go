@@ -22,6 +22,29 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 	co.Bus = bus
 	x := NewCoordinator(co)
 	x.Start()
+	// A replica's events reach the log as a driver forwards them: the decisions are the
+	// coordinator's to publish.
+	replicaBus := func() (*event.Bus, func()) {
+		var evs []event.Event
+		b := event.NewBus(nil)
+		b.Subscribe(event.SinkFunc(func(e event.Event) { evs = append(evs, e) }))
+		return b, func() {
+			for _, e := range evs {
+				if !Decided(e.Payload) {
+					bus.Publish(e.Payload)
+				}
+			}
+		}
+	}
+	if x.NeedsPrepare() {
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		p, u, cost := RunPrepare(context.Background(), wo, x.Ops())
+		forward()
+		x.Account(0, u, cost)
+		x.Prepare(p)
+	}
 	convs := make([]Conversation, len(o.Agents))
 	rounds := make([]int, len(o.Agents))
 	for steps := 0; !x.Ended(); steps++ {
@@ -37,17 +60,12 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			rounds[i]++
 			conv := x.BeginTurn(i, convs[i], rounds[i])
 			wo := o
-			var evs []event.Event
-			wo.Bus = event.NewBus(nil)
-			wo.Bus.Subscribe(event.SinkFunc(func(e event.Event) { evs = append(evs, e) }))
+			var forward func()
+			wo.Bus, forward = replicaBus()
 			// Conversations and outcomes travel as JSON between a driver and its workers.
 			out := RunTurn(context.Background(), wo, x.Ops(), i, viaJSON(t, conv))
 			out = viaJSON(t, out)
-			for _, e := range evs {
-				if !Decided(e.Payload) {
-					bus.Publish(e.Payload)
-				}
-			}
+			forward()
 			convs[i] = x.Finish(i, out)
 		}
 		if !ran {
@@ -55,7 +73,11 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		}
 	}
 	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
-		text, cut, u, cost, err := RunPresentation(ctx, o, x.Ops(), i, system, user)
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		text, cut, u, cost, err := RunPresentation(ctx, wo, x.Ops(), i, system, user)
+		forward()
 		x.Account(i, u, cost)
 		return text, cut, err
 	})

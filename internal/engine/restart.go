@@ -109,7 +109,7 @@ func (s *session) nextAttempt(r *restartInfo) *session {
 	n.cost, n.usage, n.unpricedUsed, n.overBudget = s.cost, s.usage, s.unpricedUsed, s.overBudget
 	s.mu.Unlock()
 	n.plan, n.personas, n.variants, n.subtasks = s.plan, s.personas, s.variants, s.subtasks
-	n.presentFn = s.presentFn
+	n.presentFn, n.gatherFn = s.presentFn, s.gatherFn
 	n.hostedSeq.Store(s.hostedSeq.Load())
 	if st := s.o.Steering; st != nil {
 		st.attach(n)

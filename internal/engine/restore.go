@@ -193,16 +193,12 @@ func (f *folder) apply(e event.Event) error {
 	case event.UsageReported:
 		f.usage(p)
 	case event.PlanningDecided:
-		f.r.plan = &planning{on: p.HoldBack, held: p.Held}
+		plan := planFrom(p)
+		f.r.plan = &plan
 	case event.PersonasGenerated:
-		f.personas(p)
+		f.r.personas = f.s.personasFrom(p)
 	case event.SubtasksAssigned:
-		f.r.subtasks = make([]string, len(f.s.agents))
-		for _, st := range p.Subtasks {
-			if i, ok := f.index[st.Agent]; ok {
-				f.r.subtasks[i] = st.Text
-			}
-		}
+		f.r.subtasks = f.s.subtasksFrom(p)
 	case event.AgentStopped:
 		if i, ok := f.index[p.Agent]; ok {
 			if p.Stale {
@@ -213,12 +209,7 @@ func (f *folder) apply(e event.Event) error {
 			}
 		}
 	case event.QuestionParaphrased:
-		f.r.variants = make([]string, len(f.s.agents))
-		for _, v := range p.Variants {
-			if i, ok := f.index[v.Agent]; ok {
-				f.r.variants[i] = v.Text
-			}
-		}
+		f.r.variants = f.s.variantsFrom(p)
 	case event.CoordinationEnded:
 		f.r.ended = &p
 	case event.FinalAnswer:
@@ -351,15 +342,6 @@ func (f *folder) usage(p event.UsageReported) {
 	}
 	if i, ok := f.index[p.Agent]; ok && f.s.agents[i].Unpriced && !p.Usage.Unknown {
 		f.r.unpriced = true
-	}
-}
-
-func (f *folder) personas(p event.PersonasGenerated) {
-	f.r.personas = make([]string, len(f.s.agents))
-	for _, pe := range p.Personas {
-		if i, ok := f.index[pe.Agent]; ok {
-			f.r.personas[i] = pe.Text
-		}
 	}
 }
 

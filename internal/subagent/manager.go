@@ -201,7 +201,7 @@ func (m *Manager) launch(ctx context.Context, r Request, bg bool) result {
 			logDir = filepath.Join(r.LogRoot, r.ID, "turn_1")
 		}
 	}
-	m.publish(event.SubagentStarted{Agent: r.Agent, ID: r.ID, Kind: r.Kind, Task: r.Question, Background: bg, LogDir: logDir,
+	m.publish(event.SubagentStarted{Agent: r.Agent, ID: r.ID, Kind: r.Kind, Task: r.Question, Background: bg, LogDir: m.set.shown(logDir),
 		TimeoutSeconds: r.Timeout.Seconds()})
 	cctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(m.ctx, func() { cancel(context.Cause(m.ctx)) })
@@ -238,7 +238,7 @@ func (m *Manager) launch(ctx context.Context, r Request, bg bool) result {
 	m.live -= spent // what the child reported live is replaced by its total, billed below
 	m.mu.Unlock()
 
-	res := result{ID: r.ID, LogDir: cmpOr(out.LogDir, logDir), Workspace: out.Workspace, Seconds: time.Since(start).Seconds(),
+	res := result{ID: r.ID, LogDir: m.set.shown(cmpOr(out.LogDir, logDir)), Workspace: m.set.shown(out.Workspace), Seconds: time.Since(start).Seconds(),
 		Answer: clip(out.Answer, maxAnswerChars), Tokens: tokens{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens}}
 	res.spent = provider.Usage{CostUSD: out.CostUSD, Unknown: out.CostUnknown}
 	if !out.CostUnknown {

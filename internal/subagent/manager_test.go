@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -233,4 +234,43 @@ func TestClose_CancelsRunningSubagents(t *testing.T) {
 	}
 	<-started
 	m.Close()
+}
+
+// A session whose logs move after it (on Temporal, to the starter's log folder) names them
+// where they will be, in its events and in the results the model reads; paths outside the
+// log root stay as they are.
+func TestSpawn_LogsNamedWhereTheyAreShown(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, tc := range []struct {
+		name, shown, want string
+	}{
+		{"shown elsewhere", "/starter/log/subagents", "/starter/log/subagents/one/turn_1"},
+		{"where written", "", "one/turn_1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			set := settings()
+			set.LogRoot, set.ShownLogRoot = t.TempDir(), tc.shown
+			if tc.shown == "" {
+				tc.want = filepath.Join(set.LogRoot, tc.want)
+			}
+			m := NewManager(set, func(ctx context.Context, r Request) Outcome {
+				return Outcome{Answer: "ok", LogDir: r.LogRoot + "/" + r.ID + "/turn_1", Workspace: "/elsewhere/ws"}
+			}, rec.publish)
+			defer m.Close()
+			out, isErr, _ := call(t, m, `{"tasks":[{"task":"a","subagent_id":"one"}]}`)
+			if isErr || !strings.Contains(out, `"log_dir": "`+tc.want+`"`) || !strings.Contains(out, `"workspace": "/elsewhere/ws"`) {
+				t.Fatalf("result names the log %s? %s", tc.want, out)
+			}
+			var started string
+			for _, p := range rec.evs {
+				if s, ok := p.(event.SubagentStarted); ok {
+					started = s.LogDir
+				}
+			}
+			if f := rec.finished(); started != tc.want || len(f) != 1 || f[0].LogDir != tc.want {
+				t.Errorf("events name %q and %+v, want %s", started, f, tc.want)
+			}
+		})
+	}
 }

@@ -8,6 +8,8 @@ package subagent
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"massgen/internal/config"
@@ -51,6 +53,22 @@ type Settings struct {
 	// LogRoot is where the subagents' log folders go (<parent turn>/subagents), "" without
 	// logs.
 	LogRoot string
+	// ShownLogRoot is where the log folders are named in events and results when they are
+	// moved there after the session (a session on Temporal: the starter's log folder, while
+	// the worker writes them under LogRoot); "" names them where they are written.
+	ShownLogRoot string
+}
+
+// shown is where dir, a path under LogRoot, is named for the user and the model.
+func (s Settings) shown(dir string) string {
+	if s.ShownLogRoot == "" || s.LogRoot == "" || dir == "" {
+		return dir
+	}
+	rel, err := filepath.Rel(s.LogRoot, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return dir
+	}
+	return filepath.Join(s.ShownLogRoot, rel)
 }
 
 // FromConfig resolves the config's subagent keys with MassGen's defaults: timeout 300 s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -188,7 +189,7 @@ func (m *Manager) background(agent string, reqs []Request) tool.Result {
 	for _, r := range reqs {
 		dir := ""
 		if r.LogRoot != "" {
-			dir = r.LogRoot + "/" + r.ID + "/turn_1"
+			dir = m.set.shown(filepath.Join(r.LogRoot, r.ID, "turn_1"))
 		}
 		out.Subagents = append(out.Subagents, started{ID: r.ID, Status: "running", LogDir: dir})
 		m.wg.Add(1)

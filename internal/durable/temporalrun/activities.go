@@ -103,7 +103,8 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 	return TurnResult{Outcome: out, Events: rest, From: from, Attempt: attempt}, nil
 }
 
-// Present runs the final presentation's model calls, streaming as Turn does.
+// Present runs the final presentation's model calls, or the steps before coordination
+// (in.Prepare), streaming as Turn does.
 func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
@@ -120,17 +121,25 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	o.Bus.Subscribe(st)
 	detach := held.attach(in.Agent, o.Bus)
 	unfollow := held.followAnswers(ctx, a.Client, in.WorkflowID, "")
-	text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
+	var r PresentResult
+	if in.Prepare {
+		o.Paraphraser = a.paraphraser(in.Session)
+		p, u, cost := engine.RunPrepare(ctx, o, in.Ops)
+		r = PresentResult{Prepared: &p, Usage: u, Cost: cost}
+	} else {
+		text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
+		r = PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost}
+		if err != nil {
+			r.Err = err.Error()
+		}
+	}
 	unfollow()
 	detach()
 	if ctx.Err() != nil {
 		st.finish(nil)
 		return PresentResult{}, ctx.Err()
 	}
-	r := PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost, Attempt: attempt}
-	if err != nil {
-		r.Err = err.Error()
-	}
+	r.Attempt = attempt
 	streamed, from, rest := st.finish(func(b *Batch) { b.Present = &r })
 	if streamed {
 		return PresentResult{Attempt: r.Attempt, Streamed: true}, nil
@@ -176,6 +185,20 @@ func (a *Activities) options(ctx context.Context, wid string, in Session, agent 
 		o.Agents[i].Provider = ps[i]
 	}
 	return o, nil, nil
+}
+
+// paraphraser is orchestrator.dspy's writer for in on this worker, with its keys and its
+// allowlist (nil when paraphrasing is off).
+func (a *Activities) paraphraser(in Session) *engine.Paraphraser {
+	cfg, err := durable.DecodeConfig(in.Config) // options read it already: it reads again
+	if err != nil {
+		return &engine.Paraphraser{Unavailable: err}
+	}
+	getenv := a.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return app.ParaphraserOn(cfg, getenv, a.NewProvider, a.Allow.Check)
 }
 
 // receive reads and checks the config of a session this worker was handed.

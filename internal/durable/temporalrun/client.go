@@ -141,6 +141,7 @@ func registerHeld(w worker.Registry, acts *Activities) {
 	w.RegisterActivityWithOptions(acts.Turn, activity.RegisterOptions{Name: TurnActivity})
 	w.RegisterActivityWithOptions(acts.Present, activity.RegisterOptions{Name: PresentActivity})
 	w.RegisterActivityWithOptions(acts.Release, activity.RegisterOptions{Name: ReleaseActivity})
+	w.RegisterActivityWithOptions(acts.FinishSubagents, activity.RegisterOptions{Name: FinishSubagentsActivity})
 }
 
 // RegisterWorkflow registers the session workflow under its name (on a worker or a replayer).
@@ -166,7 +167,8 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		return fail(err)
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
-		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil, PlanSeed: o.PlanSeed}
+		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil, Personas: o.Personas, PersonasTurn: o.PersonasTurn,
+		PlanSeed: o.PlanSeed}
 	wid := sessionWorkflowID(o)
 	store := t.StoreOrDefault()
 	if o.Previous != "" && app.NeedsMachine(cfg) {
@@ -219,8 +221,13 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		// The session ended, but its log and views lack events: not a run to report as done.
 		return fail(fmt.Errorf("the session on Temporal (workflow %s) ended, but its events could not all be read: %w", run.GetID(), tailErr))
 	}
-	if err := fetchWorkspace(store, run.GetID(), out, o.LogDir); err != nil {
-		out.Err = strings.TrimPrefix(out.Err+"; "+err.Error(), "; ")
+	for _, fetch := range []func() error{
+		func() error { return fetchSubagents(store, run.GetID(), cfg, out, o.LogDir) }, // before the workspace's, which empties the store
+		func() error { return fetchWorkspace(store, run.GetID(), out, o.LogDir) },
+	} {
+		if err := fetch(); err != nil {
+			out.Err = strings.TrimPrefix(out.Err+"; "+err.Error(), "; ")
+		}
 	}
 	res := engine.Result{Status: out.Status, ExitCode: out.ExitCode, EndReason: out.EndReason, Winner: out.Winner,
 		FinalAnswer: out.FinalAnswer, TruncatedBy: out.TruncatedBy, Duration: time.Duration(out.Seconds * float64(time.Second)),

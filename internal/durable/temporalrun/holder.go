@@ -57,6 +57,9 @@ const holdWait = 3 * time.Second
 type ClaimInput struct {
 	Session    Session `json:"session"`
 	WorkflowID string  `json:"workflow_id"`
+	// Spent is what the session has spent so far (a claim after the holder was lost): what
+	// is left of max_cost_usd is its subagents' budget.
+	Spent float64 `json:"spent,omitempty"`
 }
 
 // ClaimResult is ClaimActivity's result: the task queue of the worker that holds the session
@@ -86,9 +89,10 @@ type ReleaseResult struct {
 
 // heldSession is a session this worker holds.
 type heldSession struct {
-	wid  string
-	team *app.Team
-	asks *permission.Broker // the gate's asks wait here for the starter's answers; nil: none are taken
+	wid       string
+	team      *app.Team
+	asks      *permission.Broker // the gate's asks wait here for the starter's answers; nil: none are taken
+	subagents string             // the folder of the agents' subagents (subagents.go), "" for none
 }
 
 // attach sends what the team's tools report to bus while agent i's turn runs; nil (a session
@@ -184,14 +188,19 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 	if in.Session.Asks {
 		asks = permission.NewBroker()
 	}
+	subs, subsDir, err := a.subagents(ctx, in, cfg, root, runID)
+	if err != nil {
+		return ClaimResult{}, err
+	}
 	team, err := app.BuildTeam(ctx, cfg, app.TeamOptions{Getenv: a.Getenv, NewProvider: a.NewProvider, WorkspaceRoot: root, RunID: runID,
-		Version: a.Version, Previous: previous, Asks: asks, Check: func(ag config.Agent, from string) error {
+		Version: a.Version, Previous: previous, Asks: asks, Subagents: subs, Check: func(ag config.Agent, from string) error {
 			if err := a.Allow.Check(ag, from); err != nil {
 				return &refusedError{err}
 			}
 			return nil
 		}})
 	if err != nil {
+		_ = removeIf(subsDir)
 		var re *refusedError
 		if errors.As(err, &re) {
 			return ClaimResult{}, temporal.NewNonRetryableApplicationError(err.Error(), refusedType, nil)
@@ -201,13 +210,14 @@ func (a *Activities) Claim(ctx context.Context, in ClaimInput) (ClaimResult, err
 	restored, err := a.restore(ctx, in.WorkflowID, team)
 	if err != nil {
 		_ = team.Close()
+		_ = removeIf(subsDir)
 		return ClaimResult{}, fmt.Errorf("restore the session's workspaces: %w", err)
 	}
 	a.heldMu.Lock()
 	if a.held == nil {
 		a.held = map[string]*heldSession{}
 	}
-	a.held[in.WorkflowID] = &heldSession{wid: in.WorkflowID, team: team, asks: asks}
+	a.held[in.WorkflowID] = &heldSession{wid: in.WorkflowID, team: team, asks: asks, subagents: subsDir}
 	a.heldMu.Unlock()
 	r := ClaimResult{Queue: a.queue, Restored: restored}
 	for _, p := range team.Preamble {
@@ -319,9 +329,8 @@ func (a *Activities) drop(wid string) {
 		return
 	}
 	_ = h.team.Close()
-	if dir := h.team.WorkspaceDir(); dir != "" {
-		_ = os.RemoveAll(dir)
-	}
+	_ = removeIf(h.team.WorkspaceDir())
+	_ = removeIf(h.subagents)
 }
 
 // dropAll stops every held session's team: the worker is stopping, and its sessions move.

@@ -24,7 +24,7 @@ const claimTimeout = 5 * time.Minute
 func (w *run) claim() error {
 	ctx := workflow.WithStartToCloseTimeout(w.actx, claimTimeout)
 	var r ClaimResult
-	err := workflow.ExecuteActivity(ctx, ClaimActivity, ClaimInput{Session: w.in, WorkflowID: w.wid}).Get(w.ctx, &r)
+	err := workflow.ExecuteActivity(ctx, ClaimActivity, ClaimInput{Session: w.in, WorkflowID: w.wid, Spent: spentSoFar(w.x.Ops())}).Get(w.ctx, &r)
 	if err != nil {
 		if isRefusal(err) {
 			return temporal.NewNonRetryableApplicationError(activityError(err), refusedType, nil)

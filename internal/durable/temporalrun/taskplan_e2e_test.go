@@ -64,6 +64,23 @@ func planLog(t *testing.T, dir string) []string {
 	return out
 }
 
+// seedOrder is the order of the personas and the seeded plans in the turn logged at dir.
+func seedOrder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range readLog(t, dir) {
+		switch p := e.Payload.(type) {
+		case event.PersonasGenerated:
+			out = append(out, "personas")
+		case event.TaskPlanChanged:
+			if p.Tool == event.PlanSeeded {
+				out = append(out, "seed "+p.Agent)
+			}
+		}
+	}
+	return out
+}
+
 // ofAgent keeps the entries of planLog made by agent.
 func ofAgent(log []string, agent string) []string {
 	var out []string
@@ -95,13 +112,15 @@ func TestSession_TaskPlansOnTemporal(t *testing.T) {
 	tests := []struct {
 		name, calls string
 		seed        []taskplan.Task
+		extra       string   // more of orchestrator.coordination
 		want        []string // the planner's plan changes
 	}{
 		{"the plan outlives a failed turn", `[{name: create_task_plan, args: {tasks: [{id: r, description: Research}, {id: w, description: Write, depends_on: [r]}]}},
-        {name: update_task_status, args: {task_id: r, status: completed}}]`, nil,
+        {name: update_task_status, args: {task_id: r, status: completed}}]`, nil, "",
 			[]string{"planner create_task_plan: r=pending,w=pending", "planner update_task_status: r=completed,w=pending"}},
 		{"an execution run's plan", `[{name: update_task_status, args: {task_id: T1, status: in_progress}},
         {name: update_task_status, args: {task_id: T1, status: completed}}]`, seed,
+			"\n    persona_generator: {enabled: true, diversity_mode: methodology}",
 			[]string{"planner seed: T1=pending,T2=pending", "planner update_task_status: T1=in_progress,T2=pending", "planner update_task_status: T1=completed,T2=pending"}},
 	}
 	for k, tt := range tests {
@@ -120,7 +139,9 @@ agents:
     backend: {type: scripted, latency: 300ms, answers: ["Short."], vote: agent1}
 orchestrator:
   final_presentation: verbatim
-  coordination: {enable_agent_task_planning: true, task_planning_filesystem_mode: true}
+  coordination:
+    enable_agent_task_planning: true
+    task_planning_filesystem_mode: true`+tt.extra+`
 `)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -154,6 +175,9 @@ orchestrator:
 			// The prompt names the plan file, which the planner's workspace on the worker holds.
 			if sys := firstSystem(t, res.Dir, "planner"); sys != firstSystem(t, local.Dir, "planner") || !strings.Contains(sys, "tasks/plan.json") {
 				t.Errorf("the planner's system prompt on Temporal differs from the local one:\n%s", sys)
+			}
+			if o, l := seedOrder(t, res.Dir), seedOrder(t, local.Dir); !slices.Equal(o, l) {
+				t.Errorf("the steps before coordination and the seeded plans on Temporal came as %q, locally as %q", o, l)
 			}
 			got, gotLocal := planLog(t, res.Dir), planLog(t, local.Dir)
 			if p := ofAgent(got, "planner"); !slices.Equal(p, tt.want) {

@@ -21,6 +21,7 @@
 package temporalrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,6 +90,10 @@ type Session struct {
 	// Skills: the starter's skills folder (use_skills) is in the store (StoreKey(workflow ID,
 	// "skills")), and the agents' skills are those.
 	Skills bool `json:"skills,omitempty"`
+	// Personas are an earlier turn's, which this one keeps
+	// (persona_generator.persist_across_turns), written in turn PersonasTurn.
+	Personas     []event.Persona `json:"personas,omitempty"`
+	PersonasTurn int             `json:"personas_turn,omitempty"`
 	// PlanSeed is an execution run's plan (--execute-plan), every agent's task plan at its
 	// first turn (engine.Options.PlanSeed).
 	PlanSeed []taskplan.Task `json:"plan_seed,omitempty"`
@@ -154,7 +159,9 @@ type TurnResult struct {
 	Done bool `json:"done,omitempty"`
 }
 
-// PresentInput is the presentation activity's input.
+// PresentInput is the presentation activity's input. With Prepare set, the activity takes
+// the steps before coordination instead (engine.RunPrepare), for Agent (the first), whose
+// model makes their calls.
 type PresentInput struct {
 	Session      Session     `json:"session"`
 	WorkflowID   string      `json:"workflow_id"`
@@ -163,21 +170,23 @@ type PresentInput struct {
 	System, User string
 	Key          string `json:"key,omitempty"`
 	AttemptBase  int    `json:"attempt_base,omitempty"`
+	Prepare      bool   `json:"prepare,omitempty"`
 }
 
 // PresentResult is the presentation activity's result; Attempt, From, Streamed and Done as
-// in TurnResult.
+// in TurnResult. Prepared is what the steps before coordination decided (Prepare).
 type PresentResult struct {
-	Text      string         `json:"text"`
-	Truncated string         `json:"truncated,omitempty"`
-	Err       string         `json:"err,omitempty"`
-	Usage     provider.Usage `json:"usage,omitzero"`
-	Cost      float64        `json:"cost,omitempty"`
-	Events    []event.Event  `json:"events"`
-	Attempt   int            `json:"attempt,omitempty"`
-	From      int            `json:"from,omitempty"`
-	Streamed  bool           `json:"streamed,omitempty"`
-	Done      bool           `json:"done,omitempty"`
+	Prepared  *engine.Prepared `json:"prepared,omitempty"`
+	Text      string           `json:"text"`
+	Truncated string           `json:"truncated,omitempty"`
+	Err       string           `json:"err,omitempty"`
+	Usage     provider.Usage   `json:"usage,omitzero"`
+	Cost      float64          `json:"cost,omitempty"`
+	Events    []event.Event    `json:"events"`
+	Attempt   int              `json:"attempt,omitempty"`
+	From      int              `json:"from,omitempty"`
+	Streamed  bool             `json:"streamed,omitempty"`
+	Done      bool             `json:"done,omitempty"`
 }
 
 // SessionWorkflow runs one session. Its code must stay deterministic: time from workflow.Now,
@@ -224,6 +233,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if w.machine = app.NeedsMachine(cfg); w.machine {
 		o.Deliver = w.deliver
 	}
+	w.subagents = w.machine && cfg.Orchestrator.Subagents.Enabled && !cfg.Orchestrator.Subagents.NoBackground
 	n := len(o.Agents)
 	w.convs, w.rounds = make([]engine.Conversation, n), make([]int, n)
 	w.busy, w.paused, w.running = make([]bool, n), make([]bool, n), make([]*liveTurn, n)
@@ -272,12 +282,16 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 			}
 		}
 	}
+	if w.x.NeedsPrepare() {
+		w.prepare(actx)
+	}
 	if out, done, err := w.coordinate(actx); done {
 		if !w.moved { // a run that continues as new leaves the session where it is held
 			_, _ = w.releaseHeld("")
 		}
 		return out, err
 	}
+	w.finishSubagents()
 
 	// The presentation is never cut off by the session timeout, nor by a cancelled workflow
 	// (an interrupted session presents the stored answer without a model call).
@@ -340,6 +354,7 @@ type run struct {
 	actx      workflow.Context // the activities' options, on the shared task queue
 	released  bool             // the holder has stopped the team
 	workspace string           // the store key of the winner's workspace
+	subagents bool             // the holder runs the agents' background subagents (subagents.go)
 }
 
 // coordinate runs the agents' turns until coordination ends. done reports that the workflow
@@ -471,13 +486,45 @@ func (w *run) afterTurn(i int, out engine.TurnOutcome) {
 // present runs the final presentation's model calls on a worker, showing its text as it
 // streams.
 func (w *run) present(pctx workflow.Context, i int, system, user string) (string, string, error) {
+	r, err := w.oneOff(pctx, i, PresentInput{Agent: i, System: system, User: user})
+	if err != nil {
+		return "", "", errors.New("the final presentation could not run on any worker: " + err.Error())
+	}
+	if r.Err != "" {
+		return "", "", errors.New(r.Err)
+	}
+	return r.Text, r.Truncated, nil
+}
+
+// prepare takes the steps before coordination on a worker (on the holder, whose agents have
+// their tools: planning mode judges the MCP tools) and applies what they decided. Steps that
+// could not run fall back as a failed call does; an interrupted session takes none.
+func (w *run) prepare(actx workflow.Context) {
+	r, err := w.oneOff(actx, 0, PresentInput{Prepare: true})
+	switch {
+	case w.ctx.Err() != nil:
+		w.x.End(event.EndInterrupted)
+	case err != nil:
+		w.x.Prepare(w.x.PrepareFailed("no worker could take the step: " + err.Error()))
+	case r.Prepared == nil:
+		w.x.Prepare(w.x.PrepareFailed(cmp.Or(r.Err, "the worker sent no decision")))
+	default:
+		w.x.Prepare(*r.Prepared)
+	}
+}
+
+// oneOff runs one presentation activity (a presentation, or the steps before coordination)
+// for agent i on a worker, showing its events as they stream, and again on another worker
+// when the one holding the session was lost. It returns the activity's result, or why no
+// worker could run it.
+func (w *run) oneOff(actx workflow.Context, i int, in PresentInput) (PresentResult, error) {
 	ctx := w.ctx
 	lt := w.newTurn(i)
 	lt.present = true
 	for !lt.done {
-		actx, epoch := w.onHolder(pctx, lt)
-		f := workflow.ExecuteActivity(actx, PresentActivity, PresentInput{Session: w.in, WorkflowID: w.wid, Ops: w.x.Ops(), Agent: i,
-			System: system, User: user, Key: lt.key, AttemptBase: lt.tries - 1})
+		hctx, epoch := w.onHolder(actx, lt)
+		in.Session, in.WorkflowID, in.Ops, in.Key, in.AttemptBase = w.in, w.wid, w.x.Ops(), lt.key, lt.tries-1
+		f := workflow.ExecuteActivity(hctx, PresentActivity, in)
 		for !lt.done && !f.IsReady() {
 			sel := workflow.NewSelector(ctx)
 			sel.AddFuture(f, func(workflow.Future) {})
@@ -493,22 +540,18 @@ func (w *run) present(pctx workflow.Context, i int, system, user string) (string
 			break
 		}
 		var r PresentResult
-		if err := f.Get(pctx, &r); err != nil {
-			if w.again(lt, err) && w.reclaim(epoch) == nil {
+		if err := f.Get(hctx, &r); err != nil {
+			if !temporal.IsCanceledError(err) && w.again(lt, err) && w.reclaim(epoch) == nil {
 				continue
 			}
 			w.commit(lt, true) // what its last attempt did stands
 			lt.done = true
-			return "", "", errors.New("the final presentation could not run on any worker: " + activityError(err))
+			return PresentResult{}, errors.New(activityError(err))
 		}
 		w.received(lt, r.Attempt, r.From, r.Events, false)
 		w.finishPresent(lt, r)
 	}
-	r := lt.presented
-	if r.Err != "" {
-		return "", "", errors.New(r.Err)
-	}
-	return r.Text, r.Truncated, nil
+	return lt.presented, nil
 }
 
 // page is the events from the query's index from on, within the page bounds.
@@ -569,7 +612,8 @@ func engineOptions(in Session, cfg *config.Config) engine.Options {
 			HoldsSession: config.BackendTypes[a.Backend.Type].Protocol == config.ProtocolCLI}
 	}
 	return engine.Options{Question: in.Question, History: in.History, Turn: in.Turn, SessionID: in.SessionID, LogDir: in.LogDir,
-		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, PlanSeed: in.PlanSeed}
+		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Personas: in.Personas, PersonasTurn: in.PersonasTurn,
+		PlanSeed: in.PlanSeed}
 }
 
 func activityError(err error) string {
