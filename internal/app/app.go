@@ -135,6 +135,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if o.Turn == 0 {
 		o.Turn = 1
 	}
+	if o.Remote != nil && o.CheckAnswer != nil {
+		// A function of this process: the workers that check each new_answer cannot call it.
+		return Result{}, errorf(ExitConfig, "a planning run (--plan) checks every answer in this process: run it without --temporal")
+	}
 	cfg, err := withBaseURLs(cfg, o.Getenv) // OPENAI_BASE_URL and the like (providers.go)
 	if err != nil {
 		return Result{}, err
@@ -304,7 +308,8 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if o.Remote != nil {
 		res.Result = o.Remote(ctx, cfg, engine.Options{Question: o.Question, History: o.History, Turn: o.Turn,
 			SessionID: res.Session, LogDir: res.Dir, Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Bus: bus,
-			Steering: o.Steering, Asks: o.Approvals, Previous: o.Conversation.previous(), Personas: personas, PersonasTurn: personasTurn})
+			Steering: o.Steering, Asks: o.Approvals, Previous: o.Conversation.previous(), Personas: personas, PersonasTurn: personasTurn,
+			PlanSeed: o.PlanSeed})
 		if ws := filepath.Join(res.Dir, "final", res.Winner, "workspace"); res.Winner != "" && res.Dir != "" && isDir(ws) {
 			o.Conversation.endTurn(ws) // the next turn starts from it, as after a local turn
 		}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"massgen/internal/engine"
+	"massgen/internal/event"
 	"massgen/internal/memfiles"
 	"massgen/internal/provider"
+	"massgen/internal/workspace"
 )
 
 // memoryFileTools gives the agent the tools of filesystem memory
@@ -68,5 +70,17 @@ func (tb *toolbox) withMemoryFiles(agents []engine.Agent) {
 			last = now
 			return strings.TrimSpace(text + "\n\n" + note), spent
 		}
+	}
+}
+
+// gatherMemories puts every agent's memories into the winner's workspace ws (memory files
+// only), so that the conversation's next turn, which starts from a copy of it, keeps them; a
+// failure is reported, not fatal.
+func (tb *toolbox) gatherMemories(ws *workspace.Agent) {
+	if !tb.memoryFiles {
+		return
+	}
+	if err := memfiles.Gather(ws.Dir(), tb.memoryOwners()); err != nil {
+		tb.status(event.ServerMemory, "warning", "some memories are not carried into the next turn: "+err.Error())
 	}
 }

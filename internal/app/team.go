@@ -227,6 +227,7 @@ func (t *Team) Finish(winner, dst string) error {
 		return nil
 	}
 	t.tb.run.StopResidents()
+	t.tb.gatherMemories(ws) // the next turn starts from this copy, as locally
 	return ws.CopyOut(dst)
 }
 

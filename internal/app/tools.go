@@ -19,7 +19,6 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/mcptool"
-	"massgen/internal/memfiles"
 	"massgen/internal/tool"
 	"massgen/internal/workspace"
 )
@@ -225,11 +224,7 @@ func (tb *toolbox) finish(winner, logDir string) error {
 	}
 	tb.run.StopResidents() // a background shell must not write into the workspace being copied
 	tb.winnerDir = ws.Dir()
-	if tb.memoryFiles {
-		if err := memfiles.Gather(ws.Dir(), tb.memoryOwners()); err != nil {
-			tb.status(event.ServerMemory, "warning", "some memories are not carried into the next turn: "+err.Error())
-		}
-	}
+	tb.gatherMemories(ws)
 	if logDir == "" {
 		return nil
 	}

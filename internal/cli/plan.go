@@ -41,8 +41,10 @@ func checkPlanFlags(o *runOptions) error {
 	if o.plan && o.executePlan != "" {
 		return exitf(ExitConfig, "--plan makes a plan and --execute-plan carries one out: run massgen --plan first, then massgen --execute-plan latest")
 	}
-	if (o.plan || o.executePlan != "") && o.temporal.addr != "" {
-		return exitf(ExitConfig, "%s does not run on Temporal yet (task plans live in the local session): run it without --temporal", planFlag(o))
+	if o.plan && o.temporal.addr != "" {
+		// Its check of every new_answer is a function of this process (app.Options.CheckAnswer);
+		// --execute-plan runs on Temporal, its plan travels with the session.
+		return exitf(ExitConfig, "--plan does not run on Temporal yet (this process checks every answer for a valid plan): run it without --temporal; --execute-plan runs on Temporal")
 	}
 	if (o.plan || o.executePlan != "") && o.web.on {
 		return exitf(ExitConfig, "%s does not run with --web yet: run it in the terminal, then open the log folder with massgen serve", planFlag(o))

@@ -10,11 +10,11 @@ import (
 
 func TestTemporal_UsageErrors(t *testing.T) {
 	cfg := writeConfig(t, fastTeam)
-	memfiles := writeConfig(t, `
+	broadcast := writeConfig(t, `
 agents:
   - id: a
-    backend: {type: scripted, answers: ["Paris."], cwd: ws}
-orchestrator: {coordination: {enable_memory_filesystem_mode: true}}
+    backend: {type: scripted, answers: ["Paris."]}
+orchestrator: {coordination: {broadcast: agents}}
 `)
 	secret := writeConfig(t, `
 agents:
@@ -29,7 +29,7 @@ agents:
 		args []string
 		want string
 	}{
-		{"memory files refused by name", []string{"--config", memfiles, "--temporal", "127.0.0.1:1", "q"}, "enable_memory_filesystem_mode (the memories are files in the workspaces on this machine): not supported on Temporal yet"},
+		{"broadcast refused by name", []string{"--config", broadcast, "--temporal", "127.0.0.1:1", "q"}, "orchestrator.coordination.broadcast: not supported on Temporal yet"},
 		{"a literal MCP secret does not travel", []string{"--config", secret, "--temporal", "127.0.0.1:1", "q"}, "env GITHUB_TOKEN holds a secret, which is not sent to Temporal workers: write it as ${VAR}"},
 		{"bad address", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "q"}, "cannot reach the Temporal server at 127.0.0.1:1"},
 		{"no port", []string{"--config", cfg, "--temporal", "localhost", "q"}, "HOST:PORT"},

@@ -97,11 +97,6 @@ func Supported(cfg *config.Config) error {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")
 	}
-	if o.TaskPlanning.Enabled {
-		// The plans live in the session the engine runs, which on Temporal is split over
-		// activities that do not carry them.
-		add("orchestrator.coordination.enable_agent_task_planning")
-	}
 	if o.Checklist.Bootstrapping() {
 		// The emerged criteria live in the engine's session, which the workflow does not
 		// carry yet; the critic is a nested session too.
@@ -116,9 +111,6 @@ func Supported(cfg *config.Config) error {
 	}
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")
-	}
-	if o.MemoryFiles {
-		add("orchestrator.coordination.enable_memory_filesystem_mode (the memories are files in the workspaces on this machine)")
 	}
 	for _, a := range cfg.Agents {
 		if cfg.MemoryOf(a).Enabled {

@@ -269,6 +269,10 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		coord["task_decomposer"] = d
 	}
 	putStr(coord, "checklist_criteria_preset", o.Checklist.CriteriaPreset)
+	if o.MemoryFiles {
+		coord["enable_memory_filesystem_mode"] = true // the memories are files in the holder's workspaces
+	}
+	taskPlanningDoc(coord, o.TaskPlanning)
 	if len(o.Checklist.CriteriaInline) > 0 {
 		cs := make([]any, len(o.Checklist.CriteriaInline))
 		for i, c := range o.Checklist.CriteriaInline {
@@ -322,4 +326,18 @@ func putInt(m obj, k string, v int) {
 	if v != 0 {
 		m[k] = v
 	}
+}
+
+// taskPlanningDoc writes enable_agent_task_planning and its keys: each agent's plan travels
+// with its conversation (engine.Conversation.Plan), the settings with the config.
+func taskPlanningDoc(coord obj, tp config.TaskPlanning) {
+	if tp.Enabled {
+		coord["enable_agent_task_planning"] = true
+	}
+	if tp.FilesystemMode {
+		coord["task_planning_filesystem_mode"] = true
+	}
+	putInt(coord, "max_tasks_per_plan", tp.MaxTasks)
+	putStr(coord, "plan_depth", tp.Depth)
+	putInt(coord, "plan_target_steps", tp.TargetSteps)
 }

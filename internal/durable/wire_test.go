@@ -259,16 +259,27 @@ func TestSupported_RefusesBroadcast(t *testing.T) {
 	}
 }
 
-// Task plans live in the engine's session, which Temporal splits over activities: refused by
-// name (the CLI refuses --plan and --execute-plan with --temporal before this).
-func TestSupported_RefusesTaskPlanning(t *testing.T) {
-	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
-		"orchestrator:\n  coordination: {enable_agent_task_planning: true}\n"))
+// Task planning and filesystem memory run on Temporal (the plans travel with the agents'
+// conversations, the memories are files in the holder's workspaces): accepted, and every key
+// of theirs reaches the workers as set.
+func TestEncode_CarriesTaskPlanningAndMemoryFiles(t *testing.T) {
+	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi], cwd: ws}\n"+
+		"orchestrator:\n  coordination: {enable_agent_task_planning: true, max_tasks_per_plan: 7, task_planning_filesystem_mode: true,\n"+
+		"    plan_depth: deep, plan_target_steps: 40, enable_memory_filesystem_mode: true}\n"))
 	if !rep.OK() {
 		t.Fatal(rep.Text())
 	}
-	if err := Supported(cfg); err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.enable_agent_task_planning") {
-		t.Errorf("task planning: %v, want a refusal naming orchestrator.coordination.enable_agent_task_planning", err)
+	doc, err := Encode(cfg)
+	if err != nil {
+		t.Fatalf("Encode = %v, want these settings to travel", err)
+	}
+	back, err := DecodeConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.TaskPlanning{Enabled: true, MaxTasks: 7, FilesystemMode: true, Depth: "deep", TargetSteps: 40}
+	if back.Orchestrator.TaskPlanning != want || !back.Orchestrator.MemoryFiles {
+		t.Errorf("arrived as task planning %+v, memory files %v; want %+v, true", back.Orchestrator.TaskPlanning, back.Orchestrator.MemoryFiles, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"massgen/internal/coord"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 )
 
 // This file lets a driver other than Run (a Temporal workflow) run a session: the
@@ -30,6 +31,9 @@ type Conversation struct {
 	Lead     string             `json:"lead,omitempty"`
 	Injected int                `json:"injected,omitempty"`
 	Round    RoundState         `json:"round"`
+	// Plan is the agent's task plan (enable_agent_task_planning; remote_taskplan.go); nil
+	// when planning is off or before the agent's first turn.
+	Plan *taskplan.Plan `json:"plan,omitempty"`
 }
 
 // RoundState is a turn's round timeout (see roundClock).
@@ -117,6 +121,10 @@ func (x *Coordinator) Start() {
 	}
 	if x.s.o.Orchestrator.SkipCoordinationRounds {
 		x.End(event.EndSkipped)
+		return
+	}
+	if !x.NeedsPrepare() {
+		x.s.seedPlans(nil) // after the steps before coordination, as Run; BeginTurn hands them out
 	}
 }
 
@@ -156,7 +164,9 @@ func (x *Coordinator) BeginTurn(i int, conv Conversation, round int) Conversatio
 	x.s.beginTurnLocked(i, &c, round)
 	// What the agent accepts in this turn is set anew; RunTurn reads it back.
 	c.accepted = ""
-	return c.export()
+	out := c.export()
+	out.Plan = x.planForTurn(i, conv.Plan)
+	return out
 }
 
 // TurnOutcome is how a turn run by RunTurn ended.
@@ -186,7 +196,7 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	if out.Err != "" {
 		c.reset()
 		x.fail(i, out.Err, out.Timeout, out.Fatal)
-		return c.export()
+		return withPlan(c.export(), out.Conversation.Plan) // a failed turn keeps the plan, as locally
 	}
 	if len(out.Calls) > 0 && !s.m.Ended() {
 		x.ops = append(x.ops, Op{Kind: OpResolve, Agent: i, Calls: out.Calls, Text: out.Text, Seen: out.Seen})
@@ -199,7 +209,7 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	if s.overBudget {
 		x.End(event.EndBudget)
 	}
-	return c.export()
+	return withPlan(c.export(), out.Conversation.Plan)
 }
 
 func (x *Coordinator) account(i int, u provider.Usage, cost float64) {
@@ -343,11 +353,13 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	c := conv.internal()
 	c.accepted = ""
 	s.turnOf[i] = c.round.n // the round BeginTurn began, which the turn's usage reports
+	s.takePlan(i, conv.Plan)
+	s.onReplica(i, &c)
 	err, timeout := s.turn(ctx, i, &c)
 	s.awaitStragglers()
 	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost}
 	if err != nil {
-		out.Conversation = c.export()
+		out.Conversation = withPlan(c.export(), s.givePlan(i))
 		out.Err, out.Timeout, out.Fatal = err.Error(), timeout, provider.IsFatal(err)
 		return out
 	}
@@ -355,7 +367,7 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 		out.Calls, out.Text = acceptedResponse(c.msgs, c.accepted)
 		out.Seen = c.seen
 	}
-	out.Conversation = c.export()
+	out.Conversation = withPlan(c.export(), s.givePlan(i))
 	return out
 }
 

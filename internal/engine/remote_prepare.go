@@ -85,6 +85,7 @@ func (x *Coordinator) NeedsPrepare() bool {
 func (x *Coordinator) Prepare(p Prepared) {
 	x.ops = append(x.ops, Op{Kind: OpPrepare, Prepared: &p})
 	x.s.adopt(p, true)
+	x.s.seedPlans(nil) // an execution run's plans come after the steps, as in Run
 	if x.s.overBudget {
 		x.End(event.EndBudget)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -67,7 +68,9 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			wo := o
 			var forward func()
 			wo.Bus, forward = replicaBus()
-			out := RunTurn(context.Background(), wo, x.Ops(), i, conv)
+			// Conversations and outcomes travel as JSON between a driver and its workers.
+			out := RunTurn(context.Background(), wo, x.Ops(), i, viaJSON(t, conv))
+			out = viaJSON(t, out)
 			forward()
 			convs[i] = x.Finish(i, out)
 		}
@@ -176,6 +179,19 @@ func TestCoordinator_SameWinnerAsRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+func viaJSON[T any](t *testing.T, v T) T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func count(log []event.Event, typ string) int {

@@ -73,8 +73,13 @@ func (s *session) runPlanTool(i int, c *conversation, tc provider.ToolCall) {
 // (task_planning_filesystem_mode). A plan that cannot be saved is reported, not fatal: the
 // plan itself is in the log.
 func (s *session) planChanged(i int, tool string, tasks []taskplan.Task) {
+	s.publish(event.TaskPlanChanged{Agent: s.agents[i].ID, Tool: tool, Tasks: eventTasks(tasks)})
+	s.savePlan(i, tasks)
+}
+
+// savePlan writes agent i's plan to its SavePlan, if it has one.
+func (s *session) savePlan(i int, tasks []taskplan.Task) {
 	a := s.agents[i]
-	s.publish(event.TaskPlanChanged{Agent: a.ID, Tool: tool, Tasks: eventTasks(tasks)})
 	if a.SavePlan == nil {
 		return
 	}

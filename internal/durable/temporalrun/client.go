@@ -160,11 +160,15 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		return engine.Result{Status: event.StatusFailed, ExitCode: 2, Err: err}
 	}
 	doc, err := durable.Encode(cfg)
+	if err == nil {
+		err = checkPlanSeed(o.PlanSeed)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	in := Session{Config: doc, Question: o.Question, History: o.History, Turn: o.Turn, SessionID: o.SessionID, LogDir: o.LogDir,
-		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil, Personas: o.Personas, PersonasTurn: o.PersonasTurn}
+		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil, Personas: o.Personas, PersonasTurn: o.PersonasTurn,
+		PlanSeed: o.PlanSeed}
 	wid := sessionWorkflowID(o)
 	store := t.StoreOrDefault()
 	if o.Previous != "" && app.NeedsMachine(cfg) {

@@ -429,12 +429,12 @@ func TestSession_Refused(t *testing.T) {
 	defer c.Close()
 	workerWith(t, c, target, &Activities{WorkspaceRoot: t.TempDir()})
 	for _, tt := range []struct{ name, yaml, want string }{
-		{"memory files", `
+		{"broadcast", `
 agents:
   - id: a
     backend: {type: scripted, answers: ["Paris."]}
-orchestrator: {coordination: {enable_memory_filesystem_mode: true}}
-`, "enable_memory_filesystem_mode (the memories are files in the workspaces on this machine): not supported on Temporal yet"},
+orchestrator: {coordination: {broadcast: agents}}
+`, "orchestrator.coordination.broadcast: not supported on Temporal yet"},
 		{"commands on an untrusted worker", `
 agents:
   - id: a

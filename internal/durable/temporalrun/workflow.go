@@ -36,6 +36,7 @@ import (
 	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
+	"massgen/internal/taskplan"
 	"massgen/internal/usage"
 )
 
@@ -93,6 +94,9 @@ type Session struct {
 	// (persona_generator.persist_across_turns), written in turn PersonasTurn.
 	Personas     []event.Persona `json:"personas,omitempty"`
 	PersonasTurn int             `json:"personas_turn,omitempty"`
+	// PlanSeed is an execution run's plan (--execute-plan), every agent's task plan at its
+	// first turn (engine.Options.PlanSeed).
+	PlanSeed []taskplan.Task `json:"plan_seed,omitempty"`
 }
 
 // Outcome is a workflow's result.
@@ -646,7 +650,8 @@ func engineOptions(in Session, cfg *config.Config) engine.Options {
 			HoldsSession: config.BackendTypes[a.Backend.Type].Protocol == config.ProtocolCLI}
 	}
 	return engine.Options{Question: in.Question, History: in.History, Turn: in.Turn, SessionID: in.SessionID, LogDir: in.LogDir,
-		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Personas: in.Personas, PersonasTurn: in.PersonasTurn}
+		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Personas: in.Personas, PersonasTurn: in.PersonasTurn,
+		PlanSeed: in.PlanSeed}
 }
 
 func activityError(err error) string {
