@@ -12,7 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"massgen/internal/app"
+	"massgen/internal/config"
 	"massgen/internal/durable"
+	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
 )
@@ -20,6 +22,16 @@ import (
 // The steps before coordination (planning mode's check, orchestrator.dspy's paraphrases,
 // persona_generator's personas) run on a worker; the workflow applies what they decided,
 // and every turn's replica acts on it.
+
+// plainSessions runs an in-process worker on queue against the dev server, and returns
+// app.Options.Remote for sessions there.
+func plainSessions(t *testing.T, queue string) func(context.Context, *config.Config, engine.Options) engine.Result {
+	t.Helper()
+	target := durable.Target{Address: devServer(t), Queue: queue}
+	c := dialTarget(t, target)
+	inProcessWorker(t, c, target)
+	return remoteOn(c, target)
+}
 
 // prepareEvents are the steps' decisions in a log, and the usage of their calls.
 func prepareEvents(t *testing.T, evs []event.Event) (plan []event.PlanningDecided, para []event.QuestionParaphrased, pers []event.PersonasGenerated, used provider.Usage) {
@@ -48,9 +60,7 @@ func TestSession_StepsBeforeCoordinationAsLocally(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	target := durable.Target{Address: devServer(t), Queue: "prepare-test"}
-	c := dialTarget(t, target)
-	inProcessWorker(t, c, target)
+	onTemporal := plainSessions(t, "prepare-test")
 	cfg := loadTeam(t, `
 agents:
   - id: a
@@ -65,7 +75,7 @@ orchestrator:
     persona_generator: {enabled: true, diversity_mode: methodology}
 `)
 	local := runLogged(t, cfg, t.TempDir(), nil)
-	remote := runLogged(t, cfg, t.TempDir(), remoteOn(c, target))
+	remote := runLogged(t, cfg, t.TempDir(), onTemporal)
 	if remote.Winner != local.Winner || remote.FinalAnswer != local.FinalAnswer {
 		t.Errorf("Temporal: %s %q; local: %s %q", remote.Winner, remote.FinalAnswer, local.Winner, local.FinalAnswer)
 	}
@@ -160,9 +170,7 @@ func TestSession_PersonasPersistAcrossTurns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	target := durable.Target{Address: devServer(t), Queue: "personas-test"}
-	c := dialTarget(t, target)
-	inProcessWorker(t, c, target)
+	onTemporal := plainSessions(t, "personas-test")
 	cfg := loadTeam(t, `
 agents:
   - id: a
@@ -177,12 +185,11 @@ orchestrator:
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logs := t.TempDir()
-	remote := remoteOn(c, target)
-	first, err := app.Run(ctx, cfg, app.Options{Question: "One.", Logging: true, LogRoot: logs, Remote: remote})
+	first, err := app.Run(ctx, cfg, app.Options{Question: "One.", Logging: true, LogRoot: logs, Remote: onTemporal})
 	if err != nil || first.ExitCode != 0 {
 		t.Fatalf("turn 1: %+v, %v", first.Result, err)
 	}
-	second, err := app.Run(ctx, cfg, app.Options{Question: "Two.", Logging: true, LogRoot: logs, Session: first.Session, Turn: 2, Remote: remote,
+	second, err := app.Run(ctx, cfg, app.Options{Question: "Two.", Logging: true, LogRoot: logs, Session: first.Session, Turn: 2, Remote: onTemporal,
 		History: []provider.Message{{Role: provider.RoleUser, Content: "One."}, {Role: provider.RoleAssistant, Content: first.FinalAnswer}}})
 	if err != nil || second.ExitCode != 0 {
 		t.Fatalf("turn 2: %+v, %v", second.Result, err)
@@ -207,9 +214,7 @@ func TestSession_VerifiersAsLocally(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	target := durable.Target{Address: devServer(t), Queue: "verify-test"}
-	c := dialTarget(t, target)
-	inProcessWorker(t, c, target)
+	onTemporal := plainSessions(t, "verify-test")
 	cfg := loadTeam(t, `
 agents:
   - id: a1
@@ -223,7 +228,7 @@ orchestrator:
   verifiers: [{aspect: correctness, agent: a3}]
 `)
 	local := runLogged(t, cfg, t.TempDir(), nil)
-	remote := runLogged(t, cfg, t.TempDir(), remoteOn(c, target))
+	remote := runLogged(t, cfg, t.TempDir(), onTemporal)
 	if remote.Winner != "a2" || remote.Winner != local.Winner || remote.FinalAnswer != local.FinalAnswer {
 		t.Fatalf("Temporal: %s %q (%v); local: %s %q", remote.Winner, remote.FinalAnswer, remote.Err, local.Winner, local.FinalAnswer)
 	}
