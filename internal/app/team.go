@@ -220,15 +220,15 @@ func (t *Team) Deliver(ctx context.Context, presenter string) ([]event.Payload, 
 }
 
 // Finish copies the winner's workspace to dst, once nothing runs in the workspaces any
-// more; a winner without a workspace copies nothing.
-func (t *Team) Finish(winner, dst string) error {
+// more, and reports whether it did: a winner without a workspace copies nothing.
+func (t *Team) Finish(winner, dst string) (bool, error) {
 	ws := t.tb.ws[winner]
 	if ws == nil {
-		return nil
+		return false, nil
 	}
 	t.tb.run.StopResidents()
 	t.tb.gatherMemories(ws) // the next turn starts from this copy, as locally
-	return ws.CopyOut(dst)
+	return true, ws.CopyOut(dst)
 }
 
 // WorkspaceDir is the folder of the team's workspaces ("" when no agent has one).

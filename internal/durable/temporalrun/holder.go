@@ -303,14 +303,16 @@ func (a *Activities) Release(ctx context.Context, in ReleaseInput) (ReleaseResul
 		}
 		defer os.RemoveAll(tmp)
 		key := durable.StoreKey(in.WorkflowID, "final", in.Winner)
-		err = h.team.Finish(in.Winner, tmp)
-		if err == nil {
+		kept, err := h.team.Finish(in.Winner, tmp)
+		if err == nil && kept {
 			err = a.store().Put(ctx, key, tmp)
 		}
 		if err != nil {
 			return r, fmt.Errorf("keep the winner's workspace: %w", err)
 		}
-		r.Workspace = key
+		if kept { // a winner without a workspace (MCP tools alone) leaves no empty folder in the log
+			r.Workspace = key
+		}
 	}
 	a.drop(in.WorkflowID)
 	for _, p := range h.team.Reports() {

@@ -144,6 +144,10 @@ func TestSession_SubagentsRunOnTheHolder(t *testing.T) {
 			t.Errorf("subagent %s's log in the starter's log folder: %v\n%.1500s", id, err, log)
 		}
 	}
+	// The lead has no workspace: the log has none for it, as a local run's has not.
+	if _, err := os.Stat(filepath.Join(res.Dir, "final", "lead", "workspace")); !os.IsNotExist(err) {
+		t.Errorf("the log has a workspace for the lead, which has none: %v", err)
+	}
 	if left, _ := filepath.Glob(filepath.Join(wroot, "ws", "*")); len(left) != 0 {
 		t.Errorf("the worker keeps %v after the session", left)
 	}
