@@ -183,7 +183,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 			p = redacting(p, red)
 		}
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params, Provider: p,
-			BaseURL: redact.URL(a.Backend.BaseURL), CustomEndpoint: customEndpoint(a.Backend), Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
+			BaseURL: redact.URL(a.Backend.BaseURL), CustomEndpoint: CustomEndpoint(a.Backend), Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
 			VotingSensitivity: a.VotingSensitivity, HoldsSession: isCLI(a), Subtask: a.Subtask}
 	}
 	para, err := newParaphraser(cfg, o, red, &missing)

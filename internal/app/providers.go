@@ -89,10 +89,10 @@ func APIVersion(b config.Backend, getenv func(string) string) string {
 	return bt.DefaultAPIVersion
 }
 
-// customEndpoint reports whether b's resolved endpoint is not its type's default. The chat
+// CustomEndpoint reports whether b's resolved endpoint is not its type's default. The chat
 // type without a default (azure_openai: each resource has its own host) has nothing to differ
 // from: the run header still names its endpoint, and a config's base_url still needs trust.
-func customEndpoint(b config.Backend) bool {
+func CustomEndpoint(b config.Backend) bool {
 	bt := config.BackendTypes[b.Type]
 	if bt.Protocol == config.ProtocolChat && bt.DefaultBaseURL == "" {
 		return false

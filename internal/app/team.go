@@ -139,7 +139,7 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 					p = redacting(p, red)
 				}
 				agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage, Params: a.Backend.Params,
-					Provider: p, BaseURL: redact.URL(a.Backend.BaseURL), CustomEndpoint: customEndpoint(a.Backend),
+					Provider: p, BaseURL: redact.URL(a.Backend.BaseURL), CustomEndpoint: CustomEndpoint(a.Backend),
 					Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model), VotingSensitivity: a.VotingSensitivity, HoldsSession: isCLI(a), Subtask: a.Subtask}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"massgen/internal/app"
 	"massgen/internal/event"
+	"massgen/internal/provider"
 )
 
 // decompositionTeam: three scripted agents with workspaces own one part each; the frontend
@@ -101,5 +102,40 @@ func TestSession_DecompositionAsLocally(t *testing.T) {
 	got, want := ws(remote.Dir), ws(local.Dir)
 	if got["api/server.go"] != "package api" || !cmp.Equal(got, want) {
 		t.Errorf("final workspace on Temporal differs from the local run's:\n%s", cmp.Diff(want, got))
+	}
+}
+
+// TestSession_DecompositionKeepsConfiguredSubtasks: agents' own subtasks reach the workers,
+// so no decomposer call is made for them, as locally.
+func TestSession_DecompositionKeepsConfiguredSubtasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	onTemporal := plainSessions(t, "subtasks-test")
+	cfg := loadTeam(t, `
+agents:
+  - id: page
+    subtask: Build the page.
+    backend: {type: scripted, answers: ["The page."]}
+  - id: api
+    subtask: Build the API.
+    backend: {type: scripted, answers: ["The API."]}
+orchestrator: {coordination_mode: decomposition}
+`)
+	res := runLogged(t, cfg, t.TempDir(), onTemporal)
+	if res.ExitCode != 0 || res.Winner != "api" {
+		t.Fatalf("result %+v", res.Result)
+	}
+	for _, e := range readLog(t, res.Dir) {
+		switch p := e.Payload.(type) {
+		case event.ModelCalled:
+			if p.Stage == provider.StageDecompose {
+				t.Error("the decomposer was asked for subtasks the config gives")
+			}
+		case event.SubtasksAssigned:
+			if len(p.Subtasks) != 2 || p.Subtasks[1].Text != "Build the API." || p.Subtasks[1].Source != event.SubtaskConfig {
+				t.Errorf("subtasks %+v, want the config's", p.Subtasks)
+			}
+		}
 	}
 }

@@ -644,6 +644,7 @@ func engineOptions(in Session, cfg *config.Config) engine.Options {
 	for i, a := range cfg.Agents {
 		agents[i] = engine.Agent{ID: a.ID, Backend: a.Backend.Type, Model: a.Backend.Model, System: a.SystemMessage,
 			Params: a.Backend.Params, VotingSensitivity: a.VotingSensitivity, BaseURL: a.Backend.BaseURL,
+			CustomEndpoint: app.CustomEndpoint(a.Backend), Subtask: a.Subtask,
 			Unpriced: !usage.Known(a.Backend.Type, a.Backend.Model),
 			// A coding-agent CLI's turns continue its conversation, as locally: each resumes
 			// the CLI's own session on the holder instead of starting a new one.
