@@ -293,6 +293,12 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 	if o.runID != "" {
 		runID = o.runID
 	}
+	closeLedger, err := openLedger(cfg, bus, res.Dir, runID)
+	if err != nil {
+		_ = closeAll()
+		return Result{}, err
+	}
+	closers = append(closers, closeLedger)
 	up, err := startUploads(ctx, cfg, agents, files, keys, froms, red)
 	// Registered after the log's closers, so it runs before them and its report is logged.
 	closers = append(closers, func() error { up.cleanup(ctx, bus, red); return nil })
@@ -320,7 +326,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		// Before the log closes: the subagents still running end and say so.
 		closers = append(closers, o.subagents.Close)
 	}
-	tb, closeTools, err := equip(ctx, cfg, agents, runID, o, clis, bus, red, res.Dir)
+	tb, closeTools, err := equip(ctx, cfg, agents, runID, o, clis, bus, red)
 	closers = append(closers, closeTools)
 	if err != nil {
 		_ = closeAll()

@@ -22,10 +22,10 @@ import (
 
 // equip gives the agents their tools and what guards them, as every session has them: the
 // tool sources (newToolbox), redaction of their output, subagents, memory files, the
-// permission gate and its ledger in dir, compression, and the gate for calls from code. The
-// returned close releases all of it, and is never nil.
+// permission gate, compression, and the gate for calls from code. The returned close releases
+// all of it, and is never nil.
 func equip(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID string, o Options, clis map[string]cliBinder,
-	bus *event.Bus, red *redact.Redactor, dir string) (*toolbox, func() error, error) {
+	bus *event.Bus, red *redact.Redactor) (*toolbox, func() error, error) {
 	tb, err := newToolbox(ctx, cfg, agents, runID, o, clis)
 	if err != nil {
 		return tb, tb.close, err
@@ -35,10 +35,8 @@ func equip(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID
 	}
 	withSubagents(agents, o.subagents)
 	tb.withMemoryFiles(agents)
-	closeLedger, err := guard(cfg, agents, tb, o, bus, red, dir, runID)
-	closeAll := func() error { return errors.Join(closeLedger(), tb.close()) }
-	if err != nil {
-		return tb, closeAll, err
+	if err := guard(cfg, agents, tb, o, bus, red); err != nil {
+		return tb, tb.close, err
 	}
 	for i, a := range cfg.Agents {
 		if c := compression(cfg, a); c.Trigger > 0 {
@@ -51,7 +49,7 @@ func equip(ctx context.Context, cfg *config.Config, agents []engine.Agent, runID
 	}
 	tb.permitCode(agents)
 	savePlans(cfg, agents, tb)
-	return tb, closeAll, nil
+	return tb, tb.close, nil
 }
 
 // TeamOptions configure BuildTeam.
@@ -158,7 +156,7 @@ func BuildTeam(ctx context.Context, cfg *config.Config, to TeamOptions) (*Team, 
 	}
 	o.subagents = teamSubagents(cfg, o, to.Subagents, to.RunID, func(p event.Payload) { bus.Publish(p) })
 	t.subagents = o.subagents
-	tb, closeTools, err := equip(ctx, cfg, agents, to.RunID, o, clis, bus, red, "")
+	tb, closeTools, err := equip(ctx, cfg, agents, to.RunID, o, clis, bus, red)
 	t.tb, t.close = tb, func() error {
 		// The subagents first: they end (and say so) while the relay still takes reports.
 		return errors.Join(closeSubagents(o.subagents), closeCLIs(clis), closeTools(), o.Conversation.Close(), up.close())

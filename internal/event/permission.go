@@ -38,6 +38,16 @@ type PermissionDecided struct {
 	By       string `json:"by"`
 	Rule     string `json:"rule,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// What the audit ledger records of the call (approvals/ledger.jsonl, written from these
+	// events wherever the call was decided): its action and target, their risk, a preview of
+	// its arguments, whether a person was asked; Audit is false when the agent's policy
+	// keeps no ledger (permissions.audit: false).
+	Action string `json:"action,omitempty"`
+	Target string `json:"target,omitempty"`
+	Risk   string `json:"risk,omitempty"`
+	Args   string `json:"args,omitempty"`
+	Asked  bool   `json:"asked,omitempty"`
+	Audit  bool   `json:"audit,omitempty"`
 }
 
 func (PermissionAsked) Type() string   { return "permission_asked" }

@@ -25,11 +25,9 @@ type GateOptions struct {
 	Timeout time.Duration
 	// Publish puts the permission events into the session's stream.
 	Publish func(event.Payload)
-	// Ledger, when set, records every decision.
-	Ledger *Ledger
-	// Redact hides keys and secrets in what the ledger and the events quote; nil keeps all.
+	// Redact hides keys and secrets in what the events (and the ledger written from them,
+	// LedgerSink) quote; nil keeps all.
 	Redact func(string) string
-	RunID  string
 }
 
 // Gate is the one check every tool call of a run passes before it runs.
@@ -168,29 +166,11 @@ func (d decision) refusal(p *Policy, timeout time.Duration) string {
 	return fmt.Sprintf("denied by automation policy (automation_default: %s): %s needs approval (%s) and %s%s", p.automation, d.tool, d.v.Reason, why, after)
 }
 
-// record publishes the decision and writes it to the ledger.
+// record publishes the decision, with what the audit ledger records of it (LedgerSink).
 func (g *Gate) record(p *Policy, d decision) {
-	reason := d.v.Reason
-	g.o.Publish(event.PermissionDecided{Agent: d.agent, ID: d.id, Tool: d.tool, Decision: d.decision, By: d.by, Rule: d.v.Rule, Reason: g.o.Redact(reason)})
-	operator, source := "policy", "provider"
-	switch {
-	case d.v.Rule == "hardline":
-		operator, source = "hardline", "hardline"
-	case d.by == event.ByRule:
-		operator, source = "rule", "rule"
-	case d.by == event.ByPerson:
-		operator = "human"
-	case d.by == event.ByBudget:
-		operator, source = "budget", "budget"
-	}
-	if !p.audit {
-		return
-	}
-	target := g.o.Redact(clipTarget(d.v.Target.Target))
-	g.o.Ledger.Write(Entry{RunID: g.o.RunID, AgentID: d.agent, Tool: d.tool, NormalizedPattern: d.v.Target.Action + ":" + target,
-		Risk: d.v.Risk, Reason: g.o.Redact(reason), ArgsPreview: g.o.Redact(clipTarget(d.args)), Decision: d.decision,
-		Operator: operator, Scope: "once", Source: source, ID: d.id, Action: d.v.Target.Action, Target: target,
-		Rule: d.v.Rule, Asked: d.asked, By: d.by})
+	g.o.Publish(event.PermissionDecided{Agent: d.agent, ID: d.id, Tool: d.tool, Decision: d.decision, By: d.by, Rule: d.v.Rule,
+		Reason: g.o.Redact(d.v.Reason), Action: d.v.Target.Action, Target: g.o.Redact(clipTarget(d.v.Target.Target)), Risk: d.v.Risk,
+		Args: g.o.Redact(clipTarget(d.args)), Asked: d.asked, Audit: p.audit})
 }
 
 // clipTarget caps what the events and the ledger quote of a call.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"massgen/internal/event"
+
 	"massgen/internal/private"
 )
 
@@ -87,6 +89,38 @@ func (l *Ledger) Write(e Entry) {
 	if err != nil && l.err == nil {
 		l.err = fmt.Errorf("permissions ledger: %w", err)
 	}
+}
+
+// LedgerSink writes to l every audited decision published (event.PermissionDecided), as the
+// run with id runID records it: locally the gate's events, on Temporal the workers' events
+// as they reach the starter, from their preview (a lost attempt's decisions are recorded
+// too: its calls may have run) and not again when logged. It writes through, so a decision
+// is on disk once published.
+func LedgerSink(l *Ledger, runID string) event.Sink {
+	return event.SinkFunc(func(e event.Event) {
+		d, ok := e.Payload.(event.PermissionDecided)
+		if !ok || !d.Audit || e.Previewed {
+			return
+		}
+		operator, source := "policy", "provider"
+		switch {
+		case d.Rule == "hardline":
+			operator, source = "hardline", "hardline"
+		case d.By == event.ByRule:
+			operator, source = "rule", "rule"
+		case d.By == event.ByPerson:
+			operator = "human"
+		case d.By == event.ByBudget:
+			operator, source = "budget", "budget"
+		}
+		var ts float64
+		if !e.Time.IsZero() {
+			ts = float64(e.Time.UnixMicro()) / 1e6
+		}
+		l.Write(Entry{Timestamp: ts, RunID: runID, AgentID: d.Agent, Tool: d.Tool, NormalizedPattern: d.Action + ":" + d.Target,
+			Risk: d.Risk, Reason: d.Reason, ArgsPreview: d.Args, Decision: d.Decision, Operator: operator, Scope: "once",
+			Source: source, ID: d.ID, Action: d.Action, Target: d.Target, Rule: d.Rule, Asked: d.Asked, By: d.By})
+	})
 }
 
 // Close closes the file and reports the first write that failed.

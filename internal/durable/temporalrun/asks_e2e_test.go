@@ -2,8 +2,10 @@ package temporalrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -108,6 +110,26 @@ func TestSession_PermissionAsksReachTheStarter(t *testing.T) {
 			want := map[bool]string{true: "allow by person, deny by person", false: "deny by automation_default, deny by automation_default"}[person]
 			if strings.Join(decided, ", ") != want {
 				t.Errorf("decisions %v, want %s", decided, want)
+			}
+			// The audit ledger is in the starter's log folder, written from the workers'
+			// decisions: one line each, as a local run writes it.
+			raw, err := os.ReadFile(filepath.Join(res.Dir, permission.LedgerFile))
+			if err != nil {
+				t.Fatalf("no audit ledger in the log folder: %v", err)
+			}
+			var ledger []string
+			for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+				var e permission.Entry
+				if err := json.Unmarshal([]byte(line), &e); err != nil {
+					t.Fatalf("ledger line %q: %v", line, err)
+				}
+				if e.AgentID != "builder" || e.Tool != "write_file" || e.Action == "" || e.Target == "" || e.RunID == "" {
+					t.Errorf("ledger entry %+v lacks what the decision was about", e)
+				}
+				ledger = append(ledger, e.Decision+" by "+e.By)
+			}
+			if strings.Join(ledger, ", ") != want {
+				t.Errorf("ledger %v, want %s", ledger, want)
 			}
 		})
 	}
