@@ -93,9 +93,9 @@ func Supported(cfg *config.Config) error {
 		// The post-evaluation and the attempts are not in the workflow's activities yet.
 		add("orchestrator.coordination.max_orchestration_restarts")
 	}
-	if o.Broadcast.Mode != "" {
-		// The side calls read the peers' conversations, which live in the workers' activities.
-		add("orchestrator.coordination.broadcast")
+	if o.Broadcast.Mode == config.BroadcastHuman {
+		// The person's answers would have to reach a worker's turn while it waits.
+		add("orchestrator.coordination.broadcast: human")
 	}
 	if o.Checklist.Bootstrapping() {
 		// The emerged criteria live in the engine's session, which the workflow does not

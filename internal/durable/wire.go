@@ -268,6 +268,16 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		}
 		coord["task_decomposer"] = d
 	}
+	if b := o.Broadcast; b.Mode != "" {
+		coord["broadcast"] = b.Mode
+		putStr(coord, "broadcast_sensitivity", b.Sensitivity)
+		putStr(coord, "response_depth", b.ResponseDepth)
+		if b.Timeout > 0 {
+			coord["broadcast_timeout"] = json.Number(strconv.FormatFloat(b.Timeout.Seconds(), 'g', -1, 64))
+		}
+		coord["broadcast_wait_by_default"] = b.WaitByDefault
+		putInt(coord, "max_broadcasts_per_agent", b.MaxPerAgent)
+	}
 	putStr(coord, "checklist_criteria_preset", o.Checklist.CriteriaPreset)
 	if o.MemoryFiles {
 		coord["enable_memory_filesystem_mode"] = true // the memories are files in the holder's workspaces

@@ -245,17 +245,33 @@ func TestSupported_RefusesOrchestrationRestarts(t *testing.T) {
 
 // Broadcast's side calls read the other agents' conversations, which on Temporal live in the
 // workers' activities: a session asking for it is refused by name, not run without it.
-func TestSupported_RefusesBroadcast(t *testing.T) {
-	for _, mode := range []string{"agents", "human"} {
-		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
-			"orchestrator:\n  coordination: {broadcast: "+mode+"}\n"))
-		if !rep.OK() {
-			t.Fatal(rep.Text())
-		}
-		err := Supported(cfg)
-		if err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.broadcast") {
-			t.Errorf("broadcast: %s: %v, want a refusal naming orchestrator.coordination.broadcast", mode, err)
-		}
+// Broadcast to the agents runs on Temporal, with every key of it; broadcast to the person is
+// refused by name.
+func TestEncode_CarriesBroadcast(t *testing.T) {
+	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+		"orchestrator:\n  coordination: {broadcast: agents, broadcast_sensitivity: high, response_depth: low, broadcast_timeout: 42, "+
+		"broadcast_wait_by_default: false, max_broadcasts_per_agent: 3}\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	doc, err := Encode(cfg)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	back, err := DecodeConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := back.Orchestrator.Broadcast; b != cfg.Orchestrator.Broadcast || b.Mode != "agents" || b.MaxPerAgent != 3 {
+		t.Errorf("broadcast arrived as %+v, sent %+v", b, cfg.Orchestrator.Broadcast)
+	}
+	human, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
+		"orchestrator:\n  coordination: {broadcast: human}\n"))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	if err := Supported(human); err == nil || !strings.Contains(err.Error(), "orchestrator.coordination.broadcast: human") {
+		t.Errorf("broadcast: human: %v, want a refusal naming it", err)
 	}
 }
 

@@ -378,6 +378,9 @@ func (s *session) sideAnswer(ctx context.Context, q *question, k int) {
 		s.mu.Lock()
 		msgs := slices.Clone(s.bc.snaps[k].msgs)
 		s.mu.Unlock()
+		if msgs == nil && s.o.PeerContext != nil {
+			msgs = s.o.PeerContext(k)
+		}
 		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: prompt.ShadowQuestion(from, q.text)})
 		var u provider.Usage
 		text, u, err = s.reply(ctx, k, provider.Request{Model: a.Model, System: prompt.ShadowSystem(a.System, s.bc.cfg.ResponseDepth),

@@ -147,6 +147,10 @@ type Options struct {
 	// bootstrap_subagent's critic and the round evaluator (bootstrap.go). It must return when
 	// ctx ends. nil: none can run, and the events of those features say so.
 	Subagent func(ctx context.Context, c SubagentCall) SubagentReply
+	// PeerContext, when set, is agent k's conversation as it last sent it, for a side call
+	// that answers a broadcast question in k's name when this process has not seen k's
+	// calls (a replica on a Temporal worker; nil: only the calls seen here).
+	PeerContext func(k int) []provider.Message
 	// PlanSeed, when set, is the task plan every agent starts with (an execution run,
 	// --execute-plan); it needs Orchestrator.TaskPlanning.Enabled.
 	PlanSeed []taskplan.Task

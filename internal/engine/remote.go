@@ -134,6 +134,9 @@ func (x *Coordinator) Ops() []Op { return x.ops }
 // Ended reports whether coordination is over.
 func (x *Coordinator) Ended() bool { return x.s.m.Ended() }
 
+// Index is the index of the agent whose id is id, -1 when none is.
+func (x *Coordinator) Index(id string) int { return x.s.index(id) }
+
 // Dead reports whether agent i is out of the session.
 func (x *Coordinator) Dead(i int) bool { return x.s.m.Dead(i) }
 
@@ -181,9 +184,13 @@ type TurnOutcome struct {
 	Err     string `json:"err,omitempty"`
 	Timeout bool   `json:"timeout,omitempty"`
 	Fatal   bool   `json:"fatal,omitempty"`
-	// Usage and Cost add up the turn's model calls.
+	// Usage and Cost add up the turn's model calls of the agent; Side what other agents'
+	// side calls (broadcast answers) spent in it.
 	Usage provider.Usage `json:"usage,omitzero"`
 	Cost  float64        `json:"cost,omitempty"`
+	Side  []Spend        `json:"side,omitempty"`
+	// Notes are what side calls answered in other agents' names (by id), for their next turn.
+	Notes map[string][]string `json:"notes,omitempty"`
 }
 
 // Finish applies a turn's outcome: the accepted call is resolved against the current state
@@ -192,6 +199,12 @@ type TurnOutcome struct {
 func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	s := x.s
 	x.account(i, out.Usage, out.Cost)
+	for _, sp := range out.Side {
+		if sp.Agent >= 0 && sp.Agent < len(s.agents) {
+			x.account(sp.Agent, sp.Usage, sp.Cost)
+		}
+	}
+	x.keepNotes(out.Notes)
 	c := out.Conversation.internal()
 	if out.Err != "" {
 		c.reset()
@@ -355,9 +368,15 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	s.turnOf[i] = c.round.n // the round BeginTurn began, which the turn's usage reports
 	s.takePlan(i, conv.Plan)
 	s.onReplica(i, &c)
+	s.startBroadcasts(ctx)
+	side := s.sideSpending(i)
 	err, timeout := s.turn(ctx, i, &c)
+	s.waitBroadcasts() // a question not waited for ends with the turn (broadcast_timeout bounds it)
 	s.awaitStragglers()
-	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost}
+	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost, Side: side(), Notes: s.takeNotes()}
+	for _, sp := range out.Side {
+		out.Usage, out.Cost = subUsage(out.Usage, sp.Usage), out.Cost-sp.Cost
+	}
 	if err != nil {
 		out.Conversation = withPlan(c.export(), s.givePlan(i))
 		out.Err, out.Timeout, out.Fatal = err.Error(), timeout, provider.IsFatal(err)

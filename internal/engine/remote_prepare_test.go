@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -216,5 +217,71 @@ func TestCoordinator_VerifiersAsRun(t *testing.T) {
 	}
 	if calls != 2 || paid != 2 {
 		t.Errorf("%d verify calls and %d of their usage reports in the log, want 2 each", calls, paid)
+	}
+}
+
+// Broadcast to the agents driven as on Temporal: the asker's replica makes the side calls
+// with the others' models on their conversations as the driver holds them; each side call
+// is billed to the agent that made it, and what it answered reaches that agent's next turn.
+func TestCoordinator_BroadcastAsRun(t *testing.T) {
+	mk := func() Options {
+		ask := []config.ScriptedToolCall{{Name: "ask_others", Args: map[string]any{"question": "Paris or Lyon?"}}}
+		return Options{Question: "Capital of France?", Agents: agents(
+			scripted.New(config.Script{Answers: []string{"Paris, as both agreed."}, ToolCalls: ask}, "m"),
+			scripted.New(config.Script{Answers: []string{"Paris."}, BroadcastReply: "Paris, the capital."}, "m"),
+			scripted.New(config.Script{Answers: []string{"Paris!"}, BroadcastReply: "Not Lyon."}, "m")),
+			Orchestrator: broadcastOn(config.BroadcastAgents)}
+	}
+	local, llog := run(t, t.Context(), mk())
+	res, log := drive(t, mk(), nil)
+	if res.ExitCode != 0 || local.ExitCode != 0 {
+		t.Fatalf("driven %+v; Run %+v", res, local)
+	}
+	answered := func(log []event.Event) []string {
+		var out []string
+		for _, a := range ofType[event.BroadcastAnswered](log) {
+			out = append(out, a.Responder+": "+a.Content)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := answered(log), answered(llog); len(got) != 2 || !cmp.Equal(got, want) {
+		t.Errorf("answers %v, Run's %v", got, want)
+	}
+	if d := ofType[event.BroadcastDone](log); len(d) != 1 || d[0].Status != event.BroadcastComplete {
+		t.Errorf("broadcast_done %+v", d)
+	}
+	// Each side call's usage is its agent's: one report more than its own model calls.
+	calls, usages := map[string]int{}, map[string]int{}
+	for _, e := range log {
+		switch p := e.Payload.(type) {
+		case event.ModelCalled:
+			calls[p.Agent]++
+		case event.UsageReported:
+			usages[p.Agent]++
+		}
+	}
+	for _, id := range []string{"a2", "a3"} {
+		if usages[id] != calls[id]+1 {
+			t.Errorf("%s: %d usage reports for %d model calls, want one more (its side call)", id, usages[id], calls[id])
+		}
+	}
+	// The session's totals count every call once, the side calls included.
+	var logged provider.Usage
+	for _, u := range ofType[event.UsageReported](log) {
+		logged = logged.Add(u.Usage)
+	}
+	if logged.InputTokens != res.Usage.InputTokens || logged.OutputTokens != res.Usage.OutputTokens {
+		t.Errorf("the session counted %+v, its calls reported %+v", res.Usage, logged)
+	}
+	// What a2's side call answered reached a2's next turn.
+	var told bool
+	for _, m := range ofType[event.ModelCalled](log) {
+		for _, msg := range m.Messages {
+			told = told || m.Agent == "a2" && m.Stage != provider.StageBroadcast && strings.Contains(msg.Content, "Paris, the capital.")
+		}
+	}
+	if !told {
+		t.Error("a2 was never told what its side call answered")
 	}
 }

@@ -46,6 +46,8 @@ type CoordinatorState struct {
 	// Messages are the steering messages sent; Given how many of them each agent has read.
 	Messages []string `json:"messages,omitempty"`
 	Given    []int    `json:"given,omitempty"`
+	// Notes are the broadcast answers made in each agent's name, not yet delivered.
+	Notes [][]string `json:"notes,omitempty"`
 }
 
 // State is x as ResumeCoordinator takes it up. Call it between turns: a turn running
@@ -59,7 +61,7 @@ func (x *Coordinator) State() CoordinatorState {
 		given[i] = st.given[i]
 	}
 	return CoordinatorState{Ops: slices.Clone(x.ops), Start: x.start, Waiting: slices.Clone(x.waiting),
-		Messages: slices.Clone(st.messages), Given: given}
+		Messages: slices.Clone(st.messages), Given: given, Notes: x.notesState()}
 }
 
 // ResumeCoordinator rebuilds the coordinator State returned, for a session of o, publishing
@@ -81,5 +83,6 @@ func ResumeCoordinator(o Options, st CoordinatorState) (*Coordinator, error) {
 	steer.attach(s)
 	x := &Coordinator{s: s, ops: slices.Clone(st.Ops), start: st.Start, steer: steer, waiting: make([]string, len(s.agents))}
 	copy(x.waiting, st.Waiting)
+	x.restoreNotes(st.Notes)
 	return x, nil
 }

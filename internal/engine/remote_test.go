@@ -8,6 +8,7 @@ import (
 
 	"massgen/internal/config"
 	"massgen/internal/event"
+	"massgen/internal/provider"
 	"massgen/internal/provider/scripted"
 )
 
@@ -68,6 +69,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			wo := o
 			var forward func()
 			wo.Bus, forward = replicaBus()
+			wo.PeerContext = func(k int) []provider.Message { return convs[k].Msgs[:convs[k].Sent] }
 			// Conversations and outcomes travel as JSON between a driver and its workers.
 			out := RunTurn(context.Background(), wo, x.Ops(), i, viaJSON(t, conv))
 			out = viaJSON(t, out)

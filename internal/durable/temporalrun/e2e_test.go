@@ -433,8 +433,8 @@ func TestSession_Refused(t *testing.T) {
 agents:
   - id: a
     backend: {type: scripted, answers: ["Paris."]}
-orchestrator: {coordination: {broadcast: agents}}
-`, "orchestrator.coordination.broadcast: not supported on Temporal yet"},
+orchestrator: {coordination: {broadcast: human}}
+`, "orchestrator.coordination.broadcast: human: not supported on Temporal yet"},
 		{"commands on an untrusted worker", `
 agents:
   - id: a

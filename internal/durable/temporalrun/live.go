@@ -124,7 +124,7 @@ func (w *run) settleEvents(i int, evs []event.Event, retried int) {
 			continue
 		}
 		u.Retried = retried
-		w.x.Account(i, u.Usage, u.CostUSD)
+		w.x.Account(w.agentIndex(u.Agent, i), u.Usage, u.CostUSD) // a side call's is the answering agent's
 		w.bus.Publish(u)
 	}
 }
@@ -137,7 +137,7 @@ func (w *run) commit(lt *liveTurn, account bool) {
 			continue // the coordinator publishes its own when it applies the outcome
 		}
 		if u, ok := e.Payload.(event.UsageReported); ok && account {
-			w.x.Account(lt.agent, u.Usage, u.CostUSD)
+			w.x.Account(w.agentIndex(u.Agent, lt.agent), u.Usage, u.CostUSD)
 		}
 		if lt.shown[k] {
 			w.bus.PublishPreviewed(e.Payload)

@@ -226,6 +226,9 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if err == nil {
 		err = workflow.SetQueryHandler(ctx, QueryAnswers, func() ([]AskAnswer, error) { return w.answers, nil })
 	}
+	if err == nil {
+		err = workflow.SetQueryHandler(ctx, QueryPeer, func(k int) ([]provider.Message, error) { return w.peer(k), nil })
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("queries: %w", err)
 	}
@@ -246,7 +249,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	}
 	w.subagents = w.machine && cfg.Orchestrator.Subagents.Enabled && !cfg.Orchestrator.Subagents.NoBackground
 	n := len(o.Agents)
-	w.convs, w.rounds = make([]engine.Conversation, n), make([]int, n)
+	w.convs, w.begun, w.rounds = make([]engine.Conversation, n), make([]engine.Conversation, n), make([]int, n)
 	w.busy, w.paused, w.running = make([]bool, n), make([]bool, n), make([]*liveTurn, n)
 	t := o.Timeouts
 	if t.Orchestrator <= 0 {
@@ -363,6 +366,7 @@ type run struct {
 	turns    map[string]*liveTurn // by key, this run's turns and presentations
 	running  []*liveTurn          // each agent's turn in progress
 	convs    []engine.Conversation
+	begun    []engine.Conversation // each agent's conversation as its running turn began
 	rounds   []int
 	busy     []bool
 	paused   []bool
@@ -439,6 +443,7 @@ func (w *run) startTurn(turnCtx workflow.Context, i int, refused *error) {
 	x := w.x
 	w.rounds[i]++
 	conv := x.BeginTurn(i, w.convs[i], w.rounds[i])
+	w.begun[i] = conv // what the turn's first call sends, for side calls in its name (QueryPeer)
 	w.busy[i] = true
 	lt := w.newTurn(i)
 	w.running[i] = lt
