@@ -81,5 +81,6 @@ func ResumeCoordinator(o Options, st CoordinatorState) (*Coordinator, error) {
 	steer.attach(s)
 	x := &Coordinator{s: s, ops: slices.Clone(st.Ops), start: st.Start, steer: steer, waiting: make([]string, len(s.agents))}
 	copy(x.waiting, st.Waiting)
+	x.attachBootstrap()
 	return x, nil
 }
