@@ -85,6 +85,8 @@ type Op struct {
 	Prepared *Prepared `json:"prepared,omitempty"`
 	// OpChecklist
 	Checklist *Checklisted `json:"checklist,omitempty"`
+	// OpCritique (Seen is the answer set read)
+	Proposals []criteria.Proposal `json:"proposals,omitempty"`
 }
 
 // The kinds of Op.
@@ -168,7 +170,9 @@ func (x *Coordinator) Ready(i int) bool {
 // BeginTurn prepares agent i's conversation for its round-th turn and publishes TurnStarted.
 func (x *Coordinator) BeginTurn(i int, conv Conversation, round int) Conversation {
 	c := conv.internal()
+	report := x.reportWaiting(i)
 	x.s.beginTurnLocked(i, &c, round)
+	x.reportRead(i, report)
 	// What the agent accepts in this turn is set anew; RunTurn reads it back.
 	c.accepted = ""
 	out := c.export()
@@ -346,6 +350,8 @@ func replica(o Options, ops []Op) *session {
 			}
 		case OpChecklist:
 			s.replayChecklist(op)
+		case OpCritique, OpEvaluate, OpReportRead:
+			s.replayBootstrap(op)
 		}
 	}
 	s.replaying = false

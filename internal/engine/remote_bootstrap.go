@@ -30,8 +30,9 @@ const OpChecklist = "checklist"
 type remoteBootstrap struct {
 	record     bool
 	checklists []Checklisted
-	// account, on a coordinator, counts spending as Coordinator.Account does.
+	// account, on a coordinator, counts spending as Coordinator.Account does; op keeps an op.
 	account func(i int, u provider.Usage, cost float64)
+	op      func(Op)
 }
 
 // recordChecklistLocked keeps a checklist agent's turn accepted on a replica, with the
@@ -49,7 +50,7 @@ func (s *session) recordChecklistLocked(out coord.ChecklistOutcome) {
 
 // attachBootstrap makes x's session count the orchestrator's subagents' spending as ops.
 func (x *Coordinator) attachBootstrap() {
-	x.s.rb = &remoteBootstrap{account: x.account}
+	x.s.rb = &remoteBootstrap{account: x.account, op: func(op Op) { x.ops = append(x.ops, op) }}
 }
 
 // adoptChecklists applies the checklists agent i's turn accepted, in order, and publishes the
