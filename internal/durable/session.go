@@ -9,7 +9,6 @@ package durable
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -96,18 +95,6 @@ func Supported(cfg *config.Config) error {
 	if o.Broadcast.Mode != "" {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")
-	}
-	if o.Checklist.Bootstrapping() {
-		// The emerged criteria live in the engine's session, which the workflow does not
-		// carry yet; the critic is a nested session too.
-		add("orchestrator.coordination.criteria_mode: " + o.Checklist.CriteriaMode)
-	}
-	if slices.ContainsFunc(o.Verifiers, func(v config.Verifier) bool { return v.Subagent }) {
-		// A verifier subagent is the orchestrator's own nested session, run by this process.
-		add("orchestrator.verifiers with subagent: true")
-	}
-	if o.RoundEvaluator.Enabled {
-		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")
 	}
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")

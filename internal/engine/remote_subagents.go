@@ -70,3 +70,6 @@ func (s *session) replayBootstrap(op Op) {
 		s.reports[op.Agent] = ""
 	}
 }
+
+// AgentIndex is the index of the agent with id, -1 for none.
+func (x *Coordinator) AgentIndex(id string) int { return x.s.index(id) }
