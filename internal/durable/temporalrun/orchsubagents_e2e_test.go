@@ -2,6 +2,7 @@ package temporalrun
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -171,5 +172,94 @@ orchestrator:
 	if math.Abs(ro.children-lo.children) > 1e-9 || ro.children < centsPerCall || math.Abs(remote.CostUSD-ro.logged) > 1e-9 {
 		t.Errorf("cost on Temporal $%.2f (logged $%.2f), the verifiers' $%.2f; locally $%.2f, the verifiers' $%.2f",
 			remote.CostUSD, ro.logged, ro.children, local.CostUSD, lo.children)
+	}
+}
+
+// emergingTeam: two scripted agents whose first checklists fail (voting_threshold 0), so that
+// each answers again and scores the criteria that emerged meanwhile.
+const emergingTeam = `
+agents:
+  - id: a
+    backend: {type: scripted, answers: ["The answer is 41.", "The answer is 42: 6 times 7."], checklist_correct: "42", improve_after: 3}
+  - id: b
+    backend: {type: scripted, answers: ["It is 40.", "It is 42, checked: 6 times 7."], checklist_correct: "42", improve_after: 3}
+orchestrator:
+  voting_sensitivity: checklist_gated
+  voting_threshold: 0
+  max_new_answers_per_agent: 2
+  coordination:
+    criteria_mode: %s
+    bootstrap_max_per_agent_per_round: 2
+`
+
+// TestSession_EmergingCriteriaAsLocally: with checklist-gated votes on Temporal, the agents'
+// checklists reach the workflow with their turns (their votes pass), and criteria emerge as
+// locally: proposed with a checklist (bootstrap_inline) or written by the critic on the worker
+// holding the session (bootstrap_subagent), once per answer set, scored by later checklists.
+func TestSession_EmergingCriteriaAsLocally(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	target, c, _ := heldSessions(t, "emerging-test", &Activities{NewProvider: pricedScripted})
+	for _, mode := range []string{config.CriteriaBootstrapInline, config.CriteriaBootstrapSubagent} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := loadTeam(t, fmt.Sprintf(emergingTeam, mode))
+			root := t.TempDir()
+			local := runPriced(t, cfg, filepath.Join(root, "local"), nil)
+			remote := runPriced(t, cfg, filepath.Join(root, "remote"), remoteOn(c, target))
+			type logged struct {
+				first    event.CriteriaEmerged
+				versions []int
+				scored   bool // a checklist scored E5
+				rejected []string
+			}
+			read := func(evs []event.Event) (l logged) {
+				for _, e := range evs {
+					switch p := e.Payload.(type) {
+					case event.CriteriaEmerged:
+						if l.first.Source == "" {
+							l.first = p
+						}
+						if p.Source == event.CriteriaSubagent {
+							l.versions = append(l.versions, p.Version)
+						}
+					case event.ChecklistSubmitted:
+						for _, sc := range p.Scores {
+							for _, it := range sc.Items {
+								l.scored = l.scored || it.ID == "E5"
+							}
+						}
+					case event.ToolRejected:
+						if p.Tool == "vote" {
+							l.rejected = append(l.rejected, p.Error)
+						}
+					}
+				}
+				return l
+			}
+			revs, levs := readLog(t, remote.Dir), readLog(t, local.Dir)
+			re, lo := read(revs), read(levs)
+			if len(re.first.Added) == 0 || !cmp.Equal(re.first.Added, lo.first.Added) || re.first.Warning != "" {
+				t.Errorf("the first criteria to emerge on Temporal %+v, locally %+v", re.first, lo.first)
+			}
+			if !re.scored || len(re.rejected) > 0 {
+				t.Errorf("on Temporal E5 scored: %v; votes refused: %v", re.scored, re.rejected)
+			}
+			seen := map[int]bool{}
+			for _, v := range re.versions {
+				if seen[v] {
+					t.Errorf("answer set %d critiqued twice", v)
+				}
+				seen[v] = true
+			}
+			ro := orchSubagentsOf(t, revs)
+			if mode == config.CriteriaBootstrapSubagent && len(ro.started) != len(re.versions) {
+				t.Errorf("%d critics started, %d critiques", len(ro.started), len(re.versions))
+			}
+			checkSubagentLogs(t, remote.Dir, ro.started)
+			if math.Abs(remote.CostUSD-ro.logged) > 1e-9 {
+				t.Errorf("cost on Temporal $%.2f, its log's usage $%.2f", remote.CostUSD, ro.logged)
+			}
+		})
 	}
 }
