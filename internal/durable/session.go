@@ -72,7 +72,8 @@ func cmpOr(a, b string) string {
 
 // Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
 // coordination, and the coordination and memory features that live in the local session.
-// Tools, upload_files and the agents' subagents run on the worker that holds the session
+// Tools, upload_files, the agents' subagents and the orchestrator's own (emerging criteria's
+// critic, the round evaluator, verifier subagents) run on the worker that holds the session
 // (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
