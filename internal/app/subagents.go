@@ -25,7 +25,7 @@ import (
 // startSubagents makes the session's subagent manager, or nil when subagents are off. It
 // watches bus for the parent's spending and is closed (every subagent ended) before the log.
 func startSubagents(cfg *config.Config, o Options, bus *event.Bus, logDir, runID string) *subagent.Manager {
-	if !launchesSubagents(cfg) || o.Remote != nil || o.depth >= subagent.MaxDepth {
+	if !LaunchesSubagents(cfg) || o.Remote != nil || o.depth >= subagent.MaxDepth {
 		return nil
 	}
 	logRoot := ""
@@ -52,10 +52,10 @@ func subagentSettings(cfg *config.Config, maxCostUSD float64, depth int, logRoot
 	return set
 }
 
-// launchesSubagents reports whether a session runs subagents: agents may spawn them, or the
+// LaunchesSubagents reports whether a session runs subagents: agents may spawn them, or the
 // orchestrator launches its own (the round evaluator, criteria_mode: bootstrap_subagent's
-// critic).
-func launchesSubagents(cfg *config.Config) bool {
+// critic, verifiers with subagent: true).
+func LaunchesSubagents(cfg *config.Config) bool {
 	o := cfg.Orchestrator
 	return o.Subagents.Enabled || o.RoundEvaluator.Enabled || o.Checklist.CriteriaMode == config.CriteriaBootstrapSubagent ||
 		slices.ContainsFunc(o.Verifiers, func(v config.Verifier) bool { return v.Subagent })

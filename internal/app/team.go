@@ -334,9 +334,10 @@ func reportedBy(p event.Payload) string {
 // NeedsMachine reports whether cfg's agents keep anything on the machine that runs them from
 // one turn to the next: a workspace, tool processes, a coding-agent CLI's session, the files
 // they send with every call and the vector store made for them (upload_files), subagents
-// (a background one outlives its turn, and its result waits there for the agent).
+// (a background one outlives its turn, and its result waits there for the agent; the
+// orchestrator's own run there too, with the agents' keys).
 func NeedsMachine(cfg *config.Config) bool {
-	if cfg.Orchestrator.Subagents.Enabled {
+	if LaunchesSubagents(cfg) {
 		return true
 	}
 	for _, a := range cfg.Agents {

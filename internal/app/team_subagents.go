@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"massgen/internal/config"
+	"massgen/internal/engine"
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/subagent"
@@ -39,7 +40,7 @@ type TeamSubagents struct {
 // teamSubagents makes the manager of a team's subagents, or nil when the session has none;
 // its events go to publish.
 func teamSubagents(cfg *config.Config, o Options, ts TeamSubagents, runID string, publish func(event.Payload)) *subagent.Manager {
-	if !cfg.Orchestrator.Subagents.Enabled {
+	if !LaunchesSubagents(cfg) {
 		return nil
 	}
 	budget := cfg.Orchestrator.MaxCostUSD
@@ -95,6 +96,16 @@ func (t *Team) FinishSubagents(ctx context.Context) []provider.Usage {
 		out[i] = t.subagents.Finish(ctx, a.ID)
 	}
 	return out
+}
+
+// LaunchSubagent runs one of the orchestrator's own subagents (the criteria critic, the round
+// evaluator, a verifier) on this team's manager, as Run's engine launches them, and waits for
+// it; a team without a manager answers with why it cannot.
+func (t *Team) LaunchSubagent(ctx context.Context, c engine.SubagentCall) engine.SubagentReply {
+	if f := orchestratorSubagents(t.subagents); f != nil {
+		return f(ctx, c)
+	}
+	return engine.SubagentReply{Error: "the team on this worker runs no subagents"}
 }
 
 func closeSubagents(m *subagent.Manager) error {

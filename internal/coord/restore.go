@@ -97,29 +97,39 @@ func (m *Machine) restoreChecklists(cks map[int]Checklist) error {
 	if !m.Gated() {
 		return fmt.Errorf("coord: the log holds checklists, and votes are not checklist_gated")
 	}
-	n := len(m.agents)
 	for i, c := range cks {
-		if i < 0 || i >= n {
-			return fmt.Errorf("coord: checklist of agent %d of %d", i+1, n)
+		if i < 0 || i >= len(m.agents) {
+			return fmt.Errorf("coord: checklist of agent %d of %d", i+1, len(m.agents))
 		}
-		if c.Version < 0 || c.Version > m.version {
-			return fmt.Errorf("coord: %s's checklist scored version %d, past the %d accepted", Label(i), c.Version, m.version)
+		if err := m.checkChecklist(i, &c); err != nil {
+			return err
 		}
-		c.Scores = slices.Clone(c.Scores)
-		for k, sc := range c.Scores {
-			j := ParseLabel(sc.Label, n)
-			if j < 0 {
-				return fmt.Errorf("coord: %s's checklist scores %q, which is not an agent", Label(i), sc.Label)
-			}
-			c.Scores[k].Agent = j
-		}
-		if c.Verdict != VerdictVote && c.Verdict != VerdictNewAnswer || c.Verdict == VerdictVote && len(c.Scores) == 0 {
-			return fmt.Errorf("coord: %s's checklist has verdict %q on %d scored answers", Label(i), c.Verdict, len(c.Scores))
-		}
-		c.Best, c.BestLabel = nil, ""
-		m.rank(&c)
 		m.agents[i].checklist = &c
 	}
+	return nil
+}
+
+// checkChecklist checks that agent i's checklist c, as recorded elsewhere (a log, another
+// copy of the machine), is one this machine could have accepted, and ranks its answers again
+// (the agents behind the labels are not recorded).
+func (m *Machine) checkChecklist(i int, c *Checklist) error {
+	n := len(m.agents)
+	if c.Version < 0 || c.Version > m.version {
+		return fmt.Errorf("coord: %s's checklist scored version %d, past the %d accepted", Label(i), c.Version, m.version)
+	}
+	c.Scores = slices.Clone(c.Scores)
+	for k, sc := range c.Scores {
+		j := ParseLabel(sc.Label, n)
+		if j < 0 {
+			return fmt.Errorf("coord: %s's checklist scores %q, which is not an agent", Label(i), sc.Label)
+		}
+		c.Scores[k].Agent = j
+	}
+	if c.Verdict != VerdictVote && c.Verdict != VerdictNewAnswer || c.Verdict == VerdictVote && len(c.Scores) == 0 {
+		return fmt.Errorf("coord: %s's checklist has verdict %q on %d scored answers", Label(i), c.Verdict, len(c.Scores))
+	}
+	c.Best, c.BestLabel = nil, ""
+	m.rank(c)
 	return nil
 }
 

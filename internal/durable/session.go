@@ -9,7 +9,6 @@ package durable
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +72,8 @@ func cmpOr(a, b string) string {
 
 // Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
 // coordination, and the coordination and memory features that live in the local session.
-// Tools, upload_files and the agents' subagents run on the worker that holds the session
+// Tools, upload_files, the agents' subagents and the orchestrator's own (emerging criteria's
+// critic, the round evaluator, verifier subagents) run on the worker that holds the session
 // (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
@@ -96,18 +96,6 @@ func Supported(cfg *config.Config) error {
 	if o.Broadcast.Mode == config.BroadcastHuman {
 		// The person's answers would have to reach a worker's turn while it waits.
 		add("orchestrator.coordination.broadcast: human")
-	}
-	if o.Checklist.Bootstrapping() {
-		// The emerged criteria live in the engine's session, which the workflow does not
-		// carry yet; the critic is a nested session too.
-		add("orchestrator.coordination.criteria_mode: " + o.Checklist.CriteriaMode)
-	}
-	if slices.ContainsFunc(o.Verifiers, func(v config.Verifier) bool { return v.Subagent }) {
-		// A verifier subagent is the orchestrator's own nested session, run by this process.
-		add("orchestrator.verifiers with subagent: true")
-	}
-	if o.RoundEvaluator.Enabled {
-		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")
 	}
 	if cfg.FilesystemMemory.Enabled {
 		add("filesystem_memory")

@@ -1,7 +1,6 @@
 package durable
 
 import (
-	"strings"
 	"testing"
 
 	"massgen/internal/config"
@@ -35,28 +34,40 @@ func TestEncode_CarriesSubagents(t *testing.T) {
 	}
 }
 
-// The orchestrator's own subagents (the round evaluator, criteria_mode: bootstrap_subagent's
-// critic, verifiers with subagent: true) live in the engine's session, which the workflow's
-// activities do not carry: each stays refused by its own key, with the agents' subagents on.
-func TestSupported_RefusesTheOrchestratorsSubagents(t *testing.T) {
+// The orchestrator's own subagents (the round evaluator, criteria_mode's emerging criteria and
+// their critic, verifiers with subagent: true) run on Temporal: every key of theirs travels to
+// the workers as written.
+func TestEncode_CarriesTheOrchestratorsSubagents(t *testing.T) {
 	const gated = "orchestrator:\n  voting_sensitivity: checklist_gated\n  coordination:\n    enable_subagents: true\n"
-	for _, tc := range []struct{ name, agents, orch, want string }{
+	for _, tc := range []struct{ name, agents, orch string }{
 		{"round evaluator", "  - {id: a, backend: {type: scripted, answers: [x]}}\n", gated +
-			"    subagent_types: [round_evaluator]\n    round_evaluator_before_checklist: true\n    orchestrator_managed_round_evaluator: true\n",
-			"orchestrator.coordination.round_evaluator_before_checklist"},
+			"    subagent_types: [round_evaluator]\n    round_evaluator_before_checklist: true\n    orchestrator_managed_round_evaluator: true\n" +
+			"    round_evaluator_refine: true\n    round_evaluator_transformation_pressure: gentle\n"},
 		{"criteria critic", "  - {id: a, backend: {type: scripted, answers: [x]}}\n  - {id: b, backend: {type: scripted, answers: [y]}}\n",
-			gated + "    criteria_mode: bootstrap_subagent\n", "criteria_mode: bootstrap_subagent"},
+			gated + "    criteria_mode: bootstrap_subagent\n    bootstrap_max_total: 0\n"},
+		{"inline criteria", "  - {id: a, backend: {type: scripted, answers: [x]}}\n",
+			"orchestrator:\n  voting_sensitivity: checklist_gated\n  coordination: {criteria_mode: bootstrap_inline, bootstrap_max_per_agent_per_round: 2, bootstrap_max_total: 7}\n"},
 		{"verifier subagent", "  - {id: a, backend: {type: scripted, answers: [x]}}\n",
-			"orchestrator:\n  coordination: {enable_subagents: true}\n  verifiers: [{aspect: correctness, subagent: true}]\n", "orchestrator.verifiers"},
+			"orchestrator:\n  verifiers: [{aspect: correctness, subagent: true}]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, rep := config.Parse("c.yaml", []byte("agents:\n"+tc.agents+tc.orch))
 			if !rep.OK() {
 				t.Fatal(rep.Text())
 			}
-			err := Supported(cfg)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "enable_subagents") {
-				t.Errorf("Supported = %v, want a refusal naming %s and not enable_subagents", err, tc.want)
+			if err := Supported(cfg); err != nil {
+				t.Fatalf("Supported = %v", err)
+			}
+			doc, err := Encode(cfg)
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			back, err := DecodeConfig(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+				t.Errorf("%s differs after the trip", d)
 			}
 		})
 	}

@@ -291,6 +291,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		coord["checklist_criteria_inline"] = cs
 	}
 	subagentsDoc(coord, o.Subagents)
+	bootstrapDoc(coord, o)
 	if len(coord) > 0 {
 		out["coordination"] = coord
 	}

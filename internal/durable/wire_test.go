@@ -322,10 +322,8 @@ func TestEncode_CarriesWriteMode(t *testing.T) {
 	}
 }
 
-// Verifiers run between coordination and the presentation in the engine's session, which the
-// workflow's activities do not carry: refused by name on Temporal, never skipped.
-// Verifiers that are an agent's check travel whole; a verifier subagent (the orchestrator's
-// own nested session) is refused by name.
+// Verifiers that are an agent's check travel whole (verifier subagents:
+// TestEncode_CarriesTheOrchestratorsSubagents).
 func TestEncode_CarriesVerifiers(t *testing.T) {
 	cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
 		"  - id: b\n    backend: {type: scripted, answers: [ho]}\n"+
@@ -346,13 +344,5 @@ func TestEncode_CarriesVerifiers(t *testing.T) {
 	}
 	if v := back.Orchestrator.Verifiers; len(v) != 2 || v[0].Agent != "b" || v[1].Instructions != "Cite a source." {
 		t.Errorf("verifiers arrived as %+v", v)
-	}
-	sub, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+
-		"orchestrator:\n  verifiers: [{aspect: correctness, subagent: true}]\n  coordination: {enable_subagents: true}\n"))
-	if !rep.OK() {
-		t.Fatal(rep.Text())
-	}
-	if err := Supported(sub); err == nil || !strings.Contains(err.Error(), "orchestrator.verifiers with subagent: true") {
-		t.Errorf("%v, want a refusal naming verifiers with subagent: true", err)
 	}
 }

@@ -162,6 +162,7 @@ func (s *session) critique(ctx context.Context, v int, question string) {
 	if s.o.Subagent == nil {
 		s.mu.Lock()
 		s.critiqued[v] = true
+		s.noteOpLocked(Op{Kind: OpCritique, Seen: v})
 		s.publish(event.CriteriaEmerged{Source: event.CriteriaSubagent, Version: v, Criteria: eventCriteria(s.m.Emerged()),
 			Warning: "no critic subagent can run in this session: the checklist keeps " + s.baseCriteriaName()})
 		s.mu.Unlock()
@@ -195,6 +196,7 @@ func (s *session) critique(ctx context.Context, v int, question string) {
 		props = list
 	}
 	added, evicted := s.m.AddCriteria(props)
+	s.noteOpLocked(Op{Kind: OpCritique, Seen: v, Proposals: props})
 	ev := s.criteriaEventLocked(payer, event.CriteriaSubagent, added, evicted)
 	ev.Version, ev.SubagentID = v, rep.ID
 	if warn != "" && len(added) == 0 {
@@ -279,6 +281,7 @@ func (s *session) evaluateRound(ctx context.Context, i int) {
 	}
 	s.evaluated[v] = true
 	s.reports[i] = ev.Report
+	s.noteOpLocked(Op{Kind: OpEvaluate, Agent: i, Seen: v, Text: ev.Report})
 	s.publish(ev)
 }
 

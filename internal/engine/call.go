@@ -256,6 +256,10 @@ func (s *session) accountSpentLocked(i int, spent provider.Usage) {
 	}
 	u := provider.Usage{CostUSD: spent.CostUSD, Unknown: spent.Unknown, Estimated: spent.Estimated}
 	s.publish(event.UsageReported{Agent: s.agents[i].ID, Usage: u, CostUSD: u.CostUSD, Round: s.turnOf[i]})
+	if s.rb != nil && s.rb.account != nil {
+		s.rb.account(i, u, u.CostUSD) // a coordinator's: an op, for the replicas' totals
+		return
+	}
 	s.addCost(i, u, u.CostUSD)
 }
 

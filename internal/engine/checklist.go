@@ -150,6 +150,9 @@ func (s *session) runChecklist(ctx context.Context, i int, c *conversation, tc p
 			}
 		}
 		out = s.m.SubmitChecklist(i, args, visible, c.seen, report)
+		if out.Error == "" {
+			s.recordChecklistLocked(out)
+		}
 		s.mu.Unlock()
 	}
 	d := s.o.Now().Sub(start)

@@ -98,6 +98,9 @@ type session struct {
 	criticRuns, evaluatorRuns int
 	criticBusy                chan struct{} // closed when the critic running now ends
 	reports                   []string
+	// rb is what a remote driver's coordinator and replicas exchange about checklists and
+	// the orchestrator's subagents (remote_bootstrap.go); nil in Run.
+	rb *remoteBootstrap
 	// tp is coordination.enable_agent_task_planning's state, nil when it is off (taskplan.go).
 	tp *taskPlans
 	// attempt is the turn's attempt this session state runs, from 1; restart is why it began,

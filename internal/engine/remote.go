@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"massgen/internal/coord"
+	"massgen/internal/criteria"
 	"massgen/internal/event"
 	"massgen/internal/provider"
 	"massgen/internal/taskplan"
@@ -31,6 +32,8 @@ type Conversation struct {
 	Lead     string             `json:"lead,omitempty"`
 	Injected int                `json:"injected,omitempty"`
 	Round    RoundState         `json:"round"`
+	// Criteria are the checklist criteria the agent has read (nil: its system prompt's).
+	Criteria []criteria.Criterion `json:"criteria,omitempty"`
 	// Plan is the agent's task plan (enable_agent_task_planning; remote_taskplan.go); nil
 	// when planning is off or before the agent's first turn.
 	Plan *taskplan.Plan `json:"plan,omitempty"`
@@ -50,14 +53,14 @@ type RoundState struct {
 func (c *conversation) export() Conversation {
 	r := c.round
 	return Conversation{System: c.system, Msgs: c.msgs, Sent: c.sent, Seen: c.seen, Shown: c.shown, Labels: c.labels,
-		OwnShown: c.ownShown, Accepted: c.accepted, Lead: c.lead, Injected: c.injected,
+		OwnShown: c.ownShown, Accepted: c.accepted, Lead: c.lead, Injected: c.injected, Criteria: c.criteria,
 		Round: RoundState{N: r.n, Start: r.start, Soft: r.soft, Cut: r.cut, Limit: r.limit, Grace: r.grace, Warned: r.warned}}
 }
 
 func (x Conversation) internal() conversation {
 	r := x.Round
 	return conversation{system: x.System, msgs: x.Msgs, sent: x.Sent, seen: x.Seen, shown: x.Shown, labels: x.Labels,
-		ownShown: x.OwnShown, accepted: x.Accepted, lead: x.Lead, injected: x.Injected,
+		ownShown: x.OwnShown, accepted: x.Accepted, lead: x.Lead, injected: x.Injected, criteria: x.Criteria,
 		round: roundClock{n: r.N, start: r.Start, soft: r.Soft, cut: r.Cut, limit: r.Limit, grace: r.Grace, warned: r.Warned}}
 }
 
@@ -80,6 +83,10 @@ type Op struct {
 	Cost  float64        `json:"cost,omitempty"`
 	// OpPrepare
 	Prepared *Prepared `json:"prepared,omitempty"`
+	// OpChecklist
+	Checklist *Checklisted `json:"checklist,omitempty"`
+	// OpCritique (Seen is the answer set read)
+	Proposals []criteria.Proposal `json:"proposals,omitempty"`
 }
 
 // The kinds of Op.
@@ -109,7 +116,9 @@ func NewCoordinator(o Options) *Coordinator {
 	}
 	s := newSession(o)
 	o.Steering.attach(s)
-	return &Coordinator{s: s, waiting: make([]string, len(s.agents)), steer: o.Steering}
+	x := &Coordinator{s: s, waiting: make([]string, len(s.agents)), steer: o.Steering}
+	x.attachBootstrap()
+	return x
 }
 
 // Start publishes SessionStarted and the preamble.
@@ -164,7 +173,9 @@ func (x *Coordinator) Ready(i int) bool {
 // BeginTurn prepares agent i's conversation for its round-th turn and publishes TurnStarted.
 func (x *Coordinator) BeginTurn(i int, conv Conversation, round int) Conversation {
 	c := conv.internal()
+	report := x.reportWaiting(i)
 	x.s.beginTurnLocked(i, &c, round)
+	x.reportRead(i, report)
 	// What the agent accepts in this turn is set anew; RunTurn reads it back.
 	c.accepted = ""
 	out := c.export()
@@ -184,6 +195,8 @@ type TurnOutcome struct {
 	Err     string `json:"err,omitempty"`
 	Timeout bool   `json:"timeout,omitempty"`
 	Fatal   bool   `json:"fatal,omitempty"`
+	// Checklists are the checklists the turn accepted, in order (checklist_gated).
+	Checklists []Checklisted `json:"checklists,omitempty"`
 	// Usage and Cost add up the turn's model calls of the agent; Side what other agents'
 	// side calls (broadcast answers) spent in it.
 	Usage provider.Usage `json:"usage,omitzero"`
@@ -206,6 +219,7 @@ func (x *Coordinator) Finish(i int, out TurnOutcome) Conversation {
 	}
 	x.keepNotes(out.Notes)
 	c := out.Conversation.internal()
+	x.adoptChecklists(i, out.Checklists) // made before the turn's call, or its failure
 	if out.Err != "" {
 		c.reset()
 		x.fail(i, out.Err, out.Timeout, out.Fatal)
@@ -347,6 +361,10 @@ func replica(o Options, ops []Op) *session {
 			if op.Prepared != nil {
 				s.adopt(*op.Prepared, false)
 			}
+		case OpChecklist:
+			s.replayChecklist(op)
+		case OpCritique, OpEvaluate, OpReportRead:
+			s.replayBootstrap(op)
 		}
 	}
 	s.replaying = false
@@ -367,13 +385,16 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	c.accepted = ""
 	s.turnOf[i] = c.round.n // the round BeginTurn began, which the turn's usage reports
 	s.takePlan(i, conv.Plan)
+	s.rb = &remoteBootstrap{record: true}
+	s.m.BeginRound(i) // as the coordinator's BeginTurn did: the round's checklist calls count afresh
 	s.onReplica(i, &c)
 	s.startBroadcasts(ctx)
 	side := s.sideSpending(i)
 	err, timeout := s.turn(ctx, i, &c)
 	s.waitBroadcasts() // a question not waited for ends with the turn (broadcast_timeout bounds it)
 	s.awaitStragglers()
-	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost, Side: side(), Notes: s.takeNotes()}
+	out := TurnOutcome{Usage: subUsage(s.usage, startUsage), Cost: s.cost - startCost, Side: side(), Notes: s.takeNotes(),
+		Checklists: s.rb.checklists}
 	for _, sp := range out.Side {
 		out.Usage, out.Cost = subUsage(out.Usage, sp.Usage), out.Cost-sp.Cost
 	}
@@ -428,7 +449,9 @@ func Decided(p event.Payload) bool {
 		// A replica's turn stops an agent over max_tokens_per_agent; Finish decides.
 		event.AgentDead, event.AgentStopped,
 		// Coordinator.Prepare publishes what RunPrepare decided.
-		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated, event.SubtasksAssigned:
+		event.PlanningDecided, event.QuestionParaphrased, event.PersonasGenerated, event.SubtasksAssigned,
+		// Finish adopts a turn's checklists, and publishes the criteria they added.
+		event.CriteriaEmerged:
 		return true
 	}
 	return false

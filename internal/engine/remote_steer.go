@@ -84,5 +84,6 @@ func ResumeCoordinator(o Options, st CoordinatorState) (*Coordinator, error) {
 	x := &Coordinator{s: s, ops: slices.Clone(st.Ops), start: st.Start, steer: steer, waiting: make([]string, len(s.agents))}
 	copy(x.waiting, st.Waiting)
 	x.restoreNotes(st.Notes)
+	x.attachBootstrap()
 	return x, nil
 }

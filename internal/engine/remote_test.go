@@ -16,6 +16,13 @@ import (
 // place, each turn on a replica rebuilt from the ops, one turn at a time in agent order.
 func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Event) {
 	t.Helper()
+	_, res, log := driveCoordinator(t, o)
+	return res, log
+}
+
+// driveCoordinator is drive, returning the coordinator too.
+func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Event) {
+	t.Helper()
 	var log []event.Event
 	bus := event.NewBus(nil)
 	bus.Subscribe(event.SinkFunc(func(e event.Event) { log = append(log, e) }))
@@ -27,7 +34,13 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 	for i, a := range o.Agents {
 		co.Agents[i] = Agent{ID: a.ID, Backend: a.Backend, Model: a.Model, System: a.System, Subtask: a.Subtask}
 	}
+	// The orchestrator's subagents run where the driver says, as the workflow has them run
+	// on the worker holding the session.
+	co.Subagent = nil
 	x := NewCoordinator(co)
+	if o.Subagent != nil {
+		x.SubagentOn(o.Subagent)
+	}
 	x.Start()
 	// A replica's events reach the log as a driver forwards them: the decisions are the
 	// coordinator's to publish.
@@ -60,7 +73,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		}
 		ran := false
 		for i := range o.Agents {
-			if !x.Ready(i) {
+			if !x.Ready(i) || !x.BeforeTurn(context.Background(), i) {
 				continue
 			}
 			ran = true
@@ -98,7 +111,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		x.Account(i, u, cost)
 		return text, cut, err
 	})
-	return res, log
+	return x, res, log
 }
 
 func TestCoordinator_SameWinnerAsRun(t *testing.T) {

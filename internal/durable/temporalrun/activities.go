@@ -132,6 +132,8 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 		if g, ok := engine.RunGather(o, in.Ops, in.Agent); ok {
 			r.Gathered = &g
 		}
+	case StepSubagent:
+		r = launchSubagent(ctx, held, in.Subagent)
 	case StepVerify:
 		text, u, cost, err := engine.RunVerify(ctx, o, in.Ops, in.Agent, in.User)
 		r = PresentResult{Text: text, Usage: u, Cost: cost}

@@ -69,7 +69,7 @@ func subagentsDir(root, runID string) string { return filepath.Join(root, runID+
 // the session has none): the log folders of those that ended on a worker before this one
 // come back from the store, and each one that ends here goes there.
 func (a *Activities) subagents(ctx context.Context, in ClaimInput, cfg *config.Config, root, runID string) (app.TeamSubagents, string, error) {
-	if !cfg.Orchestrator.Subagents.Enabled {
+	if !app.LaunchesSubagents(cfg) {
 		return app.TeamSubagents{}, "", nil
 	}
 	if err := setAside(root, runID+".subagents"); err != nil {
@@ -166,7 +166,7 @@ func spentSoFar(ops []engine.Op) float64 {
 // <logDir>/subagents, where a local run leaves them, and removes them from the store; with no
 // winner's workspace to fetch after them, the session's entry goes too.
 func fetchSubagents(store durable.Store, wid string, cfg *config.Config, out Outcome, logDir string) error {
-	if !cfg.Orchestrator.Subagents.Enabled {
+	if !app.LaunchesSubagents(cfg) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -172,6 +172,8 @@ type PresentInput struct {
 	Key          string `json:"key,omitempty"`
 	AttemptBase  int    `json:"attempt_base,omitempty"`
 	Step         string `json:"step,omitempty"`
+	// Subagent is the orchestrator's subagent StepSubagent launches.
+	Subagent *engine.SubagentCall `json:"subagent,omitempty"`
 }
 
 // The one-off steps besides the presentation (PresentInput.Step).
@@ -198,6 +200,8 @@ type PresentResult struct {
 	From      int                    `json:"from,omitempty"`
 	Streamed  bool                   `json:"streamed,omitempty"`
 	Done      bool                   `json:"done,omitempty"`
+	// Subagent is StepSubagent's reply.
+	Subagent *engine.SubagentReply `json:"subagent,omitempty"`
 }
 
 // SessionWorkflow runs one session. Its code must stay deterministic: time from workflow.Now,
@@ -299,6 +303,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if w.x.NeedsPrepare() {
 		w.prepare(actx)
 	}
+	w.x.SubagentOn(func(_ context.Context, c engine.SubagentCall) engine.SubagentReply { return w.launch(w.turnCtx, c) })
 	if out, done, err := w.coordinate(actx); done {
 		if !w.moved { // a run that continues as new leaves the session where it is held
 			_, _ = w.releaseHeld("")
@@ -318,6 +323,7 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if w.machine {
 		w.x.GatherOn(func(_ context.Context, presenter int) (event.PartsIntegrated, bool) { return w.gather(pctx, presenter) })
 	}
+	w.x.SubagentOn(func(_ context.Context, c engine.SubagentCall) engine.SubagentReply { return w.launch(pctx, c) })
 	w.x.VerifyOn(func(_ context.Context, i int, user string) (string, error) {
 		r, err := w.oneOff(pctx, i, PresentInput{Step: StepVerify, User: user})
 		switch {
@@ -411,7 +417,7 @@ func (w *run) coordinate(actx workflow.Context) (out Outcome, done bool, err err
 
 	for !x.Ended() && refused == nil {
 		for i := range w.busy {
-			if !w.draining && !w.busy[i] && !w.paused[i] && x.Ready(i) {
+			if !w.draining && !w.busy[i] && !w.paused[i] && x.Ready(i) && w.beforeTurn(i) {
 				w.startTurn(turnCtx, i, &refused)
 			}
 		}
