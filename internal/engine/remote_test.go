@@ -51,6 +51,42 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		x.Account(0, u, cost)
 		x.Prepare(p)
 	}
+	x.VerifyOn(func(ctx context.Context, i int, user string) (string, error) {
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		reply, u, cost, err := RunVerify(ctx, wo, x.Ops(), i, user)
+		forward()
+		x.Account(i, u, cost)
+		return reply, err
+	})
+	x.EvaluateOn(func(ctx context.Context, i int, answer string) Evaluated {
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		e, u, cost, err := RunEvaluation(ctx, wo, x.Ops(), i, answer)
+		forward()
+		x.Account(i, u, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return viaJSON(t, e)
+	})
+	for attempt := 1; ; attempt++ {
+		if attempt > 10 {
+			t.Fatal("no end after 10 attempts")
+		}
+		res := coordinateDriven(t, x, o, replicaBus)
+		if !x.Restarting() {
+			return res, log
+		}
+	}
+}
+
+// coordinateDriven runs one attempt's coordination and its presentation as drive does.
+func coordinateDriven(t *testing.T, x *Coordinator, o Options, replicaBus func() (*event.Bus, func())) Result {
+	t.Helper()
+	// Each attempt's conversations start from nothing, as Run's new session's do.
 	convs := make([]Conversation, len(o.Agents))
 	rounds := make([]int, len(o.Agents))
 	for steps := 0; !x.Ended(); steps++ {
@@ -69,7 +105,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			var forward func()
 			wo.Bus, forward = replicaBus()
 			// Conversations and outcomes travel as JSON between a driver and its workers.
-			out := RunTurn(context.Background(), wo, x.Ops(), i, viaJSON(t, conv))
+			out := RunTurn(context.Background(), wo, viaJSON(t, x.Ops()), i, viaJSON(t, conv))
 			out = viaJSON(t, out)
 			forward()
 			convs[i] = x.Finish(i, out)
@@ -78,16 +114,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			t.Fatal("no agent ready and coordination not over")
 		}
 	}
-	x.VerifyOn(func(ctx context.Context, i int, user string) (string, error) {
-		wo := o
-		var forward func()
-		wo.Bus, forward = replicaBus()
-		reply, u, cost, err := RunVerify(ctx, wo, x.Ops(), i, user)
-		forward()
-		x.Account(i, u, cost)
-		return reply, err
-	})
-	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
+	return x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
 		wo := o
 		var forward func()
 		wo.Bus, forward = replicaBus()
@@ -96,7 +123,6 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		x.Account(i, u, cost)
 		return text, cut, err
 	})
-	return res, log
 }
 
 func TestCoordinator_SameWinnerAsRun(t *testing.T) {
