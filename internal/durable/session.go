@@ -89,10 +89,6 @@ func Supported(cfg *config.Config) error {
 		refused = append(refused, what)
 	}
 	o := cfg.Orchestrator
-	if o.MaxOrchestrationRestarts > 0 {
-		// The post-evaluation and the attempts are not in the workflow's activities yet.
-		add("orchestrator.coordination.max_orchestration_restarts")
-	}
 	if o.Broadcast.Mode != "" {
 		// The side calls read the peers' conversations, which live in the workers' activities.
 		add("orchestrator.coordination.broadcast")

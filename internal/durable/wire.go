@@ -281,6 +281,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 		coord["checklist_criteria_inline"] = cs
 	}
 	subagentsDoc(coord, o.Subagents)
+	restartsDoc(out, coord, o)
 	if len(coord) > 0 {
 		out["coordination"] = coord
 	}
