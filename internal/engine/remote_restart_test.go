@@ -21,6 +21,7 @@ func TestCoordinator_RestartsAsRun(t *testing.T) {
 		decisions    []string
 		strategy     string
 		skip         bool
+		budget       float64 // max_cost_usd
 		wantAttempts int
 	}{
 		{name: "restart then submit", restarts: 2, decisions: []string{"restart", "submit"}, strategy: config.StrategyWinnerReuse, wantAttempts: 2},
@@ -29,13 +30,14 @@ func TestCoordinator_RestartsAsRun(t *testing.T) {
 		{name: "a wrong restart fixed", restarts: 2, decisions: []string{"bad_restart", "restart", "submit"}, strategy: config.StrategyWinnerReuse, wantAttempts: 2},
 		{name: "presented by the winner", restarts: 2, decisions: []string{"restart", "submit"}, strategy: config.StrategyWinnerPresent, wantAttempts: 2},
 		{name: "no coordination rounds", restarts: 1, decisions: []string{"restart"}, strategy: config.StrategyWinnerPresent, skip: true, wantAttempts: 2},
+		{name: "max_cost_usd spent by the first answer", restarts: 2, decisions: []string{"restart"}, strategy: config.StrategyWinnerReuse, budget: 1e-9, wantAttempts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mk := func() Options {
 				return Options{Question: "Who founded the Beatles?", Agents: restartTeam(tt.decisions...), Price: price,
 					Orchestrator: config.Orchestrator{MaxOrchestrationRestarts: tt.restarts, FinalAnswerStrategy: tt.strategy,
-						SkipCoordinationRounds: tt.skip}}
+						SkipCoordinationRounds: tt.skip, MaxCostUSD: tt.budget}}
 			}
 			lo := mk()
 			var localLog []event.Event
@@ -54,6 +56,9 @@ func TestCoordinator_RestartsAsRun(t *testing.T) {
 			}
 			if n := count(log, "orchestration_restarted"); n != tt.wantAttempts-1 {
 				t.Fatalf("%d restarts, want %d", n, tt.wantAttempts-1)
+			}
+			if subs := ofType[event.AnswerSubmittedFinal](log); tt.budget > 0 && (len(subs) != 1 || !strings.Contains(subs[0].Why, "max_cost_usd")) {
+				t.Errorf("accepted %+v, want the answer accepted unchecked, naming max_cost_usd", subs)
 			}
 			if got, want := evaluations(log), evaluations(localLog); got != want {
 				t.Errorf("%d post-evaluation calls, Run makes %d", got, want)
