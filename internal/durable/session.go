@@ -89,10 +89,6 @@ func Supported(cfg *config.Config) error {
 		refused = append(refused, what)
 	}
 	o := cfg.Orchestrator
-	if o.MaxOrchestrationRestarts > 0 {
-		// The post-evaluation and the attempts are not in the workflow's activities yet.
-		add("orchestrator.coordination.max_orchestration_restarts")
-	}
 	if o.Broadcast.Mode == config.BroadcastHuman {
 		// The person's answers would have to reach a worker's turn while it waits.
 		add("orchestrator.coordination.broadcast: human")

@@ -292,6 +292,7 @@ func orchestratorDoc(o config.Orchestrator) obj {
 	}
 	subagentsDoc(coord, o.Subagents)
 	bootstrapDoc(coord, o)
+	restartsDoc(out, coord, o)
 	if len(coord) > 0 {
 		out["coordination"] = coord
 	}

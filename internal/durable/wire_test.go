@@ -228,17 +228,36 @@ func TestSupported_RefusesMemory(t *testing.T) {
 	}
 }
 
-// Orchestration restarts (the post-evaluation and its attempts) are not in the workflow's
-// activities: refused by name on Temporal, never run as one attempt.
-func TestSupported_RefusesOrchestrationRestarts(t *testing.T) {
-	for _, yaml := range []string{"orchestrator:\n  coordination: {max_orchestration_restarts: 2}\n", "orchestrator:\n  max_orchestration_restarts: 1\n"} {
-		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\n"+yaml))
+// Orchestration restarts run on Temporal: both spellings of the key, and debug_final_answer,
+// reach the workers as set, and the session is not refused.
+func TestEncode_CarriesOrchestrationRestarts(t *testing.T) {
+	for _, yaml := range []string{
+		"orchestrator:\n  coordination: {max_orchestration_restarts: 2}\n",
+		"orchestrator:\n  max_orchestration_restarts: 1\n  debug_final_answer: true\n",
+		"orchestrator:\n  max_orchestration_restarts: 1\n  coordination: {max_orchestration_restarts: 3}\n  debug_final_answer: \"London.\"\n",
+	} {
+		cfg, rep := config.Parse("c.yaml", []byte("agents:\n  - id: a\n    backend: {type: scripted, answers: [hi], post_evaluation: [restart, submit]}\n"+yaml))
 		if !rep.OK() {
 			t.Fatal(rep.Text())
 		}
-		err := Supported(cfg)
-		if err == nil || !strings.Contains(err.Error(), "max_orchestration_restarts") {
-			t.Errorf("%s: %v, want a refusal naming max_orchestration_restarts", yaml, err)
+		if err := Supported(cfg); err != nil {
+			t.Fatalf("%s: refused: %v", yaml, err)
+		}
+		doc, err := Encode(cfg)
+		if err != nil {
+			t.Fatalf("%s: encode: %v", yaml, err)
+		}
+		back, err := DecodeConfig(doc)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", yaml, err)
+		}
+		o, b := cfg.Orchestrator, back.Orchestrator
+		if o.MaxOrchestrationRestarts == 0 || b.MaxOrchestrationRestarts != o.MaxOrchestrationRestarts || b.DebugFinalAnswer != o.DebugFinalAnswer {
+			t.Errorf("%s: arrived as %d restarts, debug %q; sent %d, %q", yaml, b.MaxOrchestrationRestarts, b.DebugFinalAnswer,
+				o.MaxOrchestrationRestarts, o.DebugFinalAnswer)
+		}
+		if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+			t.Errorf("%s: %s differs after the trip", yaml, d)
 		}
 	}
 }

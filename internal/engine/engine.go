@@ -82,6 +82,8 @@ type session struct {
 	gatherFn GatherFunc
 	// verifyFn, when set, makes a verifier's check with agent i's model somewhere else.
 	verifyFn VerifyFunc
+	// evaluateFn, when set, makes the post-evaluation somewhere else (remote_restart.go).
+	evaluateFn EvaluateFunc
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation

@@ -67,7 +67,7 @@ func (x Conversation) internal() conversation {
 // Op is one change applied to a session's coordination state, in the order applied. Replaying
 // the ops on a new session rebuilds the same state: the state machine is deterministic.
 type Op struct {
-	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage, OpStop or OpPrepare
+	Kind  string       `json:"kind"` // OpResolve, OpFail, OpEnd, OpUsage, OpStop, OpPrepare or OpRestart
 	Agent int          `json:"agent"`
 	Calls []coord.Call `json:"calls,omitempty"`
 	Text  string       `json:"text,omitempty"`
@@ -76,7 +76,7 @@ type Op struct {
 	Message string `json:"message,omitempty"`
 	Timeout bool   `json:"timeout,omitempty"`
 	Fatal   bool   `json:"fatal,omitempty"`
-	// OpEnd
+	// OpEnd; OpRestart: what cut the previous answer off
 	Reason string `json:"reason,omitempty"`
 	// OpUsage (Agent is the one that spent it)
 	Usage provider.Usage `json:"usage,omitzero"`
@@ -87,6 +87,8 @@ type Op struct {
 	Checklist *Checklisted `json:"checklist,omitempty"`
 	// OpCritique (Seen is the answer set read)
 	Proposals []criteria.Proposal `json:"proposals,omitempty"`
+	// OpRestart (remote_restart.go)
+	Restart *event.OrchestrationRestarted `json:"restart,omitempty"`
 }
 
 // The kinds of Op.
@@ -107,6 +109,8 @@ type Coordinator struct {
 	waiting []string // why each agent last waited, so that each new reason is published once
 	start   time.Time
 	steer   *Steering // the coordinator's own: messages wait in it for each agent's next turn
+	// restarting: the last Present started a new attempt (remote_restart.go).
+	restarting bool
 }
 
 // NewCoordinator returns the coordination of a session of o; o.Agents need no providers.
@@ -288,11 +292,24 @@ func (x *Coordinator) End(reason string) {
 type PresentFunc func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
 
 // Present picks the winner, has run make the final presentation, publishes the final answer
-// and SessionEnded, and returns how the session ended.
+// and SessionEnded, and returns how the session ended. With orchestration restarts the
+// presenter first checks the answer (EvaluateOn); when it asks for a restart, Present
+// returns the attempt's result with Restarting set and the coordinator in the next attempt,
+// as Run's afterPresent goes on.
 func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
-	x.s.presenting.Store(true)
-	x.s.presentFn = run
-	return x.s.finish(x.start, x.s.deliver(ctx, x.s.present(ctx)))
+	s := x.s
+	x.restarting = false
+	s.presenting.Store(true)
+	s.presentFn = run
+	res := s.present(ctx)
+	if prev, ok := x.previous(); ok {
+		res = s.keepPrevious(res, prev)
+	}
+	if next := s.evaluate(ctx, res); next != nil {
+		x.restart(next, res)
+		return res
+	}
+	return s.finish(x.start, s.deliver(ctx, res))
 }
 
 // GatherFunc gathers decomposition mode's parts into presenter's workspace elsewhere
@@ -365,6 +382,10 @@ func replica(o Options, ops []Op) *session {
 			s.replayChecklist(op)
 		case OpCritique, OpEvaluate, OpReportRead:
 			s.replayBootstrap(op)
+		case OpRestart:
+			if op.Restart != nil {
+				s = s.attemptAfter(op.Restart)
+			}
 		}
 	}
 	s.replaying = false

@@ -65,6 +65,42 @@ func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Ev
 		x.Account(0, u, cost)
 		x.Prepare(p)
 	}
+	x.VerifyOn(func(ctx context.Context, i int, user string) (string, error) {
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		reply, u, cost, err := RunVerify(ctx, wo, x.Ops(), i, user)
+		forward()
+		x.Account(i, u, cost)
+		return reply, err
+	})
+	x.EvaluateOn(func(ctx context.Context, i int, answer string) Evaluated {
+		wo := o
+		var forward func()
+		wo.Bus, forward = replicaBus()
+		e, u, cost, err := RunEvaluation(ctx, wo, x.Ops(), i, answer)
+		forward()
+		x.Account(i, u, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return viaJSON(t, e)
+	})
+	for attempt := 1; ; attempt++ {
+		if attempt > 10 {
+			t.Fatal("no end after 10 attempts")
+		}
+		res := coordinateDriven(t, x, o, replicaBus)
+		if !x.Restarting() {
+			return x, res, log
+		}
+	}
+}
+
+// coordinateDriven runs one attempt's coordination and its presentation as drive does.
+func coordinateDriven(t *testing.T, x *Coordinator, o Options, replicaBus func() (*event.Bus, func())) Result {
+	t.Helper()
+	// Each attempt's conversations start from nothing, as Run's new session's do.
 	convs := make([]Conversation, len(o.Agents))
 	rounds := make([]int, len(o.Agents))
 	for steps := 0; !x.Ended(); steps++ {
@@ -84,7 +120,7 @@ func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Ev
 			wo.Bus, forward = replicaBus()
 			wo.PeerContext = func(k int) []provider.Message { return convs[k].Msgs[:convs[k].Sent] }
 			// Conversations and outcomes travel as JSON between a driver and its workers.
-			out := RunTurn(context.Background(), wo, x.Ops(), i, viaJSON(t, conv))
+			out := RunTurn(context.Background(), wo, viaJSON(t, x.Ops()), i, viaJSON(t, conv))
 			out = viaJSON(t, out)
 			forward()
 			convs[i] = x.Finish(i, out)
@@ -93,16 +129,7 @@ func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Ev
 			t.Fatal("no agent ready and coordination not over")
 		}
 	}
-	x.VerifyOn(func(ctx context.Context, i int, user string) (string, error) {
-		wo := o
-		var forward func()
-		wo.Bus, forward = replicaBus()
-		reply, u, cost, err := RunVerify(ctx, wo, x.Ops(), i, user)
-		forward()
-		x.Account(i, u, cost)
-		return reply, err
-	})
-	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
+	return x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
 		wo := o
 		var forward func()
 		wo.Bus, forward = replicaBus()
@@ -111,7 +138,6 @@ func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Ev
 		x.Account(i, u, cost)
 		return text, cut, err
 	})
-	return x, res, log
 }
 
 func TestCoordinator_SameWinnerAsRun(t *testing.T) {

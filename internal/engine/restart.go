@@ -77,7 +77,14 @@ func (s *session) evaluate(ctx context.Context, res Result) *session {
 		answer, debug = d, true
 	}
 	s.publish(event.PostEvaluationStarted{Agent: res.Winner, Attempt: s.attempt, MaxAttempts: s.maxAttempts(), Debug: debug})
-	ev, why := s.postEvaluation(ctx, i, answer)
+	var ev coord.Evaluation
+	var why string
+	if s.evaluateFn != nil {
+		// On Temporal the presenter's model and tools are on a worker (remote_restart.go).
+		ev, why = s.evaluateFn(ctx, i, answer).evaluation()
+	} else {
+		ev, why = s.postEvaluation(ctx, i, answer)
+	}
 	switch {
 	case ev.Verdict != coord.Restart:
 		return accept(why)
@@ -102,22 +109,30 @@ func (s *session) spent() bool {
 // nextAttempt is the session of the attempt r starts: new coordination state, with what the
 // turn decided and spent so far.
 func (s *session) nextAttempt(r *restartInfo) *session {
+	n := s.attemptAfter(r)
+	for _, a := range n.agents {
+		if w, ok := a.Workspace.(attemptWorkspace); ok {
+			w.NewAttempt(r.Attempt)
+		}
+	}
+	return n
+}
+
+// attemptAfter is the session state of the attempt r starts, without telling the workspaces:
+// a replica rebuilding it from the ops (OpRestart) tells no one.
+func (s *session) attemptAfter(r *restartInfo) *session {
 	n := newSession(s.o)
+	n.replaying = s.replaying
 	n.agents = s.agents // Options.Recall's additions stay
 	n.attempt, n.restart = r.Attempt, r
 	s.mu.Lock()
 	n.cost, n.usage, n.unpricedUsed, n.overBudget = s.cost, s.usage, s.unpricedUsed, s.overBudget
 	s.mu.Unlock()
 	n.plan, n.personas, n.variants, n.subtasks = s.plan, s.personas, s.variants, s.subtasks
-	n.presentFn, n.gatherFn, n.verifyFn = s.presentFn, s.gatherFn, s.verifyFn
+	n.presentFn, n.gatherFn, n.verifyFn, n.evaluateFn = s.presentFn, s.gatherFn, s.verifyFn, s.evaluateFn
 	n.hostedSeq.Store(s.hostedSeq.Load())
 	if st := s.o.Steering; st != nil {
 		st.attach(n)
-	}
-	for _, a := range n.agents {
-		if w, ok := a.Workspace.(attemptWorkspace); ok {
-			w.NewAttempt(r.Attempt)
-		}
 	}
 	return n
 }

@@ -140,6 +140,12 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 		if err != nil {
 			r.Err = err.Error()
 		}
+	case StepEvaluate:
+		e, u, cost, err := engine.RunEvaluation(ctx, o, in.Ops, in.Agent, in.User)
+		r = PresentResult{Evaluated: &e, Usage: u, Cost: cost}
+		if err != nil {
+			r.Err, r.Evaluated = err.Error(), nil
+		}
 	default:
 		text, cut, u, cost, err := engine.RunPresentation(ctx, o, in.Ops, in.Agent, in.System, in.User)
 		r = PresentResult{Text: text, Truncated: cut, Usage: u, Cost: cost}

@@ -181,6 +181,8 @@ const (
 	StepPrepare = "prepare"
 	StepGather  = "gather"
 	StepVerify  = "verify"
+	// StepEvaluate: engine.RunEvaluation, Agent's post-evaluation of the final answer, User.
+	StepEvaluate = "evaluate"
 )
 
 // PresentResult is the presentation activity's result; Attempt, From, Streamed and Done as
@@ -190,6 +192,7 @@ const (
 type PresentResult struct {
 	Prepared  *engine.Prepared       `json:"prepared,omitempty"`
 	Gathered  *event.PartsIntegrated `json:"gathered,omitempty"`
+	Evaluated *engine.Evaluated      `json:"evaluated,omitempty"` // StepEvaluate
 	Text      string                 `json:"text"`
 	Truncated string                 `json:"truncated,omitempty"`
 	Err       string                 `json:"err,omitempty"`
@@ -303,13 +306,39 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 	if w.x.NeedsPrepare() {
 		w.prepare(actx)
 	}
-	w.x.SubagentOn(func(_ context.Context, c engine.SubagentCall) engine.SubagentReply { return w.launch(w.turnCtx, c) })
-	if out, done, err := w.coordinate(actx); done {
-		if !w.moved { // a run that continues as new leaves the session where it is held
-			_, _ = w.releaseHeld("")
+	var res engine.Result
+	for {
+		// The orchestrator's subagents launched between turns run under the turns' context
+		// (the presentation's launches under its own, presentAttempt).
+		w.x.SubagentOn(func(_ context.Context, c engine.SubagentCall) engine.SubagentReply { return w.launch(w.turnCtx, c) })
+		if out, done, err := w.coordinate(actx); done {
+			if !w.moved { // a run that continues as new leaves the session where it is held
+				_, _ = w.releaseHeld("")
+			}
+			return out, err
 		}
-		return out, err
+		res = w.presentAttempt(actx, t)
+		if !w.x.Restarting() {
+			break
+		}
+		w.newAttempt(t.Orchestrator) // the presenter asked for a restart (restarts.go)
 	}
+	out := Outcome{Status: res.Status, ExitCode: res.ExitCode, EndReason: res.EndReason, Winner: res.Winner,
+		FinalAnswer: res.FinalAnswer, TruncatedBy: res.TruncatedBy, Seconds: res.Duration.Seconds(), Usage: res.Usage, CostUSD: res.CostUSD,
+		CostUnknown: res.CostUnknown}
+	if res.Err != nil {
+		out.Err = res.Err.Error()
+	}
+	// No final answer stood (Deliver did not run): the team stops; a holder that is gone
+	// has nothing to stop, and its worker's sweep stops what a silent one still runs.
+	_, _ = w.releaseHeld("")
+	out.Workspace = w.workspace
+	return out, nil
+}
+
+// presentAttempt presents what an attempt's coordination ended with, making the one-off
+// steps (the verifiers' checks, gathering parts, the post-evaluation) on workers.
+func (w *run) presentAttempt(actx workflow.Context, t config.Timeouts) engine.Result {
 	w.finishSubagents()
 
 	// The presentation is never cut off by the session timeout, nor by a cancelled workflow
@@ -334,20 +363,10 @@ func SessionWorkflow(ctx workflow.Context, in Session) (Outcome, error) {
 		}
 		return r.Text, nil
 	})
-	res := w.x.Present(context.Background(), func(_ context.Context, i int, system, user string) (string, string, error) {
+	w.x.EvaluateOn(func(_ context.Context, i int, answer string) engine.Evaluated { return w.evaluate(pctx, i, answer) })
+	return w.x.Present(context.Background(), func(_ context.Context, i int, system, user string) (string, string, error) {
 		return w.present(pctx, i, system, user)
 	})
-	out := Outcome{Status: res.Status, ExitCode: res.ExitCode, EndReason: res.EndReason, Winner: res.Winner,
-		FinalAnswer: res.FinalAnswer, TruncatedBy: res.TruncatedBy, Seconds: res.Duration.Seconds(), Usage: res.Usage, CostUSD: res.CostUSD,
-		CostUnknown: res.CostUnknown}
-	if res.Err != nil {
-		out.Err = res.Err.Error()
-	}
-	// No final answer stood (Deliver did not run): the team stops; a holder that is gone
-	// has nothing to stop, and its worker's sweep stops what a silent one still runs.
-	_, _ = w.releaseHeld("")
-	out.Workspace = w.workspace
-	return out, nil
 }
 
 // run is one run of a session's workflow: the coordinator, the agents' turns and the events.
