@@ -265,7 +265,11 @@ type PresentFunc func(ctx context.Context, i int, system, user string) (text, tr
 func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 	x.s.presenting.Store(true)
 	x.s.presentFn = run
-	return x.s.finish(x.start, x.s.deliver(ctx, x.s.present(ctx)))
+	res := x.s.present(ctx)
+	// Before Deliver, unlike Run: a remote driver's Deliver releases the worker that holds
+	// the session, whose agents' models extract the facts to remember.
+	x.s.remember(ctx, res)
+	return x.s.finish(x.start, x.s.deliver(ctx, res))
 }
 
 // GatherFunc gathers decomposition mode's parts into presenter's workspace elsewhere

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"testing"
 
 	"massgen/internal/config"
@@ -25,6 +26,10 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 	co.Agents = make([]Agent, len(o.Agents))
 	for i, a := range o.Agents {
 		co.Agents[i] = Agent{ID: a.ID, Backend: a.Backend, Model: a.Model, System: a.System, Subtask: a.Subtask}
+	}
+	if o.Recall != nil || o.Remember != nil {
+		// The memory store is the replicas' (remote_memory.go).
+		co.RemoteMemory, co.Recall, co.Remember = true, nil, nil
 	}
 	x := NewCoordinator(co)
 	x.Start()
@@ -87,6 +92,24 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		x.Account(i, u, cost)
 		return reply, err
 	})
+	if co.RemoteMemory {
+		x.RememberOn(func(ctx context.Context, r Result) {
+			wo := o
+			var forward func()
+			wo.Bus, forward = replicaBus()
+			// What the replica remembers from is what the log says each agent answered last.
+			logged := map[string]string{}
+			for _, a := range ofType[event.AnswerSubmitted](log) {
+				logged[a.Agent] = a.Content
+			}
+			if got := LatestAnswers(o, x.Ops()); !maps.Equal(got, logged) {
+				t.Errorf("the latest answers are %v, the log's %v", got, logged)
+			}
+			u, cost := RunRemember(ctx, wo, x.Ops(), r)
+			forward()
+			x.Account(0, u, cost)
+		})
+	}
 	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
 		wo := o
 		var forward func()
