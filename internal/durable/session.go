@@ -109,12 +109,10 @@ func Supported(cfg *config.Config) error {
 	if o.RoundEvaluator.Enabled {
 		add("orchestrator.coordination.round_evaluator_before_checklist (the round evaluator is a nested session run by this process)")
 	}
-	if cfg.FilesystemMemory.Enabled {
-		add("filesystem_memory")
-	}
 	for _, a := range cfg.Agents {
-		if cfg.MemoryOf(a).Enabled {
-			add("memory (its store is on this machine)")
+		if m := cfg.MemoryOf(a); m.Enabled && m.Persistent && m.InProcess {
+			// Each worker would have its own store, for as long as it runs.
+			add("memory.persistent_memory.on_disk: false (use the store on disk, on a folder every worker shares)")
 		}
 	}
 	if len(refused) == 0 {
