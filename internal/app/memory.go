@@ -290,7 +290,7 @@ const maxAskBytes = 64 << 10
 // ask is a one-question call to agent a's own model, for fact extraction and summaries.
 func ask(a engine.Agent) memory.Complete {
 	return func(ctx context.Context, system, user string) (string, provider.Usage, error) {
-		req := provider.Request{Model: a.Model, System: system, Params: a.Params, MaxResponseBytes: maxAskBytes,
+		req := provider.Request{Model: a.Model, System: system, Params: a.Params, MaxResponseBytes: maxAskBytes, Stage: provider.StageMemory,
 			Messages: []provider.Message{{Role: provider.RoleUser, Content: user}}}
 		var text strings.Builder
 		var u provider.Usage

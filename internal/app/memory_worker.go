@@ -86,3 +86,19 @@ func (wm *WorkerMemory) Remember(answers map[string]string) func(context.Context
 	wm.mt.mu.Unlock()
 	return wm.mt.remember(wm.question)
 }
+
+// CompressionOnWorker gives agents (with their providers) the compression cfg sets for them
+// (memory.compression, filesystem_memory), for a session a worker runs without workspaces:
+// the summarised messages are not saved anywhere. A held session's team has it from
+// BuildTeam, with its workspaces.
+func CompressionOnWorker(cfg *config.Config, agents []engine.Agent) {
+	for i, a := range cfg.Agents {
+		if c := compression(cfg, a); c.Trigger > 0 {
+			agents[i].Compact = compactor(agents[i], c, "")
+		}
+	}
+}
+
+// MemoryFailed is a worker's memory for a step when the session's config could not be read
+// there: each step reports why.
+func MemoryFailed(err error, bus *event.Bus) *WorkerMemory { return &WorkerMemory{err: err, bus: bus} }

@@ -12,14 +12,18 @@ import (
 // agent's system message; remembering runs on a replica too (RunRemember), from the answers
 // the ops hold (LatestAnswers), once the final answer is out.
 
-// RememberFunc has the agents remember a session that ended with r elsewhere (RunRemember),
-// adding what that spent to the session's cost (Account).
-type RememberFunc func(ctx context.Context, r Result)
+// RememberFunc has the agents remember a session that ended with r, agent winner's final
+// answer, elsewhere (RunRemember), adding what that spent to the session's cost (Account).
+type RememberFunc func(ctx context.Context, winner int, r Result)
 
 // RememberOn has Present remember the session with f, for a session whose memory store is
 // elsewhere.
 func (x *Coordinator) RememberOn(f RememberFunc) {
-	x.s.o.Remember = func(ctx context.Context, r Result, _ func(int, provider.Usage)) { f(ctx, r) }
+	x.s.o.Remember = func(ctx context.Context, r Result, _ func(int, provider.Usage)) {
+		if i := x.s.index(r.Winner); i >= 0 {
+			f(ctx, i, r)
+		}
+	}
 }
 
 // RunRemember runs o.Remember for the session ops rebuild, which ended with r, publishing on

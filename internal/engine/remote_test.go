@@ -93,7 +93,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 		return reply, err
 	})
 	if co.RemoteMemory {
-		x.RememberOn(func(ctx context.Context, r Result) {
+		x.RememberOn(func(ctx context.Context, i int, r Result) {
 			wo := o
 			var forward func()
 			wo.Bus, forward = replicaBus()
@@ -107,7 +107,7 @@ func drive(t *testing.T, o Options, scripts []config.Script) (Result, []event.Ev
 			}
 			u, cost := RunRemember(ctx, wo, x.Ops(), r)
 			forward()
-			x.Account(0, u, cost)
+			x.Account(i, u, cost)
 		})
 	}
 	res := x.Present(context.Background(), func(ctx context.Context, i int, system, user string) (string, string, error) {
