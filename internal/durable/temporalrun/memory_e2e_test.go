@@ -160,3 +160,47 @@ memory:
 		t.Errorf("a session on Temporal recalled from the local runs' store %d times, want 2:\n%s", n, strings.Join(mem, "\n"))
 	}
 }
+
+// A session with workspaces is held by one worker: its agents remember there before it is
+// released, and the next session recalls it.
+func TestSession_MemoryOnTheHolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	emb := embeddingsServer(t)
+	t.Setenv("OPENAI_API_KEY", "test-embeddings-key")
+	t.Setenv("OPENAI_BASE_URL", emb.URL+"/v1")
+	allow, err := durable.NewAllowlist([]string{emb.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, c, _ := heldSessions(t, "memory-held-test", &Activities{Allow: allow, TrustSessions: true})
+	cfg := loadTeam(t, fmt.Sprintf(`
+agents:
+  - id: a
+    backend: {type: scripted, model: s, cwd: ws, answers: ["Paris is the capital of France."], vote: agent1}
+  - id: b
+    backend: {type: scripted, model: s, latency: 200ms, answers: ["The capital is Paris."], vote: agent1}
+orchestrator:
+  final_presentation: verbatim
+memory:
+  enabled: true
+  persistent_memory: {session_name: held, embedding: {provider: openai}, qdrant: {path: %q}}
+`, t.TempDir()))
+	for k := range 2 {
+		res := runLogged(t, cfg, t.TempDir(), remoteOn(c, target))
+		evs := readLog(t, res.Dir)
+		for _, e := range evs {
+			// Remembering after the release would claim the session again.
+			if s, ok := e.Payload.(event.ToolServerStatus); ok && s.Status == "moved" {
+				t.Errorf("session %d moved: %s", k+1, s.Detail)
+			}
+		}
+		mem, _, remember, _ := memoryLog(evs)
+		all := strings.Join(mem, "\n")
+		if res.ExitCode != 0 || strings.Count(all, "memory_retrieved") != 2*k || !strings.Contains(all, "memory_stored") ||
+			strings.Contains(all, "memory_trouble") || len(remember) == 0 {
+			t.Errorf("session %d (exit %d, %v): memory did\n%s\nand paid %q after the final answer", k+1, res.ExitCode, res.Err, all, remember)
+		}
+	}
+}
