@@ -71,10 +71,10 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
-// coordination, and the coordination and memory features that live in the local session.
-// Tools, upload_files and the agents' subagents run on the worker that holds the session
-// (temporalrun).
+// Supported refuses, by name, what a session on Temporal cannot do yet: the coordination
+// features that live in the local session, and a memory store that lives in one process.
+// Tools, upload_files and the agents' subagents run on the worker that holds the session,
+// persistent memory on the workers' stores (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
 		return errors.New("the session has no agents")

@@ -204,3 +204,34 @@ memory:
 		}
 	}
 }
+
+// A worker sends embeddings only where its allowlist lets them go; memory that cannot run
+// there is reported, and the session goes on, as locally when the endpoint fails.
+func TestSession_MemoryEndpointRefusedByTheWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	emb := embeddingsServer(t)
+	t.Setenv("OPENAI_API_KEY", "test-embeddings-key")
+	t.Setenv("OPENAI_BASE_URL", emb.URL+"/v1")
+	target := durable.Target{Address: devServer(t), Queue: "memory-refused-test"}
+	c := dialTarget(t, target)
+	workerWith(t, c, target, &Activities{}) // no --allow-base-url
+	cfg := loadTeam(t, fmt.Sprintf(`
+agents:
+  - id: a
+    backend: {type: scripted, model: s, answers: ["Paris is the capital of France."]}
+memory:
+  enabled: true
+  persistent_memory: {embedding: {provider: openai}, qdrant: {path: %q}}
+`, t.TempDir()))
+	res := runLogged(t, cfg, t.TempDir(), remoteOn(c, target))
+	mem, _, _, _ := memoryLog(readLog(t, res.Dir))
+	all := strings.Join(mem, "\n")
+	if res.ExitCode != 0 || res.FinalAnswer != "Paris is the capital of France." {
+		t.Errorf("exit %d (%v), final %q", res.ExitCode, res.Err, res.FinalAnswer)
+	}
+	if strings.Count(all, "memory_trouble") != 2 || strings.Count(all, "does not send the key in its OPENAI_API_KEY") != 2 || strings.Contains(all, "memory_stored") {
+		t.Errorf("memory did:\n%s\nwant the refusal reported by recall and by remembering", all)
+	}
+}
