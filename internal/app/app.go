@@ -332,7 +332,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (Result, error) {
 		_ = closeAll()
 		return Result{}, err
 	}
-	mt, err := startMemory(cfg, agents, keys, froms, o, red, cmp.Or(res.Session, runID), time.Now())
+	mt, err := startMemory(cfg, agents, keys, froms, o, red, MemoryScope{Team: teamID(cfg), Run: cmp.Or(res.Session, runID)}, nil, time.Now())
 	if err != nil {
 		_ = closeAll()
 		return Result{}, err

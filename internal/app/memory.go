@@ -63,6 +63,25 @@ type memoryTurn struct {
 	answers map[string]string // each agent's latest answer, from the events
 }
 
+// MemoryScope is where a session's persistent memories are kept: its team and its log
+// session (Run). It travels with a session run elsewhere, where the config file that names
+// the team is not.
+type MemoryScope struct {
+	Team string `json:"team"`
+	Run  string `json:"run"`
+}
+
+// MemoryScopeOf is cfg's scope in the log session run; nil when no agent keeps persistent
+// memories.
+func MemoryScopeOf(cfg *config.Config, run string) *MemoryScope {
+	for _, a := range cfg.Agents {
+		if m := cfg.MemoryOf(a); m.Enabled && m.Persistent {
+			return &MemoryScope{Team: teamID(cfg), Run: run}
+		}
+	}
+	return nil
+}
+
 // teamID names a team for memory scoping: its config file, or its agents when it has none.
 func teamID(cfg *config.Config) string {
 	if cfg.Path != "" && !strings.HasPrefix(cfg.Path, "@") {
@@ -80,7 +99,8 @@ func teamID(cfg *config.Config) string {
 // newEmbedder builds agent a's embedder: its own backend's endpoint and key when the
 // embedding provider is its backend type, else the provider's default endpoint and key
 // variable.
-func newEmbedder(a config.Agent, m config.Memory, key, keyEnv string, getenv func(string) string) (memory.Embedder, string, string, error) {
+func newEmbedder(a config.Agent, m config.Memory, key, keyEnv string, getenv func(string) string,
+	check func(config.Agent, string) error) (memory.Embedder, string, string, error) {
 	b := a.Backend
 	typ := cmp.Or(m.EmbeddingProvider, b.Type)
 	bt, ok := config.BackendTypes[typ]
@@ -95,6 +115,11 @@ func newEmbedder(a config.Agent, m config.Memory, key, keyEnv string, getenv fun
 		}
 		if key, keyEnv, err = APIKey(b, getenv); err != nil {
 			return nil, "", "", fmt.Errorf("agent %s: memory embeddings: %w", a.ID, err)
+		}
+	}
+	if check != nil {
+		if err := check(config.Agent{ID: a.ID + " (memory embeddings)", Backend: b}, keyEnv); err != nil {
+			return nil, "", "", err
 		}
 	}
 	model := m.EmbeddingModel
@@ -115,7 +140,9 @@ func newEmbedder(a config.Agent, m config.Memory, key, keyEnv string, getenv fun
 
 // startMemory prepares memory for the turn; nil when no agent has it on. An error is a
 // config problem (no embeddings, a missing key) found before any model is called.
-func startMemory(cfg *config.Config, agents []engine.Agent, keys, froms []string, o Options, red *redact.Redactor, run string, now time.Time) (*memoryTurn, error) {
+// Embeddings go where check allows (nil: anywhere the config says).
+func startMemory(cfg *config.Config, agents []engine.Agent, keys, froms []string, o Options, red *redact.Redactor, sc MemoryScope,
+	check func(config.Agent, string) error, now time.Time) (*memoryTurn, error) {
 	mt := &memoryTurn{stores: map[string]*memory.Store{}, agents: make([]*memAgent, len(cfg.Agents)), cfg: cfg, engine: agents, red: red,
 		timeout: cmp.Or(cfg.Timeouts.Agent, 300*time.Second), answers: map[string]string{}}
 	on := false
@@ -125,7 +152,7 @@ func startMemory(cfg *config.Config, agents []engine.Agent, keys, froms []string
 			continue
 		}
 		on = true
-		emb, typ, model, err := newEmbedder(a, m, keys[i], froms[i], o.Getenv)
+		emb, typ, model, err := newEmbedder(a, m, keys[i], froms[i], o.Getenv, check)
 		if err != nil {
 			return nil, errorf(ExitConfig, "%s", red.Error(err))
 		}
@@ -150,9 +177,9 @@ func startMemory(cfg *config.Config, agents []engine.Agent, keys, froms []string
 			}
 			mt.stores[dir] = st
 		}
-		session := cmp.Or(m.SessionName, run)
+		session := cmp.Or(m.SessionName, sc.Run)
 		mt.agents[i] = &memAgent{settings: m, emb: emb, embType: typ, embModel: model, scope: memory.Scope{
-			Team: teamID(cfg), Session: session, Run: run, Turn: max(o.Turn, 1), Agent: a.ID,
+			Team: sc.Team, Session: session, Run: sc.Run, Turn: max(o.Turn, 1), Agent: a.ID,
 			HistoryIntact: true, ExcludeRecent: m.ExcludeRecent}}
 		mt.agents[i].settings.StorePath = dir
 	}
@@ -263,7 +290,7 @@ const maxAskBytes = 64 << 10
 // ask is a one-question call to agent a's own model, for fact extraction and summaries.
 func ask(a engine.Agent) memory.Complete {
 	return func(ctx context.Context, system, user string) (string, provider.Usage, error) {
-		req := provider.Request{Model: a.Model, System: system, Params: a.Params, MaxResponseBytes: maxAskBytes,
+		req := provider.Request{Model: a.Model, System: system, Params: a.Params, MaxResponseBytes: maxAskBytes, Stage: provider.StageMemory,
 			Messages: []provider.Message{{Role: provider.RoleUser, Content: user}}}
 		var text strings.Builder
 		var u provider.Usage

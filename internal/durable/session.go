@@ -70,11 +70,11 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// Supported refuses, by name, what a session on Temporal cannot do yet: the steps before
-// coordination, and the coordination and memory features that live in the local session.
+// Supported refuses, by name, what a session on Temporal cannot do yet: the coordination
+// features that live in the local session, and a memory store that lives in one process.
 // Tools, upload_files, the agents' subagents and the orchestrator's own (emerging criteria's
-// critic, the round evaluator, verifier subagents) run on the worker that holds the session
-// (temporalrun).
+// critic, the round evaluator, verifier subagents) run on the worker that holds the session,
+// persistent memory on the workers' stores (temporalrun).
 func Supported(cfg *config.Config) error {
 	if cfg == nil || len(cfg.Agents) == 0 {
 		return errors.New("the session has no agents")
@@ -93,12 +93,10 @@ func Supported(cfg *config.Config) error {
 		// The person's answers would have to reach a worker's turn while it waits.
 		add("orchestrator.coordination.broadcast: human")
 	}
-	if cfg.FilesystemMemory.Enabled {
-		add("filesystem_memory")
-	}
 	for _, a := range cfg.Agents {
-		if cfg.MemoryOf(a).Enabled {
-			add("memory (its store is on this machine)")
+		if m := cfg.MemoryOf(a); m.Enabled && m.Persistent && m.InProcess {
+			// Each worker would have its own store, for as long as it runs.
+			add("memory.persistent_memory.on_disk: false (use the store on disk, on a folder every worker shares)")
 		}
 	}
 	if len(refused) == 0 {

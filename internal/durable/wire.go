@@ -136,6 +136,7 @@ func configDoc(cfg *config.Config) obj {
 	putStr(ui, "display_type", cfg.UI.DisplayType)
 	doc["ui"] = ui
 	putStr(doc, "session_id", cfg.SessionID)
+	memoryDocs(doc, agents, cfg)
 	return doc
 }
 

@@ -209,22 +209,58 @@ func TestEncode_CarriesDecomposition(t *testing.T) {
 	}
 }
 
-// Memory keeps its store and its compressed context on the machine that runs the agents:
-// refused by name on Temporal, never dropped.
-func TestSupported_RefusesMemory(t *testing.T) {
-	for name, block := range map[string]string{
-		"memory":            "memory: {enabled: true, persistent_memory: {embedding: {provider: openai}}}\n",
-		"filesystem_memory": "filesystem_memory: {enabled: true}\n",
+// Memory runs on the workers, which open the store and compress as the config says: the
+// top-level block, an agent's own over it and filesystem_memory arrive whole.
+func TestEncode_CarriesMemory(t *testing.T) {
+	for name, yaml := range map[string]string{
+		"top level and an agent's": `
+agents:
+  - id: a
+    backend: {type: openai, model: gpt-5-mini}
+    memory:
+      persistent_memory: {session_name: own, embedding: {model: text-embedding-3-large}}
+      retrieval: {limit: 9}
+  - id: b
+    backend: {type: scripted, answers: [hi]}
+memory:
+  enabled: true
+  persistent_memory: {session_name: pets, embedding: {provider: openai}, qdrant: {path: /shared/memory}}
+  compression: {trigger_threshold: 0.6, target_ratio: 0.3}
+  retrieval: {exclude_recent: false}
+`,
+		"filesystem_memory": "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\nfilesystem_memory: {compression: {trigger_threshold: 0.8, target_ratio: 0.1}}\n",
+		"memory off":        "agents:\n  - id: a\n    backend: {type: scripted, answers: [hi]}\nmemory: {enabled: false}\nfilesystem_memory: {enabled: false}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			err := Supported(loadTeam(t, team+block))
-			if err == nil || !strings.Contains(err.Error(), name) {
-				t.Fatalf("Supported = %v, want a refusal naming %s", err, name)
+			cfg := loadTeam(t, yaml)
+			doc, err := Encode(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := DecodeConfig(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
+				t.Errorf("%s differs after the trip", d)
+			}
+			for _, a := range cfg.Agents {
+				if got, want := back.MemoryOf(a), cfg.MemoryOf(a); got != want {
+					t.Errorf("agent %s's memory arrived as %+v, want %+v", a.ID, got, want)
+				}
+			}
+			if back.FilesystemMemory != cfg.FilesystemMemory {
+				t.Errorf("filesystem_memory arrived as %+v, want %+v", back.FilesystemMemory, cfg.FilesystemMemory)
 			}
 		})
 	}
-	if err := Supported(loadTeam(t, team+"memory: {enabled: false}\n")); err != nil {
-		t.Errorf("memory off is refused: %v", err)
+}
+
+// An in-process store would be each worker's own: refused by name.
+func TestSupported_RefusesInProcessMemory(t *testing.T) {
+	err := Supported(loadTeam(t, team+"memory: {enabled: true, persistent_memory: {on_disk: false}}\n"))
+	if err == nil || !strings.Contains(err.Error(), "on_disk: false") {
+		t.Fatalf("Supported = %v, want a refusal naming on_disk: false", err)
 	}
 }
 

@@ -381,15 +381,25 @@ func (s *session) deliver(ctx context.Context, res Result) Result {
 }
 
 // recall adds what Options.Recall found to each agent's system message.
-func (s *session) recall(ctx context.Context) {
+func (s *session) recall(ctx context.Context) { s.applyRecalled(s.recalled(ctx)) }
+
+// recalled is what Options.Recall found for each agent ("" for none), paid for.
+func (s *session) recalled(ctx context.Context) []string {
 	if s.o.Recall == nil {
-		return
+		return nil
 	}
-	extra := s.o.Recall(ctx, func(i int, u provider.Usage) {
+	return s.o.Recall(ctx, func(i int, u provider.Usage) {
 		if i >= 0 && i < len(s.agents) {
 			s.account(i, u, false)
 		}
 	})
+}
+
+// applyRecalled adds each agent's recalled memories to its system message.
+func (s *session) applyRecalled(extra []string) {
+	if len(extra) == 0 {
+		return
+	}
 	s.agents = slices.Clone(s.agents) // the caller's agents stay as they were
 	for i, x := range extra {
 		if i < len(s.agents) && x != "" {

@@ -110,6 +110,10 @@ type Options struct {
 	// ends (persistent memory); what it pays through pay counts in the session's cost, as
 	// the agent's (a Usage with CostUSD set keeps that cost).
 	Remember func(ctx context.Context, r Result, pay func(agent int, u provider.Usage))
+	// RemoteMemory marks, for a Coordinator, agents with persistent memory whose store is
+	// where the replicas run: Recall is taken with the steps before coordination
+	// (RunPrepare), Remember through RememberOn (remote_memory.go). Run ignores it.
+	RemoteMemory bool
 	// Preamble is published right after SessionStarted (tool servers that started before).
 	Preamble []event.Payload
 	// Price returns the USD cost of usage on model; nil prices everything at 0.

@@ -309,6 +309,9 @@ func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 		x.restart(next, res)
 		return res
 	}
+	// Before Deliver, unlike Run: a remote driver's Deliver releases the worker that holds
+	// the session, whose agents' models extract the facts to remember.
+	s.remember(ctx, res)
 	return s.finish(x.start, s.deliver(ctx, res))
 }
 

@@ -23,6 +23,10 @@ type Prepared struct {
 	Paraphrase *event.QuestionParaphrased `json:"paraphrase,omitempty"`
 	Personas   *event.PersonasGenerated   `json:"personas,omitempty"`
 	Subtasks   *event.SubtasksAssigned    `json:"subtasks,omitempty"`
+	// Memories are what Options.Recall found for each agent ("" for none), which its system
+	// message carries (Options.RemoteMemory); MemoryTrouble says why recall could not run.
+	Memories      []string             `json:"memories,omitempty"`
+	MemoryTrouble *event.MemoryTrouble `json:"memory_trouble,omitempty"`
 }
 
 // OpPrepare applies a Prepared (Op.Prepared).
@@ -55,6 +59,10 @@ func (s *session) adopt(p Prepared, publish bool) {
 			s.publish(ev)
 		}
 	}
+	s.applyRecalled(p.Memories)
+	if ev := p.MemoryTrouble; ev != nil {
+		show(*ev)
+	}
 	if ev := p.Planning; ev != nil {
 		s.plan = planFrom(*ev)
 		show(*ev)
@@ -76,8 +84,9 @@ func (s *session) adopt(p Prepared, publish bool) {
 // NeedsPrepare reports whether the steps before coordination are still to be taken.
 func (x *Coordinator) NeedsPrepare() bool {
 	orch := x.s.o.Orchestrator
-	return (orch.PlanningMode || orch.DSPy.Enabled || orch.PersonaGenerator.Enabled || x.s.decomposing()) && !x.s.m.Ended() &&
-		!slices.ContainsFunc(x.ops, func(op Op) bool { return op.Kind == OpPrepare })
+	steps := (orch.PlanningMode || orch.DSPy.Enabled || orch.PersonaGenerator.Enabled || x.s.decomposing()) && !x.s.m.Ended()
+	// Recall comes even when coordination is skipped: the presenter's prompt carries it.
+	return (steps || x.s.o.RemoteMemory) && !slices.ContainsFunc(x.ops, func(op Op) bool { return op.Kind == OpPrepare })
 }
 
 // Prepare applies and publishes what RunPrepare decided, as Run does before coordination;
@@ -98,6 +107,9 @@ func (x *Coordinator) PrepareFailed(why string) Prepared {
 	s, orch := x.s, x.s.o.Orchestrator
 	err := fmt.Errorf("%s", why)
 	var p Prepared
+	if s.o.RemoteMemory {
+		p.MemoryTrouble = &event.MemoryTrouble{Stage: "retrieve", Message: why + "; the agents start without their memories"}
+	}
 	if orch.PlanningMode {
 		ev := s.planningVerdict(nil, "", err)
 		p.Planning = &ev
@@ -119,13 +131,20 @@ func (x *Coordinator) PrepareFailed(why string) Prepared {
 }
 
 // RunPrepare takes the steps before coordination for the session ops rebuild, with
-// o.Agents' providers and tools (and o.Paraphraser), publishing on o.Bus what Run publishes
+// o.Agents' providers and tools (and o.Paraphraser, o.Recall), publishing on o.Bus what Run publishes
 // for them; the steps' own events are the coordinator's to publish (Decided). It returns what
 // they decided and what their calls spent.
 func RunPrepare(ctx context.Context, o Options, ops []Op) (Prepared, provider.Usage, float64) {
 	s := replica(o, ops)
 	startCost, startUsage := s.cost, s.usage
-	p := s.prepare(ctx)
+	// Recall first, as in Run: the steps after it see the agents' memories.
+	memories := s.recalled(ctx)
+	s.applyRecalled(memories)
+	var p Prepared
+	if !s.m.Ended() { // coordination skipped: only recall is taken
+		p = s.prepare(ctx)
+	}
+	p.Memories = memories
 	s.awaitStragglers()
 	return p, subUsage(s.usage, startUsage), s.cost - startCost
 }

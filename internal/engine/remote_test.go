@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"testing"
 
 	"massgen/internal/config"
@@ -37,6 +38,10 @@ func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Ev
 	// The orchestrator's subagents run where the driver says, as the workflow has them run
 	// on the worker holding the session.
 	co.Subagent = nil
+	if o.Recall != nil || o.Remember != nil {
+		// The memory store is the replicas' (remote_memory.go).
+		co.RemoteMemory, co.Recall, co.Remember = true, nil, nil
+	}
 	x := NewCoordinator(co)
 	if o.Subagent != nil {
 		x.SubagentOn(o.Subagent)
@@ -74,6 +79,24 @@ func driveCoordinator(t *testing.T, o Options) (*Coordinator, Result, []event.Ev
 		x.Account(i, u, cost)
 		return reply, err
 	})
+	if co.RemoteMemory {
+		x.RememberOn(func(ctx context.Context, i int, r Result) {
+			wo := o
+			var forward func()
+			wo.Bus, forward = replicaBus()
+			// What the replica remembers from is what the log says each agent answered last.
+			logged := map[string]string{}
+			for _, a := range ofType[event.AnswerSubmitted](log) {
+				logged[a.Agent] = a.Content
+			}
+			if got := LatestAnswers(o, x.Ops()); !maps.Equal(got, logged) {
+				t.Errorf("the latest answers are %v, the log's %v", got, logged)
+			}
+			u, cost := RunRemember(ctx, wo, x.Ops(), r)
+			forward()
+			x.Account(i, u, cost)
+		})
+	}
 	x.EvaluateOn(func(ctx context.Context, i int, answer string) Evaluated {
 		wo := o
 		var forward func()

@@ -97,6 +97,9 @@ const (
 	// StageVerify is a verifier's check of the leading answer (orchestrator.verifiers): one
 	// question, no tools, a JSON verdict.
 	StageVerify Stage = "verify"
+	// StageMemory is memory's call to an agent's own model: the facts to remember from a
+	// turn, or the summary of a conversation being compressed. One question, no tools.
+	StageMemory Stage = "memory"
 )
 
 // ToolChoice is whether a model may call the tools a request offers.

@@ -126,6 +126,7 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	switch in.Step {
 	case StepPrepare:
 		o.Paraphraser = a.paraphraser(in.Session)
+		o.Recall = a.memory(in.Session, o).Recall()
 		p, u, cost := engine.RunPrepare(ctx, o, in.Ops)
 		r = PresentResult{Prepared: &p, Usage: u, Cost: cost}
 	case StepGather:
@@ -134,6 +135,8 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 		}
 	case StepSubagent:
 		r = launchSubagent(ctx, held, in.Subagent)
+	case StepRemember:
+		r = a.remember(ctx, in, o)
 	case StepVerify:
 		text, u, cost, err := engine.RunVerify(ctx, o, in.Ops, in.Agent, in.User)
 		r = PresentResult{Text: text, Usage: u, Cost: cost}
@@ -204,6 +207,7 @@ func (a *Activities) options(ctx context.Context, wid string, in Session, agent 
 	for i := range o.Agents {
 		o.Agents[i].Provider = ps[i]
 	}
+	app.CompressionOnWorker(cfg, o.Agents) // a held session's team has it from BuildTeam
 	return o, nil, nil
 }
 

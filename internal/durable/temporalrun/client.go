@@ -1,6 +1,7 @@
 package temporalrun
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -170,6 +171,8 @@ func Run(ctx context.Context, c client.Client, t durable.Target, cfg *config.Con
 		Heartbeat: t.Heartbeat, Live: t.Live, HistoryLimit: t.HistoryLimit, Asks: o.Asks != nil, Personas: o.Personas, PersonasTurn: o.PersonasTurn,
 		PlanSeed: o.PlanSeed}
 	wid := sessionWorkflowID(o)
+	// Scoped as a local run of the same config is: the team by its config file, here.
+	in.Memory = app.MemoryScopeOf(cfg, cmp.Or(o.SessionID, wid))
 	store := t.StoreOrDefault()
 	if o.Previous != "" && app.NeedsMachine(cfg) {
 		// The workers start this turn's workspaces from the previous winner's, as locally.

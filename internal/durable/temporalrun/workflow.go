@@ -97,6 +97,8 @@ type Session struct {
 	// PlanSeed is an execution run's plan (--execute-plan), every agent's task plan at its
 	// first turn (engine.Options.PlanSeed).
 	PlanSeed []taskplan.Task `json:"plan_seed,omitempty"`
+	// Memory is where the agents' persistent memories are kept (memory.go); nil without.
+	Memory *app.MemoryScope `json:"memory,omitempty"`
 }
 
 // Outcome is a workflow's result.
@@ -161,8 +163,9 @@ type TurnResult struct {
 
 // PresentInput is the presentation activity's input. Step makes it one of the session's
 // other one-off steps instead: StepPrepare (engine.RunPrepare, the first agent's model making
-// the calls), StepGather (engine.RunGather into Agent's workspace) or StepVerify
-// (engine.RunVerify: a verifier's check, User, with Agent's model).
+// the calls), StepGather (engine.RunGather into Agent's workspace), StepVerify
+// (engine.RunVerify: a verifier's check, User, with Agent's model) or StepRemember
+// (engine.RunRemember: Agent won with the final answer User).
 type PresentInput struct {
 	Session      Session     `json:"session"`
 	WorkflowID   string      `json:"workflow_id"`
@@ -178,9 +181,10 @@ type PresentInput struct {
 
 // The one-off steps besides the presentation (PresentInput.Step).
 const (
-	StepPrepare = "prepare"
-	StepGather  = "gather"
-	StepVerify  = "verify"
+	StepPrepare  = "prepare"
+	StepGather   = "gather"
+	StepVerify   = "verify"
+	StepRemember = "remember"
 	// StepEvaluate: engine.RunEvaluation, Agent's post-evaluation of the final answer, User.
 	StepEvaluate = "evaluate"
 )
@@ -353,6 +357,9 @@ func (w *run) presentAttempt(actx workflow.Context, t config.Timeouts) engine.Re
 		w.x.GatherOn(func(_ context.Context, presenter int) (event.PartsIntegrated, bool) { return w.gather(pctx, presenter) })
 	}
 	w.x.SubagentOn(func(_ context.Context, c engine.SubagentCall) engine.SubagentReply { return w.launch(pctx, c) })
+	if w.in.Memory != nil {
+		w.x.RememberOn(func(_ context.Context, i int, r engine.Result) { w.remember(pctx, i, r) })
+	}
 	w.x.VerifyOn(func(_ context.Context, i int, user string) (string, error) {
 		r, err := w.oneOff(pctx, i, PresentInput{Step: StepVerify, User: user})
 		switch {
@@ -682,7 +689,7 @@ func engineOptions(in Session, cfg *config.Config) engine.Options {
 	}
 	return engine.Options{Question: in.Question, History: in.History, Turn: in.Turn, SessionID: in.SessionID, LogDir: in.LogDir,
 		Agents: agents, Orchestrator: cfg.Orchestrator, Timeouts: cfg.Timeouts, Personas: in.Personas, PersonasTurn: in.PersonasTurn,
-		PlanSeed: in.PlanSeed}
+		PlanSeed: in.PlanSeed, RemoteMemory: in.Memory != nil}
 }
 
 func activityError(err error) string {

@@ -103,6 +103,11 @@ func (p *Provider) plan(req provider.Request) *plan {
 		pl.usage = usageOf(v.inputChars, pl)
 		return pl
 	}
+	if req.Stage == provider.StageMemory {
+		pl := &plan{text: memoryReply(req), stop: "stop"}
+		pl.usage = usageOf(v.inputChars, pl)
+		return pl
+	}
 	if req.Stage == provider.StageBroadcast {
 		// A side call answering another agent's question: not one of the agent's own calls,
 		// which faults and the script count.
