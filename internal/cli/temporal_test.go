@@ -14,7 +14,7 @@ func TestTemporal_UsageErrors(t *testing.T) {
 agents:
   - id: a
     backend: {type: scripted, answers: ["Paris."]}
-orchestrator: {coordination: {broadcast: agents}}
+orchestrator: {coordination: {broadcast: human}}
 `)
 	secret := writeConfig(t, `
 agents:
@@ -29,7 +29,7 @@ agents:
 		args []string
 		want string
 	}{
-		{"broadcast refused by name", []string{"--config", broadcast, "--temporal", "127.0.0.1:1", "q"}, "orchestrator.coordination.broadcast: not supported on Temporal yet"},
+		{"broadcast to a person refused by name", []string{"--config", broadcast, "--temporal", "127.0.0.1:1", "q"}, "orchestrator.coordination.broadcast: human: not supported on Temporal yet"},
 		{"a literal MCP secret does not travel", []string{"--config", secret, "--temporal", "127.0.0.1:1", "q"}, "env GITHUB_TOKEN holds a secret, which is not sent to Temporal workers: write it as ${VAR}"},
 		{"bad address", []string{"--config", cfg, "--temporal", "127.0.0.1:1", "q"}, "cannot reach the Temporal server at 127.0.0.1:1"},
 		{"no port", []string{"--config", cfg, "--temporal", "localhost", "q"}, "HOST:PORT"},
