@@ -58,17 +58,7 @@ func TestEncode_CarriesTheOrchestratorsSubagents(t *testing.T) {
 			if err := Supported(cfg); err != nil {
 				t.Fatalf("Supported = %v", err)
 			}
-			doc, err := Encode(cfg)
-			if err != nil {
-				t.Fatalf("encode: %v", err)
-			}
-			back, err := DecodeConfig(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
-				t.Errorf("%s differs after the trip", d)
-			}
+			sentBack(t, cfg)
 		})
 	}
 }

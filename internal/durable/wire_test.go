@@ -118,17 +118,7 @@ func TestEncode_CarriesTheStepsBeforeCoordination(t *testing.T) {
     planning_mode_instruction: "Plan first."
     persona_generator: {enabled: true, diversity_mode: methodology, persist_across_turns: true}
 `)
-	doc, err := Encode(cfg)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	back, err := DecodeConfig(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
-		t.Errorf("%s differs after the trip", d)
-	}
+	back := sentBack(t, cfg)
 	if o := back.Orchestrator; !o.DSPy.Enabled || o.DSPy.Backend == nil || o.DSPy.Backend.Model != "gpt-5-nano" || !o.PlanningMode ||
 		!o.PersonaGenerator.PersistAcrossTurns {
 		t.Errorf("the steps arrived as %+v", o)
@@ -193,17 +183,7 @@ func TestEncode_CarriesDecomposition(t *testing.T) {
   coordination:
     task_decomposer: {enabled: false, decomposition_guidelines: "Split by layer.", timeout_seconds: 42}`, 1))
 	cfg.Agents[0].Subtask = "the first half"
-	doc, err := Encode(cfg)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	back, err := DecodeConfig(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
-		t.Errorf("%s differs after the trip", d)
-	}
+	back := sentBack(t, cfg)
 	if !back.Orchestrator.Decomposing() || back.Agents[0].Subtask != "the first half" || !back.Orchestrator.TaskDecomposer.Disabled {
 		t.Errorf("arrived as %+v", back.Orchestrator)
 	}
@@ -233,17 +213,7 @@ memory:
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := loadTeam(t, yaml)
-			doc, err := Encode(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := DecodeConfig(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
-				t.Errorf("%s differs after the trip", d)
-			}
+			back := sentBack(t, cfg)
 			for _, a := range cfg.Agents {
 				if got, want := back.MemoryOf(a), cfg.MemoryOf(a); got != want {
 					t.Errorf("agent %s's memory arrived as %+v, want %+v", a.ID, got, want)
@@ -386,6 +356,15 @@ func TestEncode_CarriesVerifiers(t *testing.T) {
 	if !rep.OK() {
 		t.Fatal(rep.Text())
 	}
+	back := sentBack(t, cfg)
+	if v := back.Orchestrator.Verifiers; len(v) != 2 || v[0].Agent != "b" || v[1].Instructions != "Cite a source." {
+		t.Errorf("verifiers arrived as %+v", v)
+	}
+}
+
+// sentBack is cfg as a worker reads it after Encode, checked to differ from cfg in nothing.
+func sentBack(t *testing.T, cfg *config.Config) *config.Config {
+	t.Helper()
 	doc, err := Encode(cfg)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
@@ -397,7 +376,5 @@ func TestEncode_CarriesVerifiers(t *testing.T) {
 	if d := firstDifference(comparable(cfg), comparable(back)); d != "" {
 		t.Errorf("%s differs after the trip", d)
 	}
-	if v := back.Orchestrator.Verifiers; len(v) != 2 || v[0].Agent != "b" || v[1].Instructions != "Cite a source." {
-		t.Errorf("verifiers arrived as %+v", v)
-	}
+	return back
 }
