@@ -2,13 +2,13 @@ package scripted
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
+	"massgen/internal/lazy"
 	"massgen/internal/provider"
 )
 
-var sentence = regexp.MustCompile(`[^.!?\n]+[.!?]`)
+var sentence = lazy.Regexp(`[^.!?\n]+[.!?]`)
 
 // memoryReply answers memory's calls (StageMemory): a fact extraction ("Answer:" in the
 // question) lists each sentence of the answer as a fact; a summary is the first sentence of
@@ -22,7 +22,7 @@ func memoryReply(req provider.Request) string {
 	}
 	if _, answer, ok := strings.Cut(user, "\nAnswer:\n"); ok {
 		facts := []string{}
-		for _, s := range sentence.FindAllString(answer, -1) {
+		for _, s := range sentence().FindAllString(answer, -1) {
 			facts = append(facts, strings.TrimSpace(s))
 		}
 		b, _ := json.Marshal(map[string]any{"facts": facts})
@@ -30,7 +30,7 @@ func memoryReply(req provider.Request) string {
 	}
 	var keep []string
 	for _, line := range strings.Split(user, "\n") {
-		if s := sentence.FindString(line); s != "" {
+		if s := sentence().FindString(line); s != "" {
 			keep = append(keep, strings.TrimSpace(s))
 		}
 	}
