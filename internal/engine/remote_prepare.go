@@ -10,11 +10,12 @@ import (
 	"massgen/internal/provider"
 )
 
-// The steps Run takes before coordination (planning mode's check, orchestrator.dspy's
-// paraphrases, persona_generator's personas, decomposition's subtasks), for a driver that runs the model calls
-// elsewhere: RunPrepare makes them on a replica with providers and tools, and the
-// coordinator applies what they decided (Coordinator.Prepare), which later replicas rebuild
-// from its op. Each step's decision is the event Run publishes for it.
+// The steps Run takes before coordination (persistent memory's recall, planning mode's
+// check, orchestrator.dspy's paraphrases, persona_generator's personas, decomposition's
+// subtasks), for a driver that runs the model calls elsewhere: RunPrepare makes them on a
+// replica with providers and tools, and the coordinator applies what they decided
+// (Coordinator.Prepare), which later replicas rebuild from its op. Each step's decision is
+// the event Run publishes for it.
 
 // Prepared is what the steps before coordination decided; nil for a step the session does
 // not take.
