@@ -46,6 +46,7 @@ type broadcasts struct {
 
 	// Guarded by the session's mu.
 	seq    int
+	prefix string               // before seq in question ids: a replica's turn ("agent2.3_"), else ""
 	asked  []int                // questions asked, per agent
 	reqs   map[string]*question // by id
 	snaps  []snapshot           // each agent's conversation as of its last model call
@@ -328,7 +329,7 @@ func (s *session) openQuestion(i int, text string, targets []int, wait bool) (*q
 	}
 	bc.asked[i]++
 	bc.seq++
-	q := &question{id: fmt.Sprintf("bc_%d", bc.seq), text: text, asker: i, targets: targets, status: "collecting", done: make(chan struct{})}
+	q := &question{id: fmt.Sprintf("bc_%s%d", bc.prefix, bc.seq), text: text, asker: i, targets: targets, status: "collecting", done: make(chan struct{})}
 	bc.reqs[q.id] = q
 	ids := make([]string, len(targets))
 	for k, t := range targets {

@@ -413,6 +413,7 @@ func RunTurn(ctx context.Context, o Options, ops []Op, i int, conv Conversation)
 	s.m.BeginRound(i) // as the coordinator's BeginTurn did: the round's checklist calls count afresh
 	s.onReplica(i, &c)
 	s.startBroadcasts(ctx)
+	s.questionsOf(i, c.round.n)
 	side := s.sideSpending(i)
 	err, timeout := s.turn(ctx, i, &c)
 	s.waitBroadcasts() // a question not waited for ends with the turn (broadcast_timeout bounds it)

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
+
+	"massgen/internal/coord"
 
 	"massgen/internal/event"
 	"massgen/internal/provider"
@@ -18,6 +21,14 @@ type Spend struct {
 	Agent int            `json:"agent"`
 	Usage provider.Usage `json:"usage,omitzero"`
 	Cost  float64        `json:"cost,omitempty"`
+}
+
+// questionsOf numbers the questions of agent i's turn in round apart from every other
+// turn's, each of which is a replica numbering from one: "bc_agent2.3_1".
+func (s *session) questionsOf(i, round int) {
+	if s.bc != nil {
+		s.bc.prefix = fmt.Sprintf("%s.%d_", coord.Label(i), round)
+	}
 }
 
 // sideSpending adds up, from the replica's events, the usage of other agents than i; the

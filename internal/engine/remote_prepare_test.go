@@ -227,9 +227,9 @@ func TestCoordinator_BroadcastAsRun(t *testing.T) {
 	mk := func() Options {
 		ask := []config.ScriptedToolCall{{Name: "ask_others", Args: map[string]any{"question": "Paris or Lyon?"}}}
 		return Options{Question: "Capital of France?", Agents: agents(
-			scripted.New(config.Script{Answers: []string{"Paris, as both agreed."}, ToolCalls: ask}, "m"),
+			scripted.New(config.Script{Answers: []string{"Paris, as both agreed."}, ToolCalls: ask, BroadcastReply: "Paris."}, "m"),
 			scripted.New(config.Script{Answers: []string{"Paris."}, BroadcastReply: "Paris, the capital."}, "m"),
-			scripted.New(config.Script{Answers: []string{"Paris!"}, BroadcastReply: "Not Lyon."}, "m")),
+			scripted.New(config.Script{Answers: []string{"Paris!"}, BroadcastReply: "Not Lyon.", ToolCalls: ask}, "m")),
 			Orchestrator: broadcastOn(config.BroadcastAgents)}
 	}
 	local, llog := run(t, t.Context(), mk())
@@ -245,11 +245,19 @@ func TestCoordinator_BroadcastAsRun(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if got, want := answered(log), answered(llog); len(got) != 2 || !cmp.Equal(got, want) {
+	if got, want := answered(log), answered(llog); len(got) != 4 || !cmp.Equal(got, want) {
 		t.Errorf("answers %v, Run's %v", got, want)
 	}
-	if d := ofType[event.BroadcastDone](log); len(d) != 1 || d[0].Status != event.BroadcastComplete {
+	if d := ofType[event.BroadcastDone](log); len(d) != 2 || d[0].Status != event.BroadcastComplete {
 		t.Errorf("broadcast_done %+v", d)
+	}
+	// Each replica numbers its own questions: the ids stay apart in the session.
+	ids := map[string]bool{}
+	for _, a := range ofType[event.BroadcastAsked](log) {
+		ids[a.ID] = true
+	}
+	if len(ids) != 2 {
+		t.Errorf("question ids %v, want two distinct", ids)
 	}
 	// Each side call's usage is its agent's: one report more than its own model calls.
 	calls, usages := map[string]int{}, map[string]int{}
@@ -261,9 +269,9 @@ func TestCoordinator_BroadcastAsRun(t *testing.T) {
 			usages[p.Agent]++
 		}
 	}
-	for _, id := range []string{"a2", "a3"} {
-		if usages[id] != calls[id]+1 {
-			t.Errorf("%s: %d usage reports for %d model calls, want one more (its side call)", id, usages[id], calls[id])
+	for id, side := range map[string]int{"a1": 1, "a2": 2, "a3": 1} {
+		if usages[id] != calls[id]+side {
+			t.Errorf("%s: %d usage reports for %d model calls, want %d more (its side calls)", id, usages[id], calls[id], side)
 		}
 	}
 	// The session's totals count every call once, the side calls included.
