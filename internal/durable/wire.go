@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"time"
@@ -143,7 +144,7 @@ func configDoc(cfg *config.Config) obj {
 func backendDoc(b config.Backend, configFile string) obj {
 	out := obj{}
 	for k, v := range b.Params {
-		out[k] = v
+		out[k] = keepFloats(v)
 	}
 	out["type"] = b.Type
 	putStr(out, "model", b.Model)
@@ -327,6 +328,30 @@ func dspyDoc(d config.DSPy) obj {
 		out["backend"] = backendDoc(*d.Backend, "")
 	}
 	return out
+}
+
+// keepFloats is v with every whole float written with a decimal point (1.0, not 1), so that
+// it reads back as the float it is (temperature: 1.0), in maps and lists too.
+func keepFloats(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) && math.Abs(x) < 1e15 {
+			return json.Number(strconv.FormatFloat(x, 'f', 1, 64))
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = keepFloats(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = keepFloats(e)
+		}
+		return out
+	}
+	return v
 }
 
 func putStr(m obj, k, v string) {

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -377,4 +378,41 @@ func sentBack(t *testing.T, cfg *config.Config) *config.Config {
 		t.Errorf("%s differs after the trip", d)
 	}
 	return back
+}
+
+// MassGen configs that failed the trip: a whole float (temperature: 1.0, read back as the
+// integer 1), and a custom_tools entry naming several functions (read back as one entry
+// each). Both travel unchanged.
+func TestEncode_KeepsWholeFloatsAndToolEntries(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tools.py")
+	if err := os.WriteFile(tool, []byte("def a(): pass\ndef b(): pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, rep := config.Parse(filepath.Join(dir, "c.yaml"), []byte(`
+agents:
+  - id: a
+    backend:
+      type: gemini
+      model: gemini-2.5-flash
+      temperature: 1.0
+      extra_body: {top_p: 1.0, stops: [2.0, 0.5]}
+      custom_tools:
+        - {name: [tool_a, tool_b], function: [a, b], path: tools.py}
+        - {name: tool_c, function: a, path: tools.py}
+`))
+	if !rep.OK() {
+		t.Fatal(rep.Text())
+	}
+	back := sentBack(t, cfg)
+	if v, ok := back.Agents[0].Backend.Params["temperature"].(float64); !ok || v != 1 {
+		t.Errorf("temperature arrived as %#v", back.Agents[0].Backend.Params["temperature"])
+	}
+	var entries []int
+	for _, c := range back.Agents[0].Backend.Tools.CustomTools {
+		entries = append(entries, c.Entry)
+	}
+	if !reflect.DeepEqual(entries, []int{0, 0, 1}) {
+		t.Errorf("the tools arrived from entries %v, want [0 0 1]", entries)
+	}
 }

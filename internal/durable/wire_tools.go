@@ -41,9 +41,16 @@ func toolsDoc(out obj, b config.Backend) {
 	putList(out, "exclude_custom_tools", t.ExcludeCustomTools)
 	putList(out, "direct_mcp_servers", t.DirectMCPServers)
 	if len(t.CustomTools) > 0 {
-		cs := make([]any, len(t.CustomTools))
-		for i, c := range t.CustomTools {
-			cs[i] = customToolDoc(c)
+		// One entry as written per Entry: an entry that names several functions is one
+		// process for a command tool, and its messages name it by its index.
+		var cs []any
+		for k := 0; k < len(t.CustomTools); {
+			n := 1
+			for k+n < len(t.CustomTools) && t.CustomTools[k+n].Entry == t.CustomTools[k].Entry {
+				n++
+			}
+			cs = append(cs, customToolDoc(t.CustomTools[k:k+n]))
+			k += n
 		}
 		out["custom_tools"] = cs
 	}
@@ -84,10 +91,21 @@ func contextPathsDoc(cps []config.ContextPath) []any {
 	return out
 }
 
-func customToolDoc(c config.CustomTool) obj {
+// customToolDoc is one custom_tools entry: the tools it expanded to share everything but
+// their names and functions.
+func customToolDoc(entry []config.CustomTool) obj {
+	c := entry[0]
 	out := obj{}
-	putStr(out, "name", c.Name)
-	putStr(out, "function", c.Function)
+	if len(entry) == 1 {
+		putStr(out, "name", c.Name)
+		putStr(out, "function", c.Function)
+	} else {
+		names, funcs := make([]string, len(entry)), make([]string, len(entry))
+		for i, e := range entry {
+			names[i], funcs[i] = e.Name, e.Function
+		}
+		out["name"], out["function"] = names, funcs
+	}
 	// The file found for it, as an absolute path: the config's folder is not the worker's.
 	putStr(out, "path", cmpOr(c.File, c.Path))
 	putList(out, "command", c.Command)
