@@ -21,6 +21,7 @@ import (
 	"massgen/internal/config"
 	"massgen/internal/durable"
 	"massgen/internal/engine"
+	"massgen/internal/event"
 )
 
 // recordingModel is an OpenAI-compatible /chat/completions server that records every request
@@ -204,5 +205,49 @@ orchestrator:
 				}
 			}
 		})
+	}
+}
+
+// TestSession_ParaphraseWriterSendsItsKeyOnlyWhereAllowed: a session config (anyone who can
+// start workflows writes it) points orchestrator.dspy.backend at a server of its own; the
+// worker does not send its key there unless --allow-base-url names it: the step falls back
+// to the original question, says why, and the session goes on.
+func TestSession_ParaphraseWriterSendsItsKeyOnlyWhereAllowed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	const key = "sk-worker-0123456789-secret-abcdef"
+	getenv := func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return key
+		}
+		return ""
+	}
+	model := newRecordingModel(t, "1. What city is the capital of France?")
+	target := durable.Target{Address: devServer(t), Queue: "dspy-endpoint"}
+	c := dialTarget(t, target)
+	workerWith(t, c, target, &Activities{Getenv: getenv})
+	cfg := loadTeam(t, fmt.Sprintf(`
+agents:
+  - id: a
+    backend: {type: scripted, answers: ["Paris."]}
+orchestrator:
+  dspy: {enabled: true, num_variants: 1, cache_enabled: false, backend: {type: chatcompletion, model: m, base_url: %q}}
+`, model.URL+"/v1"))
+	res := runLogged(t, cfg, t.TempDir(), remoteOn(c, target))
+	if res.ExitCode != 0 {
+		t.Fatalf("result %+v", res.Result)
+	}
+	if n := model.requests.Load(); n != 0 {
+		t.Errorf("the config's server got %d requests (last with %q) from a worker that does not allow it", n, model.keys.Load())
+	}
+	var warned bool
+	for _, e := range readLog(t, res.Dir) {
+		if p, ok := e.Payload.(event.QuestionParaphrased); ok {
+			warned = strings.Contains(p.Warning, "--allow-base-url") && len(p.Variants) == 1 && p.Variants[0].Fallback
+		}
+	}
+	if !warned {
+		t.Error("the log does not say the paraphrase writer was refused, or a variant was used")
 	}
 }
