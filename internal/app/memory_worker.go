@@ -98,7 +98,3 @@ func CompressionOnWorker(cfg *config.Config, agents []engine.Agent) {
 		}
 	}
 }
-
-// MemoryFailed is a worker's memory for a step when the session's config could not be read
-// there: each step reports why.
-func MemoryFailed(err error, bus *event.Bus) *WorkerMemory { return &WorkerMemory{err: err, bus: bus} }

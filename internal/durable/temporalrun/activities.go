@@ -74,7 +74,7 @@ func (a *Activities) Turn(ctx context.Context, in TurnInput) (TurnResult, error)
 	if done(ctx, a.Client, in.Key, attempt) {
 		return TurnResult{Done: true}, nil // its outcome is in the workflow: nothing is bought again
 	}
-	o, held, err := a.options(ctx, in.WorkflowID, in.Session, in.Agent)
+	o, held, _, err := a.options(ctx, in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return TurnResult{}, err
 	}
@@ -113,7 +113,7 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	if done(ctx, a.Client, in.Key, attempt) {
 		return PresentResult{Done: true}, nil
 	}
-	o, held, err := a.options(ctx, in.WorkflowID, in.Session, in.Agent)
+	o, held, cfg, err := a.options(ctx, in.WorkflowID, in.Session, in.Agent)
 	if err != nil {
 		return PresentResult{}, err
 	}
@@ -125,8 +125,8 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	var r PresentResult
 	switch in.Step {
 	case StepPrepare:
-		o.Paraphraser = a.paraphraser(in.Session)
-		o.Recall = a.memory(in.Session, o).Recall()
+		o.Paraphraser = a.paraphraser(cfg)
+		o.Recall = a.memory(in.Session, cfg, o).Recall()
 		p, u, cost := engine.RunPrepare(ctx, o, in.Ops)
 		r = PresentResult{Prepared: &p, Usage: u, Cost: cost}
 	case StepGather:
@@ -136,7 +136,7 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 	case StepSubagent:
 		r = launchSubagent(ctx, held, in.Subagent)
 	case StepRemember:
-		r = a.remember(ctx, in, o)
+		r = a.remember(ctx, in, cfg, o)
 	case StepVerify:
 		text, u, cost, err := engine.RunVerify(ctx, o, in.Ops, in.Agent, in.User)
 		r = PresentResult{Text: text, Usage: u, Cost: cost}
@@ -178,23 +178,23 @@ func (a *Activities) Present(ctx context.Context, in PresentInput) (PresentResul
 // Whoever can start workflows on the task queue writes in, so the config is read again here
 // as the CLI reads a file, checked as the starter checks it, and every agent's endpoint is
 // checked against this worker's allowlist before any provider exists.
-func (a *Activities) options(ctx context.Context, wid string, in Session, agent int) (engine.Options, *heldSession, error) {
+func (a *Activities) options(ctx context.Context, wid string, in Session, agent int) (engine.Options, *heldSession, *config.Config, error) {
 	cfg, err := a.receive(in)
 	if err != nil {
-		return engine.Options{}, nil, err
+		return engine.Options{}, nil, nil, err
 	}
 	if agent < 0 || agent >= len(cfg.Agents) {
-		return engine.Options{}, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("agent %d: the session has %d agents", agent, len(cfg.Agents)), "config", nil)
+		return engine.Options{}, nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("agent %d: the session has %d agents", agent, len(cfg.Agents)), "config", nil)
 	}
 	o := engineOptions(in, cfg)
 	o.Price = usage.Cost
 	if app.NeedsMachine(cfg) {
 		h := a.heldFor(wid)
 		if h == nil {
-			return o, nil, temporal.NewNonRetryableApplicationError("this worker no longer holds the session", movedType, nil)
+			return o, nil, nil, temporal.NewNonRetryableApplicationError("this worker no longer holds the session", movedType, nil)
 		}
 		o.Agents = slices.Clone(h.team.Agents)
-		return o, h, nil
+		return o, h, cfg, nil
 	}
 	ps, err := a.providers(wid+"\x00"+in.Config, cfg)
 	if err != nil {
@@ -202,27 +202,27 @@ func (a *Activities) options(ctx context.Context, wid string, in Session, agent 
 		if _, refused := err.(*refusedError); refused {
 			kind = refusedType
 		}
-		return o, nil, temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
+		return o, nil, nil, temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
 	}
 	for i := range o.Agents {
 		o.Agents[i].Provider = ps[i]
 	}
 	app.CompressionOnWorker(cfg, o.Agents) // a held session's team has it from BuildTeam
-	return o, nil, nil
+	return o, nil, cfg, nil
 }
 
-// paraphraser is orchestrator.dspy's writer for in on this worker, with its keys and its
+// getenv reads this worker's environment (Getenv, else the process's).
+func (a *Activities) getenv() func(string) string {
+	if a.Getenv != nil {
+		return a.Getenv
+	}
+	return os.Getenv
+}
+
+// paraphraser is orchestrator.dspy's writer for cfg on this worker, with its keys and its
 // allowlist (nil when paraphrasing is off).
-func (a *Activities) paraphraser(in Session) *engine.Paraphraser {
-	cfg, err := durable.DecodeConfig(in.Config) // options read it already: it reads again
-	if err != nil {
-		return &engine.Paraphraser{Unavailable: err}
-	}
-	getenv := a.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	return app.ParaphraserOn(cfg, getenv, a.NewProvider, a.Allow.Check)
+func (a *Activities) paraphraser(cfg *config.Config) *engine.Paraphraser {
+	return app.ParaphraserOn(cfg, a.getenv(), a.NewProvider, a.Allow.Check)
 }
 
 // receive reads and checks the config of a session this worker was handed.
@@ -264,10 +264,7 @@ func (a *Activities) providers(session string, cfg *config.Config) ([]provider.P
 	if ps, ok := a.cache[session]; ok {
 		return ps, nil
 	}
-	getenv := a.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := a.getenv()
 	ps := make([]provider.Provider, len(cfg.Agents))
 	for i, ag := range cfg.Agents {
 		key, from, err := app.APIKey(ag.Backend, getenv)

@@ -2,12 +2,11 @@ package temporalrun
 
 import (
 	"context"
-	"os"
 
 	"go.temporal.io/sdk/workflow"
 
 	"massgen/internal/app"
-	"massgen/internal/durable"
+	"massgen/internal/config"
 	"massgen/internal/engine"
 	"massgen/internal/event"
 )
@@ -20,27 +19,20 @@ import (
 // released. Both open the store with the worker's embedding keys, sent only where its
 // allowlist lets them go; what fails is reported and the session goes on, as locally.
 
-// memory is the session's memory on this worker for one step, publishing on o.Bus.
-func (a *Activities) memory(in Session, o engine.Options) *app.WorkerMemory {
+// memory is the session's memory on this worker for one step (its config cfg), publishing
+// on o.Bus.
+func (a *Activities) memory(in Session, cfg *config.Config, o engine.Options) *app.WorkerMemory {
 	if in.Memory == nil {
 		return &app.WorkerMemory{}
 	}
-	cfg, err := durable.DecodeConfig(in.Config) // options read it already: it reads again
-	if err != nil {
-		return app.MemoryFailed(err, o.Bus)
-	}
-	getenv := a.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	return app.MemoryOnWorker(cfg, o.Agents, *in.Memory, in.Turn, in.Question, getenv, a.Allow.Check, o.Bus)
+	return app.MemoryOnWorker(cfg, o.Agents, *in.Memory, in.Turn, in.Question, a.getenv(), a.Allow.Check, o.Bus)
 }
 
 // remember has the agents remember the session, Agent having won with the final answer
 // in.User, from the answers the ops hold.
-func (a *Activities) remember(ctx context.Context, in PresentInput, o engine.Options) PresentResult {
+func (a *Activities) remember(ctx context.Context, in PresentInput, cfg *config.Config, o engine.Options) PresentResult {
 	res := engine.Result{Winner: o.Agents[in.Agent].ID, FinalAnswer: in.User}
-	o.Remember = a.memory(in.Session, o).Remember(engine.LatestAnswers(o, in.Ops))
+	o.Remember = a.memory(in.Session, cfg, o).Remember(engine.LatestAnswers(o, in.Ops))
 	u, cost := engine.RunRemember(ctx, o, in.Ops, res)
 	return PresentResult{Usage: u, Cost: cost}
 }
