@@ -404,9 +404,9 @@ func (s *session) presentParts(ctx context.Context) Result {
 	pp := prompt.PartsPresentation{Question: s.o.Question, History: s.o.History, Presenter: coord.Label(presenter), Parts: parts}
 	if s.gatherParts(presenter, &ev) {
 		pp.Workspace = true
-	} else if s.gatherFn != nil {
+	} else if s.remote.gather != nil {
 		// On Temporal the workspaces are on the worker that holds the session.
-		if g, ok := s.gatherFn(ctx, presenter); ok {
+		if g, ok := s.remote.gather(ctx, presenter); ok {
 			pp.Workspace = true
 			ev.Files, ev.Conflicts, ev.Error = g.Files, g.Conflicts, g.Error
 		}
@@ -428,8 +428,8 @@ func (s *session) presentParts(ctx context.Context) Result {
 		}
 		var text, cutBy string
 		var err error
-		if s.presentFn != nil {
-			text, cutBy, err = s.presentFn(ctx, presenter, pp.System(w.System), pp.User())
+		if s.remote.present != nil {
+			text, cutBy, err = s.remote.present(ctx, presenter, pp.System(w.System), pp.User())
 		} else {
 			text, cutBy, err = s.presentation(ctx, presenter, presentCall{system: pp.System(w.System),
 				msgs: []provider.Message{{Role: provider.RoleUser, Content: pp.User()}}, tools: w.Tools.Specs()})

@@ -74,16 +74,9 @@ type session struct {
 	// turnOf[i] is agent i's current coordination round, for the usage it reports; written
 	// and read by the agent's goroutine only.
 	turnOf []int
-	// presentFn, when set, makes the final presentation's model calls somewhere else (a
-	// Temporal activity); nil means s.presentation.
-	presentFn func(ctx context.Context, i int, system, user string) (text, truncated string, err error)
-	// gatherFn, when set, gathers the parts into the presenter's workspace somewhere else (a
-	// worker holding the workspaces), for decomposition mode; false when it has none.
-	gatherFn GatherFunc
-	// verifyFn, when set, makes a verifier's check with agent i's model somewhere else.
-	verifyFn VerifyFunc
-	// evaluateFn, when set, makes the post-evaluation somewhere else (remote_restart.go).
-	evaluateFn EvaluateFunc
+	// remote makes, when set, the calls a driver runs somewhere else (a Temporal worker);
+	// a restarted attempt keeps them.
+	remote remoteCalls
 	// restored are the agents' conversations a resumed session starts from, taken by each
 	// agent's goroutine at its start (nil for a new session).
 	restored []conversation

@@ -105,13 +105,13 @@ func (s *session) present(ctx context.Context) Result {
 		}
 		var text, cutBy string
 		var err error
-		if s.presentFn != nil {
+		if s.remote.present != nil {
 			// On Temporal the presenter's conversation lives in the worker that ran its turn,
 			// so the presentation is a fresh call there.
 			if s.plan.on {
 				system += prompt.PlanningRelease
 			}
-			text, cutBy, err = s.presentFn(ctx, presenter, system, user)
+			text, cutBy, err = s.remote.present(ctx, presenter, system, user)
 		} else if c := s.continuation(presenter, reason, p); c != nil {
 			text, cutBy, err = s.presentation(ctx, presenter, *c)
 		} else {

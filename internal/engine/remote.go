@@ -300,7 +300,7 @@ func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 	s := x.s
 	x.restarting = false
 	s.presenting.Store(true)
-	s.presentFn = run
+	s.remote.present = run
 	res := s.present(ctx)
 	if prev, ok := x.previous(); ok {
 		res = s.keepPrevious(res, prev)
@@ -315,12 +315,25 @@ func (x *Coordinator) Present(ctx context.Context, run PresentFunc) Result {
 	return s.finish(x.start, s.deliver(ctx, res))
 }
 
+// remoteCalls are the calls a driver makes elsewhere (a Temporal worker), each nil when the
+// session makes it itself.
+type remoteCalls struct {
+	// present makes the final presentation's model calls; nil means s.presentation.
+	present PresentFunc
+	// gather gathers the parts into the presenter's workspace, for decomposition mode.
+	gather GatherFunc
+	// verify makes a verifier's check with agent i's model.
+	verify VerifyFunc
+	// evaluate makes the post-evaluation (remote_restart.go).
+	evaluate EvaluateFunc
+}
+
 // GatherFunc gathers decomposition mode's parts into presenter's workspace elsewhere
 // (RunGather) and reports what it did; false when the presenter has no workspace.
 type GatherFunc func(ctx context.Context, presenter int) (event.PartsIntegrated, bool)
 
 // GatherOn has Present gather the parts with g, for a session whose workspaces are elsewhere.
-func (x *Coordinator) GatherOn(g GatherFunc) { x.s.gatherFn = g }
+func (x *Coordinator) GatherOn(g GatherFunc) { x.s.remote.gather = g }
 
 // RunGather gathers decomposition mode's parts into presenter's workspace, for the session
 // ops rebuild with o.Agents' workspaces, and reports what it copied and which files conflict
@@ -341,7 +354,7 @@ type VerifyFunc func(ctx context.Context, i int, user string) (string, error)
 
 // VerifyOn has Present make the verifiers' checks with v, for a session whose providers are
 // elsewhere.
-func (x *Coordinator) VerifyOn(v VerifyFunc) { x.s.verifyFn = v }
+func (x *Coordinator) VerifyOn(v VerifyFunc) { x.s.remote.verify = v }
 
 // RunVerify makes a verifier's check with agent i's model, for the session ops rebuild,
 // publishing on o.Bus what Run publishes for it, and returns its reply (or why it failed)

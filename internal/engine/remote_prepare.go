@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -106,7 +107,7 @@ func (x *Coordinator) Prepare(p Prepared) {
 // MCP tool back.
 func (x *Coordinator) PrepareFailed(why string) Prepared {
 	s, orch := x.s, x.s.o.Orchestrator
-	err := fmt.Errorf("%s", why)
+	err := errors.New(why)
 	var p Prepared
 	if s.o.RemoteMemory {
 		p.MemoryTrouble = &event.MemoryTrouble{Stage: "retrieve", Message: why + "; the agents start without their memories"}

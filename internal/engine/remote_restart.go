@@ -50,7 +50,7 @@ type EvaluateFunc func(ctx context.Context, i int, answer string) Evaluated
 
 // EvaluateOn has Present make the post-evaluation with f, for a session whose providers are
 // elsewhere.
-func (x *Coordinator) EvaluateOn(f EvaluateFunc) { x.s.evaluateFn = f }
+func (x *Coordinator) EvaluateOn(f EvaluateFunc) { x.s.remote.evaluate = f }
 
 // RunEvaluation makes agent i's post-evaluation of answer for the session ops rebuild,
 // publishing on o.Bus what Run publishes for its calls, and returns what it decided and what

@@ -79,9 +79,9 @@ func (s *session) evaluate(ctx context.Context, res Result) *session {
 	s.publish(event.PostEvaluationStarted{Agent: res.Winner, Attempt: s.attempt, MaxAttempts: s.maxAttempts(), Debug: debug})
 	var ev coord.Evaluation
 	var why string
-	if s.evaluateFn != nil {
+	if s.remote.evaluate != nil {
 		// On Temporal the presenter's model and tools are on a worker (remote_restart.go).
-		ev, why = s.evaluateFn(ctx, i, answer).evaluation()
+		ev, why = s.remote.evaluate(ctx, i, answer).evaluation()
 	} else {
 		ev, why = s.postEvaluation(ctx, i, answer)
 	}
@@ -129,7 +129,7 @@ func (s *session) attemptAfter(r *restartInfo) *session {
 	n.cost, n.usage, n.unpricedUsed, n.overBudget = s.cost, s.usage, s.unpricedUsed, s.overBudget
 	s.mu.Unlock()
 	n.plan, n.personas, n.variants, n.subtasks = s.plan, s.personas, s.variants, s.subtasks
-	n.presentFn, n.gatherFn, n.verifyFn, n.evaluateFn = s.presentFn, s.gatherFn, s.verifyFn, s.evaluateFn
+	n.remote = s.remote
 	n.hostedSeq.Store(s.hostedSeq.Load())
 	if st := s.o.Steering; st != nil {
 		st.attach(n)

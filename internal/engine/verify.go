@@ -103,8 +103,8 @@ func (s *session) verdict(ctx context.Context, k int, v config.Verifier, c int, 
 			// Its provider failed it out of the session: asking again would pay for a call
 			// that most likely fails too.
 			err = fmt.Errorf("verifier agent %s dropped out of the session; no call was made", ev.Agent)
-		} else if s.verifyFn != nil {
-			reply, err = s.verifyFn(ctx, i, user) // on Temporal the providers are on the workers
+		} else if s.remote.verify != nil {
+			reply, err = s.remote.verify(ctx, i, user) // on Temporal the providers are on the workers
 		} else {
 			reply, err = s.verifyCall(ctx, i, user)
 		}
